@@ -1,0 +1,125 @@
+# mmlab - kernel regression lab. See README.md.
+#
+#   make             build ./mmlab and the guest programs
+#   make demo        install what is missing, build, run jobs/demo.yaml
+#   make check       every test: unit (ASan/UBSan) + integration (boots VMs)
+#   make check-unit  unit tests only
+#   make check-e2e   the kernel-building end-to-end tests
+#   make bench       benchmarks (ratios measured side by side)
+#   make deps        install the Debian packages the lab needs
+#   make install PREFIX=/usr/local
+
+PREFIX ?= /usr/local
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+
+PKGS := libvirt libxml-2.0 yaml-0.1 jansson sqlite3 gsl libarchive libcrypto zlib
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+	-Wstrict-prototypes -Wmissing-prototypes -Wvla
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -Ilab -Icommon \
+	-Iworkloads/lib
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
+
+CFLAGS ?= -O2 -g
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+
+LAB_SRCS := $(sort $(wildcard lab/*.c))
+COMMON_SRCS := $(sort $(wildcard common/*.c))
+AGENT_SRCS := $(sort $(wildcard collectors/*.c))
+WL_LIB_SRCS := $(sort $(wildcard workloads/lib/*.c))
+WL_SRCS := $(sort $(wildcard workloads/*.c))
+WL_NAMES := $(patsubst workloads/%.c,%,$(WL_SRCS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+
+HOST_OBJS := $(patsubst %.c,build/host/%.o,$(LAB_SRCS) $(COMMON_SRCS))
+SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out lab/main.c,$(LAB_SRCS)) $(COMMON_SRCS))
+GUEST_COMMON_OBJS := $(patsubst %.c,build/guest/%.o,$(COMMON_SRCS))
+AGENT_OBJS := $(patsubst %.c,build/guest/%.o,$(AGENT_SRCS)) $(GUEST_COMMON_OBJS)
+WL_LIB_OBJS := $(patsubst %.c,build/guest/%.o,$(WL_LIB_SRCS)) $(GUEST_COMMON_OBJS)
+WL_BINS := $(patsubst %,build/guest/workloads/%,$(WL_NAMES))
+UNIT_BINS := $(patsubst tests/unit/%.c,build/san/tests/unit/%,$(UNIT_SRCS))
+
+GUEST := build/guest/agent $(WL_BINS)
+
+.PHONY: all demo check check-unit check-integration check-e2e bench deps install \
+	clean format lint
+
+all: mmlab $(GUEST)
+
+mmlab: $(HOST_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/host/%.o: %.c $(wildcard lab/*.h common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/san/%.o: %.c $(wildcard lab/*.h common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+# guest programs: static, no host libraries but zlib
+build/guest/%.o: %.c $(wildcard common/*.h collectors/*.h workloads/lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Icollectors -O2 -g -c -o $@ $<
+
+build/guest/agent: $(AGENT_OBJS)
+	$(CC) -static -o $@ $^ -lz -lpthread
+
+build/guest/workloads/%: build/guest/workloads/%.o $(WL_LIB_OBJS)
+	$(CC) -static -o $@ $^ -lz -lpthread -lm
+
+build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $^ \
+		$(PKG_LIBS) -lcmocka
+
+deps:
+	scripts/install-deps
+
+demo: deps all
+	scripts/start-libvirt
+	./mmlab doctor
+	./mmlab run jobs/demo.yaml
+
+check: deps all check-unit check-integration
+
+check-unit: $(UNIT_BINS) all
+	@set -e; for t in $(UNIT_BINS); do \
+		echo "== $$t"; \
+		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		MMLAB_SRCDIR=$(CURDIR) $$t; \
+	done
+
+check-integration: all
+	scripts/start-libvirt
+	tests/integration/run
+
+check-e2e: all
+	scripts/start-libvirt
+	tests/e2e/run
+
+bench: all
+	scripts/start-libvirt
+	bench/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads \
+		$(DESTDIR)$(PREFIX)/share/mmlab
+	install -m 0755 mmlab $(DESTDIR)$(PREFIX)/bin/mmlab
+	install -m 0755 build/guest/agent $(DESTDIR)$(PREFIX)/lib/mmlab/guest/agent
+	install -m 0755 $(WL_BINS) $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads/
+	cp -r jobs kernels docs $(DESTDIR)$(PREFIX)/share/mmlab/
+
+format:
+	clang-format -i lab/*.[ch] common/*.[ch] collectors/*.[ch] workloads/*.c \
+		workloads/lib/*.[ch] tests/unit/*.[ch]
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--suppress=missingIncludeSystem -Ilab -Icommon lab common collectors workloads
+
+clean:
+	rm -rf build mmlab

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * proto.h - the guest agent's data channel (ttyS1) and the guest plan.
+ *
+ * Shared by the guest agent (collectors/, static) and the host (lab/).
+ *
+ * RECORDS. The agent writes a stream of records to /dev/ttyS1 (raw mode);
+ * libvirt writes the port's bytes to a file on the host, which the host
+ * parses after (or while) the guest runs. Each record is
+ *
+ *	struct mmrec_hdr (16 bytes, little endian) + payload (len bytes)
+ *
+ * crc is the zlib crc32 of the header with crc set to 0, continued over the
+ * payload. The host treats the stream as untrusted: it scans for the magic,
+ * rejects len > MMREC_MAX_PAYLOAD, checks the crc, and on any mismatch
+ * resynchronises at the next magic, counting skipped bytes.
+ *
+ * PAYLOADS are text. The first line is a header of space-separated
+ * key=value pairs (no spaces inside values); the rest, after the first
+ * '\n', is the body. Per type:
+ *
+ *  HELLO      "agent=<version> release=<uname -r> boot_s=<seconds since kernel start>"
+ *  NODES      header "count=<n>"; body one line per online node:
+ *             "node=<id> cpus=<cpulist> memory_kb=<MemTotal of the node>"
+ *  ITER_BEGIN "iter=<index>"
+ *  SNAPSHOT   "iter=<i> phase=<before|after> name=<what>"; body = the file's
+ *             contents as read. name is one of: vmstat, buddyinfo,
+ *             pagetypeinfo, node<N>/vmstat, node<N>/numastat, node<N>/meminfo
+ *  WL_OUTPUT  "iter=<i>"; body = the workload's metric lines, "name value\n"
+ *             (name without the workload prefix, e.g. "elapsed_s 1.25")
+ *  RESULT     "iter=<i> exit=<code> signal=<n> user_s=<f> system_s=<f>
+ *             elapsed_s=<f> maxrss_kb=<n> minflt=<n> majflt=<n>"
+ *             (rusage of the measured phase as the workload reported it
+ *             when it did, else wait4() rusage of the whole process)
+ *  ITER_END   "iter=<i> status=<ok|failed>"
+ *  LOG        "level=<info|warn|error>"; body = message
+ *  DONE       "iterations=<n>" - the agent is about to power off
+ */
+#ifndef MMLAB_PROTO_H
+#define MMLAB_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MMREC_MAGIC 0x524c4d4du	/* "MMLR" in memory order */
+#define MMREC_VERSION 1
+#define MMREC_MAX_PAYLOAD (4u << 20)
+#define MMREC_HDR_SIZE 16
+
+enum mmrec_type {
+	MMREC_HELLO = 1,
+	MMREC_NODES = 2,
+	MMREC_ITER_BEGIN = 3,
+	MMREC_SNAPSHOT = 4,
+	MMREC_WL_OUTPUT = 5,
+	MMREC_RESULT = 6,
+	MMREC_ITER_END = 7,
+	MMREC_LOG = 8,
+	MMREC_DONE = 9,
+	MMREC_TYPE_MAX = 9,
+};
+
+struct mmrec_hdr {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t version;
+	uint32_t len;
+	uint32_t crc;
+};
+
+const char *mmrec_type_name(unsigned int type);
+
+/* encode header+payload into out (MMREC_HDR_SIZE + len bytes); returns total */
+size_t mmrec_encode(void *out, unsigned int type, const void *payload,
+		    uint32_t len);
+
+/*
+ * Decoder over an untrusted buffer. mmrec_next() returns 1 and fills
+ * type/payload/len for the next valid record, 0 at the end of the data.
+ * A record cut off by the end of the buffer counts as truncated. Payload
+ * points into buf (not NUL-terminated).
+ */
+struct mmrec_reader {
+	const uint8_t *buf;
+	size_t len, pos;
+	/* statistics for diagnostics */
+	size_t skipped_bytes;	/* bytes that were not part of a valid record */
+	unsigned int bad_crc, oversized, truncated, bad_type;
+};
+void mmrec_reader_init(struct mmrec_reader *r, const void *buf, size_t len);
+int mmrec_next(struct mmrec_reader *r, unsigned int *type,
+	       const char **payload, uint32_t *len);
+
+/*
+ * Find "key=" in a record's header line (up to the first '\n' or len) and
+ * copy its value (up to the next space) into out. Returns 0, or -1 when the
+ * key is absent or the value does not fit.
+ */
+int mmrec_hdr_get(const char *payload, uint32_t len, const char *key,
+		  char *out, size_t outlen);
+/* the body after the header line (len 0 if none) */
+const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
+
+/*
+ * THE GUEST PLAN is /mmlab/plan in the per-boot initramfs: one "key=value"
+ * per line, '#' comments, no quoting (values run to the end of the line).
+ * Keys:
+ *   run, variant            identifiers, for messages
+ *   iteration_first         index of the first iteration in this boot
+ *   iterations              how many iterations this boot runs (>= 1)
+ *   workload                name; the program is /mmlab/workloads/<name>
+ *   param.<name>            resolved workload parameter, passed to the
+ *                           program as --<name>=<value>
+ *   sysctl.<dotted.name>    written to /proc/sys/<dotted/name>
+ *   thp.enabled, thp.defrag written to /sys/kernel/mm/transparent_hugepage/
+ *   probe                   1: send HELLO and power off (accel probe)
+ */
+#define MMPLAN_PATH "/mmlab/plan"
+#define MMPLAN_MAX_SIZE (64u << 10)
+
+/*
+ * WORKLOAD <-> AGENT. The agent runs /mmlab/workloads/<name> --k=v... with
+ * fd 3 a pipe to the agent and fd 4 a pipe from it. The workload does its
+ * unmeasured setup, writes "ready\n" to fd 3 and waits for "go\n" on fd 4;
+ * the agent takes the "before" snapshots and sends "go\n"; the workload runs
+ * the measured phase, writes "done user_s=<f> system_s=<f> elapsed_s=<f>\n"
+ * (its own getrusage/clock deltas over that phase) to fd 3 and waits for
+ * "go\n"; the agent takes the "after" snapshots and sends "go\n"; the
+ * workload cleans up, prints its metric lines ("name value") on stdout and
+ * exits 0. A workload started without fd 3 open runs standalone.
+ */
+#define MMWL_FD_TO_AGENT 3
+#define MMWL_FD_FROM_AGENT 4
+
+#endif

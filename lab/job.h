@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * job.h - a job file (YAML) parsed and validated into typed structs.
+ *
+ * Format: docs/job-format.md. job_load() validates the whole file before
+ * returning; every error is printed as "FILE:LINE:COLUMN: error: ..." naming
+ * the field and what is allowed. Unknown keys are errors.
+ */
+#ifndef MMLAB_JOB_H
+#define MMLAB_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#define JOB_MAX_NODES 64
+#define JOB_MAX_VARIANTS 64
+#define JOB_NAME_MAX 64		/* job and variant names: [A-Za-z0-9._-]+ */
+
+enum accel_mode {
+	ACCEL_AUTO,
+	ACCEL_KVM,
+	ACCEL_TCG,
+};
+const char *accel_mode_name(enum accel_mode m);	/* "auto", "kvm", "tcg" */
+
+struct job_node {
+	unsigned int cpus;
+	uint64_t memory_kib;
+};
+
+struct job_topology {
+	unsigned int nnodes;
+	struct job_node nodes[JOB_MAX_NODES];
+	/*
+	 * distances[i * nnodes + j]; all zero when the job gives none (libvirt
+	 * and the guest then use the firmware default: 10 local, 20 remote).
+	 * A scalar "distances: 21" fills every remote entry with 21 and every
+	 * local one with 10.
+	 */
+	unsigned int distances[JOB_MAX_NODES * JOB_MAX_NODES];
+};
+unsigned int topology_total_cpus(const struct job_topology *t);
+uint64_t topology_total_memory_kib(const struct job_topology *t);
+
+enum kernel_kind {
+	KERNEL_DISTRO,		/* newest /boot/vmlinuz-* on the host */
+	KERNEL_PATH,		/* a prebuilt image */
+};
+
+struct job_variant {
+	char *name;
+	enum kernel_kind kernel_kind;
+	char *kernel_path;	/* KERNEL_PATH: absolute (resolved against the job's directory) */
+	char *cmdline;		/* extra kernel arguments, or NULL */
+	struct kvlist sysctl;	/* "vm.compaction_proactiveness" -> "20" */
+	char *thp_enabled;	/* always|madvise|never, or NULL = kernel default */
+	char *thp_defrag;	/* always|defer|defer+madvise|madvise|never, or NULL */
+};
+
+/*
+ * Workload parameters, validated against the workload's table in
+ * workload.c and resolved: sizes become decimal bytes (percentages of guest
+ * memory resolved against the topology's total), lists become
+ * comma-separated values, booleans "0"/"1". Every parameter the workload
+ * defines is present (defaults filled in), in the table's order.
+ */
+struct job_workload {
+	char *name;
+	struct kvlist params;
+};
+
+struct job_timeouts {
+	unsigned int boot_s;		/* kernel start to agent hello; default 120 */
+	unsigned int iteration_s;	/* one measured iteration; default 600 */
+};
+
+struct job {
+	char *path;		/* as given */
+	char *dir;		/* absolute directory of the job file */
+	char *name;
+	struct job_variant *variants;
+	size_t nvariants;
+	struct job_topology topo;
+	struct job_workload workload;
+	unsigned int iterations;		/* per variant, default 3 */
+	unsigned int iterations_per_boot;	/* default 1: each iteration a fresh boot */
+	struct job_timeouts timeouts;
+	enum accel_mode accel;			/* default auto */
+};
+
+/* 0 on success; -1 after printing every error found (file:line:col) */
+int job_load(const char *path, struct job **out);
+/* the same from a buffer; name is used in messages */
+int job_load_buffer(const char *name, const char *buf, size_t len,
+		    const char *dir, struct job **out);
+void job_free(struct job *job);
+
+#endif
