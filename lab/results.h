@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * results.h - the results store.
+ *
+ * Layout (see results/README.md and docs/mmlab.md):
+ *
+ *   DIR/mmlab.db                      SQLite index (WAL): runs, iterations, metrics
+ *   DIR/<run>/run.json                run facts: job, status, host, order, variants' kernels
+ *   DIR/<run>/job.yaml                the job file as it was given
+ *   DIR/<run>/<variant>/<i>/iteration.json   status, guest facts, metrics
+ *   DIR/<run>/<variant>/<i>/console.log, agent.bin, before/, after/
+ *
+ * Every file is written atomically (temp + fsync + rename). The files are
+ * the truth; the database is an index rebuilt from them when missing.
+ */
+#ifndef MMLAB_RESULTS_H
+#define MMLAB_RESULTS_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+struct store;
+
+struct store *store_open(const char *dir);
+void store_close(struct store *s);
+const char *store_dir(const struct store *s);
+
+/* new run id "<YYYYmmdd-HHMMSS>-<job>-<4 hex>"; creates DIR/<run>/ */
+char *store_run_create(struct store *s, const char *job_name);
+char *store_run_path(const struct store *s, const char *run);
+/* resolve "latest", a prefix or NULL to a full run id (NULL + error) */
+char *store_run_resolve(struct store *s, const char *run);
+
+/* run.json: written whole, atomically, and indexed */
+int store_run_write(struct store *s, const char *run, json_t *runjson);
+json_t *store_run_read(struct store *s, const char *run);
+
+/* iteration.json plus the index rows; it must hold "status" and "metrics" */
+int store_iteration_write(struct store *s, const char *run, const char *variant,
+			  unsigned int index, json_t *iteration);
+char *store_iteration_path(const struct store *s, const char *run,
+			   const char *variant, unsigned int index);
+/* the iteration has a final status stored (ok, crashed, timeout, failed) */
+bool store_iteration_done(struct store *s, const char *run, const char *variant,
+			  unsigned int index);
+
+/* runs, newest first: [{"run","job","status","created","variants","iterations"}] */
+json_t *store_run_list(struct store *s);
+
+/*
+ * The whole run assembled from its files, in the shape documented for
+ * "mmlab results show --json". NULL run = the latest run.
+ */
+json_t *results_load_run(const char *results_dir, const char *run_id);
+json_t *store_load_run(struct store *s, const char *run);
+
+/* a "running" run whose process is gone is reported as "incomplete" */
+const char *store_effective_status(json_t *runjson);
+
+#endif

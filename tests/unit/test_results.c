@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for lab/results.c: the store, its index and its JSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "results.h"
+#include "util.h"
+
+static char *tmpdir(void)
+{
+	char t[] = "/tmp/mmlab-test-results-XXXXXX";
+
+	assert_non_null(mkdtemp(t));
+	return xstrdup(t);
+}
+
+static json_t *iteration(int idx, const char *status, double pgfault)
+{
+	return json_pack("{s:i, s:s, s:{s:f, s:f}}", "index", idx, "status", status,
+			 "metrics", "vmstat.pgfault", pgfault, "time.elapsed_s", 1.5);
+}
+
+static char *make_run(struct store *s, const char *status, json_int_t pid)
+{
+	char *id = store_run_create(s, "unit");
+	json_t *r;
+
+	assert_non_null(id);
+	r = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[{s:s}, {s:s}]}", "run", id, "job", "unit",
+		      "status", status, "created", "2026-12-02T00:00:00Z", "pid", pid,
+		      "variants", "name", "a", "name", "b");
+	assert_int_equal(store_run_write(s, id, r), 0);
+	json_decref(r);
+	return id;
+}
+
+static void test_run_roundtrip(void **state)
+{
+	char *dir = tmpdir(), *id;
+	struct store *s = store_open(dir);
+	json_t *it, *run, *v;
+
+	(void)state;
+	assert_non_null(s);
+	id = make_run(s, "complete", 1);
+	assert_true(strstr(id, "-unit-") != NULL);
+	for (int i = 2; i >= 0; i--) {
+		it = iteration(i, i == 1 ? "crashed" : "ok", 100.0 + i);
+		assert_int_equal(store_iteration_write(s, id, "a", (unsigned int)i, it), 0);
+		json_decref(it);
+	}
+	assert_true(store_iteration_done(s, id, "a", 0));
+	assert_true(store_iteration_done(s, id, "a", 1));
+	assert_false(store_iteration_done(s, id, "a", 3));
+	assert_false(store_iteration_done(s, id, "b", 0));
+
+	run = store_load_run(s, NULL);	/* the latest */
+	assert_non_null(run);
+	assert_string_equal(json_string_value(json_object_get(run, "run")), id);
+	v = json_array_get(json_object_get(run, "variants"), 0);
+	assert_int_equal(json_array_size(json_object_get(v, "iterations")), 3);
+	/* sorted by index, whatever the write order */
+	for (int i = 0; i < 3; i++) {
+		json_t *x = json_array_get(json_object_get(v, "iterations"), (size_t)i);
+
+		assert_int_equal(json_integer_value(json_object_get(x, "index")), i);
+	}
+	assert_int_equal(json_array_size(json_object_get(
+		json_array_get(json_object_get(run, "variants"), 1), "iterations")), 0);
+	json_decref(run);
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
+	free(id);
+}
+
+static int count_rows(const char *dir, const char *sql)
+{
+	char *p = xasprintf("%s/mmlab.db", dir);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(p);
+	return n;
+}
+
+static void test_index_and_reindex(void **state)
+{
+	char *dir = tmpdir(), *id, *db;
+	struct store *s = store_open(dir);
+	json_t *it;
+
+	(void)state;
+	id = make_run(s, "complete", 1);
+	it = iteration(0, "ok", 42);
+	assert_int_equal(store_iteration_write(s, id, "a", 0, it), 0);
+	/* rewriting an iteration replaces its rows */
+	assert_int_equal(store_iteration_write(s, id, "a", 0, it), 0);
+	json_decref(it);
+	store_close(s);
+	assert_int_equal(count_rows(dir, "select count(*) from metrics where name='vmstat.pgfault'"
+				       " and value=42"), 1);
+	/* lose the index: it is rebuilt from the files */
+	db = xasprintf("%s/mmlab.db", dir);
+	unlink(db);
+	free(db);
+	s = store_open(dir);
+	assert_non_null(s);
+	store_close(s);
+	assert_int_equal(count_rows(dir, "select count(*) from runs"), 1);
+	assert_int_equal(count_rows(dir, "select count(*) from metrics"), 2);
+	rm_rf(dir);
+	free(dir);
+	free(id);
+}
+
+static void test_resolve(void **state)
+{
+	char *dir = tmpdir(), *a, *b, *r;
+	struct store *s = store_open(dir);
+
+	(void)state;
+	a = make_run(s, "complete", 1);
+	b = make_run(s, "complete", 1);
+	assert_string_not_equal(a, b);
+	r = store_run_resolve(s, a);
+	assert_string_equal(r, a);
+	free(r);
+	/* the last 4 hex digits are unique (two runs in the same second differ there) */
+	r = store_run_resolve(s, a + strlen(a) - 4);
+	if (strcmp(a + strlen(a) - 4, b + strlen(b) - 4))
+		assert_string_equal(r, a);
+	free(r);
+	assert_null(store_run_resolve(s, "no-such-run"));
+	assert_null(store_run_resolve(s, "unit"));	/* ambiguous */
+	assert_null(store_run_read(s, "../etc"));
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
+	free(a);
+	free(b);
+}
+
+static void test_effective_status(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	/* pid 0x7ffffff0 does not exist: a "running" run whose process is gone */
+	r = json_pack("{s:s, s:I}", "status", "running", "pid", (json_int_t)0x7ffffff0);
+	assert_string_equal(store_effective_status(r), "incomplete");
+	json_decref(r);
+	r = json_pack("{s:s, s:I}", "status", "running", "pid", (json_int_t)getpid());
+	assert_string_equal(store_effective_status(r), "running");
+	json_decref(r);
+	r = json_pack("{s:s, s:I, s:s}", "status", "running", "pid", (json_int_t)getpid(),
+		      "host_boot_id", "not-this-boot");
+	assert_string_equal(store_effective_status(r), "incomplete");
+	json_decref(r);
+	r = json_pack("{s:s}", "status", "complete");
+	assert_string_equal(store_effective_status(r), "complete");
+	json_decref(r);
+}
+
+static void test_list(void **state)
+{
+	char *dir = tmpdir(), *a;
+	struct store *s = store_open(dir);
+	json_t *l, *it;
+
+	(void)state;
+	a = make_run(s, "running", 0x7ffffff0);
+	it = iteration(0, "ok", 1);
+	store_iteration_write(s, a, "a", 0, it);
+	json_decref(it);
+	it = iteration(1, "timeout", 1);
+	store_iteration_write(s, a, "a", 1, it);
+	json_decref(it);
+	l = store_run_list(s);
+	assert_int_equal(json_array_size(l), 1);
+	it = json_array_get(l, 0);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "incomplete");
+	assert_int_equal(json_integer_value(json_object_get(it, "iterations")), 2);
+	assert_int_equal(json_integer_value(json_object_get(it, "iterations_ok")), 1);
+	json_decref(l);
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
+	free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_roundtrip),
+		cmocka_unit_test(test_index_and_reindex),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_effective_status),
+		cmocka_unit_test(test_list),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
