@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kernel.h - the kernel a variant boots. For now a prebuilt image: the
+ * host's newest distro kernel (/boot/vmlinuz-*) or a path to a bzImage.
+ */
+#ifndef MMLAB_KERNEL_H
+#define MMLAB_KERNEL_H
+
+#include <jansson.h>
+
+#include "job.h"
+
+struct kernel_info {
+	char *path;		/* absolute path of the bzImage */
+	char *release;		/* from the image's header, e.g. "6.1.0-57-amd64" */
+	char *version;		/* the whole version string of the header */
+	char sha256[65];
+};
+
+/* the release string a bzImage carries in its setup header; NULL + message */
+int kernel_read_info(const char *path, struct kernel_info *ki);
+/* newest /boot/vmlinuz-* by version order (MMLAB_BOOT_DIR overrides /boot) */
+char *kernel_find_distro(void);
+/* every bootable kernel in /boot: [{"path","release"}] */
+json_t *kernel_list_distro(void);
+/* resolve a job variant's kernel */
+int kernel_resolve(const struct job_variant *v, struct kernel_info *ki);
+void kernel_info_release(struct kernel_info *ki);
+json_t *kernel_info_json(const struct kernel_info *ki);
+
+#endif
