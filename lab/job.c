@@ -34,6 +34,7 @@
 #define JOB_MAX_LIST 64		/* entries of a workload list parameter */
 #define JOB_STR_MAX 4096	/* any one string value */
 #define JOB_SYSCTL_MAX 128	/* sysctl name length */
+#define JOB_MAX_DEPTH 16	/* nesting of lists and mappings */
 #define PATHLEN 160		/* field paths in messages */
 #define SHOWLEN 48		/* user text quoted in messages */
 
@@ -1233,7 +1234,7 @@ static int scan_events(struct ctx *c, const char *buf, size_t len)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
-	int docs = 0;
+	int docs = 0, depth = 0;
 	bool done = false;
 	char s[SHOWLEN];
 
@@ -1257,6 +1258,19 @@ static int scan_events(struct ctx *c, const char *buf, size_t len)
 			    "a second YAML document; a job file holds exactly one (remove the extra '---')");
 		else if (ev.type == YAML_STREAM_END_EVENT)
 			done = true;
+		if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			 ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (depth > JOB_MAX_DEPTH) {
+			/* libyaml slows down quadratically with nesting */
+			err(c, ev.start_mark, "YAML",
+			    "nested more than %d levels deep; a job file needs at most 5",
+			    JOB_MAX_DEPTH);
+			done = true;
+		}
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);

@@ -319,6 +319,46 @@ static void test_examples(void **state)
 	free(pattern);
 }
 
+/* the complete jobs shown in docs/job-format.md load, and say what they say */
+static void test_doc_examples(void **state)
+{
+	char *path, *doc, *p, *end, *yaml;
+	size_t n = 0;
+	struct job *job;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/docs/job-format.md", srcdir()) > 0);
+	doc = read_file(path, NULL, 1 << 20);
+	assert_non_null(doc);
+	for (p = doc; (p = strstr(p, "```yaml\n")); p = end + 3) {
+		p += 8;
+		end = strstr(p, "```");
+		assert_non_null(end);
+		if (strncmp(p, "name:", 5) && strncmp(p, "# ", 2))
+			continue;	/* a fragment, not a whole job */
+		yaml = strndup(p, (size_t)(end - p));
+		job = load_ok(yaml);
+		if (!strcmp(job->name, "proactive-thp")) {
+			assert_int_equal(job->nvariants, 3);
+			assert_string_equal(job->variants[2].kernel_path,
+					    "/jobs/../build/arch/x86/boot/bzImage");
+			assert_int_equal(job->topo.nodes[1].cpus, 2);
+			assert_int_equal(job->topo.distances[1], 21);
+			assert_string_equal(kvlist_get(&job->workload.params, "size"),
+					    "322121728");
+			assert_string_equal(kvlist_get(&job->workload.params, "threads"),
+					    "1,2");
+			assert_int_equal(job->timeouts.iteration_s, 900);
+		}
+		job_free(job);
+		free(yaml);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	free(doc);
+	free(path);
+}
+
 static void test_missing_file(void **state)
 {
 	struct job *job = (struct job *)&job;
@@ -392,6 +432,7 @@ static const struct bad_case bad_cases[] = {
 	{ "iterations-per-boot", "6:22", "iterations_per_boot: 4 is more than iterations (2)" },
 	{ "timeout-bad", "5:19", "timeouts.boot: '2d' is not a duration" },
 	{ "timeout-unknown", "5:23", "timeouts.run: unknown key 'run'; allowed keys here: boot, iteration" },
+	{ "too-deep", "4:51", "YAML: nested more than 16 levels deep" },
 	{ "accel-bad", "5:8", "accel: 'hvf' is not allowed; expected one of: auto, kvm, tcg" },
 };
 
@@ -495,6 +536,25 @@ static void test_error_cap(void **state)
 }
 
 /* a good job cut at every byte: never crashes or leaks, whatever it says */
+/* deep nesting is refused quickly (libyaml is quadratic in depth) */
+static void test_deep(void **state)
+{
+	size_t n = 200000;
+	char *yaml = malloc(2 * n + 8), *errs;
+	struct job *job;
+
+	(void)state;
+	assert_non_null(yaml);
+	memcpy(yaml, "name: ", 6);
+	memset(yaml + 6, '[', n);
+	memset(yaml + 6 + n, ']', n);
+	yaml[6 + 2 * n] = '\0';
+	assert_int_equal(load_str(yaml, &job, &errs), -1);
+	assert_non_null(strstr(errs, "t.yaml:1:22: error: YAML: nested more than 16 levels deep"));
+	free(errs);
+	free(yaml);
+}
+
 static void test_truncated(void **state)
 {
 	size_t len = strlen(full_job), ok = 0;
@@ -530,10 +590,12 @@ int main(void)
 		cmocka_unit_test(test_node_list),
 		cmocka_unit_test(test_sizes_and_scalars),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_doc_examples),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_all_errors),
 		cmocka_unit_test(test_error_cap),
+		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_truncated),
 	};
 
