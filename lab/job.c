@@ -87,11 +87,11 @@ static void err(struct ctx *c, yaml_mark_t m, const char *path,
 /* user text made safe to quote in a message: printable, bounded */
 static const char *shown(char buf[SHOWLEN], const char *s)
 {
-	size_t i;
+	size_t len = strnlen(s, SHOWLEN - 3), i;
 
-	for (i = 0; s[i] && i < SHOWLEN - 4; i++)
+	for (i = 0; i < len && i < SHOWLEN - 4; i++)
 		buf[i] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-	if (s[i]) {
+	if (len > SHOWLEN - 4) {
 		memcpy(buf + i, "...", 3);
 		i += 3;
 	}
@@ -1107,7 +1107,7 @@ static void parse_workload(struct ctx *c, yaml_node_t *n, struct job_workload *w
 		return;
 	wd = workload_find(v);
 	if (!wd) {
-		for (i = 0; all[i] && i < ARRAY_SIZE(names) - 1; i++)
+		for (i = 0; i < ARRAY_SIZE(names) - 1 && all[i]; i++)
 			names[i] = all[i]->name;
 		names[i] = NULL;
 		err(c, f[W_NAME].val->start_mark, "workload.name",
