@@ -196,8 +196,9 @@ static void probe_verdict(const struct vm_result *r, int ok,
 	}
 }
 
-static char *probe_xml(const char *kernel, const char *initrd,
-		       const char *console, const char *data)
+static char *probe_xml(enum dom_accel accel, const char *kernel,
+		       const char *initrd, const char *console,
+		       const char *data)
 {
 	struct job_topology *t = xcalloc(1, sizeof(*t));
 	struct domain_spec s = { 0 };
@@ -209,7 +210,7 @@ static char *probe_xml(const char *kernel, const char *initrd,
 	t->nodes[0].memory_kib = PROBE_MEMORY_KIB;
 	s.name = name;
 	s.topo = t;
-	s.accel = DOM_ACCEL_KVM;
+	s.accel = accel;
 	s.kernel = kernel;
 	s.initrd = initrd;
 	s.cmdline = PROBE_CMDLINE;
@@ -221,17 +222,56 @@ static char *probe_xml(const char *kernel, const char *initrd,
 	return xml;
 }
 
+static int stop_at_once(double elapsed_s, void *arg)
+{
+	(void)elapsed_s;
+	(void)arg;
+	return VM_TICK_STOP;
+}
+
+/*
+ * The KVM guest could not even be created. If the same guest cannot be
+ * created under TCG either, the cause is not KVM (a path the QEMU user
+ * cannot read, a broken libvirt): say so and do not cache a verdict.
+ */
+static int tcg_creates(struct vm_host *h, const char *kernel,
+		       const char *initrd, const char *console,
+		       const char *data, const char *kvm_error)
+{
+	char *xml = probe_xml(DOM_ACCEL_TCG, kernel, initrd, console, data);
+	struct vm_result r;
+
+	if (!xml)
+		return -1;
+	vm_set_tick(h, stop_at_once, NULL);
+	vm_run(h, xml, ACCEL_PROBE_DEADLINE_S, &r);
+	vm_set_tick(h, NULL, NULL);
+	free(xml);
+	if (r.outcome != VM_ERROR)
+		return 0;
+	lab_err("the KVM probe guest could not be started under KVM (%s) nor under TCG (%s); check that %s and %s are readable by the QEMU user (libvirt-qemu) and that libvirtd works",
+		kvm_error, r.detail, kernel, initrd ? initrd : "(no initrd)");
+	return -1;
+}
+
 /* run the probe; 0 with out filled, -1 when interrupted or broken */
 static int probe(struct vm_host *h, const char *kernel, const char *initrd,
 		 const char *workdir, accel_probe_fn probe_ok, void *arg,
 		 struct accel_choice *out, double *secs)
 {
-	char *console = xasprintf("%s/accel-probe-console.log", workdir);
-	char *data = xasprintf("%s/accel-probe-data.bin", workdir);
-	char *xml = probe_xml(kernel, initrd, console, data);
+	char *dir = realpath(workdir, NULL);
+	char *console, *data, *xml;
 	struct vm_result r;
 	int rc = -1, ok = 0;
 
+	if (!dir) {
+		lab_err("cannot use %s for the KVM probe's files: %s; the caller must create it first",
+			workdir, strerror(errno));
+		return -1;
+	}
+	console = xasprintf("%s/accel-probe-console.log", dir);
+	data = xasprintf("%s/accel-probe-data.bin", dir);
+	xml = probe_xml(DOM_ACCEL_KVM, kernel, initrd, console, data);
 	if (!xml)
 		goto out;
 	unlink(console);
@@ -239,9 +279,15 @@ static int probe(struct vm_host *h, const char *kernel, const char *initrd,
 	lab_info("probing KVM with a test boot (up to %.0f s, cached per host)",
 		 ACCEL_PROBE_DEADLINE_S);
 	vm_set_quiet(h, true);
+	vm_set_tick(h, NULL, NULL);
 	vm_run(h, xml, ACCEL_PROBE_DEADLINE_S, &r);
-	vm_set_quiet(h, false);
 	*secs = r.elapsed_s;
+	if (r.outcome == VM_ERROR &&
+	    tcg_creates(h, kernel, initrd, console, data, r.detail) < 0) {
+		vm_set_quiet(h, false);
+		goto out;
+	}
+	vm_set_quiet(h, false);
 	if (r.outcome == VM_INTERRUPTED) {
 		lab_err("the KVM probe was interrupted; run again to decide between KVM and TCG, or set accel: tcg in the job");
 		goto out;
@@ -253,6 +299,7 @@ static int probe(struct vm_host *h, const char *kernel, const char *initrd,
 	rc = 0;
 out:
 	free(xml);
+	free(dir);
 	free(console);
 	free(data);
 	return rc;

@@ -44,8 +44,12 @@ typedef int (*accel_probe_fn)(const char *data_path, const char *console_path,
  * 1-vCPU, 256 MiB guest with "console=ttyS0 panic=-1" and a 30 s deadline,
  * its console and data files in workdir (which the QEMU user must be able
  * to reach). The verdict of a probe is written to cache_dir (created if
- * needed; NULL = no cache). Returns 0 with *out filled, or -1 after one
- * message (probe interrupted, cannot create files, libvirt gone).
+ * needed; NULL = no cache). When the KVM guest cannot even be created,
+ * the same guest is created (and destroyed at once) under TCG: if that
+ * fails too the cause is not KVM, and accel_resolve() fails instead of
+ * caching a wrong verdict. Leaves no vm_set_tick() callback set.
+ * Returns 0 with *out filled, or -1 after one message (probe interrupted
+ * or impossible, libvirt gone).
  */
 int accel_resolve(struct vm_host *h, enum accel_mode requested,
 		  const char *cache_dir, const char *kernel,

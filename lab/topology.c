@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/xmlstring.h>
 #include <libxml/xmlwriter.h>
 
 #include "topology.h"
@@ -56,6 +57,29 @@ static bool has_distances(const struct job_topology *t)
 	return false;
 }
 
+/* libvirt wants UTF-8; xmlTextWriter would copy bad bytes through */
+static int check_utf8(const struct domain_spec *s, const char *what,
+		      const char *value)
+{
+	if (!value || xmlCheckUTF8(BAD_CAST value))
+		return 0;
+	lab_err("domain XML for %s: the %s is not valid UTF-8; rename the file or fix the text so libvirt can read it",
+		s->name, what);
+	return -1;
+}
+
+static int check_path(const struct domain_spec *s, const char *what,
+		      const char *path)
+{
+	if (check_utf8(s, what, path) < 0)
+		return -1;
+	if (!path || path[0] == '/')
+		return 0;
+	lab_err("domain XML for %s: the %s path '%s' is relative; libvirt needs absolute paths (this is a bug in the caller)",
+		s->name, what, path);
+	return -1;
+}
+
 static int check_spec(const struct domain_spec *s)
 {
 	const struct job_topology *t = s->topo;
@@ -66,6 +90,14 @@ static int check_spec(const struct domain_spec *s)
 		lab_err("domain XML: incomplete domain spec (name, kernel, console and data paths and a topology are required); this is a bug in the caller");
 		return -1;
 	}
+	if (check_path(s, "kernel", s->kernel) < 0 ||
+	    check_path(s, "initrd", s->initrd) < 0 ||
+	    check_path(s, "console", s->console_path) < 0 ||
+	    check_path(s, "data channel", s->data_path) < 0 ||
+	    check_utf8(s, "name", s->name) < 0 ||
+	    check_utf8(s, "kernel command line", s->cmdline) < 0 ||
+	    check_utf8(s, "cpuset", s->cpuset) < 0)
+		return -1;
 	if (t->nnodes == 0 || t->nnodes > JOB_MAX_NODES) {
 		lab_err("domain XML for %s: topology has %u NUMA nodes; give 1 to %d nodes in the job's topology",
 			s->name, t->nnodes, JOB_MAX_NODES);
@@ -327,7 +359,7 @@ char *topology_domain_xml(const struct domain_spec *spec)
 	rc = write_domain(w, spec);
 	xmlFreeTextWriter(w);	/* flushes into buf */
 	if (rc < 0)
-		lab_err("domain XML for %s: libxml2 failed to write the document (invalid UTF-8 in the name, a path or the command line?)",
+		lab_err("domain XML for %s: libxml2 failed to write the document; this is a bug, please report it",
 			spec->name);
 	else
 		out = xstrdup((const char *)xmlBufferContent(buf));
