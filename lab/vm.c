@@ -309,7 +309,9 @@ static int poll_state(virDomainPtr dom, struct vm_watch *w)
 	if (state == VIR_DOMAIN_SHUTOFF)
 		return 1;
 	if (state == VIR_DOMAIN_CRASHED) {
-		snprintf(w->why, sizeof(w->why), "libvirt: domain state crashed");
+		snprintf(w->why, sizeof(w->why), "libvirt: guest crashed (%s)",
+			 reason == VIR_DOMAIN_CRASHED_PANICKED ?
+			 "kernel panic reported by pvpanic" : "unknown reason");
 		return 2;
 	}
 	if (state == VIR_DOMAIN_PMSUSPENDED) {
@@ -411,14 +413,13 @@ static void turn(const struct vm_events *ev)
 }
 
 /* the domain stopped by itself: classify with what the events said */
-static void classify_stop(virDomainPtr dom, const struct vm_events *ev,
-			  struct vm_watch *w, struct vm_result *res)
+static void classify_stop(const struct vm_events *ev, struct vm_watch *w,
+			  struct vm_result *res)
 {
 	double until = now_monotonic() + VM_EVENT_GRACE_S;
 
 	while (ev->lifecycle >= 0 && !w->stopped && now_monotonic() < until)
 		turn(ev);
-	(void)dom;
 	res->guest_reset = w->reset;
 	if (w->crashed) {
 		res->outcome = VM_CRASHED;
@@ -451,7 +452,7 @@ static int check_once(struct vm_host *h, virDomainPtr dom,
 	}
 	st = w->stopped ? 1 : poll_state(dom, w);
 	if (st == 1) {
-		classify_stop(dom, ev, w, res);
+		classify_stop(ev, w, res);
 		return 1;
 	}
 	if (st == 2) {

@@ -59,10 +59,13 @@ struct vm_result {
 	double elapsed_s;	/* create call to the outcome (not the destroy) */
 	char detail[512];	/* what libvirt said, human-readable */
 	/*
-	 * The guest asked for a reset. Domains from topology.c have
-	 * on_reboot=destroy, so this ends the run; a kernel panic with
-	 * panic=-1 (and no pvpanic driver) looks exactly like this - check
-	 * the console log.
+	 * libvirt sent a REBOOT event. Measured with libvirt 9.0 and
+	 * on_reboot=destroy: a guest reboot, and so a kernel panic with
+	 * panic=-1 in a kernel without the pvpanic driver, is reported as an
+	 * ordinary guest shutdown and this stays false. VM_POWEROFF alone
+	 * therefore does not mean success: check the console for "Kernel
+	 * panic" and the data channel for DONE. Kernels with pvpanic
+	 * (CONFIG_PVPANIC_MMIO=y) give VM_CRASHED instead.
 	 */
 	bool guest_reset;
 };
