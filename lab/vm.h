@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vm.h - running one guest through the libvirt C API.
+ *
+ * A guest is a transient domain started with VIR_DOMAIN_START_AUTODESTROY
+ * (so it dies with our connection if mmlab is killed) and always destroyed
+ * before vm_run() returns. vm_run() watches lifecycle events from the
+ * libvirt default event loop and polls the domain state every 100 ms as a
+ * fallback, so a deadline or a stop request is honoured within ~0.2 s.
+ */
+#ifndef MMLAB_VM_H
+#define MMLAB_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct vm_host;
+
+/*
+ * Connect to libvirt. uri NULL = $MMLAB_LIBVIRT_URI, else qemu:///system.
+ * Registers the libvirt default event loop (before the first connection)
+ * and an error handler so libvirt never prints on stderr by itself; its
+ * last message is kept for ours. NULL after one message saying libvirtd is
+ * unreachable at URI and how to start it.
+ */
+struct vm_host *vm_connect(const char *uri);
+void vm_disconnect(struct vm_host *h);
+const char *vm_uri(struct vm_host *h);
+/* the last error libvirt reported (in this process), "" if none */
+const char *vm_last_error(void);
+
+/*
+ * {"libvirt": "9.0.0", "qemu": "7.2.22", "uri": ..., "hostname": ...};
+ * a new reference, NULL after lab_err() if libvirt cannot say.
+ */
+json_t *vm_host_facts(struct vm_host *h);
+
+/*
+ * 1 when libvirt can create KVM domains (x86_64, machine pc), else 0 with
+ * libvirt's reason in why. Says nothing about whether KVM guests boot.
+ */
+int vm_kvm_available(struct vm_host *h, char *why, size_t len);
+
+enum vm_outcome {
+	VM_POWEROFF,		/* the guest stopped by itself (poweroff, or a
+				   reset/reboot: see guest_reset) */
+	VM_CRASHED,		/* panic reported (pvpanic), or QEMU stopped
+				   the guest on an error (KVM internal error) */
+	VM_TIMEOUT,		/* deadline passed (or the tick said so) */
+	VM_INTERRUPTED,		/* vm_request_stop() (or the tick said so) */
+	VM_ERROR,		/* the domain could not be created */
+};
+const char *vm_outcome_name(enum vm_outcome o);	/* "poweroff", ... */
+
+struct vm_result {
+	enum vm_outcome outcome;
+	double elapsed_s;	/* create call to the outcome (not the destroy) */
+	char detail[512];	/* what libvirt said, human-readable */
+	/*
+	 * libvirt sent a REBOOT event. Measured with libvirt 9.0 and
+	 * on_reboot=destroy: a guest reboot, and so a kernel panic with
+	 * panic=-1 in a kernel without the pvpanic driver, is reported as an
+	 * ordinary guest shutdown and this stays false. VM_POWEROFF alone
+	 * therefore does not mean success: check the console for "Kernel
+	 * panic" and the data channel for DONE. Kernels with pvpanic
+	 * (CONFIG_PVPANIC_MMIO=y) give VM_CRASHED instead.
+	 */
+	bool guest_reset;
+};
+
+/*
+ * Optional callback, called about ten times a second while the guest runs
+ * (e.g. to show progress or watch the data file). Return VM_TICK_CONTINUE,
+ * or VM_TICK_TIMEOUT / VM_TICK_STOP to destroy the guest and end the run
+ * as VM_TIMEOUT / VM_INTERRUPTED.
+ */
+#define VM_TICK_CONTINUE 0
+#define VM_TICK_TIMEOUT 1
+#define VM_TICK_STOP 2
+typedef int (*vm_tick_fn)(double elapsed_s, void *arg);
+void vm_set_tick(struct vm_host *h, vm_tick_fn fn, void *arg);
+
+/* quiet: vm_run() does not print when creation fails (res->detail says why) */
+void vm_set_quiet(struct vm_host *h, bool quiet);
+
+/*
+ * Create a transient domain from xml and wait until it stops, the deadline
+ * (seconds from now) passes, or vm_request_stop() is called. The domain is
+ * destroyed on every path. Returns 0 when an outcome was reached (res says
+ * which), -1 only for VM_ERROR (creation failed; the message includes
+ * libvirt's error and res->detail holds it too).
+ */
+int vm_run(struct vm_host *h, const char *xml, double deadline_s,
+	   struct vm_result *res);
+
+/* async-signal-safe: make the running (or next) vm_run() stop */
+void vm_request_stop(void);
+bool vm_stop_requested(void);
+void vm_clear_stop(void);
+
+/*
+ * Destroy every running domain whose name starts with prefix (left over
+ * by a killed run). Returns how many were destroyed, or -1.
+ */
+int vm_destroy_matching(struct vm_host *h, const char *prefix);
+
+#endif
