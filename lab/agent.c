@@ -288,8 +288,8 @@ static void wl_metric_line(struct parse_ctx *c, struct iter_state *it,
 	name = xasprintf("%s.%s", c->wl, line);
 	if (!val || !agent_metric_name_ok(name) || !agent_metric_name_ok(line) ||
 	    !get_double(val, &v)) {
-		host_log(c, "iteration %u: bad workload metric line \"%.80s\", dropped",
-			 it->index, l);
+		host_log(c, "iteration %u: bad workload metric line \"%.*s\", dropped",
+			 it->index, (int)(len < 80 ? len : 80), l);
 	} else if (json_object_size(it->metrics) >= AGENT_MAX_METRICS) {
 		host_log(c, "iteration %u: too many metrics, \"%.80s\" dropped",
 			 it->index, name);
@@ -532,7 +532,8 @@ json_t *agent_parse_stream(const void *buf, size_t len,
 		records++;
 		on_record(&c, type, p, plen);
 	}
-	qsort(c.its, c.nits, sizeof(*c.its), cmp_iter);
+	if (c.nits)
+		qsort(c.its, c.nits, sizeof(*c.its), cmp_iter);
 	for (size_t i = 0; i < c.nits; i++)
 		json_array_append_new(iters, finish_iter(&c, &c.its[i]));
 	free(c.its);
