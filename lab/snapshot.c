@@ -97,11 +97,13 @@ typedef size_t (*line_fn)(const char *line, const char *end, struct snap *out);
 static size_t each_line(const char *text, size_t len, struct snap *out,
 			line_fn fn)
 {
-	const char *p = text, *end = text + len;
+	const char *p, *end;
 	size_t added = 0;
 
 	if (!text)
 		return 0;
+	p = text;
+	end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
