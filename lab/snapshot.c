@@ -28,11 +28,50 @@ static bool name_ok(const char *s, size_t len)
 	return true;
 }
 
+static size_t hash(const char *name, size_t len)
+{
+	size_t h = 1469598103934665603u;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211u;
+	return h;
+}
+
+/* the slot of name in the index: its entry, or the empty slot to use */
+static size_t *slot(const struct snap *s, const char *name, size_t len)
+{
+	size_t mask = s->index_size - 1, i = hash(name, len) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t *e = &s->index[i];
+		const char *n;
+
+		if (!*e)
+			return e;
+		n = s->v[*e - 1].name;
+		if (!strncmp(n, name, len) && !n[len])
+			return e;
+	}
+}
+
+static void rehash(struct snap *s)
+{
+	free(s->index);
+	s->index_size = s->index_size ? s->index_size * 2 : 128;
+	s->index = xcalloc(s->index_size, sizeof(*s->index));
+	for (size_t i = 0; i < s->n; i++)
+		*slot(s, s->v[i].name, strlen(s->v[i].name)) = i + 1;
+}
+
 static void add(struct snap *s, const char *name, size_t len, int64_t v)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (strlen(s->v[i].name) == len && !memcmp(s->v[i].name, name, len))
-			return;
+	size_t *e;
+
+	if (!s->index)
+		rehash(s);
+	e = slot(s, name, len);
+	if (*e)
+		return;		/* the first occurrence wins */
 	if (s->n >= SNAP_MAX_ENTRIES) {
 		s->skipped++;
 		return;
@@ -43,7 +82,9 @@ static void add(struct snap *s, const char *name, size_t len, int64_t v)
 	}
 	s->v[s->n].name = xstrndup(name, len);
 	s->v[s->n].value = v;
-	s->n++;
+	*e = ++s->n;
+	if (s->n * 2 > s->index_size)	/* keep the table at most half full */
+		rehash(s);
 }
 
 /* a whole token as a signed decimal int64; false if not one or too big */
@@ -197,10 +238,12 @@ size_t snap_parse_buddyinfo(const char *text, size_t len, struct snap *out)
 
 const int64_t *snap_get(const struct snap *s, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i].name, name))
-			return &s->v[i].value;
-	return NULL;
+	size_t *e;
+
+	if (!s->index)
+		return NULL;
+	e = slot(s, name, strlen(name));
+	return *e ? &s->v[*e - 1].value : NULL;
 }
 
 size_t snap_delta(const struct snap *before, const struct snap *after,
@@ -222,5 +265,6 @@ void snap_free(struct snap *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].name);
 	free(s->v);
+	free(s->index);
 	memset(s, 0, sizeof(*s));
 }

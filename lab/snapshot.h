@@ -25,6 +25,8 @@ struct snap {
 	struct snap_entry *v;
 	size_t n, alloc;
 	size_t skipped;		/* lines that did not parse */
+	size_t *index;		/* open-addressing hash of v, 0 = empty, else i + 1 */
+	size_t index_size;
 };
 
 /* "name value" lines (vmstat, numastat); returns the entries added */

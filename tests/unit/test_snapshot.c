@@ -190,6 +190,20 @@ static void test_hostile(void **state)
 	assert_int_equal(s.n, SNAP_MAX_ENTRIES);
 	assert_true(s.skipped > 0);
 	snap_free(&s);
+	/* 4096 names, then ~1 MiB of repeats: hashed, so not 10^9 compares */
+	{
+		size_t off = 0;
+
+		for (size_t i = 0; i < SNAP_MAX_ENTRIES; i++)
+			off += (size_t)snprintf(big + off, 16, "n%zu 1\n", i);
+		while (off + 9 < (1 << 20))
+			off += (size_t)snprintf(big + off, 9, "n4095 2\n");
+		snap_parse_kv(big, off, &s);
+		assert_int_equal(s.n, SNAP_MAX_ENTRIES);
+		assert_int_equal(get(&s, "n4095"), 1);
+		assert_int_equal(get(&s, "n0"), 1);
+		snap_free(&s);
+	}
 	memset(big, 'a', 1 << 20);
 	snap_parse_kv(big, 1 << 20, &s);
 	assert_int_equal(s.n, 0);
