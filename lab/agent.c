@@ -29,6 +29,7 @@ struct iter_state {
 struct parse_ctx {
 	const char *wl;
 	json_t *root, *log;
+	json_t *by_index;	/* "<index>" -> position in its */
 	struct iter_state *its;
 	size_t nits, alloc;
 	size_t nlog;
@@ -159,6 +160,7 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p,
 {
 	char v[16];
 	unsigned long idx;
+	json_t *pos;
 
 	if (mmrec_hdr_get(p, len, "iter", v, sizeof(v)) ||
 	    !get_uint(v, 1000000, &idx)) {
@@ -166,9 +168,10 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p,
 			 mmrec_type_name(type));
 		return NULL;
 	}
-	for (size_t i = 0; i < c->nits; i++)
-		if (c->its[i].index == idx)
-			return &c->its[i];
+	snprintf(v, sizeof(v), "%lu", idx);
+	pos = json_object_get(c->by_index, v);
+	if (pos)
+		return &c->its[json_integer_value(pos)];
 	if (c->nits == AGENT_MAX_ITERATIONS) {
 		host_log(c, "more than %d iterations, iteration %lu ignored",
 			 AGENT_MAX_ITERATIONS, idx);
@@ -178,6 +181,7 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p,
 		c->alloc = c->alloc ? c->alloc * 2 : 8;
 		c->its = xrealloc(c->its, c->alloc * sizeof(*c->its));
 	}
+	json_object_set_new(c->by_index, v, json_integer((json_int_t)c->nits));
 	c->its[c->nits] = (struct iter_state){
 		.index = (unsigned int)idx,
 		.exit_code = -1,
@@ -526,6 +530,7 @@ json_t *agent_parse_stream(const void *buf, size_t len,
 	if (!c.wl || !agent_metric_name_ok(c.wl))
 		c.wl = "workload";
 	c.log = json_array();
+	c.by_index = json_object();
 	c.root = json_pack("{s:n, s:[]}", "hello", "nodes");
 	mmrec_reader_init(&r, buf, len);
 	while (mmrec_next(&r, &type, &p, &plen)) {
@@ -537,6 +542,7 @@ json_t *agent_parse_stream(const void *buf, size_t len,
 	for (size_t i = 0; i < c.nits; i++)
 		json_array_append_new(iters, finish_iter(&c, &c.its[i]));
 	free(c.its);
+	json_decref(c.by_index);
 	json_object_set_new(c.root, "iterations", iters);
 	json_object_set_new(c.root, "log", c.log);
 	if (!json_object_get(c.root, "done"))

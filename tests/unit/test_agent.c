@@ -270,6 +270,28 @@ static void test_garbage(void **state)
 	free(b);
 }
 
+static void test_many_iterations(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root;
+	char p[32];
+
+	(void)state;
+	for (int i = 0; i < AGENT_MAX_ITERATIONS + 100; i++) {
+		snprintf(p, sizeof(p), "iter=%d", AGENT_MAX_ITERATIONS + 99 - i);
+		rec(&s, MMREC_ITER_BEGIN, p);
+		rec(&s, MMREC_ITER_END, "iter=0007 status=ok");	/* = iteration 7 */
+	}
+	root = agent_parse_stream(s.buf, s.len, "noop");
+	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
+			 AGENT_MAX_ITERATIONS);
+	assert_true(log_has(root, "more than 4096 iterations"));
+	assert_int_equal(json_integer_value(json_object_get(iter(root, 0), "index")), 7);
+	assert_int_equal(json_array_size(json_object_get(root, "log")), AGENT_MAX_LOG + 1);
+	json_decref(root);
+	free(s.buf);
+}
+
 static char *fixture(const char *name, size_t *len)
 {
 	const char *src = getenv("MMLAB_SRCDIR");
@@ -356,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_missing_after),
 		cmocka_unit_test(test_guest_failed),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_many_iterations),
 		cmocka_unit_test(test_real_capture),
 		cmocka_unit_test(test_save_snapshots),
 	};
