@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - the guest plan (/mmlab/plan, format in common/proto.h) parsed
+ * into fixed-size storage. Every name is checked so that it can be used in
+ * a path or an argument without surprises.
+ */
+#ifndef MMLAB_AGENT_PLAN_H
+#define MMLAB_AGENT_PLAN_H
+
+#include <stddef.h>
+
+#define PLAN_MAX_KV 128
+#define PLAN_NAME_MAX 128
+#define PLAN_VALUE_MAX 1024
+
+struct plan_kv {
+	char name[PLAN_NAME_MAX];
+	char value[PLAN_VALUE_MAX];
+};
+
+struct plan {
+	char run[PLAN_NAME_MAX];
+	char variant[PLAN_NAME_MAX];
+	char workload[PLAN_NAME_MAX];
+	unsigned int iteration_first;
+	unsigned int iterations;
+	int probe;
+	struct plan_kv params[PLAN_MAX_KV];
+	unsigned int nparams;
+	struct plan_kv sysctls[PLAN_MAX_KV];
+	unsigned int nsysctls;
+	char thp_enabled[PLAN_NAME_MAX];	/* "" = leave the kernel default */
+	char thp_defrag[PLAN_NAME_MAX];
+};
+
+/* 0, or -1 with a reason in err */
+int plan_parse(const char *text, size_t len, struct plan *p, char *err,
+	       size_t errlen);
+
+#endif

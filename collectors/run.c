@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - run one iteration of the workload.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "proto.h"
+#include "run.h"
+#include "snapshot.h"
+
+#define ARGV_MAX (PLAN_MAX_KV + 2)
+#define LINE_MAX_LEN 256
+
+/* the agent's view of the running workload */
+struct wl_proc {
+	pid_t pid;
+	int ctl;	/* read end: the workload's fd 3 */
+	int go;		/* write end: the workload's fd 4 */
+	int out;	/* read end: its stdout */
+	char line[LINE_MAX_LEN];
+	size_t line_len;
+	char *stdout_buf;
+	size_t stdout_len;
+	int stdout_cut;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void child_exec(const struct plan *p, int ctl_w, int go_r, int out_w)
+{
+	static char args[PLAN_MAX_KV][PLAN_NAME_MAX + PLAN_VALUE_MAX + 4];
+	char *argv[ARGV_MAX], path[PLAN_NAME_MAX + 32];
+	unsigned int i;
+	int null = open("/dev/null", O_RDONLY);
+
+	signal(SIGPIPE, SIG_DFL);
+	/* move the pipes out of the way of 3 and 4 before placing them */
+	ctl_w = fcntl(ctl_w, F_DUPFD, 10);
+	go_r = fcntl(go_r, F_DUPFD, 10);
+	out_w = fcntl(out_w, F_DUPFD, 10);
+	if (null >= 0)
+		dup2(null, 0);
+	if (dup2(out_w, 1) < 0 || dup2(ctl_w, MMWL_FD_TO_AGENT) < 0 ||
+	    dup2(go_r, MMWL_FD_FROM_AGENT) < 0)
+		_exit(126);
+	for (int fd = 5; fd < 1024; fd++)
+		close(fd);
+	snprintf(path, sizeof(path), WL_DIR "/%s", p->workload);
+	argv[0] = path;
+	for (i = 0; i < p->nparams; i++) {
+		snprintf(args[i], sizeof(args[i]), "--%s=%s", p->params[i].name,
+			 p->params[i].value);
+		argv[i + 1] = args[i];
+	}
+	argv[i + 1] = NULL;
+	execv(path, argv);
+	dprintf(2, "mmlab-agent: exec %s: %s\n", path, strerror(errno));
+	_exit(127);
+}
+
+static int spawn(const struct plan *p, struct wl_proc *w)
+{
+	int ctl[2], go[2], out[2];
+
+	if (pipe2(ctl, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		close(ctl[0]);
+		close(ctl[1]);
+		return -1;
+	}
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(ctl[0]);
+		close(ctl[1]);
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	w->pid = fork();
+	if (w->pid == 0)
+		child_exec(p, ctl[1], go[0], out[1]);
+	close(ctl[1]);
+	close(go[0]);
+	close(out[1]);
+	w->ctl = ctl[0];
+	w->go = go[1];
+	w->out = out[0];
+	if (w->pid < 0) {
+		close(w->ctl);
+		close(w->go);
+		close(w->out);
+		return -1;
+	}
+	return 0;
+}
+
+static void drain_stdout(struct wl_proc *w)
+{
+	char buf[4096];
+	ssize_t n = read(w->out, buf, sizeof(buf));
+
+	if (n <= 0) {
+		if (n == 0 || errno != EINTR) {
+			close(w->out);
+			w->out = -1;
+		}
+		return;
+	}
+	if (w->stdout_len + (size_t)n > WL_STDOUT_CAP) {
+		w->stdout_cut = 1;
+		n = (ssize_t)(WL_STDOUT_CAP - w->stdout_len);
+	}
+	memcpy(w->stdout_buf + w->stdout_len, buf, (size_t)n);
+	w->stdout_len += (size_t)n;
+}
+
+/* take one byte of the control pipe; 1 when a full line is in w->line */
+static int ctl_byte(struct wl_proc *w)
+{
+	char c;
+	ssize_t n = read(w->ctl, &c, 1);
+
+	if (n <= 0) {
+		if (n == 0 || errno != EINTR) {
+			close(w->ctl);
+			w->ctl = -1;
+		}
+		return 0;
+	}
+	if (c == '\n') {
+		w->line[w->line_len] = '\0';
+		w->line_len = 0;
+		return 1;
+	}
+	if (w->line_len < sizeof(w->line) - 1)
+		w->line[w->line_len++] = c;
+	return 0;
+}
+
+/*
+ * Wait for the next control line while collecting stdout (so a chatty
+ * workload cannot block on a full pipe). 0 with the line in w->line, -1
+ * at the end of the control pipe.
+ */
+static int next_line(struct wl_proc *w)
+{
+	while (w->ctl >= 0) {
+		struct pollfd pfd[2] = {
+			{ .fd = w->ctl, .events = POLLIN },
+			{ .fd = w->out, .events = POLLIN },
+		};
+
+		if (poll(pfd, w->out >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (w->out >= 0 && pfd[1].revents)
+			drain_stdout(w);
+		if (pfd[0].revents && ctl_byte(w))
+			return 0;
+	}
+	return -1;
+}
+
+static int send_go(struct wl_proc *w)
+{
+	return write(w->go, "go\n", 3) == 3 ? 0 : -1;
+}
+
+struct wl_times {
+	int have;
+	double user_s, system_s, elapsed_s;
+};
+
+static void parse_done(const char *line, struct wl_times *t)
+{
+	size_t len = strlen(line);
+	char v[64];
+
+	t->have = !mmrec_hdr_get(line, (uint32_t)len, "user_s", v, sizeof(v)) &&
+		  sscanf(v, "%lf", &t->user_s) == 1 &&
+		  !mmrec_hdr_get(line, (uint32_t)len, "system_s", v, sizeof(v)) &&
+		  sscanf(v, "%lf", &t->system_s) == 1 &&
+		  !mmrec_hdr_get(line, (uint32_t)len, "elapsed_s", v, sizeof(v)) &&
+		  sscanf(v, "%lf", &t->elapsed_s) == 1;
+}
+
+/* ready -> before snapshots -> go -> done -> after snapshots -> go */
+static int handshake(struct wl_proc *w, unsigned int iter, const int *nodes,
+		     int nnodes, struct wl_times *t)
+{
+	if (next_line(w) < 0) {
+		agent_log("error", "iteration %u: workload exited before \"ready\"",
+			  iter);
+		return -1;
+	}
+	if (strcmp(w->line, "ready")) {
+		agent_log("error", "iteration %u: expected \"ready\" from the workload, got \"%.64s\"",
+			  iter, w->line);
+		return -1;
+	}
+	snapshot_phase(iter, "before", nodes, nnodes);
+	if (send_go(w) < 0 || next_line(w) < 0) {
+		agent_log("error", "iteration %u: workload exited before \"done\"",
+			  iter);
+		return -1;
+	}
+	if (strncmp(w->line, "done", 4) || (w->line[4] && w->line[4] != ' ')) {
+		agent_log("error", "iteration %u: expected \"done\" from the workload, got \"%.64s\"",
+			  iter, w->line);
+		return -1;
+	}
+	parse_done(w->line, t);
+	snapshot_phase(iter, "after", nodes, nnodes);
+	if (send_go(w) < 0) {
+		agent_log("error", "iteration %u: workload exited after \"done\"",
+			  iter);
+		return -1;
+	}
+	return 0;
+}
+
+/* collect the rest of stdout, reap the workload; returns its wait status */
+static int finish(struct wl_proc *w, struct rusage *ru)
+{
+	int status = 0;
+
+	if (w->ctl >= 0)
+		close(w->ctl);
+	if (w->go >= 0)
+		close(w->go);
+	w->ctl = w->go = -1;
+	while (w->out >= 0)
+		drain_stdout(w);
+	while (wait4(w->pid, &status, 0, ru) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static int report(unsigned int iter, struct wl_proc *w, int status,
+		  const struct rusage *ru, struct wl_times *t, double wall)
+{
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+
+	if (w->stdout_cut)
+		agent_log("warn", "iteration %u: workload output cut at %u bytes",
+			  iter, WL_STDOUT_CAP);
+	chan_sendf(MMREC_WL_OUTPUT, w->stdout_buf, w->stdout_len, "iter=%u",
+		   iter);
+	if (!t->have) {
+		t->user_s = (double)ru->ru_utime.tv_sec +
+			    (double)ru->ru_utime.tv_usec / 1e6;
+		t->system_s = (double)ru->ru_stime.tv_sec +
+			      (double)ru->ru_stime.tv_usec / 1e6;
+		t->elapsed_s = wall;
+	}
+	chan_sendf(MMREC_RESULT, NULL, 0,
+		   "iter=%u exit=%d signal=%d user_s=%.6f system_s=%.6f elapsed_s=%.6f maxrss_kb=%ld minflt=%ld majflt=%ld",
+		   iter, code, sig, t->user_s, t->system_s, t->elapsed_s,
+		   ru->ru_maxrss, ru->ru_minflt, ru->ru_majflt);
+	if (sig)
+		agent_log("error", "iteration %u: workload killed by signal %d",
+			  iter, sig);
+	else if (code)
+		agent_log("error", "iteration %u: workload exited with status %d",
+			  iter, code);
+	return code || sig ? -1 : 0;
+}
+
+int run_iteration(const struct plan *p, unsigned int iter, const int *nodes,
+		  int nnodes, int setup_failed)
+{
+	struct wl_proc w = { .ctl = -1, .go = -1, .out = -1 };
+	struct wl_times t = { 0 };
+	struct rusage ru = { 0 };
+	double start;
+	int ok, status;
+
+	chan_sendf(MMREC_ITER_BEGIN, NULL, 0, "iter=%u", iter);
+	w.stdout_buf = malloc(WL_STDOUT_CAP);
+	start = mono_now();
+	if (!w.stdout_buf || spawn(p, &w) < 0) {
+		agent_log("error", "iteration %u: cannot start workload %s: %s",
+			  iter, p->workload, strerror(errno));
+		free(w.stdout_buf);
+		chan_sendf(MMREC_ITER_END, NULL, 0, "iter=%u status=failed", iter);
+		return -1;
+	}
+	ok = handshake(&w, iter, nodes, nnodes, &t) == 0;
+	if (!ok)	/* a broken handshake must not leave us waiting */
+		kill(w.pid, SIGKILL);
+	status = finish(&w, &ru);
+	ok &= report(iter, &w, status, &ru, &t, mono_now() - start) == 0;
+	ok &= !setup_failed;
+	free(w.stdout_buf);
+	chan_sendf(MMREC_ITER_END, NULL, 0, "iter=%u status=%s", iter,
+		   ok ? "ok" : "failed");
+	return ok ? 0 : -1;
+}

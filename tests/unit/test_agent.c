@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_agent.c - agent_parse_stream() on synthetic streams with exact
+ * expected metrics, on hostile input, and on a stream captured from a real
+ * TCG guest running usemem on 2 NUMA nodes (tests/unit/agent/).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent.h"
+#include "proto.h"
+#include "util.h"
+
+struct stream {
+	uint8_t *buf;
+	size_t len;
+};
+
+static void rec(struct stream *s, unsigned int type, const char *payload)
+{
+	size_t len = strlen(payload);
+
+	s->buf = xrealloc(s->buf, s->len + MMREC_HDR_SIZE + len);
+	s->len += mmrec_encode(s->buf + s->len, type, payload, (uint32_t)len);
+}
+
+static void good_iteration(struct stream *s, int i)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "iter=%d", i);
+	rec(s, MMREC_ITER_BEGIN, p);
+	snprintf(p, sizeof(p), "iter=%d phase=before name=vmstat\npgfault 100\nnr_free_pages 50\ncompact_stall 0\n", i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d phase=before name=node0/vmstat\nnuma_hit 7\n", i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d phase=before name=node1/numastat\nnuma_hit 1000\nother_node 3\n", i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d phase=before name=node1/meminfo\nNode 1 MemTotal: 5 kB\n", i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d phase=after name=vmstat\npgfault %d\nnr_free_pages 40\ncompact_stall 3\n", i, 150 + i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d phase=after name=node0/vmstat\nnuma_hit 17\n", i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d phase=after name=node1/numastat\nnuma_hit 1500\nother_node 3\n", i);
+	rec(s, MMREC_SNAPSHOT, p);
+	snprintf(p, sizeof(p), "iter=%d\nelapsed_s.T1 1.5\nthroughput_mbs.T1 200\n", i);
+	rec(s, MMREC_WL_OUTPUT, p);
+	snprintf(p, sizeof(p), "iter=%d exit=0 signal=0 user_s=0.25 system_s=1.125 elapsed_s=1.5 maxrss_kb=10 minflt=1 majflt=0", i);
+	rec(s, MMREC_RESULT, p);
+	snprintf(p, sizeof(p), "iter=%d status=ok", i);
+	rec(s, MMREC_ITER_END, p);
+}
+
+static void head(struct stream *s)
+{
+	rec(s, MMREC_HELLO, "agent=1 release=6.9.0-rc1 boot_s=2.5");
+	rec(s, MMREC_NODES, "count=2\nnode=0 cpus=0-1 memory_kb=262144\nnode=1 cpus=2 memory_kb=131072\n");
+}
+
+static double num(json_t *metrics, const char *name)
+{
+	json_t *v = json_object_get(metrics, name);
+
+	if (!json_is_number(v))
+		fail_msg("metric %s missing", name);
+	return json_number_value(v);
+}
+
+static bool log_has(json_t *root, const char *needle)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(root, "log"), i, e)
+		if (strstr(json_string_value(json_object_get(e, "message")), needle))
+			return true;
+	return false;
+}
+
+static json_t *iter(json_t *root, size_t i)
+{
+	json_t *it = json_array_get(json_object_get(root, "iterations"), i);
+
+	assert_non_null(it);
+	return it;
+}
+
+static void test_full_stream(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root, *it, *m, *nodes, *h, *st;
+
+	(void)state;
+	head(&s);
+	good_iteration(&s, 0);
+	rec(&s, MMREC_LOG, "level=info\nhello from the guest");
+	rec(&s, MMREC_DONE, "iterations=1");
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	h = json_object_get(root, "hello");
+	assert_string_equal(json_string_value(json_object_get(h, "release")), "6.9.0-rc1");
+	assert_string_equal(json_string_value(json_object_get(h, "agent")), "1");
+	assert_true(json_real_value(json_object_get(h, "boot_s")) == 2.5);
+	nodes = json_object_get(root, "nodes");
+	assert_int_equal(json_array_size(nodes), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, 1), "id")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(nodes, 0), "cpus")), "0-1");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, 0), "memory_kb")), 262144);
+	it = iter(root, 0);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "ok");
+	assert_int_equal(json_integer_value(json_object_get(it, "exit")), 0);
+	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 0);
+	m = json_object_get(it, "metrics");
+	assert_int_equal(json_integer_value(json_object_get(m, "vmstat.pgfault")), 50);
+	assert_int_equal(json_integer_value(json_object_get(m, "vmstat.nr_free_pages")), -10);
+	assert_int_equal(json_integer_value(json_object_get(m, "vmstat.compact_stall")), 3);
+	assert_int_equal(json_integer_value(json_object_get(m, "node0.vmstat.numa_hit")), 10);
+	assert_int_equal(json_integer_value(json_object_get(m, "numastat.node1.numa_hit")), 500);
+	assert_int_equal(json_integer_value(json_object_get(m, "numastat.node1.other_node")), 0);
+	assert_true(num(m, "time.user_s") == 0.25);
+	assert_true(num(m, "time.system_s") == 1.125);
+	assert_true(num(m, "time.elapsed_s") == 1.5);
+	assert_true(num(m, "usemem.elapsed_s.T1") == 1.5);
+	assert_true(num(m, "usemem.throughput_mbs.T1") == 200);
+	/* 3 vmstat + 1 node vmstat + 2 numastat + 3 time + 2 workload; no meminfo */
+	assert_int_equal(json_object_size(m), 11);
+	st = json_object_get(it, "snapshots");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "before"), "node1/meminfo")),
+			    "Node 1 MemTotal: 5 kB\n");
+	assert_true(json_is_true(json_object_get(root, "done")));
+	assert_int_equal(json_array_size(json_object_get(root, "log")), 1);
+	assert_true(log_has(root, "hello from the guest"));
+	st = json_object_get(root, "stream");
+	assert_int_equal(json_integer_value(json_object_get(st, "records")), 15);
+	assert_int_equal(json_integer_value(json_object_get(st, "skipped_bytes")), 0);
+	json_decref(root);
+	free(s.buf);
+}
+
+static void test_hostile_metrics(void **state)
+{
+	struct stream s = { 0 };
+	char p[1024];
+	json_t *root, *m;
+
+	(void)state;
+	good_iteration(&s, 0);
+	snprintf(p, sizeof(p), "iter=0\nbad/name 1\nnan_v nan\ninf_v inf\nbig_v 1e400\n"
+		 "has space 1\ngood:metric-1 2\n\xff\xfe 3\nnoval\nx 1 2\n %s 1\n"
+		 "neg -2.5\n\n\n", "");
+	rec(&s, MMREC_WL_OUTPUT, p);
+	memset(p, 'a', 300);
+	strcpy(p, "iter=0\n");
+	p[7] = 'a';
+	strcpy(p + 300, " 1\n");
+	rec(&s, MMREC_WL_OUTPUT, p);
+	rec(&s, MMREC_SNAPSHOT, "iter=0 phase=after name=../../etc/passwd\nroot");
+	rec(&s, MMREC_SNAPSHOT, "iter=0 phase=middle name=vmstat\npgfault 9");
+	rec(&s, MMREC_RESULT, "iter=99999999999 exit=0");
+	rec(&s, MMREC_LOG, "level=panic\n\x1b[31mred\x01");
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	m = json_object_get(iter(root, 0), "metrics");
+	assert_true(num(m, "usemem.good:metric-1") == 2);
+	assert_true(num(m, "usemem.neg") == -2.5);
+	assert_true(num(m, "usemem.elapsed_s.T1") == 1.5);
+	assert_null(json_object_get(m, "usemem.bad/name"));
+	assert_null(json_object_get(m, "usemem.nan_v"));
+	assert_null(json_object_get(m, "usemem.inf_v"));
+	assert_null(json_object_get(m, "usemem.big_v"));
+	assert_null(json_object_get(m, "usemem.x"));
+	assert_int_equal(json_integer_value(json_object_get(m, "vmstat.pgfault")), 50);
+	assert_int_equal(json_object_size(m), 13);	/* 11 + good:metric-1, neg */
+	assert_true(log_has(root, "bad workload metric line \"bad/name 1\""));
+	assert_true(log_has(root, "\"nan_v nan\""));
+	assert_true(log_has(root, "SNAPSHOT with a bad phase or name"));
+	assert_true(log_has(root, "RESULT record without a valid iter="));
+	assert_true(log_has(root, "?[31mred?"));	/* control bytes made printable */
+	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 1);
+	assert_null(json_object_get(json_object_get(json_object_get(iter(root, 0), "snapshots"),
+						    "after"), "../../etc/passwd"));
+	assert_true(json_is_false(json_object_get(root, "done")));
+	assert_true(json_is_null(json_object_get(root, "hello")));
+	json_decref(root);
+	/* a hostile workload name falls back to "workload" */
+	root = agent_parse_stream(s.buf, s.len, "bad name");
+	assert_true(num(json_object_get(iter(root, 0), "metrics"), "workload.neg") == -2.5);
+	json_decref(root);
+	free(s.buf);
+}
+
+static void test_missing_after(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root, *it;
+
+	(void)state;
+	head(&s);
+	rec(&s, MMREC_ITER_BEGIN, "iter=4");
+	rec(&s, MMREC_SNAPSHOT, "iter=4 phase=before name=vmstat\npgfault 1\n");
+	rec(&s, MMREC_RESULT, "iter=4 exit=0 signal=0 user_s=1 system_s=1 elapsed_s=1");
+	rec(&s, MMREC_ITER_END, "iter=4 status=ok");
+	good_iteration(&s, 2);
+	rec(&s, MMREC_ITER_BEGIN, "iter=7");	/* the guest died here */
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 3);
+	it = iter(root, 0);	/* sorted by index */
+	assert_int_equal(json_integer_value(json_object_get(it, "index")), 2);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "ok");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(it, "metrics"),
+							    "vmstat.pgfault")), 52);
+	it = iter(root, 1);
+	assert_int_equal(json_integer_value(json_object_get(it, "index")), 4);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
+	assert_null(json_object_get(json_object_get(it, "metrics"), "vmstat.pgfault"));
+	assert_true(log_has(root, "iteration 4 failed: no \"after\" vmstat snapshot"));
+	it = iter(root, 2);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
+	assert_true(json_is_null(json_object_get(it, "exit")));
+	assert_true(log_has(root, "iteration 7 failed: no ITER_END"));
+	json_decref(root);
+	free(s.buf);
+}
+
+static void test_guest_failed(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root, *it;
+
+	(void)state;
+	rec(&s, MMREC_ITER_BEGIN, "iter=0");
+	rec(&s, MMREC_LOG, "level=error\niteration 0: workload exited before \"ready\"");
+	rec(&s, MMREC_RESULT, "iter=0 exit=-1 signal=9 user_s=0 system_s=0 elapsed_s=0.1");
+	rec(&s, MMREC_ITER_END, "iter=0 status=failed");
+	root = agent_parse_stream(s.buf, s.len, "crash");
+	it = iter(root, 0);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
+	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 9);
+	assert_int_equal(json_integer_value(json_object_get(it, "exit")), -1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(root, "log"), 0),
+							      "level")), "error");
+	json_decref(root);
+	free(s.buf);
+}
+
+static void test_garbage(void **state)
+{
+	unsigned int seed = 7;
+	uint8_t *b = xmalloc(1 << 16);
+	json_t *root;
+
+	(void)state;
+	for (size_t i = 0; i < (1 << 16); i++)
+		b[i] = (uint8_t)rand_r(&seed);
+	root = agent_parse_stream(b, 1 << 16, "usemem");
+	assert_non_null(root);
+	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "stream"),
+							    "skipped_bytes")), 1 << 16);
+	json_decref(root);
+	root = agent_parse_stream(NULL, 0, NULL);
+	assert_non_null(root);
+	assert_true(json_is_false(json_object_get(root, "done")));
+	json_decref(root);
+	free(b);
+}
+
+static void test_many_iterations(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root;
+	char p[32];
+
+	(void)state;
+	for (int i = 0; i < AGENT_MAX_ITERATIONS + 100; i++) {
+		snprintf(p, sizeof(p), "iter=%d", AGENT_MAX_ITERATIONS + 99 - i);
+		rec(&s, MMREC_ITER_BEGIN, p);
+		rec(&s, MMREC_ITER_END, "iter=0007 status=ok");	/* = iteration 7 */
+	}
+	root = agent_parse_stream(s.buf, s.len, "noop");
+	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
+			 AGENT_MAX_ITERATIONS);
+	assert_true(log_has(root, "more than 4096 iterations"));
+	assert_int_equal(json_integer_value(json_object_get(iter(root, 0), "index")), 7);
+	assert_int_equal(json_array_size(json_object_get(root, "log")), AGENT_MAX_LOG + 1);
+	json_decref(root);
+	free(s.buf);
+}
+
+static char *fixture(const char *name, size_t *len)
+{
+	const char *src = getenv("MMLAB_SRCDIR");
+	char *path = xasprintf("%s/tests/unit/agent/%s", src ? src : ".", name);
+	char *buf = read_file(path, len, 1 << 22);
+
+	assert_non_null(buf);
+	free(path);
+	return buf;
+}
+
+/* captured: 2 nodes x 256 MiB under TCG, usemem threads=1,2 size=32M loops=2 */
+static void test_real_capture(void **state)
+{
+	size_t len;
+	char *buf = fixture("real-usemem.bin", &len);
+	json_t *root = agent_parse_stream(buf, len, "usemem"), *it, *m, *st;
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "hello"),
+							      "release")), "6.1.0-57-amd64");
+	assert_int_equal(json_array_size(json_object_get(root, "nodes")), 2);
+	assert_true(json_is_true(json_object_get(root, "done")));
+	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 1);
+	it = iter(root, 0);
+	assert_string_equal(json_string_value(json_object_get(it, "status")), "ok");
+	m = json_object_get(it, "metrics");
+	/* 2 x 32 MiB written once each, then again: at least 16k faults */
+	assert_true(json_integer_value(json_object_get(m, "vmstat.pgfault")) > 16000);
+	assert_true(num(m, "usemem.elapsed_s.T1") > 0);
+	assert_true(num(m, "usemem.throughput_mbs.T2") > 0);
+	assert_non_null(json_object_get(m, "numastat.node1.numa_hit"));
+	assert_non_null(json_object_get(m, "node0.vmstat.nr_free_pages"));
+	assert_true(num(m, "time.system_s") > 0);
+	assert_int_equal(json_array_size(json_object_get(root, "log")), 0);
+	st = json_object_get(root, "stream");
+	assert_int_equal(json_integer_value(json_object_get(st, "skipped_bytes")), 0);
+	assert_int_equal(json_integer_value(json_object_get(st, "bad_crc")), 0);
+	json_decref(root);
+	free(buf);
+}
+
+static void test_save_snapshots(void **state)
+{
+	struct stream s = { 0 };
+	char tmpl[] = "/tmp/mmlab-test-agent-XXXXXX", *dir, *path, *got;
+	json_t *root, *it;
+	size_t len;
+
+	(void)state;
+	good_iteration(&s, 0);
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	it = iter(root, 0);
+	/* a name that did not come from the parser must not escape dir */
+	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"),
+			    "../escape", json_string("x"));
+	dir = mkdtemp(tmpl);
+	assert_non_null(dir);
+	assert_int_equal(agent_save_snapshots(it, dir), 0);
+	assert_null(json_object_get(it, "snapshots"));
+	path = xasprintf("%s/after/node0.vmstat", dir);
+	got = read_file(path, &len, 4096);
+	assert_non_null(got);
+	assert_string_equal(got, "numa_hit 17\n");
+	free(got);
+	free(path);
+	path = xasprintf("%s/before/node1.meminfo", dir);
+	assert_true(path_exists(path));
+	free(path);
+	path = xasprintf("%s/escape", dir);
+	assert_false(path_exists(path));
+	free(path);
+	assert_int_equal(agent_save_snapshots(it, dir), 0);	/* nothing left */
+	assert_int_equal(rm_rf(dir), 0);
+	json_decref(root);
+	free(s.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_stream),
+		cmocka_unit_test(test_hostile_metrics),
+		cmocka_unit_test(test_missing_after),
+		cmocka_unit_test(test_guest_failed),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_many_iterations),
+		cmocka_unit_test(test_real_capture),
+		cmocka_unit_test(test_save_snapshots),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_plan.c - the guest agent's plan parser (collectors/plan.c). The
+ * agent is a guest program, so its source is compiled into this test
+ * directly: it depends on libc only.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../collectors/plan.c"
+
+static struct plan p;
+
+static int parse(const char *text)
+{
+	char err[256];
+
+	return plan_parse(text, strlen(text), &p, err, sizeof(err));
+}
+
+static void test_full(void **state)
+{
+	static const char text[] =
+		"# written by mmlab\n"
+		"run=20260101-demo\nvariant=base\n\n"
+		"iteration_first=3\r\niterations = 2\n"
+		"workload=usemem\n"
+		"param.threads=1,2,4\nparam.size=67108864\n"
+		"sysctl.vm.compaction_proactiveness=20\n"
+		"thp.enabled=always\nthp.defrag=defer+madvise\n"
+		"future.key=ignored\n";
+
+	(void)state;
+	assert_int_equal(parse(text), 0);
+	assert_string_equal(p.run, "20260101-demo");
+	assert_string_equal(p.workload, "usemem");
+	assert_int_equal(p.iteration_first, 3);
+	assert_int_equal(p.iterations, 2);
+	assert_int_equal(p.nparams, 2);
+	assert_string_equal(p.params[0].name, "threads");
+	assert_string_equal(p.params[0].value, "1,2,4");
+	assert_int_equal(p.nsysctls, 1);
+	assert_string_equal(p.sysctls[0].name, "vm.compaction_proactiveness");
+	assert_string_equal(p.thp_defrag, "defer+madvise");
+	assert_int_equal(p.probe, 0);
+}
+
+static void test_bad(void **state)
+{
+	char err[256];
+	char big[PLAN_VALUE_MAX + 32];
+
+	(void)state;
+	assert_int_equal(parse("probe=1\n"), 0);
+	assert_int_equal(p.probe, 1);
+	assert_int_equal(parse("iterations=1\n"), -1);	/* no workload */
+	assert_int_equal(parse("workload=../../bin/sh\n"), -1);
+	assert_int_equal(parse("workload=a/b\n"), -1);
+	assert_int_equal(parse("workload=x\nsysctl.kernel..x=1\n"), -1);
+	assert_int_equal(parse("workload=x\nsysctl./etc=1\n"), -1);
+	assert_int_equal(parse("workload=x\niterations=0\n"), -1);
+	assert_int_equal(parse("workload=x\niterations=-1\n"), -1);
+	assert_int_equal(parse("workload=x\nprobe=yes\n"), -1);
+	assert_int_equal(parse("workload=x\nno equals sign\n"), -1);
+	assert_int_equal(plan_parse("workload=x\0y\n", 12, &p, err, sizeof(err)), -1);
+	assert_string_equal(err, "NUL byte in the plan");
+	memset(big, 'v', sizeof(big));
+	memcpy(big, "workload=x\nparam.a=", 19);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(parse(big), -1);
+	assert_int_equal(plan_parse("workload=x\nthp.enabled=a b\n", 27, &p, err,
+				    sizeof(err)), -1);
+	assert_string_equal(err, "line 2: bad value for thp.enabled: \"a b\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_bad),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
