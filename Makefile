@@ -17,7 +17,8 @@ PKGS := libvirt libxml-2.0 yaml-0.1 jansson sqlite3 gsl libarchive libcrypto zli
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wstrict-prototypes -Wmissing-prototypes -Wvla
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -Ilab -Icommon \
+MMLAB_VERSION ?= 0.1.0
+BASE_CFLAGS := -DMMLAB_VERSION=\"$(MMLAB_VERSION)\" -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -Ilab -Icommon \
 	-Iworkloads/lib
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -36,13 +37,15 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 
 HOST_OBJS := $(patsubst %.c,build/host/%.o,$(LAB_SRCS) $(COMMON_SRCS))
 SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out lab/main.c,$(LAB_SRCS)) $(COMMON_SRCS))
-GUEST_COMMON_OBJS := $(patsubst %.c,build/guest/%.o,$(COMMON_SRCS))
-AGENT_OBJS := $(patsubst %.c,build/guest/%.o,$(AGENT_SRCS)) $(GUEST_COMMON_OBJS)
-WL_LIB_OBJS := $(patsubst %.c,build/guest/%.o,$(WL_LIB_SRCS)) $(GUEST_COMMON_OBJS)
+GUEST_COMMON_OBJS := $(patsubst %.c,build/gobj/%.o,$(COMMON_SRCS))
+AGENT_OBJS := $(patsubst %.c,build/gobj/%.o,$(AGENT_SRCS)) $(GUEST_COMMON_OBJS)
+WL_LIB_OBJS := $(patsubst %.c,build/gobj/%.o,$(WL_LIB_SRCS)) $(GUEST_COMMON_OBJS)
 WL_BINS := $(patsubst %,build/guest/workloads/%,$(WL_NAMES))
 UNIT_BINS := $(patsubst tests/unit/%.c,build/san/tests/unit/%,$(UNIT_SRCS))
 
 GUEST := build/guest/agent $(WL_BINS)
+
+.SECONDARY:
 
 .PHONY: all demo check check-unit check-integration check-e2e bench deps install \
 	clean format lint
@@ -60,15 +63,18 @@ build/san/%.o: %.c $(wildcard lab/*.h common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
-# guest programs: static, no host libraries but zlib
-build/guest/%.o: %.c $(wildcard common/*.h collectors/*.h workloads/lib/*.h)
+# guest programs: static, no host libraries but zlib; objects in build/gobj,
+# programs alone in build/guest (the image takes every file there)
+build/gobj/%.o: %.c $(wildcard common/*.h collectors/*.h workloads/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Icollectors -O2 -g -c -o $@ $<
 
 build/guest/agent: $(AGENT_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^ -lz -lpthread
 
-build/guest/workloads/%: build/guest/workloads/%.o $(WL_LIB_OBJS)
+build/guest/workloads/%: build/gobj/workloads/%.o $(WL_LIB_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^ -lz -lpthread -lm
 
 build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)

@@ -424,7 +424,7 @@ static void add_deltas(struct iter_state *it, const char *file,
 {
 	struct snap b = { 0 }, a = { 0 }, d = { 0 };
 	const char *tb, *ta;
-	size_t lb, la;
+	size_t lb = 0, la = 0;
 
 	tb = snap_text(it->before, file, &lb);
 	ta = snap_text(it->after, file, &la);
@@ -502,6 +502,10 @@ static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
 			    json_integer(it->exit_code) : json_null());
 	json_object_set_new(o, "signal", it->have_result ?
 			    json_integer(it->signal) : json_null());
+	/* ended: the guest finished the iteration (ITER_END arrived) */
+	json_object_set_new(o, "ended", json_boolean(it->ended));
+	if (why)
+		json_object_set_new(o, "reason", json_string(why));
 	json_object_set_new(o, "metrics", it->metrics);
 	json_object_set_new(o, "snapshots", json_pack("{s:o, s:o}", "before",
 						      it->before, "after",

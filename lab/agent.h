@@ -21,7 +21,8 @@
  * Returns a new object (never NULL):
  * {"hello": {"agent","release","boot_s"} or null,
  *  "nodes": [{"id","cpus","memory_kb"}],
- *  "iterations": [{"index", "status": "ok"|"failed", "exit", "signal",
+ *  "iterations": [{"index", "status": "ok"|"failed", "ended": bool,
+ *	"reason" (when failed), "exit", "signal",
  *	"metrics": {"vmstat.<f>": delta, "node<N>.vmstat.<f>": delta,
  *		    "numastat.node<N>.<f>": delta, "time.user_s",
  *		    "time.system_s", "time.elapsed_s", "<workload>.<m>": v},

@@ -78,9 +78,18 @@ static int guest_files(struct guest_file **out, size_t *n)
 			strerror(errno));
 		goto fail;
 	}
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && !strchr(e->d_name, '.'))
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
+			continue;
+		p = xasprintf("%s/%s", wdir, e->d_name);
+		/* programs only: not directories, not object files */
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
 			strlist_push(&names, e->d_name);
+		free(p);
+	}
 	closedir(d);
 	if (names.n)
 		qsort(names.v, names.n, sizeof(*names.v), cmp_name);
