@@ -191,11 +191,21 @@ static int parse_args(int argc, char **argv, struct comparison *c,
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'b': o->baseline = optarg; break;
-		case 'm': o->metrics = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 'p': o->power = true; break;
-		case 'h': usage(stdout); return 0;
+		case 'b':
+			o->baseline = optarg;
+			break;
+		case 'm':
+			o->metrics = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->power = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
 		case 'f':
 			if (cmp_parse_format(optarg, &o->fmt) < 0) {
 				lab_err("--format %s: use text, markdown, csv, json "

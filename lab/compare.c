@@ -392,10 +392,8 @@ static int csv_row(struct comparison *c, const char *name, size_t lineno,
 	if (vi == (size_t)-1)
 		vi = variant_add(c, f[0], NULL);
 	m = metric_get(c, f[1]);
-	if (nf == 4) {
+	if (nf == 4)
 		m->dir = dir;
-		m->dir_fixed = true;
-	}
 	cell_set(&m->cells[vi], m->cells[vi].n, v);
 	if (m->cells[vi].n > c->vars[vi].niter)
 		c->vars[vi].niter = m->cells[vi].n;
@@ -672,9 +670,13 @@ static void compute_stats(struct comparison *c)
 		struct cmp_metric *m = &c->metrics[i];
 		struct cmp_cell *base = &m->cells[c->baseline];
 
-		for (size_t j = 0; j < c->nvars; j++)
+		m->hmean = m->kind == KIND_MAIN && m->dir == DIR_HIGHER;
+		for (size_t j = 0; j < c->nvars; j++) {
 			stats_summarize(m->cells[j].v, m->cells[j].n,
 					m->dir == DIR_HIGHER, &m->cells[j].s);
+			if (m->cells[j].s.n && isnan(m->cells[j].s.hmean))
+				m->hmean = false;	/* a value <= 0 */
+		}
 		for (size_t j = 0; j < c->nvars; j++) {
 			struct cmp_cell *cell = &m->cells[j];
 
@@ -890,12 +892,12 @@ const char *cmp_mean_label(const struct cmp_metric *m)
 		return "Ops";
 	if (m->kind == KIND_DURATION)
 		return "Duration";
-	return m->dir == DIR_HIGHER ? "Hmean" : "Amean";
+	return m->hmean ? "Hmean" : "Amean";
 }
 
 double cmp_mean_value(const struct cmp_metric *m, const struct cmp_cell *cell)
 {
-	if (m->kind == KIND_MAIN && m->dir == DIR_HIGHER && !isnan(cell->s.hmean))
+	if (m->hmean)
 		return cell->s.hmean;
 	return cell->s.mean;
 }

@@ -51,7 +51,7 @@ struct cmp_metric {
 	enum metric_dir dir;
 	enum metric_kind kind;
 	char *formula;		/* derived metrics: the expression */
-	bool dir_fixed;		/* direction given by the input (CSV) */
+	bool hmean;		/* mean row shows the harmonic mean (Hmean) */
 	struct cmp_cell *cells;	/* one per variant */
 };
 
