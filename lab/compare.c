@@ -101,9 +101,26 @@ static struct cmp_metric *metric_find(const struct comparison *c,
 	return NULL;
 }
 
+/* iterations list metrics in the same order: try the one after the last */
+static struct cmp_metric *metric_find_hinted(struct comparison *c,
+					     const char *name)
+{
+	struct cmp_metric *m;
+
+	if (c->hint + 1 < c->nmetrics &&
+	    !strcmp(c->metrics[c->hint + 1].name, name)) {
+		c->hint++;
+		return &c->metrics[c->hint];
+	}
+	m = metric_find(c, name);
+	if (m)
+		c->hint = (size_t)(m - c->metrics);
+	return m;
+}
+
 static struct cmp_metric *metric_get(struct comparison *c, const char *name)
 {
-	struct cmp_metric *m = metric_find(c, name);
+	struct cmp_metric *m = metric_find_hinted(c, name);
 
 	if (m)
 		return m;
@@ -111,6 +128,7 @@ static struct cmp_metric *metric_get(struct comparison *c, const char *name)
 		c->alloc = c->alloc ? 2 * c->alloc : 64;
 		c->metrics = xrealloc(c->metrics, c->alloc * sizeof(*c->metrics));
 	}
+	c->hint = c->nmetrics;
 	m = &c->metrics[c->nmetrics++];
 	memset(m, 0, sizeof(*m));
 	m->name = xstrdup(name);

@@ -60,6 +60,7 @@ struct comparison {
 	size_t nvars;
 	struct cmp_metric *metrics;
 	size_t nmetrics, alloc;
+	size_t hint;		/* metric_find() tries hint + 1 first */
 	size_t baseline;
 	double alpha;
 	double effect;		/* --power: relative effect, 0 = not asked */
