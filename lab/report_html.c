@@ -119,9 +119,14 @@ static void table_cell(xmlTextWriterPtr w, const struct comparison *c,
 		attr(w, "class", "sig");
 	if (j == c->baseline)
 		s = xasprintf("%s (n=%zu)", num, e->s.n);
+	else if (!e->t.valid && isnan(e->pct))
+		s = xasprintf("%s (n=%zu); no test: %s", num, e->s.n, e->t.why);
 	else if (!e->t.valid)
 		s = xasprintf("%s (n=%zu) %.2f%%; no test: %s", num, e->s.n,
 			      e->pct, e->t.why);
+	else if (isnan(e->pct))
+		s = xasprintf("%s (n=%zu)%s p=%.3g q=%.3g", num, e->s.n,
+			      e->significant ? " *" : "", e->t.p, e->q);
 	else
 		s = xasprintf("%s (n=%zu) %.2f%%%s p=%.3g q=%.3g CI [%.2f%%, %.2f%%]",
 			      num, e->s.n, e->pct, e->significant ? " *" : "",
