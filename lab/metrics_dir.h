@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * metrics_dir.h - which way is better for a metric, and how compare shows
+ * it (a full statistics block, an Ops row, a Duration row). The rules are
+ * documented in docs/compare.md ("Direction") and follow docs/metrics.md.
+ */
+#ifndef MMLAB_METRICS_DIR_H
+#define MMLAB_METRICS_DIR_H
+
+enum metric_dir {
+	DIR_NEUTRAL,	/* neither: a change is shown and tested, not judged */
+	DIR_LOWER,	/* lower is better (times, stalls, failures) */
+	DIR_HIGHER,	/* higher is better (throughput, THP successes) */
+};
+
+enum metric_kind {
+	KIND_MAIN,	/* Amean/Hmean, Stddev, CoeffVar, Min, Max, BAmean-95 */
+	KIND_OPS,	/* one "Ops" row: mean of per-iteration counter deltas */
+	KIND_DURATION,	/* one "Duration" row (time.user_s/system_s/elapsed_s) */
+};
+
+enum metric_dir metric_direction(const char *name);
+enum metric_kind metric_kind(const char *name);
+
+const char *metric_dir_name(enum metric_dir d);	/* "lower" "higher" "neutral" */
+/* "lower"/"higher"/"neutral" (also "-", "up", "down"); -1 if unknown */
+int metric_dir_parse(const char *s, enum metric_dir *d);
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_expr.c - lab/expr.c: parsing, precedence, names, errors */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmd.h"
+#include "expr.h"
+
+/* main.c is not linked into unit tests */
+__attribute__((weak)) struct global_opts gopts;
+
+static int lookup(void *ctx, const char *name, double *val)
+{
+	static const struct { const char *n; double v; } vars[] = {
+		{ "a", 6 }, { "b", 3 }, { "zero", 0 }, { "nan", NAN },
+		{ "trace.pageblock:hit_cmpxchg", 50 },
+		{ "trace.compaction:mm_compaction_isolate_migratepages", 200 },
+	};
+
+	(void)ctx;
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		if (!strcmp(vars[i].n, name)) {
+			*val = vars[i].v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* evaluate src: 0 and *v, or -1 with err filled */
+static int eval(const char *src, double *v, char *err, size_t len)
+{
+	struct expr *e = expr_parse(src, err, len);
+	int rc;
+
+	if (!e)
+		return -2;
+	rc = expr_eval(e, lookup, NULL, v, err, len);
+	expr_free(e);
+	return rc;
+}
+
+static double ev(const char *src)
+{
+	char err[256];
+	double v = NAN;
+
+	assert_int_equal(eval(src, &v, err, sizeof(err)), 0);
+	return v;
+}
+
+static void test_arith(void **state)
+{
+	(void)state;
+	assert_true(ev("1 + 2 * 3") == 7);
+	assert_true(ev("(1 + 2) * 3") == 9);
+	assert_true(ev("10 - 4 - 3") == 3);
+	assert_true(ev("24 / 4 / 2") == 3);
+	assert_true(ev("-a + b") == -3);
+	assert_true(ev("- -a") == 6);
+	assert_true(ev("a * -b") == -18);
+	assert_true(ev("1.5e1 + .5") == 15.5);
+	assert_true(ev("a / b") == 2);
+	assert_true(ev(" ( ( a ) ) ") == 6);
+	/* U+2212 minus, U+00D7 times, U+00F7 divide */
+	assert_true(ev("a \xe2\x88\x92 b \xc3\x97 2 \xc3\xb7 3") == 4);
+	assert_true(ev("trace.pageblock:hit_cmpxchg / "
+		       "trace.compaction:mm_compaction_isolate_migratepages") == 0.25);
+	assert_true(isnan(ev("nan + 1")));
+	assert_true(isnan(ev("nan / zero")));
+}
+
+static void expect_error(const char *src, int rc, const char *needle)
+{
+	char err[256] = "";
+	double v;
+
+	assert_int_equal(eval(src, &v, err, sizeof(err)), rc);
+	if (!strstr(err, needle))
+		fail_msg("\"%s\": error \"%s\" lacks \"%s\"", src, err, needle);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("a / zero", -1, "division by zero: \"zero\" is 0");
+	expect_error("a / (b - 3)", -1, "\"b - 3\" is 0");
+	expect_error("a + missing.metric", -1, "unknown metric \"missing.metric\"");
+	expect_error("a +", -2, "unexpected end");
+	expect_error("(a + b", -2, "expected ')'");
+	expect_error("a + b)", -2, "unbalanced ')'");
+	expect_error("a b", -2, "expected an operator");
+	expect_error("2x", -2, "bad number");
+	expect_error("", -2, "unexpected end");
+	expect_error("a % b", -2, "expected an operator at column 3");
+	expect_error("$", -2, "expected a number");
+}
+
+static void test_depth(void **state)
+{
+	char deep[400];
+	char err[128];
+
+	(void)state;
+	memset(deep, '(', 300);
+	strcpy(deep + 300, "1");
+	assert_null(expr_parse(deep, err, sizeof(err)));
+	assert_non_null(strstr(err, "nested too deeply"));
+}
+
+static void test_names(void **state)
+{
+	char err[64];
+	struct expr *e = expr_parse("a / (b + a) * c.d:e", err, sizeof(err));
+	struct strlist names = { 0 };
+
+	(void)state;
+	assert_non_null(e);
+	expr_names(e, &names);
+	assert_int_equal(names.n, 3);
+	assert_string_equal(names.v[0], "a");
+	assert_string_equal(names.v[1], "b");
+	assert_string_equal(names.v[2], "c.d:e");
+	strlist_free(&names);
+	expr_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arith),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
