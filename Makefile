@@ -24,6 +24,15 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 
 CFLAGS ?= -O2 -g
+
+# kernel-style quiet build; "make V=1" shows the commands
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-6s %s\n' $(1) $(2);
+endif
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 
@@ -53,33 +62,40 @@ GUEST := build/guest/agent $(WL_BINS)
 all: mmlab $(GUEST)
 
 mmlab: $(HOST_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/host/%.o: %.c $(wildcard lab/*.h common/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 build/san/%.o: %.c $(wildcard lab/*.h common/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # guest programs: static, no host libraries but zlib; objects in build/gobj,
 # programs alone in build/guest (the image takes every file there)
 build/gobj/%.o: %.c $(wildcard common/*.h collectors/*.h workloads/lib/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -Icollectors -O2 -g -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollectors -O2 -g -c -o $@ $<
 
 build/guest/agent: $(AGENT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $^ -lz -lpthread
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^ -lz -lpthread
 
 build/guest/workloads/%: build/gobj/workloads/%.o $(WL_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $^ -lz -lpthread -lm
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^ -lz -lpthread -lm
 
 build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $^ \
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $^ \
 		$(PKG_LIBS) -lcmocka
 
 deps:

@@ -13,16 +13,6 @@
 #include "compare.h"
 #include "compare_cli.h"
 
-/* TEMPORARY: until lab/results.c is merged; the lead removes this stub. */
-__attribute__((weak)) json_t *results_load_run(const char *results_dir,
-					       const char *run_id)
-{
-	(void)results_dir;
-	lab_err("no results store in this build: cannot load run %s",
-		run_id ? run_id : "(latest)");
-	return NULL;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -302,7 +302,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 	int ret = -1;
 
 	if (ait && json_string_value(json_object_get(ait, "status")) &&
-	    json_object_get(ait, "ended")) {
+	    json_is_true(json_object_get(ait, "ended"))) {
 		status = json_string_value(json_object_get(ait, "status"));
 	} else if (vr->outcome == VM_CRASHED || excerpt) {
 		status = "crashed";

@@ -22,5 +22,7 @@ struct global_opts {
 	const char *cache_dir;		/* MMLAB_CACHE, default ~/.cache/mmlab */
 };
 extern struct global_opts gopts;
+/* defaults from the environment (lab/global.c) */
+void gopts_init(void);
 
 #endif

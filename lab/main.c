@@ -11,8 +11,6 @@
 #include "cmd.h"
 #include "util.h"
 
-struct global_opts gopts;
-
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -24,8 +22,8 @@ static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "what this host can do: QEMU, libvirt, KVM or TCG, kernels" },
 	{ "results", cmd_results, "list and show stored runs" },
 	{ "image", cmd_image, "build and list guest images" },
-	// { "compare", cmd_compare, "compare variants with significance tests" },
-	// { "report", cmd_report, "write an HTML report with plots" },
+	{ "compare", cmd_compare, "compare variants with significance tests" },
+	{ "report", cmd_report, "write an HTML report with plots" },
 };
 
 static void usage(FILE *f)
@@ -59,26 +57,6 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-static void set_defaults(void)
-{
-	const char *e;
-
-	e = getenv("MMLAB_RESULTS");
-	gopts.results_dir = e && *e ? e : "results";
-	e = getenv("MMLAB_LIBVIRT_URI");
-	gopts.connect_uri = e && *e ? e : NULL;
-	e = getenv("MMLAB_CACHE");
-	if (e && *e) {
-		gopts.cache_dir = e;
-	} else if ((e = getenv("XDG_CACHE_HOME")) && *e) {
-		gopts.cache_dir = xasprintf("%s/mmlab", e);
-	} else if ((e = getenv("HOME")) && *e) {
-		gopts.cache_dir = xasprintf("%s/.cache/mmlab", e);
-	} else {
-		gopts.cache_dir = "/var/tmp/mmlab-cache";
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -92,7 +70,7 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 	int c;
 
-	set_defaults();
+	gopts_init();
 	/* "+": stop at the command name; the command parses the rest */
 	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
 		switch (c) {

@@ -21,8 +21,6 @@
 #include "cmd.h"
 #include "compare.h"
 
-/* main.c is not linked into unit tests */
-__attribute__((weak)) struct global_opts gopts;
 
 static char *fixture(const char *name)
 {

@@ -11,8 +11,6 @@
 #include "cmd.h"
 #include "expr.h"
 
-/* main.c is not linked into unit tests */
-__attribute__((weak)) struct global_opts gopts;
 
 static int lookup(void *ctx, const char *name, double *val)
 {

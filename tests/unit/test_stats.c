@@ -10,8 +10,6 @@
 #include "cmd.h"
 #include "stats.h"
 
-/* main.c is not linked into unit tests */
-__attribute__((weak)) struct global_opts gopts;
 
 #define EPS 1e-9
 
