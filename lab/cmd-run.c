@@ -1,79 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-run.c - "mmlab run JOB": boot every variant of a job on its NUMA
- * guest, run the workload, and store each iteration as it finishes.
- *
- * The flow (DESIGN.md, "The flow of one run"): parse and validate the job;
- * resolve each variant's kernel; find or build the initramfs; connect to
- * libvirt and decide KVM or TCG; then for each boot, in a seeded random
- * order across variants: write the guest plan, make the domain XML, run the
- * domain to poweroff, crash or deadline, parse what the agent sent on
- * ttyS1, and store the iteration. An interrupted run is left "incomplete"
- * and "mmlab run --resume RUN" finishes it.
+ * cmd-run.c - "mmlab run JOB": the command line of the runner (runner.c)
+ * and the per-variant summary it prints at the end.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
-#include "accel.h"
-#include "agent.h"
 #include "cmd.h"
-#include "image.h"
-#include "job.h"
-#include "kernel.h"
-#include "probe.h"
-#include "progress.h"
 #include "results.h"
-#include "topology.h"
+#include "runner.h"
 #include "util.h"
-#include "vm.h"
-
-#define AGENT_DATA_MAX (64u << 20)
-#define CONSOLE_MAX (16u << 20)
-#define EXCERPT_MAX 8192
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-	vm_request_stop();
-}
-
-struct boot {
-	size_t variant;
-	unsigned int first, count;
-};
-
-struct run {
-	struct job *job;
-	struct store *store;
-	char *id;
-	json_t *runjson;
-	struct vm_host *host;
-	struct kernel_info *kernels;
-	struct image img;
-	char *stage;
-	struct accel_choice accel;
-	struct boot *boots;
-	size_t nboots;
-	unsigned long seed;
-	bool sequential;
-	bool json;
-	unsigned int failed_iterations;
-};
 
 static void usage(FILE *f)
 {
@@ -100,417 +41,6 @@ static void usage(FILE *f)
 		"Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
 		"crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
 		"or a bad job file. See docs/mmlab.md and docs/job-format.md.\n");
-}
-
-static json_t *kv_json(const struct kvlist *l)
-{
-	json_t *o = json_object();
-
-	for (size_t i = 0; i < l->n; i++)
-		json_object_set_new(o, l->v[i].key, json_string(l->v[i].value));
-	return o;
-}
-
-static json_t *job_json(const struct job *job)
-{
-	json_t *vars = json_array(), *nodes = json_array(), *dist = json_array();
-	const struct job_topology *t = &job->topo;
-
-	for (size_t i = 0; i < job->nvariants; i++) {
-		const struct job_variant *v = &job->variants[i];
-		json_t *thp = json_object();
-
-		if (v->thp_enabled)
-			json_object_set_new(thp, "enabled", json_string(v->thp_enabled));
-		if (v->thp_defrag)
-			json_object_set_new(thp, "defrag", json_string(v->thp_defrag));
-		json_array_append_new(vars, json_pack("{s:s, s:s, s:s?, s:o, s:o}",
-			"name", v->name,
-			"kernel", v->kernel_kind == KERNEL_DISTRO ? "distro" : v->kernel_path,
-			"cmdline", v->cmdline, "sysctl", kv_json(&v->sysctl), "thp", thp));
-	}
-	for (unsigned int i = 0; i < t->nnodes; i++) {
-		json_t *row = json_array();
-
-		json_array_append_new(nodes, json_pack("{s:i, s:I}", "cpus",
-			(int)t->nodes[i].cpus, "memory_kib", (json_int_t)t->nodes[i].memory_kib));
-		for (unsigned int j = 0; j < t->nnodes; j++)
-			json_array_append_new(row, json_integer(t->distances[i * t->nnodes + j]));
-		json_array_append_new(dist, row);
-	}
-	return json_pack("{s:s, s:o, s:{s:o, s:o}, s:{s:s, s:o}, s:i, s:i, s:{s:i, s:i}, s:s}",
-		"name", job->name, "variants", vars,
-		"topology", "nodes", nodes, "distances", dist,
-		"workload", "name", job->workload.name, "params", kv_json(&job->workload.params),
-		"iterations", (int)job->iterations,
-		"iterations_per_boot", (int)job->iterations_per_boot,
-		"timeouts", "boot_s", (int)job->timeouts.boot_s,
-		"iteration_s", (int)job->timeouts.iteration_s,
-		"accel", accel_mode_name(job->accel));
-}
-
-static char *boot_id(void)
-{
-	size_t len;
-	char *s = read_file("/proc/sys/kernel/random/boot_id", &len, 128);
-
-	if (s)
-		s[strcspn(s, "\n")] = '\0';
-	return s ? s : xstrdup("");
-}
-
-static void host_cpu(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && c) {
-			c += 1 + strspn(c + 1, " \t");
-			c[strcspn(c, "\n")] = '\0';
-			snprintf(buf, len, "%s", c);
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/* ------------------------------------------------------------------ */
-
-static int resolve_accel(struct run *r, enum accel_mode mode, bool reprobe)
-{
-	if (mode == ACCEL_AUTO)
-		lab_info("choosing KVM or TCG (a probe boot unless the verdict is cached)");
-	if (probe_accel(r->host, mode, gopts.cache_dir, r->kernels[0].path, &r->img, reprobe,
-			&r->accel))
-		return -1;
-	lab_info("accel: %s (%s)%s", r->accel.accel == DOM_ACCEL_KVM ? "kvm" : "tcg",
-		 r->accel.reason, r->accel.cached ? " [cached verdict]" : "");
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-
-static void plan_for(struct run *r, const struct boot *b, struct kvlist *plan)
-{
-	const struct job *job = r->job;
-	const struct job_variant *v = &job->variants[b->variant];
-	char num[32];
-
-	kvlist_set(plan, "run", r->id);
-	kvlist_set(plan, "variant", v->name);
-	snprintf(num, sizeof(num), "%u", b->first);
-	kvlist_set(plan, "iteration_first", num);
-	snprintf(num, sizeof(num), "%u", b->count);
-	kvlist_set(plan, "iterations", num);
-	kvlist_set(plan, "workload", job->workload.name);
-	for (size_t i = 0; i < job->workload.params.n; i++) {
-		char *k = xasprintf("param.%s", job->workload.params.v[i].key);
-
-		kvlist_set(plan, k, job->workload.params.v[i].value);
-		free(k);
-	}
-	for (size_t i = 0; i < v->sysctl.n; i++) {
-		char *k = xasprintf("sysctl.%s", v->sysctl.v[i].key);
-
-		kvlist_set(plan, k, v->sysctl.v[i].value);
-		free(k);
-	}
-	if (v->thp_enabled)
-		kvlist_set(plan, "thp.enabled", v->thp_enabled);
-	if (v->thp_defrag)
-		kvlist_set(plan, "thp.defrag", v->thp_defrag);
-}
-
-static const char *const panic_marks[] = {
-	"Kernel panic", "Oops:", "BUG:", "general protection fault",
-	"kernel BUG at", "Unable to handle kernel",
-};
-
-/* the console lines around the first sign of a crash, or NULL */
-static char *crash_excerpt(const char *console)
-{
-	const char *hit = NULL, *start, *end;
-	int lines;
-
-	for (size_t i = 0; i < ARRAY_SIZE(panic_marks); i++) {
-		const char *h = strstr(console, panic_marks[i]);
-
-		if (h && (!hit || h < hit))
-			hit = h;
-	}
-	if (!hit)
-		return NULL;
-	start = hit;
-	for (lines = 0; start > console && lines < 6; start--)
-		if (start[-1] == '\n')
-			lines++;
-	end = hit;
-	for (lines = 0; *end && lines < 30; end++)
-		if (*end == '\n')
-			lines++;
-	if (end - start > EXCERPT_MAX)
-		end = start + EXCERPT_MAX;
-	return xstrndup(start, (size_t)(end - start));
-}
-
-static char *console_tail(const char *console, size_t max)
-{
-	size_t len = strlen(console);
-
-	return xstrdup(len > max ? console + len - max : console);
-}
-
-static json_t *find_iteration(json_t *agent, unsigned int index)
-{
-	size_t i;
-	json_t *it;
-
-	json_array_foreach(json_object_get(agent, "iterations"), i, it)
-		if (json_integer_value(json_object_get(it, "index")) == (json_int_t)index)
-			return it;
-	return NULL;
-}
-
-static json_t *guest_json(json_t *agent)
-{
-	json_t *hello = json_object_get(agent, "hello");
-	json_t *nodes = json_object_get(agent, "nodes");
-	const char *rel = json_string_value(json_object_get(hello, "release"));
-
-	return json_pack("{s:s?, s:O?, s:O?}", "kernel_release", rel,
-			 "nodes", json_is_array(nodes) ? nodes : NULL,
-			 "boot_s", json_object_get(hello, "boot_s"));
-}
-
-/* store one iteration of a finished boot */
-static int store_iteration(struct run *r, const struct boot *b, unsigned int index,
-			   const struct vm_result *vr, json_t *agent, const char *console,
-			   const char *stage_dir, char *status_out, size_t status_len)
-{
-	const struct job_variant *v = &r->job->variants[b->variant];
-	json_t *ait = find_iteration(agent, index);
-	char *excerpt = crash_excerpt(console);
-	char *dir = store_iteration_path(r->store, r->id, v->name, index);
-	const char *status, *why = NULL;
-	json_t *it;
-	int ret = -1;
-
-	if (ait && json_string_value(json_object_get(ait, "status")) &&
-	    json_is_true(json_object_get(ait, "ended"))) {
-		status = json_string_value(json_object_get(ait, "status"));
-	} else if (vr->outcome == VM_CRASHED || excerpt) {
-		status = "crashed";
-		why = excerpt ? "the guest kernel crashed (console excerpt stored)"
-			      : vr->detail;
-	} else if (vr->outcome == VM_TIMEOUT) {
-		status = "timeout";
-		why = vr->detail;
-	} else {
-		status = "failed";
-		why = ait ? "the workload did not finish its iteration"
-			  : "the guest stopped without reporting this iteration";
-	}
-	it = json_pack("{s:i, s:s, s:o, s:{s:s, s:s, s:f, s:s}}",
-		"index", (int)index, "status", status, "guest", guest_json(agent),
-		"boot", "domain", json_string_value(json_object_get(agent, "_domain")) ?
-			json_string_value(json_object_get(agent, "_domain")) : "",
-		"outcome", vm_outcome_name(vr->outcome), "elapsed_s", vr->elapsed_s,
-		"detail", vr->detail);
-	json_object_set(it, "metrics", ait && json_object_get(ait, "metrics") ?
-			json_object_get(ait, "metrics") : json_object());
-	if (ait) {
-		json_t *ex = json_object_get(ait, "exit");
-
-		if (ex)
-			json_object_set(it, "exit", ex);
-		if (json_object_get(ait, "signal"))
-			json_object_set(it, "signal", json_object_get(ait, "signal"));
-	}
-	if (why)
-		json_object_set_new(it, "reason", json_string(why));
-	if (excerpt)
-		json_object_set_new(it, "console_excerpt", json_string(excerpt));
-	if (strcmp(status, "ok") && !excerpt) {
-		char *tail = console_tail(console, 2048);
-
-		json_object_set_new(it, "console_tail", json_string(tail));
-		free(tail);
-	}
-	json_object_set(it, "log", json_object_get(agent, "log") ?
-			json_object_get(agent, "log") : json_array());
-	json_object_set(it, "stream", json_object_get(agent, "stream") ?
-			json_object_get(agent, "stream") : json_object());
-
-	if (mkdir_p(dir, 0755))
-		goto out;
-	{
-		char *src = xasprintf("%s/console.log", stage_dir);
-		char *dst = xasprintf("%s/console.log", dir);
-
-		if (path_exists(src))
-			copy_file(src, dst, 0644);
-		free(src);
-		free(dst);
-		src = xasprintf("%s/agent.bin", stage_dir);
-		dst = xasprintf("%s/agent.bin", dir);
-		if (path_exists(src))
-			copy_file(src, dst, 0644);
-		free(src);
-		free(dst);
-	}
-	if (ait && agent_save_snapshots(ait, dir))
-		goto out;
-	ret = store_iteration_write(r->store, r->id, v->name, index, it);
-	snprintf(status_out, status_len, "%s", status);
-	if (strcmp(status, "ok"))
-		r->failed_iterations++;
-out:
-	json_decref(it);
-	free(excerpt);
-	free(dir);
-	return ret;
-}
-
-static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
-{
-	const struct job *job = r->job;
-	const struct job_variant *v = &job->variants[b->variant];
-	char *dir = xasprintf("%s/%s-%u", r->stage, v->name, b->first);
-	char *initrd = xasprintf("%s/initrd", dir);
-	char *console_path = xasprintf("%s/console.log", dir);
-	char *data_path = xasprintf("%s/agent.bin", dir);
-	char *kernel = xasprintf("%s/kernel-%zu", r->stage, b->variant);
-	char *name = xasprintf("mmlab-%s-%s-%u", r->id, v->name, b->first);
-	char *cmdline = xasprintf("console=ttyS0,115200 panic=-1 rdinit=/init%s%s",
-				  v->cmdline ? " " : "", v->cmdline ? v->cmdline : "");
-	struct kvlist plan = { 0 };
-	struct vm_result vr = { 0 };
-	struct domain_spec spec = {
-		.name = name, .topo = &job->topo, .accel = r->accel.accel,
-		.kernel = kernel, .initrd = initrd, .cmdline = cmdline,
-		.console_path = console_path, .data_path = data_path,
-	};
-	char *xml = NULL, *data = NULL, *console = NULL;
-	json_t *agent = NULL;
-	double deadline = job->timeouts.boot_s + (double)job->timeouts.iteration_s * b->count;
-	size_t dlen = 0;
-	int ret = -1;
-
-	if (mkdir_p(dir, 0755))
-		goto out;
-	plan_for(r, b, &plan);
-	if (image_boot_initrd(r->img.path, &plan, initrd))
-		goto out;
-	xml = topology_domain_xml(&spec);
-	if (!xml)
-		goto out;
-	progress_status(pg, "%s iteration %u%s: booting %s", v->name, b->first,
-			b->count > 1 ? "+" : "", r->kernels[b->variant].release);
-	if (vm_run(r->host, xml, deadline, &vr) && vr.outcome == VM_ERROR) {
-		lab_err("variant '%s' iteration %u: the domain did not start: %s", v->name,
-			b->first, vr.detail);
-		goto out;
-	}
-	if (vr.outcome == VM_INTERRUPTED) {
-		ret = 1;
-		goto out;
-	}
-	if (path_exists(data_path))
-		data = read_file(data_path, &dlen, AGENT_DATA_MAX);
-	agent = agent_parse_stream(data ? data : "", data ? dlen : 0, job->workload.name);
-	json_object_set_new(agent, "_domain", json_string(name));
-	console = path_exists(console_path) ? read_file(console_path, NULL, CONSOLE_MAX) : NULL;
-	if (!console)
-		console = xstrdup("");
-	ret = 0;
-	for (unsigned int i = 0; i < b->count; i++) {
-		unsigned int idx = b->first + i;
-		char st[16] = "?";
-
-		if (store_iteration(r, b, idx, &vr, agent, console, dir, st, sizeof(st)))
-			ret = -1;
-		progress_step_done(pg, vr.elapsed_s / b->count, "%s iteration %u: %s",
-				   v->name, idx, st);
-	}
-out:
-	kvlist_free(&plan);
-	json_decref(agent);
-	free(xml);
-	free(data);
-	free(console);
-	if (!getenv("MMLAB_KEEP_STAGE"))
-		rm_rf(dir);
-	free(dir);
-	free(initrd);
-	free(console_path);
-	free(data_path);
-	free(kernel);
-	free(name);
-	free(cmdline);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-
-static void plan_boots(struct run *r)
-{
-	const struct job *job = r->job;
-	unsigned int per = job->iterations_per_boot ? job->iterations_per_boot : 1;
-	size_t n = 0;
-
-	r->boots = xcalloc(job->nvariants * (job->iterations / per + 1), sizeof(*r->boots));
-	/* sequential: variant by variant; interleaved: iteration-major, then shuffled */
-	for (unsigned int first = 0; first < job->iterations; first += per) {
-		for (size_t v = 0; v < job->nvariants; v++) {
-			struct boot *b = &r->boots[n++];
-
-			b->variant = v;
-			b->first = first;
-			b->count = job->iterations - first < per ? job->iterations - first : per;
-		}
-	}
-	r->nboots = n;
-	if (r->sequential) {
-		/* stable reorder by variant */
-		struct boot *s = xcalloc(n, sizeof(*s));
-		size_t k = 0;
-
-		for (size_t v = 0; v < job->nvariants; v++)
-			for (size_t i = 0; i < n; i++)
-				if (r->boots[i].variant == v)
-					s[k++] = r->boots[i];
-		free(r->boots);
-		r->boots = s;
-		return;
-	}
-	/* Fisher-Yates with GSL's MT19937, seeded and recorded in the run */
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-
-	gsl_rng_set(rng, r->seed);
-	for (size_t i = n; i > 1; i--) {
-		size_t j = gsl_rng_uniform_int(rng, i);
-		struct boot t = r->boots[i - 1];
-
-		r->boots[i - 1] = r->boots[j];
-		r->boots[j] = t;
-	}
-	gsl_rng_free(rng);
-}
-
-static bool boot_done(struct run *r, const struct boot *b)
-{
-	const char *name = r->job->variants[b->variant].name;
-
-	for (unsigned int i = 0; i < b->count; i++)
-		if (!store_iteration_done(r->store, r->id, name, b->first + i))
-			return false;
-	return true;
 }
 
 struct agg {
@@ -657,188 +187,6 @@ static void print_summary(json_t *run, FILE *f)
 
 /* ------------------------------------------------------------------ */
 
-static void iso_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int load_resume(struct run *r, const char *run_arg)
-{
-	json_t *rj;
-	const char *file, *dir;
-	char *copy, *buf;
-	size_t len;
-
-	r->id = store_run_resolve(r->store, run_arg);
-	if (!r->id)
-		return EXIT_USAGE;
-	rj = store_run_read(r->store, r->id);
-	if (!rj)
-		return EXIT_USAGE;
-	if (!strcmp(store_effective_status(rj), "running")) {
-		lab_err("run %s is still running (pid %lld); wait for it or stop it first",
-			r->id, (long long)json_integer_value(json_object_get(rj, "pid")));
-		json_decref(rj);
-		return EXIT_USAGE;
-	}
-	file = json_string_value(json_object_get(rj, "job_file"));
-	dir = json_string_value(json_object_get(rj, "job_dir"));
-	copy = xasprintf("%s/%s/job.yaml", store_dir(r->store), r->id);
-	buf = read_file(copy, &len, 1u << 20);
-	if (!buf || job_load_buffer(file ? file : copy, buf, len, dir ? dir : ".", &r->job)) {
-		free(buf);
-		free(copy);
-		json_decref(rj);
-		return EXIT_USAGE;
-	}
-	free(buf);
-	free(copy);
-	r->seed = (unsigned long)json_integer_value(
-		json_object_get(json_object_get(rj, "order"), "seed"));
-	r->sequential = !strcmp(json_string_value(json_object_get(
-		json_object_get(rj, "order"), "mode")) ?: "", "sequential");
-	r->runjson = rj;
-	return 0;
-}
-
-static int resolve_kernels(struct run *r)
-{
-	json_t *stored = r->runjson ? json_object_get(r->runjson, "variants") : NULL;
-
-	r->kernels = xcalloc(r->job->nvariants, sizeof(*r->kernels));
-	for (size_t i = 0; i < r->job->nvariants; i++) {
-		const char *was = json_string_value(json_object_get(json_object_get(
-			json_array_get(stored, i), "kernel"), "sha256"));
-
-		if (kernel_resolve(&r->job->variants[i], &r->kernels[i]))
-			return -1;
-		if (was && strcmp(was, r->kernels[i].sha256)) {
-			lab_err("variant '%s': the kernel %s changed since run %s started; "
-				"start a new run instead of resuming", r->job->variants[i].name,
-				r->kernels[i].path, r->id);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static json_t *new_runjson(struct run *r)
-{
-	json_t *vars = json_array();
-	char now[32], *bid = boot_id();
-	json_t *rj;
-
-	iso_now(now, sizeof(now));
-	for (size_t i = 0; i < r->job->nvariants; i++)
-		json_array_append_new(vars, json_pack("{s:s, s:o}", "name",
-			r->job->variants[i].name, "kernel", kernel_info_json(&r->kernels[i])));
-	rj = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:{s:s, s:I}, s:o, s:o}",
-		"run", r->id, "job", r->job->name, "status", "running", "created", now,
-		"job_file", r->job->path, "job_dir", r->job->dir,
-		"pid", (json_int_t)getpid(), "host_boot_id", bid,
-		"order", "mode", r->sequential ? "sequential" : "random",
-		"seed", (json_int_t)r->seed,
-		"job_resolved", job_json(r->job), "variants", vars);
-	free(bid);
-	return rj;
-}
-
-static int stage_kernels(struct run *r)
-{
-	for (size_t i = 0; i < r->job->nvariants; i++) {
-		char *dst = xasprintf("%s/kernel-%zu", r->stage, i);
-		int ret = copy_file(r->kernels[i].path, dst, 0644);
-
-		free(dst);
-		if (ret)
-			return -1;
-	}
-	return 0;
-}
-
-static json_t *host_json(struct run *r)
-{
-	json_t *h = vm_host_facts(r->host);
-	struct utsname u;
-	char cpu[256];
-
-	if (!h)
-		h = json_object();
-	host_cpu(cpu, sizeof(cpu));
-	json_object_set_new(h, "accel", json_string(r->accel.accel == DOM_ACCEL_KVM ?
-						    "kvm" : "tcg"));
-	json_object_set_new(h, "accel_reason", json_string(r->accel.reason));
-	json_object_set_new(h, "cpu", json_string(cpu));
-	json_object_set_new(h, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-	if (uname(&u) == 0)
-		json_object_set_new(h, "kernel", json_string(u.release));
-	json_object_set_new(h, "image", json_string(r->img.hash));
-	return h;
-}
-
-static int write_status(struct run *r, const char *status)
-{
-	char now[32];
-
-	json_object_set_new(r->runjson, "status", json_string(status));
-	if (strcmp(status, "running")) {
-		iso_now(now, sizeof(now));
-		json_object_set_new(r->runjson, "finished", json_string(now));
-	} else {
-		char *bid = boot_id();
-
-		json_object_set_new(r->runjson, "pid", json_integer(getpid()));
-		json_object_set_new(r->runjson, "host_boot_id", json_string(bid));
-		free(bid);
-	}
-	return store_run_write(r->store, r->id, r->runjson);
-}
-
-static void run_free(struct run *r)
-{
-	if (r->stage && !getenv("MMLAB_KEEP_STAGE"))
-		rm_rf(r->stage);
-	free(r->stage);
-	if (r->kernels)
-		for (size_t i = 0; i < r->job->nvariants; i++)
-			kernel_info_release(&r->kernels[i]);
-	free(r->kernels);
-	image_release(&r->img);
-	if (r->host)
-		vm_disconnect(r->host);
-	store_close(r->store);
-	json_decref(r->runjson);
-	job_free(r->job);
-	free(r->boots);
-	free(r->id);
-}
-
-static int run_boots(struct run *r)
-{
-	struct progress pg;
-	unsigned int todo = 0;
-
-	for (size_t i = 0; i < r->nboots; i++)
-		if (!boot_done(r, &r->boots[i]))
-			todo += r->boots[i].count;
-	progress_init(&pg, todo);
-	lab_info("run %s: %u iteration%s to run (%zu variant%s, order %s)", r->id, todo,
-		 todo == 1 ? "" : "s", r->job->nvariants, r->job->nvariants == 1 ? "" : "s",
-		 r->sequential ? "sequential" : "random");
-	for (size_t i = 0; i < r->nboots && !interrupted; i++) {
-		if (boot_done(r, &r->boots[i]))
-			continue;
-		if (run_boot(r, &r->boots[i], &pg) < 0 && !interrupted)
-			r->failed_iterations += r->boots[i].count;
-	}
-	progress_clear(&pg);
-	return interrupted ? -1 : 0;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -851,29 +199,30 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *resume = NULL, *order = NULL, *accel = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct run r = { 0 };
-	bool reprobe = false, seeded = false;
-	enum accel_mode mode;
+	struct run_opts o = { 0 };
+	struct run_result res;
+	const char *order = NULL;
+	struct store *s;
+	bool json = false;
 	json_t *loaded;
-	uint64_t seed = 0;
-	int c, ret = EXIT_RUN_FAILED;
+	uint64_t seed;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'R': resume = optarg; break;
+		case 'R': o.resume = optarg; break;
 		case 'o': order = optarg; break;
 		case 's':
 			if (parse_uint(optarg, &seed)) {
 				lab_err("--seed wants a non-negative integer, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
-			seeded = true;
+			o.seed = (unsigned long)seed;
+			o.seeded = true;
 			break;
-		case 'a': accel = optarg; break;
-		case 'P': reprobe = true; break;
-		case 'j': r.json = true; break;
+		case 'a': o.accel = optarg; break;
+		case 'P': o.reprobe = true; break;
+		case 'j': json = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -882,106 +231,38 @@ int cmd_run(int argc, char **argv)
 		lab_err("--order is 'random' or 'sequential', not '%s'", order);
 		return EXIT_USAGE;
 	}
-	if (accel && strcmp(accel, "auto") && strcmp(accel, "kvm") && strcmp(accel, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", accel);
+	o.sequential = order && !strcmp(order, "sequential");
+	if (o.accel && strcmp(o.accel, "auto") && strcmp(o.accel, "kvm") &&
+	    strcmp(o.accel, "tcg")) {
+		lab_err("--accel is auto, kvm or tcg, not '%s'", o.accel);
 		return EXIT_USAGE;
 	}
-	if ((resume && optind != argc) || (!resume && optind != argc - 1)) {
-		lab_err(resume ? "--resume takes a run, not a job file too"
-			       : "mmlab run wants one job file; see 'mmlab run --help'");
+	if ((o.resume && optind != argc) || (!o.resume && optind != argc - 1)) {
+		lab_err(o.resume ? "--resume takes a run, not a job file too"
+				 : "mmlab run wants one job file; see 'mmlab run --help'");
 		return EXIT_USAGE;
 	}
-	r.store = store_open(gopts.results_dir);
-	if (!r.store)
+	if (!o.resume)
+		o.job_path = argv[optind];
+	s = store_open(gopts.results_dir);
+	if (!s)
 		return EXIT_RUN_FAILED;
-	if (resume) {
-		ret = load_resume(&r, resume);
-		if (ret) {
-			run_free(&r);
-			return ret;
+	ret = runner_run(s, &o, &res);
+	if (res.run_id && !res.interrupted && ret != EXIT_USAGE) {
+		loaded = store_load_run(s, res.run_id);
+		if (loaded && json) {
+			json_dumpf(loaded, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+			fputc('\n', stdout);
+		} else if (loaded) {
+			print_summary(loaded, stdout);
 		}
-		ret = EXIT_RUN_FAILED;
-	} else {
-		if (job_load(argv[optind], &r.job)) {
-			run_free(&r);
-			return EXIT_USAGE;
-		}
-		r.sequential = order && !strcmp(order, "sequential");
-		r.seed = seeded ? seed : (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
+		json_decref(loaded);
+		if (res.failed_iterations)
+			lab_err("%u iteration%s of run %s did not finish ok (see 'mmlab "
+				"results show %s')", res.failed_iterations,
+				res.failed_iterations == 1 ? "" : "s", res.run_id, res.run_id);
 	}
-	mode = r.job->accel;
-	if (accel)
-		mode = !strcmp(accel, "kvm") ? ACCEL_KVM : !strcmp(accel, "tcg") ? ACCEL_TCG
-									     : ACCEL_AUTO;
-	if (resume) {
-		const char *was = json_string_value(json_object_get(
-			json_object_get(r.runjson, "host"), "accel"));
-
-		/* a resumed run measures under the accel it started with */
-		if (was)
-			mode = !strcmp(was, "kvm") ? ACCEL_KVM : ACCEL_TCG;
-	}
-	if (resolve_kernels(&r)) {
-		run_free(&r);
-		return EXIT_USAGE;
-	}
-	if (image_initramfs(gopts.cache_dir, &r.img))
-		goto out;
-	if (r.img.built)
-		lab_info("built the guest image %s", r.img.path);
-	r.host = vm_connect(gopts.connect_uri);
-	if (!r.host)
-		goto out;
-	if (!resume) {
-		r.id = store_run_create(r.store, r.job->name);
-		if (!r.id)
-			goto out;
-		char *copy = xasprintf("%s/%s/job.yaml", store_dir(r.store), r.id);
-		size_t len;
-		char *text = read_file(r.job->path, &len, 1u << 20);
-
-		if (!text || write_file_atomic(copy, text, len, 0644)) {
-			free(text);
-			free(copy);
-			goto out;
-		}
-		free(text);
-		free(copy);
-		r.runjson = new_runjson(&r);
-	}
-	r.stage = stage_create();
-	if (!r.stage || stage_kernels(&r) || resolve_accel(&r, mode, reprobe))
-		goto out;
-	json_object_set_new(r.runjson, "host", host_json(&r));
-	if (write_status(&r, "running"))
-		goto out;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	plan_boots(&r);
-	if (run_boots(&r)) {
-		write_status(&r, "incomplete");
-		lab_err("run %s interrupted; 'mmlab run --resume %s' finishes it", r.id, r.id);
-		goto out;
-	}
-	if (write_status(&r, "complete"))
-		goto out;
-	ret = r.failed_iterations ? EXIT_RUN_FAILED : 0;
-	loaded = store_load_run(r.store, r.id);
-	if (loaded && r.json) {
-		json_dumpf(loaded, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-		fputc('\n', stdout);
-	} else if (loaded) {
-		print_summary(loaded, stdout);
-	}
-	json_decref(loaded);
-	if (r.failed_iterations)
-		lab_err("%u iteration%s of run %s did not finish ok (see 'mmlab results show %s')",
-			r.failed_iterations, r.failed_iterations == 1 ? "" : "s", r.id, r.id);
-out:
-	if (ret == EXIT_RUN_FAILED && r.runjson && r.id && !interrupted &&
-	    !strcmp(json_string_value(json_object_get(r.runjson, "status")) ?: "", "running"))
-		write_status(&r, "failed");
-	run_free(&r);
+	run_result_release(&res);
+	store_close(s);
 	return ret;
 }
