@@ -133,7 +133,9 @@ install: all
 	install -m 0755 mmlab $(DESTDIR)$(PREFIX)/bin/mmlab
 	install -m 0755 build/guest/agent $(DESTDIR)$(PREFIX)/lib/mmlab/guest/agent
 	install -m 0755 $(WL_BINS) $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads/
-	cp -r jobs kernels docs $(DESTDIR)$(PREFIX)/share/mmlab/
+	for d in jobs kernels docs; do \
+		if [ -d $$d ]; then cp -r $$d $(DESTDIR)$(PREFIX)/share/mmlab/; fi; \
+	done
 
 format:
 	clang-format -i lab/*.[ch] common/*.[ch] collectors/*.[ch] workloads/*.c \

@@ -19,6 +19,29 @@
 #define PROBE_CMDLINE "console=ttyS0 panic=-1"
 #define PROBE_MEMORY_KIB (256u * 1024)
 
+/*
+ * The line QEMU itself printed in a libvirt error ("... qemu-system-x86_64:
+ * error: failed to set MSR 0x10a to 0x69 qemu-system-x86_64: ..."), or the
+ * whole message when there is none.
+ */
+static const char *qemu_said(const char *detail, char *buf, size_t len)
+{
+	const char *tag = "qemu-system-x86_64: ";
+	const char *p = strstr(detail, tag), *end;
+
+	if (!p)
+		return detail;
+	p += strlen(tag);
+	if (!strncmp(p, "error: ", 7))
+		p += 7;
+	end = strstr(p, tag);
+	snprintf(buf, len, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+	/* trailing blanks before the next QEMU line */
+	for (size_t n = strlen(buf); n && (buf[n - 1] == ' ' || buf[n - 1] == '\n'); n--)
+		buf[n - 1] = '\0';
+	return buf;
+}
+
 static void set_reason(struct accel_choice *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -185,10 +208,13 @@ static void probe_verdict(const struct vm_result *r, int ok,
 		set_reason(out, "KVM probe: the guest crashed under KVM: %s (console: %s)",
 			   r->detail, *tail ? tail : "empty");
 		break;
-	case VM_ERROR:
+	case VM_ERROR: {
+		char qemu[256];
+
 		set_reason(out, "KVM probe: QEMU could not start a KVM guest: %s",
-			   r->detail);
+			   qemu_said(r->detail, qemu, sizeof(qemu)));
 		break;
+	}
 	default:
 		set_reason(out, "KVM probe: the guest stopped under KVM before the agent said hello (%s; console: %s)",
 			   r->detail, *tail ? tail : "empty");
