@@ -351,6 +351,29 @@ out:
 	return ret;
 }
 
+struct tick_ctx {
+	struct progress *pg;
+	const char *data_path;
+	char *label;
+	double deadline;
+	int last;
+};
+
+/* the status line of a running boot, once a second: booting or measuring */
+static int boot_tick(double elapsed_s, void *arg)
+{
+	struct tick_ctx *tc = arg;
+	struct stat st;
+
+	if ((int)elapsed_s == tc->last)
+		return VM_TICK_CONTINUE;
+	tc->last = (int)elapsed_s;
+	progress_status(tc->pg, "%s: %s %ds (deadline %.0fs)", tc->label,
+			stat(tc->data_path, &st) == 0 && st.st_size > 0 ? "agent up," : "booting,",
+			tc->last, tc->deadline);
+	return VM_TICK_CONTINUE;
+}
+
 static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 {
 	const struct job *job = r->job;
@@ -384,9 +407,19 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	xml = topology_domain_xml(&spec);
 	if (!xml)
 		goto out;
-	progress_status(pg, "%s iteration %u%s: booting %s", v->name, b->first,
-			b->count > 1 ? "+" : "", r->kernels[b->variant].release);
-	if (vm_run(r->host, xml, deadline, &vr) && vr.outcome == VM_ERROR) {
+	struct tick_ctx tc = {
+		.pg = pg, .data_path = data_path, .deadline = deadline, .last = -1,
+		.label = xasprintf("%s iteration %u%s (%s)", v->name, b->first,
+				   b->count > 1 ? "+" : "", r->kernels[b->variant].release),
+	};
+
+	progress_status(pg, "%s: booting", tc.label);
+	vm_set_tick(r->host, boot_tick, &tc);
+	/* the outcome says it all; -1 is only VM_ERROR */
+	vm_run(r->host, xml, deadline, &vr);
+	vm_set_tick(r->host, NULL, NULL);
+	free(tc.label);
+	if (vr.outcome == VM_ERROR) {
 		lab_err("variant '%s' iteration %u: the domain did not start: %s", v->name,
 			b->first, vr.detail);
 		goto out;
