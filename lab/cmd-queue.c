@@ -703,6 +703,7 @@ int cmd_queue(int argc, char **argv)
 	sub = argv[1];
 	argc--;
 	argv++;
+	optind = 0;	/* reinitialise getopt: options may follow operands */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':

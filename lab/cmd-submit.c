@@ -168,6 +168,20 @@ static unsigned int task_minutes(struct store *s, const char *run, unsigned int 
 	return (unsigned int)(sec / 60) + 5;
 }
 
+/* a task holds as many Slurm CPUs as its guest has vCPUs */
+static unsigned int job_vcpus(struct store *s, const char *run)
+{
+	json_t *rj = store_run_read(s, run), *n;
+	unsigned int cpus = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(json_object_get(rj, "job_resolved"),
+		"topology"), "nodes"), i, n)
+		cpus += (unsigned int)json_integer_value(json_object_get(n, "cpus"));
+	json_decref(rj);
+	return cpus ? cpus : 1;
+}
+
 static int submit_one(struct queue *q, struct store *s, const char *path, const char *mmlab,
 		      const char *partition, const char *accel, unsigned int minutes,
 		      int priority, json_t *out)
@@ -198,11 +212,11 @@ static int submit_one(struct queue *q, struct store *s, const char *path, const 
 		goto out;
 	strlist_push(&a, "sbatch");
 	strlist_push(&a, "--parsable");
-	strlist_pushf(&a, "--job-name=mmlab-%s", json_string_value(json_object_get(
-		json_array_get(boots, 0), "variant")) ? run : run);
+	strlist_pushf(&a, "--job-name=mmlab-%s", run);
 	strlist_pushf(&a, "--array=0-%u", n - 1);
 	strlist_pushf(&a, "--output=%s/task-%%a.out", dir);
 	strlist_pushf(&a, "--chdir=%s", dir);
+	strlist_pushf(&a, "--cpus-per-task=%u", job_vcpus(s, run));
 	strlist_pushf(&a, "--time=%u", minutes ? minutes : task_minutes(s, run,
 		(unsigned int)json_integer_value(json_object_get(json_array_get(boots, 0), "count"))));
 	if (partition)
@@ -270,6 +284,7 @@ int cmd_submit(int argc, char **argv)
 	ssize_t n;
 	int c, ret = 0;
 
+	optind = 0;	/* reinitialise getopt: options may follow operands */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S': slurm = true; break;

@@ -293,8 +293,10 @@ int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits
 	sqlite3_finalize(st);
 	if (!ret && set_state(q, out->id, ITEM_RUNNING, NULL, o))
 		goto fail;
-	if (!ret)
+	if (!ret) {
 		out->state = ITEM_RUNNING;
+		out->attempts++;
+	}
 	if (qexec(q, "COMMIT;"))
 		goto fail;
 	return ret;
