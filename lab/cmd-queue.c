@@ -591,6 +591,31 @@ static int do_status(struct queue *q, struct store *s, bool json, bool items)
 	return 0;
 }
 
+/* after cancel/retry: the run's status says what the queue holds for it */
+static void run_status_follow(struct queue *q, struct store *s, long long id)
+{
+	json_t *st = queue_status(q, 1), *j;
+	bool final, all_done, cancelled;
+	size_t i;
+
+	if (!st || queue_job_final(q, id, &final, &all_done, &cancelled)) {
+		json_decref(st);
+		return;
+	}
+	json_array_foreach(st, i, j) {
+		const char *run = json_string_value(json_object_get(j, "run"));
+
+		if (json_integer_value(json_object_get(j, "id")) != id || !run)
+			continue;
+		if (final && cancelled)
+			run_status_set(s, run, "cancelled");
+		else if (!final && !json_integer_value(json_object_get(
+				json_object_get(j, "counts"), "running")))
+			run_status_set(s, run, "queued");
+	}
+	json_decref(st);
+}
+
 static int parse_id(const char *s, long long *id)
 {
 	uint64_t v;
@@ -776,6 +801,8 @@ int cmd_queue(int argc, char **argv)
 		int n = !strcmp(sub, "cancel") ? queue_cancel(q, id) : queue_retry(q, id);
 
 		ret = n < 0 ? EXIT_USAGE : 0;
+		if (n > 0)
+			run_status_follow(q, s, id);
 		if (n >= 0 && !strcmp(sub, "cancel"))
 			printf("job %lld: %d queued boot%s cancelled (running ones finish)\n",
 			       id, n, n == 1 ? "" : "s");
