@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{ "image", cmd_image, "build and list guest images" },
 	{ "compare", cmd_compare, "compare variants with significance tests" },
 	{ "report", cmd_report, "write an HTML report with plots" },
+	{ "queue", cmd_queue, "batch runs: a resumable queue of jobs, concurrent pinned VMs" },
+	{ "submit", cmd_submit, "run jobs on a Slurm cluster (sbatch array jobs)" },
 };
 
 static void usage(FILE *f)

@@ -74,6 +74,8 @@ struct run {
 	unsigned long seed;
 	bool sequential;
 	unsigned int failed_iterations;
+	const struct boot_opts *bo;	/* runner_boot(): placement of the boot */
+	bool from_queue;		/* runner_boot(): the queue owns the run */
 };
 
 static json_t *kv_json(const struct kvlist *l)
@@ -306,6 +308,8 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 		if (json_object_get(ait, "signal"))
 			json_object_set(it, "signal", json_object_get(ait, "signal"));
 	}
+	if (r->bo && r->bo->placement)
+		json_object_set(json_object_get(it, "boot"), "placement", r->bo->placement);
 	if (why)
 		json_object_set_new(it, "reason", json_string(why));
 	if (excerpt)
@@ -399,6 +403,11 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	size_t dlen = 0;
 	int ret = -1;
 
+	if (r->bo) {
+		spec.cpuset = r->bo->cpuset;
+		spec.vcpu_pins = r->bo->vcpu_pins;
+		spec.memnodes = r->bo->memnodes;
+	}
 	if (mkdir_p(dir, 0755))
 		goto out;
 	plan_for(r, b, &plan);
@@ -414,6 +423,8 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	};
 
 	progress_status(pg, "%s: booting", tc.label);
+	if (r->from_queue)	/* a domain of a killed earlier attempt */
+		vm_destroy_name(r->host, name);
 	vm_set_tick(r->host, boot_tick, &tc);
 	/* the outcome says it all; -1 is only VM_ERROR */
 	vm_run(r->host, xml, deadline, &vr);
@@ -542,7 +553,7 @@ static int load_resume(struct run *r, const char *run_arg)
 	rj = store_run_read(r->store, r->id);
 	if (!rj)
 		return EXIT_USAGE;
-	if (!strcmp(store_effective_status(rj), "running")) {
+	if (!r->from_queue && !strcmp(store_effective_status(rj), "running")) {
 		lab_err("run %s is still running (pid %lld); wait for it or stop it first",
 			r->id, (long long)json_integer_value(json_object_get(rj, "pid")));
 		json_decref(rj);
@@ -813,4 +824,111 @@ void run_result_release(struct run_result *res)
 {
 	free(res->run_id);
 	res->run_id = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* the queue's entry points (lab/queue.c): create now, boot item by item */
+
+static json_t *boots_json(const struct run *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->nboots; i++)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:i}", "variant",
+			r->job->variants[r->boots[i].variant].name,
+			"first", (int)r->boots[i].first, "count", (int)r->boots[i].count));
+	return a;
+}
+
+int runner_create(struct store *s, const struct run_opts *o, char **run_id)
+{
+	struct run r = { .store = s };
+	enum accel_mode mode;
+	int ret;
+
+	*run_id = NULL;
+	ret = load_new(&r, o);
+	if (ret) {
+		run_free(&r);
+		return ret;
+	}
+	mode = pick_accel(&r, o);
+	if (resolve_kernels(&r)) {
+		run_free(&r);
+		return EXIT_USAGE;
+	}
+	ret = EXIT_RUN_FAILED;
+	if (image_initramfs(gopts.cache_dir, &r.img))
+		goto out;
+	r.host = vm_connect(gopts.connect_uri);
+	if (!r.host || resolve_accel(&r, mode, o->reprobe) || create_run(&r))
+		goto out;
+	json_object_set_new(r.runjson, "host", host_json(&r));
+	plan_boots(&r);
+	json_object_set_new(r.runjson, "boots", boots_json(&r));
+	json_object_del(r.runjson, "pid");
+	if (write_status(&r, "queued"))
+		goto out;
+	*run_id = xstrdup(r.id);
+	ret = 0;
+out:
+	run_free(&r);
+	return ret;
+}
+
+int runner_boot(struct store *s, const char *run_id, const char *variant,
+		unsigned int first, const struct boot_opts *bo)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct run_opts o = { .resume = run_id };
+	struct run r = { .store = s, .bo = bo, .from_queue = true };
+	struct boot b = { .first = first };
+	struct progress pg;
+	json_t *it;
+	size_t i;
+	int ret;
+
+	interrupted = 0;
+	ret = load_resume(&r, run_id);
+	if (ret) {
+		run_free(&r);
+		return ret;
+	}
+	ret = EXIT_USAGE;
+	for (b.variant = 0; b.variant < r.job->nvariants; b.variant++)
+		if (!strcmp(r.job->variants[b.variant].name, variant))
+			break;
+	json_array_foreach(json_object_get(r.runjson, "boots"), i, it)
+		if (!strcmp(json_string_value(json_object_get(it, "variant")) ?: "", variant) &&
+		    json_integer_value(json_object_get(it, "first")) == first)
+			b.count = (unsigned int)json_integer_value(json_object_get(it, "count"));
+	if (b.variant == r.job->nvariants || !b.count) {
+		lab_err("run %s has no boot of variant '%s' at iteration %u; see 'mmlab results "
+			"show %s'", r.id, variant, first, r.id);
+		goto out;
+	}
+	if (boot_done(&r, &b)) {
+		ret = 0;
+		goto out;
+	}
+	if (resolve_kernels(&r))
+		goto out;
+	ret = EXIT_RUN_FAILED;
+	if (image_initramfs(gopts.cache_dir, &r.img))
+		goto out;
+	r.host = vm_connect(gopts.connect_uri);
+	r.stage = r.host ? stage_create() : NULL;
+	if (!r.stage || stage_kernels(&r) || resolve_accel(&r, pick_accel(&r, &o), false))
+		goto out;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	progress_init(&pg, b.count);
+	if (run_boot(&r, &b, &pg) < 0 && !interrupted)
+		r.failed_iterations += b.count;
+	progress_clear(&pg);
+	ret = interrupted ? 3 : r.failed_iterations ? EXIT_RUN_FAILED : 0;
+out:
+	run_free(&r);
+	return ret;
 }

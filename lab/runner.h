@@ -37,4 +37,33 @@ struct run_result {
 int runner_run(struct store *s, const struct run_opts *o, struct run_result *res);
 void run_result_release(struct run_result *res);
 
+/*
+ * The queue's entry points (lab/queue.c, docs/queue.md).
+ *
+ * runner_create() makes a run of o->job_path (or o->job) without booting
+ * anything: kernels resolved, KVM or TCG chosen, host facts and the boot
+ * plan recorded in run.json ("boots": [{"variant","first","count"}] in the
+ * run's order), status "queued". *run_id is malloc'd. Exit status as
+ * runner_run().
+ */
+int runner_create(struct store *s, const struct run_opts *o, char **run_id);
+
+struct boot_opts {
+	const char *cpuset;		/* host CPUs of every vCPU, or NULL */
+	const int *vcpu_pins;		/* host CPU per vCPU, or NULL */
+	const int *memnodes;		/* host node per guest node, or NULL */
+	json_t *placement;		/* stored in each iteration's "boot" */
+};
+
+/*
+ * Run one boot of a created run: the boot of variant whose first iteration
+ * is first, placed as bo says; each of its iterations is stored as in
+ * runner_run(). A boot already stored is not run again. A domain of the
+ * same name left by a killed earlier attempt is destroyed first. Does not
+ * change run.json. Returns 0 ok, 1 an iteration not ok, 2 bad input, 3
+ * interrupted (SIGINT/SIGTERM; nothing stored).
+ */
+int runner_boot(struct store *s, const char *run_id, const char *variant,
+		unsigned int first, const struct boot_opts *bo);
+
 #endif

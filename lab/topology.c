@@ -251,9 +251,40 @@ static int write_cputune(xmlTextWriterPtr w, const struct domain_spec *s)
 	int rc = w_start(w, "cputune");
 
 	for (i = 0; i < n; i++) {
+		char pin[16];
+
+		if (s->vcpu_pins)
+			snprintf(pin, sizeof(pin), "%d", s->vcpu_pins[i]);
 		rc |= w_start(w, "vcpupin");
 		rc |= w_attru(w, "vcpu", i);
-		rc |= w_attr(w, "cpuset", s->cpuset);
+		rc |= w_attr(w, "cpuset", s->vcpu_pins ? pin : s->cpuset);
+		rc |= w_end(w);
+	}
+	return rc | w_end(w);
+}
+
+/* <numatune>: the guest's memory on the host nodes placement chose */
+static int write_numatune(xmlTextWriterPtr w, const struct domain_spec *s)
+{
+	unsigned int i, n = s->topo->nnodes;
+	char all[256] = "", one[16];
+	int rc = w_start(w, "numatune");
+
+	for (i = 0; i < n; i++) {
+		snprintf(one, sizeof(one), "%s%d", i ? "," : "", s->memnodes[i]);
+		if (strlen(all) + strlen(one) < sizeof(all))
+			strcat(all, one);
+	}
+	rc |= w_start(w, "memory");
+	rc |= w_attr(w, "mode", "strict");
+	rc |= w_attr(w, "nodeset", all);
+	rc |= w_end(w);
+	for (i = 0; i < n; i++) {
+		snprintf(one, sizeof(one), "%d", s->memnodes[i]);
+		rc |= w_start(w, "memnode");
+		rc |= w_attru(w, "cellid", i);
+		rc |= w_attr(w, "mode", "strict");
+		rc |= w_attr(w, "nodeset", one);
 		rc |= w_end(w);
 	}
 	return rc | w_end(w);
@@ -316,8 +347,10 @@ static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s)
 	snprintf(buf, sizeof(buf), "%u", total_cpus(s->topo));
 	rc |= xmlTextWriterWriteString(w, BAD_CAST buf) < 0 ? -1 : 0;
 	rc |= w_end(w);
-	if (s->cpuset)
+	if (s->cpuset || s->vcpu_pins)
 		rc |= write_cputune(w, s);
+	if (s->memnodes)
+		rc |= write_numatune(w, s);
 	rc |= write_os(w, s);
 	rc |= w_start(w, "features");
 	rc |= w_empty1(w, "acpi", NULL, NULL);

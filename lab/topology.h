@@ -27,6 +27,13 @@ struct domain_spec {
 	const char *console_path;		/* ttyS0 -> file (console log) */
 	const char *data_path;			/* ttyS1 -> file (agent data channel) */
 	const char *cpuset;			/* host cpus for <vcpupin>, NULL = none */
+	/*
+	 * Placement (lab/placement.h): one host CPU per vCPU (overrides
+	 * cpuset), and one host NUMA node per guest node for
+	 * <numatune><memnode>; NULL = none. Arrays of total vCPUs / nnodes.
+	 */
+	const int *vcpu_pins;
+	const int *memnodes;
 };
 
 /*

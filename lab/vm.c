@@ -579,3 +579,18 @@ int vm_destroy_matching(struct vm_host *h, const char *prefix)
 	free(doms);
 	return count;
 }
+
+int vm_destroy_name(struct vm_host *h, const char *name)
+{
+	virDomainPtr d = virDomainLookupByName(h->conn, name);
+	int ret;
+
+	if (!d)
+		return 0;
+	ret = virDomainDestroy(d) == 0 ? 1 : -1;
+	if (ret < 0)
+		lab_warn("cannot destroy leftover domain %s: %s; try `virsh -c %s destroy %s`",
+			 name, last_error, h->uri, name);
+	virDomainFree(d);
+	return ret;
+}

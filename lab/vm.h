@@ -105,5 +105,7 @@ void vm_clear_stop(void);
  * by a killed run). Returns how many were destroyed, or -1.
  */
 int vm_destroy_matching(struct vm_host *h, const char *prefix);
+/* destroy the running domain of exactly this name: 1 destroyed, 0 none, -1 */
+int vm_destroy_name(struct vm_host *h, const char *name);
 
 #endif

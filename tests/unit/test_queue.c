@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_queue.c - the queue's state machine on a real SQLite file: claims in
+ * priority order, finishes, recovery of a dead owner's items (requeued, or
+ * done when stored), the one-runner rule, cancel and retry, the ETA.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "queue.h"
+#include "util.h"
+
+static char *dir;
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/mmlab-test-queue.XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	dir = xstrdup(tmpl);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	free(dir);
+	return 0;
+}
+
+static json_t *boots(unsigned int n)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:i}", "variant",
+						   i % 2 ? "b" : "a", "first", (int)(i / 2),
+						   "count", 1));
+	return a;
+}
+
+/* a pid that is certainly dead: a child we reaped */
+static long long dead_pid(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+	return p;
+}
+
+static void test_transitions(void **state)
+{
+	(void)state;
+	assert_true(item_transition_ok(ITEM_QUEUED, ITEM_RUNNING));
+	assert_true(item_transition_ok(ITEM_QUEUED, ITEM_CANCELLED));
+	assert_true(item_transition_ok(ITEM_RUNNING, ITEM_DONE));
+	assert_true(item_transition_ok(ITEM_RUNNING, ITEM_FAILED));
+	assert_true(item_transition_ok(ITEM_RUNNING, ITEM_QUEUED));
+	assert_true(item_transition_ok(ITEM_FAILED, ITEM_QUEUED));
+	assert_true(item_transition_ok(ITEM_CANCELLED, ITEM_QUEUED));
+	assert_false(item_transition_ok(ITEM_DONE, ITEM_QUEUED));
+	assert_false(item_transition_ok(ITEM_DONE, ITEM_RUNNING));
+	assert_false(item_transition_ok(ITEM_QUEUED, ITEM_DONE));
+	assert_false(item_transition_ok(ITEM_RUNNING, ITEM_CANCELLED));
+	assert_false(item_transition_ok(ITEM_FAILED, ITEM_DONE));
+	for (int s = 0; s < ITEM_NSTATES; s++)
+		assert_int_equal(item_state_parse(item_state_name(s)), s);
+	assert_int_equal(item_state_parse("bogus"), -1);
+}
+
+static bool odd_first(const struct queue_item *it, void *arg)
+{
+	(void)arg;
+	return it->variant[0] == 'b';
+}
+
+static void test_claim_order_and_finish(void **state)
+{
+	struct queue *q = queue_open(dir);
+	struct queue_owner me;
+	struct queue_item it;
+	json_t *b = boots(4), *st;
+	long long j1, j2;
+
+	(void)state;
+	assert_non_null(q);
+	queue_owner_self(&me);
+	j1 = queue_add(q, "run1", "one", 0, b, NULL);
+	j2 = queue_add(q, "run2", "two", 7, b, NULL);
+	assert_true(j1 > 0 && j2 > j1);
+	assert_int_equal(queue_add(q, "run3", "slurm", 99, b, "{}") > 0, 1);
+	/* the higher priority job first; the Slurm job never */
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(it.job, j2);
+	assert_string_equal(it.run, "run2");
+	assert_string_equal(it.variant, "a");
+	assert_int_equal(it.state, ITEM_RUNNING);
+	assert_int_equal(it.attempts, 1);
+	/* fits() can skip items that do not fit now */
+	assert_int_equal(queue_claim(q, &me, odd_first, NULL, &it), 0);
+	assert_string_equal(it.variant, "b");
+	assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	/* a done item cannot go back */
+	assert_int_equal(queue_finish(q, it.id, ITEM_QUEUED, NULL), -1);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
+	st = queue_status(q, 2);
+	assert_int_equal(json_array_size(st), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		json_array_get(st, 1), "counts"), "done")), 1);
+	assert_true(json_is_object(json_object_get(json_array_get(st, 2), "slurm")));
+	json_decref(st);
+	json_decref(b);
+	queue_close(q);
+}
+
+static bool stored_if_a(const struct queue_item *it, void *arg)
+{
+	(void)arg;
+	return it->variant[0] == 'a';
+}
+
+static void test_recover_dead_owner(void **state)
+{
+	struct queue *q = queue_open(dir);
+	struct queue_owner me, dead, other_boot, other_host;
+	struct queue_item it;
+	json_t *b = boots(4), *st;
+	bool final, all_done, cancelled;
+	long long job, other;
+
+	(void)state;
+	queue_owner_self(&me);
+	dead = me;
+	dead.pid = dead_pid();
+	other_boot = me;
+	snprintf(other_boot.boot, sizeof(other_boot.boot), "not-this-boot");
+	other_host = me;
+	snprintf(other_host.host, sizeof(other_host.host), "elsewhere");
+	job = queue_add(q, "r", "j", 0, b, NULL);
+	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0);	/* a 0 */
+	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0);	/* b 0 */
+	assert_int_equal(queue_claim(q, &other_boot, NULL, NULL, &it), 0);	/* a 1 */
+	assert_int_equal(queue_claim(q, &other_host, NULL, NULL, &it), 0);	/* b 1 */
+	/* the dead pid and the old boot are dead; the other host is fresh */
+	assert_int_equal(queue_recover(q, &me, 60, stored_if_a, NULL), 3);
+	st = queue_status(q, 1);
+	{
+		json_t *c = json_object_get(json_array_get(st, 0), "counts");
+
+		assert_int_equal(json_integer_value(json_object_get(c, "done")), 2);
+		assert_int_equal(json_integer_value(json_object_get(c, "queued")), 1);
+		assert_int_equal(json_integer_value(json_object_get(c, "running")), 1);
+	}
+	json_decref(st);
+	/* a silent other host is dead after stale_s */
+	assert_int_equal(queue_recover(q, &me, -1, NULL, NULL), 1);
+	assert_int_equal(queue_job_final(q, job, &final, &all_done, &cancelled), 0);
+	assert_false(final);
+	/* requeued items are claimed again, attempts counted */
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(it.attempts, 2);
+	assert_int_equal(queue_finish(q, it.id, ITEM_FAILED, "boom"), 0);
+	/* a live owner (us) is never recovered */
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(queue_heartbeat(q, &me), 0);
+	assert_int_equal(queue_recover(q, &me, 60, NULL, NULL), 0);
+	assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	assert_int_equal(queue_job_final(q, job, &final, &all_done, &cancelled), 0);
+	assert_true(final);
+	assert_false(all_done);
+	/* retry the failed one; cancel it */
+	assert_int_equal(queue_retry(q, job), 1);
+	assert_int_equal(queue_cancel(q, job), 1);
+	assert_int_equal(queue_job_final(q, job, &final, &all_done, &cancelled), 0);
+	assert_true(final && cancelled);
+	assert_int_equal(queue_retry(q, job), 1);
+	assert_int_equal(queue_cancel(q, 999), -1);
+	assert_int_equal(queue_job_of_run(q, "r"), job);
+	assert_int_equal(queue_job_of_run(q, "nope"), -1);
+	/* one runner per store: a dead one is replaced, a live one refuses */
+	assert_int_equal(queue_runner_register(q, &dead, 60, &other), 0);
+	assert_int_equal(queue_runner_register(q, &me, 60, &other), 0);
+	dead.pid = getppid();	/* alive, not us */
+	assert_int_equal(queue_runner_register(q, &dead, 60, &other), 1);
+	assert_int_equal(other, me.pid);
+	queue_runner_unregister(q, &me);
+	assert_int_equal(queue_runner_register(q, &dead, 60, &other), 0);
+	json_decref(b);
+	queue_close(q);
+}
+
+static void test_eta(void **state)
+{
+	struct queue *q = queue_open(dir);
+	struct queue_owner me;
+	struct queue_item it;
+	json_t *b = boots(3), *st;
+
+	(void)state;
+	queue_owner_self(&me);
+	queue_add(q, "r", "j", 0, b, NULL);
+	st = queue_status(q, 1);
+	assert_true(json_is_null(json_object_get(json_array_get(st, 0), "eta_s")));
+	json_decref(st);
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	usleep(200000);
+	assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	st = queue_status(q, 2);
+	{
+		json_t *j = json_array_get(st, 0);
+		double mean = json_number_value(json_object_get(j, "mean_item_s"));
+
+		assert_true(mean >= 0.15 && mean < 5);
+		/* two items left over two VMs: one mean */
+		assert_true(fabs(json_number_value(json_object_get(j, "eta_s")) - mean) < 1e-6);
+	}
+	json_decref(st);
+	json_decref(b);
+	queue_close(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_transitions),
+		cmocka_unit_test_setup_teardown(test_claim_order_and_finish, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_dead_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eta, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
