@@ -157,13 +157,13 @@ static void print_until_significant(json_t *us, FILE *f)
 	if (!us)
 		return;
 	if (w)
-		snprintf(worst, sizeof(worst), "; widest: %s in %s +-%s%.2f%% (n %d)",
+		snprintf(worst, sizeof(worst), "\n  widest: %s in %s +-%s%.2f%% (n %d)",
 			 json_string_value(json_object_get(w, "metric")),
 			 json_string_value(json_object_get(w, "variant")),
 			 json_is_real(hw) ? "" : "inf",
 			 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0,
 			 (int)json_integer_value(json_object_get(w, "n")));
-	fprintf(f, "\nuntil-significant (%s, target +-%.2f%% at 95%%): %s after %d "
+	fprintf(f, "\nuntil-significant (%s, target +-%.2f%% at 95%%):\n  %s after %d "
 		"iteration%s per variant, %d round%s added%s\n",
 		json_string_value(json_object_get(us, "metrics")),
 		100 * json_number_value(json_object_get(us, "precision")),
