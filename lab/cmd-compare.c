@@ -178,7 +178,7 @@ static int parse_args(int argc, char **argv, struct comparison *c,
 	};
 	int opt;
 
-	optind = 1;
+	optind = 0;	/* afresh: options may follow the runs */
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':

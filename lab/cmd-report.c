@@ -52,7 +52,7 @@ static int parse_args(int argc, char **argv, struct comparison *c,
 	char *end;
 	int opt;
 
-	optind = 1;
+	optind = 0;	/* afresh: options may follow the runs */
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (opt == 'o') {
 			o->output = optarg;

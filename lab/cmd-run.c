@@ -12,6 +12,8 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "compare_cli.h"
+#include "precision.h"
 #include "results.h"
 #include "runner.h"
 #include "util.h"
@@ -35,6 +37,13 @@ static void usage(FILE *f)
 		"  --seed N              the seed of the random order (default: from the clock)\n"
 		"  --accel auto|kvm|tcg  override the job's accel\n"
 		"  --reprobe             redo the KVM probe instead of using the cached verdict\n"
+		"  --until-significant   after the job's iterations, add rounds of one\n"
+		"                        iteration per variant until every target metric's\n"
+		"                        95%% CI half-width is below --precision of its mean\n"
+		"  --max-iterations N    stop adding at N iterations per variant (default 20)\n"
+		"  --precision PCT       relative CI half-width to reach (default 2%%)\n"
+		"  --metrics GLOBS       target metrics, comma-separated patterns\n"
+		"                        (default " PRECISION_DEFAULT_METRICS ")\n"
 		"  --json                print the stored run as JSON at the end\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -138,6 +147,33 @@ static void summary_cell(json_t *variant, const char *metric, char *cell, size_t
 	snprintf(cell, len, "%s +- %s (%u)", mean, sd, a.n);
 }
 
+/* what --until-significant did, from run.json "until_significant" */
+static void print_until_significant(json_t *us, FILE *f)
+{
+	json_t *w = json_object_get(us, "worst");
+	json_t *hw = json_object_get(w, "halfwidth_rel");
+	char worst[160] = "";
+
+	if (!us)
+		return;
+	if (w)
+		snprintf(worst, sizeof(worst), "\n  widest: %s in %s +-%s%.2f%% (n %d)",
+			 json_string_value(json_object_get(w, "metric")),
+			 json_string_value(json_object_get(w, "variant")),
+			 json_is_real(hw) ? "" : "inf",
+			 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0,
+			 (int)json_integer_value(json_object_get(w, "n")));
+	fprintf(f, "\nuntil-significant (%s, target +-%.2f%% at 95%%):\n  %s after %d "
+		"iteration%s per variant, %d round%s added%s\n",
+		json_string_value(json_object_get(us, "metrics")),
+		100 * json_number_value(json_object_get(us, "precision")),
+		json_string_value(json_object_get(us, "stopped")) ?: "stopped",
+		(int)json_integer_value(json_object_get(us, "iterations")),
+		json_integer_value(json_object_get(us, "iterations")) == 1 ? "" : "s",
+		(int)json_integer_value(json_object_get(us, "rounds")),
+		json_integer_value(json_object_get(us, "rounds")) == 1 ? "" : "s", worst);
+}
+
 /* the per-variant summary: mean +- stddev (n) of the headline metrics */
 static void print_summary(json_t *run, FILE *f)
 {
@@ -179,6 +215,7 @@ static void print_summary(json_t *run, FILE *f)
 		}
 		fputc('\n', f);
 	}
+	print_until_significant(json_object_get(run, "until_significant"), f);
 	fprintf(f, "\n'mmlab results show %s' has every metric; 'mmlab compare %s' tests "
 		"the differences.\n", json_string_value(json_object_get(run, "run")),
 		json_string_value(json_object_get(run, "run")));
@@ -196,6 +233,10 @@ int cmd_run(int argc, char **argv)
 		{ "accel", required_argument, NULL, 'a' },
 		{ "reprobe", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "until-significant", no_argument, NULL, 'U' },
+		{ "max-iterations", required_argument, NULL, 'M' },
+		{ "precision", required_argument, NULL, 'p' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +264,23 @@ int cmd_run(int argc, char **argv)
 		case 'a': o.accel = optarg; break;
 		case 'P': o.reprobe = true; break;
 		case 'j': json = true; break;
+		case 'U': o.until_significant = true; break;
+		case 'M':
+			if (parse_uint(optarg, &seed) || seed < 2 || seed > 10000) {
+				lab_err("--max-iterations wants an integer from 2 to 10000, "
+					"not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			o.max_iterations = (unsigned int)seed;
+			break;
+		case 'p':
+			if (cmp_parse_pct(optarg, &o.precision) || o.precision >= 1) {
+				lab_err("--precision wants a relative half-width such as "
+					"2%% or 0.02, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'm': o.metrics = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -232,6 +290,15 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.sequential = order && !strcmp(order, "sequential");
+	if (!o.until_significant && (o.max_iterations || o.precision || o.metrics)) {
+		lab_err("--max-iterations, --precision and --metrics go with "
+			"--until-significant");
+		return EXIT_USAGE;
+	}
+	if (!o.max_iterations)
+		o.max_iterations = 20;
+	if (!o.precision)
+		o.precision = 0.02;
 	if (o.accel && strcmp(o.accel, "auto") && strcmp(o.accel, "kvm") &&
 	    strcmp(o.accel, "tcg")) {
 		lab_err("--accel is auto, kvm or tcg, not '%s'", o.accel);

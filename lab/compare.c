@@ -611,17 +611,40 @@ static bool selected(const struct cmp_metric *m, const char *globs)
 	       !strncmp(m->name, "trace.", 6) || !strncmp(m->name, "rate.", 5);
 }
 
+/* a counter that stayed 0 in every sample of every variant says nothing */
+static bool all_zero(const struct comparison *c, const struct cmp_metric *m)
+{
+	for (size_t j = 0; j < c->nvars; j++)
+		for (size_t i = 0; i < m->cells[j].n; i++)
+			if (isfinite(m->cells[j].v[i]) && m->cells[j].v[i] != 0)
+				return false;
+	return true;
+}
+
 static void select_metrics(struct comparison *c, const char *globs)
 {
-	size_t k = 0;
+	size_t k = 0, zero = 0;
 
 	for (size_t i = 0; i < c->nmetrics; i++) {
-		if (selected(&c->metrics[i], globs))
-			c->metrics[k++] = c->metrics[i];
+		struct cmp_metric *m = &c->metrics[i];
+		bool keep = selected(m, globs);
+
+		/* the default set leaves out Ops rows that are 0 everywhere */
+		if (keep && !globs && m->kind == KIND_OPS && all_zero(c, m)) {
+			keep = false;
+			zero++;
+		}
+		if (keep)
+			c->metrics[k++] = *m;
 		else
-			metric_free(&c->metrics[i], c->nvars);
+			metric_free(m, c->nvars);
 	}
 	c->nmetrics = k;
+	if (zero)
+		strlist_pushf(&c->notes, "%zu Ops row%s 0 in every sample of every "
+			      "variant %s not shown (--metrics '*' shows every "
+			      "metric)", zero, zero == 1 ? "" : "s",
+			      zero == 1 ? "is" : "are");
 }
 
 static int metric_rank(const struct cmp_metric *m)

@@ -224,8 +224,8 @@ static void text_notes(FILE *out, const struct comparison *c)
 	fputc('\n', out);
 	s = xasprintf("* significant at alpha %.3g (Welch's t-test, "
 		      "Benjamini-Hochberg over the %zu rows of each variant). "
-		      "%% is the change against %s, positive when better "
-		      "(Ops rows with no direction: positive = more).",
+		      "Percentages are changes against %s, positive when better, "
+		      "or when more for rows with no direction.",
 		      c->alpha, c->nmetrics, c->vars[c->baseline].name);
 	put_wrapped(out, "", s);
 	free(s);

@@ -122,6 +122,10 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	optind = 1;	/* the command runs its own getopt_long from argv[1] */
+	/*
+	 * the command runs its own getopt_long from argv[1]; 0, not 1, makes
+	 * glibc start afresh, so options may follow operands again (main's "+")
+	 */
+	optind = 0;
 	return cmd->fn(argc, argv);
 }

@@ -17,18 +17,11 @@ struct dir_rule {
 	enum metric_dir dir;
 };
 
-/* /proc/vmstat and numastat counters, by their own name */
+/*
+ * /proc/vmstat and numastat counters, by their own name: docs/metrics.md,
+ * "Direction of counters" (tests/unit/test_metrics_dir.c checks both agree).
+ */
 static const struct dir_rule counter_rules[] = {
-	{ "thp_fault_alloc", DIR_HIGHER },
-	{ "thp_collapse_alloc", DIR_HIGHER },
-	{ "compact_success", DIR_HIGHER },
-	{ "numa_hit", DIR_HIGHER },
-	{ "numa_local", DIR_HIGHER },
-	{ "local_node", DIR_HIGHER },
-	{ "numa_hint_faults_local", DIR_HIGHER },
-	{ "thp_fault_fallback*", DIR_LOWER },
-	{ "thp_collapse_alloc_failed", DIR_LOWER },
-	{ "thp_split_*", DIR_LOWER },
 	{ "compact_stall", DIR_LOWER },
 	{ "compact_fail", DIR_LOWER },
 	{ "compact_migrate_scanned", DIR_LOWER },
@@ -38,17 +31,30 @@ static const struct dir_rule counter_rules[] = {
 	{ "pgmigrate_fail", DIR_LOWER },
 	{ "pgmajfault", DIR_LOWER },
 	{ "allocstall*", DIR_LOWER },
-	{ "pgscan_direct*", DIR_LOWER },
+	{ "pgscan_*", DIR_LOWER },
 	{ "pgsteal_direct*", DIR_LOWER },
+	{ "thp_fault_fallback*", DIR_LOWER },
+	{ "thp_collapse_alloc_failed", DIR_LOWER },
+	{ "thp_split_*", DIR_LOWER },
+	{ "numa_pte_updates", DIR_LOWER },
+	{ "numa_huge_pte_updates", DIR_LOWER },
+	{ "numa_hint_faults", DIR_LOWER },
+	{ "numa_hint_faults_local", DIR_HIGHER },
 	{ "numa_miss", DIR_LOWER },
 	{ "numa_foreign", DIR_LOWER },
 	{ "numa_other", DIR_LOWER },
 	{ "other_node", DIR_LOWER },
-	{ "numa_pte_updates", DIR_LOWER },
-	{ "numa_huge_pte_updates", DIR_LOWER },
-	{ "numa_hint_faults", DIR_LOWER },
+	{ "numa_hit", DIR_HIGHER },
+	{ "numa_local", DIR_HIGHER },
+	{ "local_node", DIR_HIGHER },
 	{ "oom_kill", DIR_LOWER },
-	/* pgmigrate_success, numa_pages_migrated, pgfault, nr_*: neutral */
+	/* workload dependent: more is neither better nor worse */
+	{ "compact_success", DIR_NEUTRAL },
+	{ "thp_fault_alloc", DIR_NEUTRAL },
+	{ "thp_collapse_alloc", DIR_NEUTRAL },
+	{ "pgmigrate_success", DIR_NEUTRAL },
+	{ "numa_pages_migrated", DIR_NEUTRAL },
+	/* everything else (pgfault, nr_* gauges, ...): neutral */
 };
 
 static const struct dir_rule derived_rules[] = {
@@ -109,6 +115,14 @@ enum metric_kind metric_kind(const char *name)
 	    !strncmp(name, "derived.", 8) || !strncmp(name, "rate.", 5))
 		return KIND_OPS;
 	return KIND_MAIN;
+}
+
+const char *metric_counter_rule(size_t i, enum metric_dir *d)
+{
+	if (i >= ARRAY_SIZE(counter_rules))
+		return NULL;
+	*d = counter_rules[i].dir;
+	return counter_rules[i].pattern;
 }
 
 const char *metric_dir_name(enum metric_dir d)

@@ -7,6 +7,8 @@
 #ifndef MMLAB_METRICS_DIR_H
 #define MMLAB_METRICS_DIR_H
 
+#include <stddef.h>
+
 enum metric_dir {
 	DIR_NEUTRAL,	/* neither: a change is shown and tested, not judged */
 	DIR_LOWER,	/* lower is better (times, stalls, failures) */
@@ -21,6 +23,9 @@ enum metric_kind {
 
 enum metric_dir metric_direction(const char *name);
 enum metric_kind metric_kind(const char *name);
+
+/* the i-th counter rule (pattern on the counter's own name), NULL past the end */
+const char *metric_counter_rule(size_t i, enum metric_dir *d);
 
 const char *metric_dir_name(enum metric_dir d);	/* "lower" "higher" "neutral" */
 /* "lower"/"higher"/"neutral" (also "-", "up", "down"); -1 if unknown */

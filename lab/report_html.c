@@ -34,7 +34,8 @@ static const char css[] =
 	"table{border-collapse:collapse;font-size:13px}"
 	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
 	"td.m,th.m{text-align:left;font-family:monospace}"
-	"td.sig{background:#e6f4e6;font-weight:bold}"
+	"td.sig{background:#e6f4e6}td.sig div.v{font-weight:bold}"
+	"div.v{white-space:nowrap}div.st{white-space:nowrap;font-size:11px;color:#666}"
 	".warn{color:#a40}.plot{margin:1em 0}"
 	"svg text{font-size:11px;font-family:sans-serif}";
 
@@ -105,34 +106,47 @@ static void fmt_value(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.6g", v);
 }
 
+/* axis labels: four significant digits are plenty */
+static void fmt_axis(char *buf, size_t len, double v)
+{
+	if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);	/* 72457, not 7.246e+04 */
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
 /* ---- table ---- */
 
+/* one cell: "mean (n=N) pct% *" and below it, smaller, p, q and the CI */
 static void table_cell(xmlTextWriterPtr w, const struct comparison *c,
 		       const struct cmp_metric *m, size_t j)
 {
 	const struct cmp_cell *e = &m->cells[j];
-	char num[64], *s;
+	char num[64], *head, *stat = NULL;
 
 	fmt_value(num, sizeof(num), cmp_mean_value(m, e));
 	el(w, "td");
 	if (e->significant)
 		attr(w, "class", "sig");
-	if (j == c->baseline)
-		s = xasprintf("%s (n=%zu)", num, e->s.n);
-	else if (!e->t.valid && isnan(e->pct))
-		s = xasprintf("%s (n=%zu); no test: %s", num, e->s.n, e->t.why);
-	else if (!e->t.valid)
-		s = xasprintf("%s (n=%zu) %.2f%%; no test: %s", num, e->s.n,
-			      e->pct, e->t.why);
-	else if (isnan(e->pct))
-		s = xasprintf("%s (n=%zu)%s p=%.3g q=%.3g", num, e->s.n,
-			      e->significant ? " *" : "", e->t.p, e->q);
+	if (j == c->baseline || isnan(e->pct))
+		head = xasprintf("%s (n=%zu)%s", num, e->s.n, e->significant ? " *" : "");
 	else
-		s = xasprintf("%s (n=%zu) %.2f%%%s p=%.3g q=%.3g CI [%.2f%%, %.2f%%]",
-			      num, e->s.n, e->pct, e->significant ? " *" : "",
-			      e->t.p, e->q, e->ci_low, e->ci_high);
-	xmlTextWriterWriteString(w, BAD_CAST s);
-	free(s);
+		head = xasprintf("%s (n=%zu) %.2f%%%s", num, e->s.n, e->pct,
+				 e->significant ? " *" : "");
+	if (j == c->baseline)
+		stat = NULL;
+	else if (!e->t.valid)
+		stat = xasprintf("no test: %s", e->t.why);
+	else if (isnan(e->pct) || !isfinite(e->ci_low) || !isfinite(e->ci_high))
+		stat = xasprintf("p=%.3g q=%.3g CI unbounded", e->t.p, e->q);
+	else
+		stat = xasprintf("p=%.3g q=%.3g CI [%.2f%%, %.2f%%]", e->t.p, e->q,
+				 e->ci_low, e->ci_high);
+	text_el(w, "div", "v", head);
+	if (stat)
+		text_el(w, "div", "st", stat);
+	free(head);
+	free(stat);
 	end(w);
 }
 
@@ -249,10 +263,14 @@ static void box_plot(xmlTextWriterPtr w, const struct comparison *c,
 			svg_text(w, PLOT_LEFT, y + 4, "start", "no samples");
 	}
 	svg_line(w, PLOT_LEFT, h - 22, PLOT_W - PLOT_RIGHT, h - 22, "#888");
-	fmt_value(a, sizeof(a), lo);
-	fmt_value(b, sizeof(b), hi);
+	fmt_axis(a, sizeof(a), lo);
+	fmt_axis(b, sizeof(b), hi);
 	svg_text(w, PLOT_LEFT, h - 6, "start", a);
 	svg_text(w, PLOT_W - PLOT_RIGHT, h - 6, "end", b);
+	fmt_axis(a, sizeof(a), (lo + hi) / 2);
+	svg_line(w, (PLOT_LEFT + PLOT_W - PLOT_RIGHT) / 2.0, h - 22,
+		 (PLOT_LEFT + PLOT_W - PLOT_RIGHT) / 2.0, h - 18, "#888");
+	svg_text(w, (PLOT_LEFT + PLOT_W - PLOT_RIGHT) / 2.0, h - 6, "middle", a);
 	end(w);
 	end(w);
 }
@@ -338,8 +356,8 @@ static void ts_plot(xmlTextWriterPtr w, const struct comparison *c,
 			free(pts);
 		}
 	}
-	fmt_value(a, sizeof(a), lo);
-	fmt_value(b, sizeof(b), hi);
+	fmt_axis(a, sizeof(a), lo);
+	fmt_axis(b, sizeof(b), hi);
 	svg_text(w, 56, TS_H - 20, "end", a);
 	svg_text(w, 56, 14, "end", b);
 	svg_text(w, PLOT_W - PLOT_RIGHT, TS_H - 4, "end", "seconds");

@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
 #include "accel.h"
@@ -34,6 +33,8 @@
 #include "image.h"
 #include "job.h"
 #include "kernel.h"
+#include "order.h"
+#include "precision.h"
 #include "probe.h"
 #include "progress.h"
 #include "results.h"
@@ -476,6 +477,19 @@ out:
 
 /* ------------------------------------------------------------------ */
 
+static void shuffle_boots(struct boot *boots, size_t n, unsigned long seed)
+{
+	size_t *perm = xcalloc(n ? n : 1, sizeof(*perm));
+	struct boot *copy = xcalloc(n ? n : 1, sizeof(*copy));
+
+	order_permute(perm, n, seed);
+	for (size_t i = 0; i < n; i++)
+		copy[i] = boots[perm[i]];
+	memcpy(boots, copy, n * sizeof(*boots));
+	free(copy);
+	free(perm);
+}
+
 static void plan_boots(struct run *r)
 {
 	const struct job *job = r->job;
@@ -508,17 +522,38 @@ static void plan_boots(struct run *r)
 		return;
 	}
 	/* Fisher-Yates with GSL's MT19937, seeded and recorded in the run */
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	shuffle_boots(r->boots, n, r->seed);
+}
 
-	gsl_rng_set(rng, r->seed);
-	for (size_t i = n; i > 1; i--) {
-		size_t j = gsl_rng_uniform_int(rng, i);
-		struct boot t = r->boots[i - 1];
+/* "variant/i", or "variant/i..j" for a boot running iterations i to j */
+static json_t *boot_label(const struct run *r, const struct boot *b)
+{
+	const char *name = r->job->variants[b->variant].name;
+	char *s = b->count > 1 ? xasprintf("%s/%u..%u", name, b->first,
+					   b->first + b->count - 1)
+			       : xasprintf("%s/%u", name, b->first);
+	json_t *j = json_string(s);
 
-		r->boots[i - 1] = r->boots[j];
-		r->boots[j] = t;
+	free(s);
+	return j;
+}
+
+/* order.sequence in run.json: the boots in the order they run */
+static void record_order(struct run *r, size_t from)
+{
+	json_t *order = json_object_get(r->runjson, "order");
+	json_t *seq = json_object_get(order, "sequence");
+
+	if (!json_is_object(order))
+		return;
+	if (!seq) {
+		seq = json_array();
+		json_object_set_new(order, "sequence", seq);
+	} else if (!from) {
+		return;		/* resumed: the order it started with stays */
 	}
-	gsl_rng_free(rng);
+	for (size_t i = from; i < r->nboots; i++)
+		json_array_append_new(seq, boot_label(r, &r->boots[i]));
 }
 
 static bool boot_done(struct run *r, const struct boot *b)
@@ -545,6 +580,7 @@ static int load_resume(struct run *r, const char *run_arg)
 	json_t *rj;
 	const char *file, *dir;
 	char *copy, *buf;
+	json_int_t n;
 	size_t len;
 
 	r->id = store_run_resolve(r->store, run_arg);
@@ -576,6 +612,11 @@ static int load_resume(struct run *r, const char *run_arg)
 	r->sequential = !strcmp(json_string_value(json_object_get(
 		json_object_get(rj, "order"), "mode")) ?: "", "sequential");
 	r->runjson = rj;
+	/* iterations --until-significant added before the run was interrupted */
+	n = json_integer_value(json_object_get(json_object_get(rj, "until_significant"),
+					       "iterations"));
+	if (n > (json_int_t)r->job->iterations && n <= 1000000)
+		r->job->iterations = (unsigned int)n;
 	return 0;
 }
 
@@ -713,6 +754,99 @@ static int run_boots(struct run *r)
 	return interrupted ? -1 : 0;
 }
 
+/* add one boot of one iteration per variant, shuffled with seed + round */
+static void add_round(struct run *r, unsigned int round)
+{
+	size_t nv = r->job->nvariants, from = r->nboots;
+
+	r->boots = xrealloc(r->boots, (r->nboots + nv) * sizeof(*r->boots));
+	for (size_t v = 0; v < nv; v++)
+		r->boots[r->nboots++] = (struct boot){ .variant = v,
+			.first = r->job->iterations, .count = 1 };
+	if (!r->sequential)
+		shuffle_boots(r->boots + from, nv, r->seed + round);
+	r->job->iterations++;
+	record_order(r, from);
+}
+
+static void say_precision(json_t *us, double target)
+{
+	json_t *w = json_object_get(us, "worst");
+	json_t *hw = json_object_get(w, "halfwidth_rel");
+
+	if (!w)
+		return;
+	lab_info("precision after %d iteration%s per variant: worst %s in %s "
+		 "+-%s%.2f%% (target %.2f%%)",
+		 (int)json_integer_value(json_object_get(us, "iterations")),
+		 json_integer_value(json_object_get(us, "iterations")) == 1 ? "" : "s",
+		 json_string_value(json_object_get(w, "metric")),
+		 json_string_value(json_object_get(w, "variant")),
+		 json_is_real(hw) ? "" : "inf",
+		 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0, 100 * target);
+}
+
+/*
+ * --until-significant: check the stored iterations, add a round, repeat.
+ * The state after every check goes to run.json "until_significant", so an
+ * interrupted run can be resumed with its extra iterations.
+ */
+static int until_significant(struct run *r, const struct run_opts *o)
+{
+	struct precision_opts po = { .globs = o->metrics, .precision = o->precision,
+				     .conf = 0.95 };
+	json_t *us = json_pack("{s:f, s:i, s:s, s:f}", "precision", o->precision,
+			       "max_iterations", (int)o->max_iterations, "metrics",
+			       o->metrics ? o->metrics : PRECISION_DEFAULT_METRICS,
+			       "confidence", po.conf);
+	unsigned int round = 0;
+	bool no_metric = false;
+	int ret = 0;
+
+	json_object_set_new(r->runjson, "until_significant", us);
+	for (;;) {
+		json_t *run = store_load_run(r->store, r->id), *detail = NULL;
+		int rc = run ? precision_check(run, &po, &detail) : -1;
+		const char *stop = NULL;
+
+		json_decref(run);
+		json_object_set_new(us, "iterations", json_integer(r->job->iterations));
+		json_object_set_new(us, "rounds", json_integer(round));
+		json_object_set_new(us, "reached", json_boolean(rc == 1));
+		json_object_del(us, "worst");
+		if (detail && json_object_get(detail, "worst"))
+			json_object_set(us, "worst", json_object_get(detail, "worst"));
+		json_object_set(us, "metrics_detail", detail ? json_object_get(detail,
+				"metrics") : json_array());
+		json_decref(detail);
+		no_metric = rc < 0;
+		if (rc < 0)
+			stop = "no target metric in any ok iteration";
+		else if (rc == 1)
+			stop = "precision reached";
+		else if (r->job->iterations >= o->max_iterations)
+			stop = "max_iterations reached";
+		else if (interrupted)
+			stop = "interrupted";
+		json_object_set_new(us, "stopped", stop ? json_string(stop) : json_null());
+		say_precision(us, o->precision);
+		if (store_run_write(r->store, r->id, r->runjson))
+			return -1;
+		if (stop)
+			break;
+		add_round(r, ++round);
+		if (run_boots(r)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (no_metric)
+		lab_err("--until-significant: no metric matches '%s' in run %s; name "
+			"metrics it has with --metrics (see 'mmlab results show %s')",
+			json_string_value(json_object_get(us, "metrics")), r->id, r->id);
+	return ret;
+}
+
 static int load_new(struct run *r, const struct run_opts *o)
 {
 	if (o->job) {
@@ -801,7 +935,8 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	plan_boots(&r);
-	if (run_boots(&r)) {
+	record_order(&r, 0);
+	if (run_boots(&r) || (o->until_significant && until_significant(&r, o))) {
 		write_status(&r, "incomplete");
 		res->interrupted = true;
 		lab_err("run %s interrupted; 'mmlab run --resume %s' finishes it", r.id, r.id);

@@ -20,6 +20,16 @@ struct run_opts {
 	unsigned long seed;
 	const char *accel;	/* "auto", "kvm", "tcg" or NULL = the job's */
 	bool reprobe;		/* redo the KVM probe */
+	/*
+	 * --until-significant: after the job's iterations, add rounds of one
+	 * iteration per variant (shuffled) until every target metric's
+	 * relative CI half-width is below precision in every variant, or
+	 * every variant has max_iterations (precision.h, docs/compare.md).
+	 */
+	bool until_significant;
+	unsigned int max_iterations;
+	double precision;	/* 0.02 = 2 % */
+	const char *metrics;	/* target globs; NULL = PRECISION_DEFAULT_METRICS */
 };
 
 struct run_result {

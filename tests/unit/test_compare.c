@@ -147,6 +147,15 @@ static bool has_line(const struct strlist *l, const char *needle)
 	return false;
 }
 
+static const struct cmp_metric *metric_find_opt(const struct comparison *c,
+						const char *name)
+{
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (!strcmp(c->metrics[i].name, name))
+			return &c->metrics[i];
+	return NULL;
+}
+
 static void test_run_semantics(void **state)
 {
 	struct comparison *c = run1("compactfix", "usemem.*");
@@ -164,6 +173,16 @@ static void test_run_semantics(void **state)
 	assert_int_equal(m->cells[2].s.n, 4);	/* one crashed iteration */
 	assert_true(has_line(&c->notes, "1 of 5 iterations not ok"));
 	assert_true(has_line(&c->warnings, "thp.defrag (always vs madvise)"));
+	cmp_free(c);
+
+	/* Ops rows 0 everywhere: out of the default set, in with --metrics */
+	c = run1(NULL, NULL);
+	assert_null(metric_find_opt(c, "vmstat.numa_hint_faults"));
+	assert_true(has_line(&c->notes, "2 Ops rows 0 in every sample"));
+	cmp_free(c);
+	c = run1(NULL, "vmstat.numa_*");
+	assert_non_null(metric_find_opt(c, "vmstat.numa_hint_faults"));
+	assert_false(has_line(&c->notes, "0 in every sample"));
 	cmp_free(c);
 
 	c = cmp_new();
