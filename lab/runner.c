@@ -554,6 +554,34 @@ static void iso_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/*
+ * The observer check: every variant gets a twin "<name>.nocollect" that
+ * boots the same kernel with the same settings but counts no tracepoint;
+ * the run summary compares their workload times.
+ */
+static void add_observer_twins(struct job *job)
+{
+	size_t n = job->nvariants;
+
+	job->variants = xrealloc(job->variants, 2 * n * sizeof(*job->variants));
+	for (size_t i = 0; i < n; i++) {
+		const struct job_variant *v = &job->variants[i];
+		struct job_variant *t = &job->variants[n + i];
+
+		memset(t, 0, sizeof(*t));
+		t->name = xasprintf("%s.nocollect", v->name);
+		t->kernel_kind = v->kernel_kind;
+		t->kernel_path = v->kernel_path ? xstrdup(v->kernel_path) : NULL;
+		t->cmdline = v->cmdline ? xstrdup(v->cmdline) : NULL;
+		for (size_t k = 0; k < v->sysctl.n; k++)
+			kvlist_set(&t->sysctl, v->sysctl.v[k].key, v->sysctl.v[k].value);
+		t->thp_enabled = v->thp_enabled ? xstrdup(v->thp_enabled) : NULL;
+		t->thp_defrag = v->thp_defrag ? xstrdup(v->thp_defrag) : NULL;
+		t->no_tracepoints = true;
+	}
+	job->nvariants = 2 * n;
+}
+
 static int load_resume(struct run *r, const char *run_arg)
 {
 	json_t *rj;
@@ -585,6 +613,8 @@ static int load_resume(struct run *r, const char *run_arg)
 	}
 	free(buf);
 	free(copy);
+	if (json_is_true(json_object_get(rj, "observer_check")))
+		add_observer_twins(r->job);
 	r->seed = (unsigned long)json_integer_value(
 		json_object_get(json_object_get(rj, "order"), "seed"));
 	r->sequential = !strcmp(json_string_value(json_object_get(
@@ -774,6 +804,8 @@ static int load_new(struct run *r, const struct run_opts *o)
 	} else if (job_load(o->job_path, &r->job)) {
 		return EXIT_USAGE;
 	}
+	if (o->observer_check)
+		add_observer_twins(r->job);
 	r->sequential = o->sequential;
 	r->seed = o->seeded ? o->seed
 			    : (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
@@ -845,6 +877,8 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 		goto out;
 	if (!o->resume && create_run(&r))
 		goto out;
+	if (o->observer_check)
+		json_object_set_new(r.runjson, "observer_check", json_true());
 	r.stage = stage_create();
 	if (!r.stage || stage_kernels(&r) || build_modules(&r) ||
 	    resolve_accel(&r, mode, o->reprobe))

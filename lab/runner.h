@@ -20,6 +20,7 @@ struct run_opts {
 	unsigned long seed;
 	const char *accel;	/* "auto", "kvm", "tcg" or NULL = the job's */
 	bool reprobe;		/* redo the KVM probe */
+	bool observer_check;	/* each variant twice: with and without tracepoints */
 };
 
 struct run_result {

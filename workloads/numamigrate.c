@@ -2,17 +2,19 @@
 /*
  * numamigrate - NUMA placement and migration on a guest with 2+ nodes.
  *
- * Setup (not measured): switch AutoNUMA on (kernel.numa_balancing=1, unless
- * --autonuma=0), bind this process to the CPUs of node --cpu_node, place
- * --size bytes on node --mem_node with mbind(MPOL_BIND) and touch them,
- * then reset the range's policy to MPOL_DEFAULT without moving anything.
+ * Setup (not measured): switch AutoNUMA off (kernel.numa_balancing=0, unless
+ * --autonuma=0 leaves it alone), bind this process to the CPUs of node
+ * --cpu_node, place two ranges of --size bytes on node --mem_node with
+ * mbind(MPOL_BIND), touch them, then reset their policy to MPOL_DEFAULT
+ * without moving anything.
  *
- * Measured, part 1 (AutoNUMA convergence): touch the whole range again and
- * again from the CPU node; every 250 ms ask move_pages(2) where each page
- * is. Stop when --converge_pct of the pages are local or after --wait_s.
- * Part 2 (explicit migration): a second range of --size bytes, placed on
- * the memory node the same way, is moved to the CPU node with one
- * move_pages(2) call, timed.
+ * Measured, part 1 (explicit migration): the second range is moved to the
+ * CPU node with one move_pages(2) call, timed. Part 2 (AutoNUMA
+ * convergence): kernel.numa_balancing=1, then touch the first range again
+ * and again from the CPU node; every 250 ms ask move_pages(2) where each
+ * page is. Stop when --converge_pct of the pages are local or after
+ * --wait_s. (move_pages comes first: once the NUMA scanner has made a
+ * range's PTEs PROT_NONE, 6.1 kernels report its pages as -ENOENT.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,8 +123,13 @@ int main(int argc, char **argv)
 			(unsigned long long)mem_node);
 		return 2;
 	}
-	if (autonuma && write_str("/proc/sys/kernel/numa_balancing", "1"))
-		fprintf(stderr, "numamigrate: cannot enable kernel.numa_balancing: %s\n",
+	/*
+	 * AutoNUMA off during the setup and the move_pages part: its scanner
+	 * makes PTEs PROT_NONE, and move_pages(2) then reports such pages as
+	 * -ENOENT on 6.1 kernels
+	 */
+	if (autonuma && write_str("/proc/sys/kernel/numa_balancing", "0"))
+		fprintf(stderr, "numamigrate: cannot write kernel.numa_balancing: %s\n",
 			strerror(errno));
 	if (wl_bind_to_node((int)cpu_node)) {
 		fprintf(stderr, "numamigrate: cannot bind to the CPUs of node %llu\n",
@@ -140,7 +147,39 @@ int main(int argc, char **argv)
 	if (wl_ready_and_wait() < 0)
 		return 1;
 
-	/* part 1: AutoNUMA */
+	/* part 1: move_pages, before any NUMA hinting fault marks the range */
+	for (size_t i = 0; i < n; i++) {
+		pages[i] = b + i * 4096;
+		nodes[i] = (int)cpu_node;
+		status[i] = -1;
+	}
+	t0 = wl_now();
+	r = wl_move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE);
+	mv_s = wl_now() - t0;
+	if (r < 0)
+		fprintf(stderr, "numamigrate: move_pages: %s\n", strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		moved += status[i] == (int)cpu_node;
+	if (moved != n) {	/* say why, once per distinct status */
+		int shown[8], nshown = 0;
+
+		for (size_t i = 0; i < n && nshown < 8; i++) {
+			int seen = 0;
+
+			for (int k = 0; k < nshown; k++)
+				seen |= shown[k] == status[i];
+			if (seen || status[i] == (int)cpu_node)
+				continue;
+			shown[nshown++] = status[i];
+			fprintf(stderr, "numamigrate: move_pages: page %zu has status %d (%s)\n",
+				i, status[i], status[i] < 0 ? strerror(-status[i]) : "another node");
+		}
+	}
+
+	/* part 2: AutoNUMA, switched on only now */
+	if (autonuma && write_str("/proc/sys/kernel/numa_balancing", "1"))
+		fprintf(stderr, "numamigrate: cannot enable kernel.numa_balancing: %s\n",
+			strerror(errno));
 	hint0 = vmstat("numa_hint_faults");
 	mig0 = vmstat("numa_pages_migrated");
 	t0 = wl_now();
@@ -158,20 +197,6 @@ int main(int argc, char **argv)
 	}
 	hint0 = vmstat("numa_hint_faults") - hint0;
 	mig0 = vmstat("numa_pages_migrated") - mig0;
-
-	/* part 2: move_pages */
-	for (size_t i = 0; i < n; i++) {
-		pages[i] = b + i * 4096;
-		nodes[i] = (int)cpu_node;
-		status[i] = -1;
-	}
-	t0 = wl_now();
-	r = wl_move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE);
-	mv_s = wl_now() - t0;
-	if (r < 0)
-		fprintf(stderr, "numamigrate: move_pages: %s\n", strerror(errno));
-	for (size_t i = 0; i < n; i++)
-		moved += status[i] == (int)cpu_node;
 
 	if (wl_done_and_wait() < 0)
 		return 1;
