@@ -52,7 +52,12 @@ WL_LIB_OBJS := $(patsubst %.c,build/gobj/%.o,$(WL_LIB_SRCS)) $(GUEST_COMMON_OBJS
 WL_BINS := $(patsubst %,build/guest/workloads/%,$(WL_NAMES))
 UNIT_BINS := $(patsubst tests/unit/%.c,build/san/tests/unit/%,$(UNIT_SRCS))
 
-GUEST := build/guest/agent $(WL_BINS)
+# kernel-module sources of workloads (workloads/<name>/Kbuild): the host
+# builds them per variant at run time from build/guest/modules-src/<name>
+MOD_SRCS := $(filter-out workloads/lib/%,$(wildcard workloads/*/Kbuild workloads/*/*.c))
+MOD_COPIES := $(patsubst workloads/%,build/guest/modules-src/%,$(MOD_SRCS))
+
+GUEST := build/guest/agent $(WL_BINS) $(MOD_COPIES)
 
 .SECONDARY:
 
@@ -91,6 +96,10 @@ build/guest/workloads/%: build/gobj/workloads/%.o $(WL_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -static -o $@ $^ -lz -lpthread -lm
+
+build/guest/modules-src/%: workloads/%
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -133,6 +142,7 @@ install: all
 	install -m 0755 mmlab $(DESTDIR)$(PREFIX)/bin/mmlab
 	install -m 0755 build/guest/agent $(DESTDIR)$(PREFIX)/lib/mmlab/guest/agent
 	install -m 0755 $(WL_BINS) $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads/
+	cp -r build/guest/modules-src $(DESTDIR)$(PREFIX)/lib/mmlab/guest/
 	for d in jobs kernels docs; do \
 		if [ -d $$d ]; then cp -r $$d $(DESTDIR)$(PREFIX)/share/mmlab/; fi; \
 	done

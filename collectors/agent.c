@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "collect.h"
 #include "plan.h"
 #include "proto.h"
 #include "run.h"
@@ -186,6 +187,10 @@ int main(void)
 		power_off();
 	}
 	setup_failed = apply_settings(&plan);
+	if (collect_setup(&plan, nodes, nnodes) < 0) {
+		chan_sendf(MMREC_DONE, NULL, 0, "iterations=0");
+		power_off();
+	}
 	for (unsigned int i = 0; i < plan.iterations; i++) {
 		unsigned int iter = plan.iteration_first + i;
 

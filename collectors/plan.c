@@ -79,6 +79,13 @@ static int set_key(struct plan *p, const char *k, const char *v)
 		return name_ok(v) ? copy_str(p->thp_enabled, sizeof(p->thp_enabled), v) : -1;
 	if (!strcmp(k, "thp.defrag"))
 		return name_ok(v) ? copy_str(p->thp_defrag, sizeof(p->thp_defrag), v) : -1;
+	if (!strcmp(k, "collect.enabled"))
+		return (!strcmp(v, "0") || !strcmp(v, "1")) ?
+			(p->collect_enabled = v[0] == '1', 0) : -1;
+	if (!strcmp(k, "collect.tracepoints"))
+		return strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "0123456789_:*?,[]-") == strlen(v) ?
+			copy_str(p->tracepoints, sizeof(p->tracepoints), v) : -1;
 	if (!strncmp(k, "param.", 6))
 		return add_kv(p->params, &p->nparams, k + 6, v);
 	if (!strncmp(k, "sysctl.", 7))
@@ -132,6 +139,7 @@ int plan_parse(const char *text, size_t len, struct plan *p, char *err,
 
 	memset(p, 0, sizeof(*p));
 	p->iterations = 1;
+	p->collect_enabled = 1;
 	if (!copy) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

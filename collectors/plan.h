@@ -31,6 +31,8 @@ struct plan {
 	unsigned int nsysctls;
 	char thp_enabled[PLAN_NAME_MAX];	/* "" = leave the kernel default */
 	char thp_defrag[PLAN_NAME_MAX];
+	int collect_enabled;			/* collect.enabled, default 1 */
+	char tracepoints[PLAN_VALUE_MAX];	/* collect.tracepoints, "" = none */
 };
 
 /* 0, or -1 with a reason in err */

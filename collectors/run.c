@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "collect.h"
 #include "proto.h"
 #include "run.h"
 #include "snapshot.h"
@@ -218,11 +219,14 @@ static int handshake(struct wl_proc *w, unsigned int iter, const int *nodes,
 		return -1;
 	}
 	snapshot_phase(iter, "before", nodes, nnodes);
+	collect_begin(iter);
 	if (send_go(w) < 0 || next_line(w) < 0) {
+		collect_end(iter);	/* stops the sampler */
 		agent_log("error", "iteration %u: workload exited before \"done\"",
 			  iter);
 		return -1;
 	}
+	collect_end(iter);
 	if (strncmp(w->line, "done", 4) || (w->line[4] && w->line[4] != ' ')) {
 		agent_log("error", "iteration %u: expected \"done\" from the workload, got \"%.64s\"",
 			  iter, w->line);

@@ -26,6 +26,7 @@ static const struct mnt mounts[] = {
 	{ "devtmpfs", "/dev", "devtmpfs", 1 },
 	{ "tmpfs", "/tmp", "tmpfs", 0 },
 	{ "tracefs", "/sys/kernel/tracing", "tracefs", 0 },
+	{ "debugfs", "/sys/kernel/debug", "debugfs", 0 },
 };
 
 static char mount_errors[1024];

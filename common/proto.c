@@ -19,6 +19,9 @@ static const char *const type_names[] = {
 	[MMREC_ITER_END] = "ITER_END",
 	[MMREC_LOG] = "LOG",
 	[MMREC_DONE] = "DONE",
+	[MMREC_SETUP_ERROR] = "SETUP_ERROR",
+	[MMREC_COUNTS] = "COUNTS",
+	[MMREC_SERIES] = "SERIES",
 };
 
 const char *mmrec_type_name(unsigned int type)

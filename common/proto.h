@@ -35,6 +35,19 @@
  *  ITER_END   "iter=<i> status=<ok|failed>"
  *  LOG        "level=<info|warn|error>"; body = message
  *  DONE       "iterations=<n>" - the agent is about to power off
+ *  SETUP_ERROR "what=<collectors|module|...>"; body = message. The agent
+ *             could not set up what the plan asked for (an unknown
+ *             tracepoint, a module that does not load); it runs no
+ *             iteration and powers off. The host stops the run with the
+ *             message before any other boot.
+ *  COUNTS     "iter=<i>"; body = "name value\n" lines measured by the agent's
+ *             collectors over the measured phase: trace.<system>:<event>
+ *             (hist-trigger hit deltas), kthread.<comm>.cpu_s,
+ *             dmesg.warnings, dmesg.oopses, extfrag.node<N>.<zone>.<what>.
+ *             The host accepts only these name families.
+ *  SERIES     "iter=<i> interval_s=1 samples=<n>"; body = one line per
+ *             series, "<name> <v0> <v1> ... <vn-1>", sampled every
+ *             interval_s seconds from the start of the measured phase
  */
 #ifndef MMLAB_PROTO_H
 #define MMLAB_PROTO_H
@@ -57,7 +70,10 @@ enum mmrec_type {
 	MMREC_ITER_END = 7,
 	MMREC_LOG = 8,
 	MMREC_DONE = 9,
-	MMREC_TYPE_MAX = 9,
+	MMREC_SETUP_ERROR = 10,
+	MMREC_COUNTS = 11,
+	MMREC_SERIES = 12,
+	MMREC_TYPE_MAX = 12,
 };
 
 struct mmrec_hdr {
@@ -114,6 +130,14 @@ const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
  *   sysctl.<dotted.name>    written to /proc/sys/<dotted/name>
  *   thp.enabled, thp.defrag written to /sys/kernel/mm/transparent_hugepage/
  *   probe                   1: send HELLO and power off (accel probe)
+ *   collect.enabled         0: no optional collectors (tracepoints, 1 Hz
+ *                           series, kthread CPU, dmesg, extfrag); default 1
+ *   collect.tracepoints     comma-separated "system:event" patterns (shell
+ *                           globs); each must match a tracefs event or the
+ *                           agent sends SETUP_ERROR
+ * Kernel modules a workload needs (pagebench) are built by the host for
+ * the variant's kernel and put in the per-boot cpio as /mmlab/modules/
+ * <name>.ko; the workload loads them itself (finit_module).
  */
 #define MMPLAN_PATH "/mmlab/plan"
 #define MMPLAN_MAX_SIZE (64u << 10)

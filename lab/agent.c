@@ -24,6 +24,7 @@ struct iter_state {
 	int exit_code, signal;
 	json_t *metrics;
 	json_t *before, *after;		/* snapshot name -> raw text */
+	json_t *timeseries;		/* from SERIES, or NULL */
 };
 
 struct parse_ctx {
@@ -373,6 +374,126 @@ static void on_log(struct parse_ctx *c, const char *p, uint32_t len)
 	add_log(c, level, body, blen);
 }
 
+/* the families a COUNTS record may fill (never time.*, vmstat.*, ...) */
+static bool counts_name_ok(const char *name)
+{
+	static const char *const fam[] = { "trace.", "kthread.", "dmesg.",
+					   "extfrag." };
+
+	for (size_t i = 0; i < ARRAY_SIZE(fam); i++)
+		if (!strncmp(name, fam[i], strlen(fam[i])))
+			return agent_metric_name_ok(name);
+	return false;
+}
+
+static void on_counts(struct parse_ctx *c, const char *p, uint32_t len)
+{
+	struct iter_state *it = get_iter(c, p, len, MMREC_COUNTS);
+	uint32_t blen;
+	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
+
+	while (it && b < end) {
+		const char *nl = memchr(b, '\n', (size_t)(end - b));
+		size_t ll = (size_t)((nl ? nl : end) - b);
+		const char *start = b;
+		char line[512], *val;
+		double v;
+
+		b = nl ? nl + 1 : end;
+		if (!ll)
+			continue;
+		if (ll >= sizeof(line)) {
+			host_log(c, "iteration %u: COUNTS line too long, dropped", it->index);
+			continue;
+		}
+		memcpy(line, start, ll);
+		line[ll] = '\0';
+		val = strchr(line, ' ');
+		if (val)
+			*val++ = '\0';
+		if (!val || !counts_name_ok(line) || !get_double(val, &v)) {
+			host_log(c, "iteration %u: bad COUNTS line \"%.80s\", dropped",
+				 it->index, line);
+			continue;
+		}
+		if (json_object_size(it->metrics) < AGENT_MAX_METRICS)
+			json_object_set_new(it->metrics, line, json_real(v));
+	}
+}
+
+/* one "<name> v0 v1 ..." line of a SERIES record; false if malformed */
+static bool series_line(json_t *series, const char *l, size_t len,
+			unsigned long samples)
+{
+	char *line = xstrndup(l, len), *save = NULL, *tok;
+	json_t *arr = json_array();
+	bool ok;
+
+	tok = strtok_r(line, " ", &save);
+	ok = tok && (!strncmp(tok, "vmstat.", 7) || !strncmp(tok, "node", 4)) &&
+	     agent_metric_name_ok(tok) && !json_object_get(series, tok);
+	if (ok) {
+		const char *name = tok;
+		double v;
+
+		while (ok && (tok = strtok_r(NULL, " ", &save)))
+			ok = json_array_size(arr) < samples && get_double(tok, &v) &&
+			     !json_array_append_new(arr, json_real(v));
+		ok = ok && json_array_size(arr) == samples &&
+		     !json_object_set(series, name, arr);
+	}
+	json_decref(arr);
+	free(line);
+	return ok;
+}
+
+static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
+{
+	struct iter_state *it = get_iter(c, p, len, MMREC_SERIES);
+	uint32_t blen;
+	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
+	unsigned long samples, interval;
+	char v[32];
+	json_t *series;
+
+	if (!it)
+		return;
+	if (mmrec_hdr_get(p, len, "samples", v, sizeof(v)) ||
+	    !get_uint(v, AGENT_MAX_SAMPLES, &samples) ||
+	    mmrec_hdr_get(p, len, "interval_s", v, sizeof(v)) ||
+	    !get_uint(v, 3600, &interval) || !interval) {
+		host_log(c, "iteration %u: SERIES with bad samples= or interval_s=, ignored",
+			 it->index);
+		return;
+	}
+	series = json_object();
+	while (b < end && json_object_size(series) < AGENT_MAX_SERIES) {
+		const char *nl = memchr(b, '\n', (size_t)(end - b));
+		size_t ll = (size_t)((nl ? nl : end) - b);
+
+		if (ll && !series_line(series, b, ll, samples))
+			host_log(c, "iteration %u: bad SERIES line, dropped", it->index);
+		b = nl ? nl + 1 : end;
+	}
+	json_decref(it->timeseries);
+	it->timeseries = json_pack("{s:I, s:I, s:o}", "interval_s", (json_int_t)interval,
+				   "samples", (json_int_t)samples, "series", series);
+}
+
+static void on_setup_error(struct parse_ctx *c, const char *p, uint32_t len)
+{
+	char what[32] = "setup";
+	uint32_t blen;
+	const char *body = mmrec_body(p, len, &blen);
+
+	mmrec_hdr_get(p, len, "what", what, sizeof(what));
+	if (blen > 2048)
+		blen = 2048;
+	json_object_set_new(c->root, "setup_error", json_pack("{s:o, s:o}",
+		"what", safe_string(what, strlen(what)),
+		"message", safe_string(body, blen)));
+}
+
 static void on_record(struct parse_ctx *c, unsigned int type, const char *p,
 		      uint32_t len)
 {
@@ -403,6 +524,15 @@ static void on_record(struct parse_ctx *c, unsigned int type, const char *p,
 		break;
 	case MMREC_DONE:
 		json_object_set_new(c->root, "done", json_true());
+		break;
+	case MMREC_SETUP_ERROR:
+		on_setup_error(c, p, len);
+		break;
+	case MMREC_COUNTS:
+		on_counts(c, p, len);
+		break;
+	case MMREC_SERIES:
+		on_series(c, p, len);
 		break;
 	}
 }
@@ -507,6 +637,8 @@ static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
 	if (why)
 		json_object_set_new(o, "reason", json_string(why));
 	json_object_set_new(o, "metrics", it->metrics);
+	if (it->timeseries)
+		json_object_set_new(o, "timeseries", it->timeseries);
 	json_object_set_new(o, "snapshots", json_pack("{s:o, s:o}", "before",
 						      it->before, "after",
 						      it->after));

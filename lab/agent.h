@@ -16,6 +16,8 @@
 #define AGENT_MAX_NODES 1024
 #define AGENT_MAX_METRICS 20000	/* per iteration */
 #define AGENT_METRIC_NAME_MAX 200
+#define AGENT_MAX_SAMPLES 20000	/* per series (1 Hz: 5.5 hours) */
+#define AGENT_MAX_SERIES 256
 
 /*
  * Returns a new object (never NULL):
@@ -25,9 +27,14 @@
  *	"reason" (when failed), "exit", "signal",
  *	"metrics": {"vmstat.<f>": delta, "node<N>.vmstat.<f>": delta,
  *		    "numastat.node<N>.<f>": delta, "time.user_s",
- *		    "time.system_s", "time.elapsed_s", "<workload>.<m>": v},
+ *		    "time.system_s", "time.elapsed_s", "<workload>.<m>": v,
+ *		    "trace.<sys>:<event>", "kthread.<comm>.cpu_s",
+ *		    "dmesg.warnings", "dmesg.oopses", "extfrag.*" (COUNTS)},
  *	"snapshots": {"before": {"vmstat": "raw text", "node0/vmstat": ..},
- *		      "after": {..}}}],
+ *		      "after": {..}},
+ *	"timeseries" (when the guest sent SERIES): {"interval_s": 1,
+ *		"samples": n, "series": {"vmstat.nr_free_pages": [n values]}}}],
+ *  "setup_error" (when the guest sent SETUP_ERROR): {"what","message"},
  *  "log": [{"level","message"}], "done": bool,
  *  "stream": {"records","skipped_bytes","bad_crc","oversized","truncated",
  *	       "bad_type"}}

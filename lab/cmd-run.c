@@ -44,6 +44,9 @@ static void usage(FILE *f)
 		"  --precision PCT       relative CI half-width to reach (default 2%%)\n"
 		"  --metrics GLOBS       target metrics, comma-separated patterns\n"
 		"                        (default " PRECISION_DEFAULT_METRICS ")\n"
+		"  --observer-check      run every variant twice, with and without tracepoint\n"
+		"                        counting (twin '<name>.nocollect'), and report the\n"
+		"                        workload-time overhead; above 2%% it warns\n"
 		"  --json                print the stored run as JSON at the end\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -174,6 +177,63 @@ static void print_until_significant(json_t *us, FILE *f)
 		json_integer_value(json_object_get(us, "rounds")) == 1 ? "" : "s", worst);
 }
 
+static double mean_metric(json_t *variant, const char *metric, unsigned int *n)
+{
+	double sum = 0;
+	size_t k;
+	json_t *it;
+
+	*n = 0;
+	json_array_foreach(json_object_get(variant, "iterations"), k, it) {
+		json_t *x = json_object_get(json_object_get(it, "metrics"), metric);
+
+		if (iteration_ok(it) && json_is_number(x)) {
+			sum += json_number_value(x);
+			(*n)++;
+		}
+	}
+	return *n ? sum / *n : NAN;
+}
+
+/* observer check: time.elapsed_s of "<v>" against its twin "<v>.nocollect" */
+static void print_observer(json_t *run, FILE *f)
+{
+	json_t *vars = json_object_get(run, "variants"), *v, *t;
+	size_t i, k;
+
+	if (!json_is_true(json_object_get(run, "observer_check")))
+		return;
+	fprintf(f, "\nobserver check (workload time with tracepoint counting vs without):\n");
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		unsigned int n1, n0;
+		double with, without, pct;
+
+		if (!name || strstr(name, ".nocollect"))
+			continue;
+		json_array_foreach(vars, k, t) {
+			const char *tn = json_string_value(json_object_get(t, "name"));
+			size_t nl = strlen(name);
+
+			if (!tn || strncmp(tn, name, nl) || strcmp(tn + nl, ".nocollect"))
+				continue;
+			with = mean_metric(v, "time.elapsed_s", &n1);
+			without = mean_metric(t, "time.elapsed_s", &n0);
+			if (!n1 || !n0 || !(without > 0)) {
+				fprintf(f, "  %-24s no ok iterations to compare\n", name);
+				continue;
+			}
+			pct = (with - without) / without * 100;
+			fprintf(f, "  %-24s %.3f s vs %.3f s: overhead %+.2f%% (n %u/%u)\n",
+				name, with, without, pct, n1, n0);
+			if (pct > 2)
+				fprintf(f, "  *** WARNING: the collectors slow variant '%s' by %.1f%% "
+					"(> 2%%): its measurements are perturbed; count fewer "
+					"tracepoints ***\n", name, pct);
+		}
+	}
+}
+
 /* the per-variant summary: mean +- stddev (n) of the headline metrics */
 static void print_summary(json_t *run, FILE *f)
 {
@@ -216,6 +276,7 @@ static void print_summary(json_t *run, FILE *f)
 		fputc('\n', f);
 	}
 	print_until_significant(json_object_get(run, "until_significant"), f);
+	print_observer(run, f);
 	fprintf(f, "\n'mmlab results show %s' has every metric; 'mmlab compare %s' tests "
 		"the differences.\n", json_string_value(json_object_get(run, "run")),
 		json_string_value(json_object_get(run, "run")));
@@ -232,6 +293,7 @@ int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "reprobe", no_argument, NULL, 'P' },
+		{ "observer-check", no_argument, NULL, 'O' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "until-significant", no_argument, NULL, 'U' },
 		{ "max-iterations", required_argument, NULL, 'M' },
@@ -263,6 +325,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'a': o.accel = optarg; break;
 		case 'P': o.reprobe = true; break;
+		case 'O': o.observer_check = true; break;
 		case 'j': json = true; break;
 		case 'U': o.until_significant = true; break;
 		case 'M':

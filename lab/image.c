@@ -280,11 +280,45 @@ char *image_plan_text(const struct kvlist *plan)
 	return buf;
 }
 
-static int plan_cpio(const struct kvlist *plan, void **out, size_t *outlen)
+/* the extra files (guest path under mmlab/modules/ -> host path) */
+static int extra_entries(struct archive *a, const struct kvlist *extra)
+{
+	if (!extra || !extra->n)
+		return 0;
+	if (add_entry(a, "mmlab/modules", AE_IFDIR, 0755, NULL, 0, 0, 900003))
+		return -1;
+	for (size_t i = 0; i < extra->n; i++) {
+		size_t len;
+		char *data = read_file(extra->v[i].value, &len, 256u << 20);
+		int ret;
+
+		if (!data)
+			return -1;
+		ret = add_entry(a, extra->v[i].key, AE_IFREG, 0644, data, len, 0,
+				900004 + (int)i);
+		free(data);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static size_t extra_size(const struct kvlist *extra)
+{
+	size_t n = 0;
+	struct stat st;
+
+	for (size_t i = 0; extra && i < extra->n; i++)
+		n += 1024 + (stat(extra->v[i].value, &st) ? 0 : (size_t)st.st_size);
+	return n;
+}
+
+static int plan_cpio(const struct kvlist *plan, const struct kvlist *extra,
+		     void **out, size_t *outlen)
 {
 	struct archive *a = archive_write_new();
 	char *text = image_plan_text(plan);
-	size_t cap = strlen(text) + 8192, used = 0;
+	size_t cap = strlen(text) + 8192 + extra_size(extra), used = 0;
 	void *buf = xmalloc(cap);
 	int ret = -1;
 
@@ -301,7 +335,8 @@ static int plan_cpio(const struct kvlist *plan, void **out, size_t *outlen)
 		goto out;
 	}
 	if (add_entry(a, "mmlab", AE_IFDIR, 0755, NULL, 0, 0, 900001) ||
-	    add_entry(a, "mmlab/plan", AE_IFREG, 0644, text, strlen(text), 0, 900002))
+	    add_entry(a, "mmlab/plan", AE_IFREG, 0644, text, strlen(text), 0, 900002) ||
+	    extra_entries(a, extra))
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		ar_fail(a, "guest plan cpio");
@@ -320,6 +355,12 @@ out:
 
 int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path)
 {
+	return image_boot_initrd_extra(base, plan, NULL, out_path);
+}
+
+int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
+			    const struct kvlist *extra, const char *out_path)
+{
 	size_t blen, plen, pad;
 	char *b = read_file(base, &blen, 1u << 30);
 	void *p = NULL;
@@ -328,7 +369,7 @@ int image_boot_initrd(const char *base, const struct kvlist *plan, const char *o
 
 	if (!b)
 		return -1;
-	if (plan_cpio(plan, &p, &plen)) {
+	if (plan_cpio(plan, extra, &p, &plen)) {
 		free(b);
 		return -1;
 	}

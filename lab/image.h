@@ -29,6 +29,14 @@ void image_release(struct image *img);
 /* write base + a cpio holding the plan (key=value lines) to out_path */
 int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path);
 
+/*
+ * The same with extra files: extra maps guest paths under "mmlab/modules/"
+ * (e.g. "mmlab/modules/pagebench.ko") to host files (kernel modules a
+ * workload loads).
+ */
+int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
+			    const struct kvlist *extra, const char *out_path);
+
 /* render a plan as the text the guest reads */
 char *image_plan_text(const struct kvlist *plan);
 

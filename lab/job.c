@@ -1119,6 +1119,74 @@ static void parse_workload(struct ctx *c, yaml_node_t *n, struct job_workload *w
 	parse_params(c, f[W_PARAMS].val, wd, &w->params, n->start_mark);
 }
 
+/* ---- collectors ---- */
+
+static bool tracepoint_ok(const char *s)
+{
+	const char *colon = strchr(s, ':');
+
+	return colon && colon != s && colon[1] && !strchr(colon + 1, ':') &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_:*?[]-") == strlen(s) && strlen(s) <= 128;
+}
+
+enum { CL_TRACEPOINTS, CL_ENABLED, CL_N };
+
+static void parse_collectors(struct ctx *c, yaml_node_t *n, struct job_collectors *jc)
+{
+	struct field f[CL_N] = {
+		[CL_TRACEPOINTS] = { .key = "tracepoints" },
+		[CL_ENABLED] = { .key = "enabled" },
+	};
+	const char *want = "a tracepoint pattern \"system:event\" such as compaction:* or migrate:mm_migrate_pages";
+	char p[PATHLEN], s[SHOWLEN];
+	yaml_node_t *tp;
+
+	if (!get_map(c, n, "collectors",
+		     "a mapping such as { tracepoints: [\"compaction:*\"] }", f, CL_N))
+		return;
+	if (f[CL_ENABLED].val) {
+		static const char *const bools[] = { "true", "false", NULL };
+		int b = get_enum(c, f[CL_ENABLED].val, "collectors.enabled", bools);
+
+		jc->disabled = b == 1;
+	}
+	tp = f[CL_TRACEPOINTS].val;
+	if (!tp)
+		return;
+	if (tp->type == YAML_SCALAR_NODE) {
+		const char *v = scalar(c, tp, "collectors.tracepoints", want);
+
+		if (v && !tracepoint_ok(v))
+			err(c, tp->start_mark, "collectors.tracepoints",
+			    "'%s' is not a tracepoint pattern; expected %s", shown(s, v), want);
+		else if (v)
+			strlist_push(&jc->tracepoints, v);
+		return;
+	}
+	if (tp->type != YAML_SEQUENCE_NODE) {
+		err(c, tp->start_mark, "collectors.tracepoints", "got %s; expected a list of %s",
+		    kind(tp), want);
+		return;
+	}
+	if (seq_len(tp) > JOB_MAX_TRACEPOINTS) {
+		err(c, tp->start_mark, "collectors.tracepoints",
+		    "has %zu entries; at most %d patterns", seq_len(tp), JOB_MAX_TRACEPOINTS);
+		return;
+	}
+	for (size_t i = 0; i < seq_len(tp); i++) {
+		yaml_node_t *it = seq_item(c, tp, i);
+		const char *path = pidx(p, "collectors.tracepoints", i);
+		const char *v = scalar(c, it, path, want);
+
+		if (v && !tracepoint_ok(v))
+			err(c, it->start_mark, path,
+			    "'%s' is not a tracepoint pattern; expected %s", shown(s, v), want);
+		else if (v)
+			strlist_push(&jc->tracepoints, v);
+	}
+}
+
 /* ---- the job ---- */
 
 enum { TM_BOOT, TM_ITERATION, TM_N };
@@ -1141,7 +1209,7 @@ static void parse_timeouts(struct ctx *c, yaml_node_t *n, struct job_timeouts *t
 }
 
 enum { J_NAME, J_VARIANTS, J_TOPOLOGY, J_WORKLOAD, J_ITERATIONS, J_IPB,
-       J_TIMEOUTS, J_ACCEL, J_N };
+       J_TIMEOUTS, J_ACCEL, J_COLLECTORS, J_N };
 
 static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 {
@@ -1154,6 +1222,7 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 		[J_IPB] = { .key = "iterations_per_boot" },
 		[J_TIMEOUTS] = { .key = "timeouts" },
 		[J_ACCEL] = { .key = "accel" },
+		[J_COLLECTORS] = { .key = "collectors" },
 	};
 	static const char *const examples[] = {
 		[J_NAME] = "demo", [J_VARIANTS] = "[ { name: base } ]",
@@ -1189,6 +1258,8 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 		    job->iterations_per_boot, job->iterations, job->iterations);
 	if (f[J_TIMEOUTS].val)
 		parse_timeouts(c, f[J_TIMEOUTS].val, &job->timeouts);
+	if (f[J_COLLECTORS].val)
+		parse_collectors(c, f[J_COLLECTORS].val, &job->collectors);
 	if (f[J_ACCEL].val) {
 		a = get_enum(c, f[J_ACCEL].val, "accel", accel_choices);
 		if (a >= 0)
@@ -1399,6 +1470,7 @@ void job_free(struct job *job)
 	free(job->variants);
 	free(job->workload.name);
 	kvlist_free(&job->workload.params);
+	strlist_free(&job->collectors.tracepoints);
 	free(job->path);
 	free(job->dir);
 	free(job->name);

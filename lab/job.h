@@ -58,6 +58,7 @@ struct job_variant {
 	struct kvlist sysctl;	/* "vm.compaction_proactiveness" -> "20" */
 	char *thp_enabled;	/* always|madvise|never, or NULL = kernel default */
 	char *thp_defrag;	/* always|defer|defer+madvise|madvise|never, or NULL */
+	bool no_tracepoints;	/* observer check's twin: the job's collectors minus tracepoints */
 };
 
 /*
@@ -77,6 +78,17 @@ struct job_timeouts {
 	unsigned int iteration_s;	/* one measured iteration; default 600 */
 };
 
+/*
+ * collectors: { tracepoints: ["compaction:*", "migrate:mm_migrate_pages"],
+ * enabled: true }. Patterns are "system:event" with shell globs; the guest
+ * checks them against its kernel (an unknown one stops the run).
+ */
+#define JOB_MAX_TRACEPOINTS 64
+struct job_collectors {
+	struct strlist tracepoints;
+	bool disabled;		/* enabled: false - no optional collector at all */
+};
+
 struct job {
 	char *path;		/* as given */
 	char *dir;		/* absolute directory of the job file */
@@ -89,6 +101,7 @@ struct job {
 	unsigned int iterations_per_boot;	/* default 1: each iteration a fresh boot */
 	struct job_timeouts timeouts;
 	enum accel_mode accel;			/* default auto */
+	struct job_collectors collectors;
 };
 
 /* 0 on success; -1 after printing every error found (file:line:col) */

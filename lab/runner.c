@@ -41,6 +41,7 @@
 #include "topology.h"
 #include "util.h"
 #include "vm.h"
+#include "wlmodule.h"
 
 #define AGENT_DATA_MAX (64u << 20)
 #define CONSOLE_MAX (16u << 20)
@@ -77,6 +78,8 @@ struct run {
 	unsigned int failed_iterations;
 	const struct boot_opts *bo;	/* runner_boot(): placement of the boot */
 	bool from_queue;		/* runner_boot(): the queue owns the run */
+	bool setup_failed;	/* the guest refused the plan (SETUP_ERROR) */
+	char **modules;		/* per variant: the workload's .ko, or NULL */
 };
 
 static json_t *kv_json(const struct kvlist *l)
@@ -86,6 +89,16 @@ static json_t *kv_json(const struct kvlist *l)
 	for (size_t i = 0; i < l->n; i++)
 		json_object_set_new(o, l->v[i].key, json_string(l->v[i].value));
 	return o;
+}
+
+static json_t *collectors_json(const struct job *job)
+{
+	json_t *tp = json_array();
+
+	for (size_t i = 0; i < job->collectors.tracepoints.n; i++)
+		json_array_append_new(tp, json_string(job->collectors.tracepoints.v[i]));
+	return json_pack("{s:b, s:o}", "enabled", !job->collectors.disabled,
+			 "tracepoints", tp);
 }
 
 static json_t *job_json(const struct job *job)
@@ -115,7 +128,7 @@ static json_t *job_json(const struct job *job)
 			json_array_append_new(row, json_integer(t->distances[i * t->nnodes + j]));
 		json_array_append_new(dist, row);
 	}
-	return json_pack("{s:s, s:o, s:{s:o, s:o}, s:{s:s, s:o}, s:i, s:i, s:{s:i, s:i}, s:s}",
+	return json_pack("{s:s, s:o, s:{s:o, s:o}, s:{s:s, s:o}, s:i, s:i, s:{s:i, s:i}, s:s, s:o}",
 		"name", job->name, "variants", vars,
 		"topology", "nodes", nodes, "distances", dist,
 		"workload", "name", job->workload.name, "params", kv_json(&job->workload.params),
@@ -123,7 +136,7 @@ static json_t *job_json(const struct job *job)
 		"iterations_per_boot", (int)job->iterations_per_boot,
 		"timeouts", "boot_s", (int)job->timeouts.boot_s,
 		"iteration_s", (int)job->timeouts.iteration_s,
-		"accel", accel_mode_name(job->accel));
+		"accel", accel_mode_name(job->accel), "collectors", collectors_json(job));
 }
 
 static char *boot_id(void)
@@ -173,6 +186,27 @@ static int resolve_accel(struct run *r, enum accel_mode mode, bool reprobe)
 
 /* ------------------------------------------------------------------ */
 
+static void plan_collectors(const struct job_collectors *jc,
+			    const struct job_variant *v, struct kvlist *plan)
+{
+	char *list = xstrdup("");
+
+	if (jc->disabled) {
+		kvlist_set(plan, "collect.enabled", "0");
+		free(list);
+		return;
+	}
+	for (size_t i = 0; i < jc->tracepoints.n && !v->no_tracepoints; i++) {
+		char *l = xasprintf("%s%s%s", list, i ? "," : "", jc->tracepoints.v[i]);
+
+		free(list);
+		list = l;
+	}
+	if (*list)
+		kvlist_set(plan, "collect.tracepoints", list);
+	free(list);
+}
+
 static void plan_for(struct run *r, const struct boot *b, struct kvlist *plan)
 {
 	const struct job *job = r->job;
@@ -202,6 +236,7 @@ static void plan_for(struct run *r, const struct boot *b, struct kvlist *plan)
 		kvlist_set(plan, "thp.enabled", v->thp_enabled);
 	if (v->thp_defrag)
 		kvlist_set(plan, "thp.defrag", v->thp_defrag);
+	plan_collectors(&job->collectors, v, plan);
 }
 
 static const char *const panic_marks[] = {
@@ -301,6 +336,8 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 		"detail", vr->detail);
 	json_object_set(it, "metrics", ait && json_object_get(ait, "metrics") ?
 			json_object_get(ait, "metrics") : json_object());
+	if (ait && json_object_get(ait, "timeseries"))
+		json_object_set(it, "timeseries", json_object_get(ait, "timeseries"));
 	if (ait) {
 		json_t *ex = json_object_get(ait, "exit");
 
@@ -412,8 +449,20 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	if (mkdir_p(dir, 0755))
 		goto out;
 	plan_for(r, b, &plan);
-	if (image_boot_initrd(r->img.path, &plan, initrd))
+	if (r->modules && r->modules[b->variant]) {
+		struct kvlist extra = { 0 };
+		char *gp = xasprintf("mmlab/modules/%s.ko", wlmodule_for_workload(job->workload.name));
+		int bad;
+
+		kvlist_set(&extra, gp, r->modules[b->variant]);
+		bad = image_boot_initrd_extra(r->img.path, &plan, &extra, initrd);
+		kvlist_free(&extra);
+		free(gp);
+		if (bad)
+			goto out;
+	} else if (image_boot_initrd(r->img.path, &plan, initrd)) {
 		goto out;
+	}
 	xml = topology_domain_xml(&spec);
 	if (!xml)
 		goto out;
@@ -444,6 +493,15 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 		data = read_file(data_path, &dlen, AGENT_DATA_MAX);
 	agent = agent_parse_stream(data ? data : "", data ? dlen : 0, job->workload.name);
 	json_object_set_new(agent, "_domain", json_string(name));
+	if (json_object_get(agent, "setup_error")) {
+		json_t *se = json_object_get(agent, "setup_error");
+
+		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
+			v->name, json_string_value(json_object_get(se, "what")),
+			json_string_value(json_object_get(se, "message")));
+		r->setup_failed = true;
+		goto out;
+	}
 	console = path_exists(console_path) ? read_file(console_path, NULL, CONSOLE_MAX) : NULL;
 	if (!console)
 		console = xstrdup("");
@@ -575,6 +633,34 @@ static void iso_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/*
+ * The observer check: every variant gets a twin "<name>.nocollect" that
+ * boots the same kernel with the same settings but counts no tracepoint;
+ * the run summary compares their workload times.
+ */
+static void add_observer_twins(struct job *job)
+{
+	size_t n = job->nvariants;
+
+	job->variants = xrealloc(job->variants, 2 * n * sizeof(*job->variants));
+	for (size_t i = 0; i < n; i++) {
+		const struct job_variant *v = &job->variants[i];
+		struct job_variant *t = &job->variants[n + i];
+
+		memset(t, 0, sizeof(*t));
+		t->name = xasprintf("%s.nocollect", v->name);
+		t->kernel_kind = v->kernel_kind;
+		t->kernel_path = v->kernel_path ? xstrdup(v->kernel_path) : NULL;
+		t->cmdline = v->cmdline ? xstrdup(v->cmdline) : NULL;
+		for (size_t k = 0; k < v->sysctl.n; k++)
+			kvlist_set(&t->sysctl, v->sysctl.v[k].key, v->sysctl.v[k].value);
+		t->thp_enabled = v->thp_enabled ? xstrdup(v->thp_enabled) : NULL;
+		t->thp_defrag = v->thp_defrag ? xstrdup(v->thp_defrag) : NULL;
+		t->no_tracepoints = true;
+	}
+	job->nvariants = 2 * n;
+}
+
 static int load_resume(struct run *r, const char *run_arg)
 {
 	json_t *rj;
@@ -607,6 +693,8 @@ static int load_resume(struct run *r, const char *run_arg)
 	}
 	free(buf);
 	free(copy);
+	if (json_is_true(json_object_get(rj, "observer_check")))
+		add_observer_twins(r->job);
 	r->seed = (unsigned long)json_integer_value(
 		json_object_get(json_object_get(rj, "order"), "seed"));
 	r->sequential = !strcmp(json_string_value(json_object_get(
@@ -713,8 +801,48 @@ static int write_status(struct run *r, const char *status)
 	return store_run_write(r->store, r->id, r->runjson);
 }
 
+/* the workload's kernel module: is there a tree to build it against? */
+static int check_modules(struct run *r)
+{
+	const char *mod = wlmodule_for_workload(r->job->workload.name);
+
+	for (size_t i = 0; mod && i < r->job->nvariants; i++) {
+		char *kdir = wlmodule_build_dir(r->kernels[i].release);
+
+		if (!kdir) {
+			lab_err("variant '%s': cannot run %s on this kernel: no build tree or headers for %s; install linux-headers-%s (Debian) or set MMLAB_KBUILD_DIR to the kernel's build directory",
+				r->job->variants[i].name, r->job->workload.name,
+				r->kernels[i].release, r->kernels[i].release);
+			return -1;
+		}
+		free(kdir);
+	}
+	return 0;
+}
+
+static int build_modules(struct run *r)
+{
+	const char *mod = wlmodule_for_workload(r->job->workload.name);
+
+	if (!mod)
+		return 0;
+	r->modules = xcalloc(r->job->nvariants, sizeof(*r->modules));
+	for (size_t i = 0; i < r->job->nvariants; i++) {
+		char *dir = xasprintf("%s/modules-%zu", r->stage, i);
+
+		r->modules[i] = wlmodule_build(mod, r->kernels[i].release, dir);
+		free(dir);
+		if (!r->modules[i])
+			return -1;
+	}
+	return 0;
+}
+
 static void run_free(struct run *r)
 {
+	for (size_t i = 0; r->modules && i < r->job->nvariants; i++)
+		free(r->modules[i]);
+	free(r->modules);
 	if (r->stage && !getenv("MMLAB_KEEP_STAGE"))
 		rm_rf(r->stage);
 	free(r->stage);
@@ -744,7 +872,7 @@ static int run_boots(struct run *r)
 	lab_info("run %s: %u iteration%s to run (%zu variant%s, order %s)", r->id, todo,
 		 todo == 1 ? "" : "s", r->job->nvariants, r->job->nvariants == 1 ? "" : "s",
 		 r->sequential ? "sequential" : "random");
-	for (size_t i = 0; i < r->nboots && !interrupted; i++) {
+	for (size_t i = 0; i < r->nboots && !interrupted && !r->setup_failed; i++) {
 		if (boot_done(r, &r->boots[i]))
 			continue;
 		if (run_boot(r, &r->boots[i], &pg) < 0 && !interrupted)
@@ -854,6 +982,8 @@ static int load_new(struct run *r, const struct run_opts *o)
 	} else if (job_load(o->job_path, &r->job)) {
 		return EXIT_USAGE;
 	}
+	if (o->observer_check)
+		add_observer_twins(r->job);
 	r->sequential = o->sequential;
 	r->seed = o->seeded ? o->seed
 			    : (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
@@ -912,7 +1042,7 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 	}
 	ret = EXIT_RUN_FAILED;
 	mode = pick_accel(&r, o);
-	if (resolve_kernels(&r)) {
+	if (resolve_kernels(&r) || check_modules(&r)) {
 		run_free(&r);
 		return EXIT_USAGE;
 	}
@@ -925,8 +1055,11 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 		goto out;
 	if (!o->resume && create_run(&r))
 		goto out;
+	if (o->observer_check)
+		json_object_set_new(r.runjson, "observer_check", json_true());
 	r.stage = stage_create();
-	if (!r.stage || stage_kernels(&r) || resolve_accel(&r, mode, o->reprobe))
+	if (!r.stage || stage_kernels(&r) || build_modules(&r) ||
+	    resolve_accel(&r, mode, o->reprobe))
 		goto out;
 	json_object_set_new(r.runjson, "host", host_json(&r));
 	if (write_status(&r, "running"))
@@ -940,6 +1073,9 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 		write_status(&r, "incomplete");
 		res->interrupted = true;
 		lab_err("run %s interrupted; 'mmlab run --resume %s' finishes it", r.id, r.id);
+	} else if (r.setup_failed) {
+		ret = EXIT_USAGE;
+		write_status(&r, "failed");
 	} else if (!write_status(&r, "complete")) {
 		ret = r.failed_iterations ? EXIT_RUN_FAILED : 0;
 	}

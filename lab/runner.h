@@ -30,6 +30,7 @@ struct run_opts {
 	unsigned int max_iterations;
 	double precision;	/* 0.02 = 2 % */
 	const char *metrics;	/* target globs; NULL = PRECISION_DEFAULT_METRICS */
+	bool observer_check;	/* each variant twice: with and without tracepoints */
 };
 
 struct run_result {

@@ -6,8 +6,13 @@
  * whole list runs in the one measured phase; each count is timed on its
  * own and reported as elapsed_s.T<N>, user_s.T<N>, system_s.T<N> and
  * throughput_mbs.T<N> (10^6 bytes written per second of wall time).
+ *
+ * --file bytes (split the same way) are file-backed: each thread maps a
+ * MAP_SHARED file on the guest's tmpfs (/tmp) and writes it like the
+ * anonymous part. --step is the stride between writes (default a page).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +27,8 @@
 
 struct worker {
 	pthread_t tid;
-	size_t bytes;
+	unsigned int id;
+	size_t bytes, file_bytes, step;
 	uint64_t loops;
 	int err;
 };
@@ -32,21 +38,55 @@ struct count_result {
 	double elapsed_s, user_s, system_s, bytes;
 };
 
+static void touch(volatile char *p, size_t bytes, size_t step, uint64_t loops)
+{
+	for (uint64_t l = 0; l < loops; l++)
+		for (size_t off = 0; off < bytes; off += step)
+			p[off] = (char)(l + 1);
+}
+
+static int file_part(struct worker *w)
+{
+	char path[64];
+	volatile char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/usemem.%u", w->id);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	unlink(path);
+	if (ftruncate(fd, (off_t)w->file_bytes)) {
+		close(fd);
+		return errno;
+	}
+	p = mmap(NULL, w->file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return errno;
+	touch(p, w->file_bytes, w->step, w->loops);
+	munmap((void *)p, w->file_bytes);
+	return 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	volatile char *p = mmap(NULL, w->bytes, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *p = NULL;
 
-	if (p == MAP_FAILED) {
-		w->err = errno;
-		return NULL;
+	if (w->bytes) {
+		p = mmap(NULL, w->bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			w->err = errno;
+			return NULL;
+		}
+		touch(p, w->bytes, w->step, w->loops);
 	}
-	for (uint64_t l = 0; l < w->loops; l++)
-		for (size_t off = 0; off < w->bytes; off += page)
-			p[off] = (char)(l + 1);
-	munmap((void *)p, w->bytes);
+	if (w->file_bytes)
+		w->err = file_part(w);
+	if (p)
+		munmap((void *)p, w->bytes);
 	return NULL;
 }
 
@@ -67,21 +107,25 @@ static int parse_threads(const char *s, unsigned int *v, int max)
 	return n;
 }
 
-static int run_count(unsigned int nthreads, uint64_t size, uint64_t loops,
-		     struct count_result *r)
+static int run_count(unsigned int nthreads, uint64_t size, uint64_t file,
+		     uint64_t step, uint64_t loops, struct count_result *r)
 {
 	static struct worker w[MAX_THREADS];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t per = (size_t)(size / nthreads / page * page);
+	size_t fper = (size_t)(file / nthreads / page * page);
 	double t0, u0, s0, u1, s1;
 	int ret = 0;
 
-	if (per < page)
+	if (per < page && size)
 		per = page;
+	if (fper < page && file)
+		fper = page;
 	wl_cpu_times(&u0, &s0);
 	t0 = wl_now();
 	for (unsigned int i = 0; i < nthreads; i++) {
-		w[i] = (struct worker){ .bytes = per, .loops = loops };
+		w[i] = (struct worker){ .id = i, .bytes = per, .file_bytes = fper,
+					.step = (size_t)step, .loops = loops };
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
 			fprintf(stderr, "usemem: cannot start thread %u\n", i);
 			nthreads = i;
@@ -92,8 +136,8 @@ static int run_count(unsigned int nthreads, uint64_t size, uint64_t loops,
 	for (unsigned int i = 0; i < nthreads; i++) {
 		pthread_join(w[i].tid, NULL);
 		if (w[i].err) {
-			fprintf(stderr, "usemem: mmap %zu bytes: %s\n", per,
-				strerror(w[i].err));
+			fprintf(stderr, "usemem: thread %u, %zu anonymous + %zu file bytes: %s\n",
+				i, per, fper, strerror(w[i].err));
 			ret = -1;
 		}
 	}
@@ -101,7 +145,7 @@ static int run_count(unsigned int nthreads, uint64_t size, uint64_t loops,
 	wl_cpu_times(&u1, &s1);
 	r->user_s = u1 - u0;
 	r->system_s = s1 - s0;
-	r->bytes = (double)per * nthreads * (double)loops;
+	r->bytes = ((double)per + (double)fper) * nthreads * (double)loops;
 	return ret;
 }
 
@@ -124,15 +168,16 @@ int main(int argc, char **argv)
 	static struct count_result res[MAX_COUNTS];
 	unsigned int counts[MAX_COUNTS];
 	const char *threads;
-	uint64_t size, loops;
+	uint64_t size, loops, file, step;
 	int n, failed = 0;
 
 	if (wl_init(argc, argv) < 0 || wl_param_u64("size", 64 << 20, &size) < 0 ||
-	    wl_param_u64("loops", 1, &loops) < 0)
+	    wl_param_u64("loops", 1, &loops) < 0 || wl_param_u64("file", 0, &file) < 0 ||
+	    wl_param_u64("step", 4096, &step) < 0)
 		return 2;
 	threads = wl_param("threads");
 	n = parse_threads(threads ? threads : "1", counts, MAX_COUNTS);
-	if (n <= 0 || size == 0 || loops == 0) {
+	if (n <= 0 || (size == 0 && file == 0) || loops == 0 || step == 0) {
 		fprintf(stderr, "usemem: bad parameters: threads=%s size=%llu loops=%llu\n",
 			threads ? threads : "1", (unsigned long long)size,
 			(unsigned long long)loops);
@@ -142,7 +187,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		res[i].threads = counts[i];
-		failed |= run_count(counts[i], size, loops, &res[i]) < 0;
+		failed |= run_count(counts[i], size, file, step, loops, &res[i]) < 0;
 	}
 	if (wl_done_and_wait() < 0)
 		return 1;

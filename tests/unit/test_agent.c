@@ -370,6 +370,54 @@ static void test_save_snapshots(void **state)
 	free(s.buf);
 }
 
+/* COUNTS: only the collector families; SERIES: exact shape; SETUP_ERROR */
+static void test_collectors(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root, *it, *m, *ts, *a;
+
+	(void)state;
+	head(&s);
+	good_iteration(&s, 0);
+	rec(&s, MMREC_COUNTS, "iter=0\ntrace.compaction:mm_compaction_begin 12\n"
+	    "kthread.kcompactd0.cpu_s 0.25\ndmesg.warnings 1\n"
+	    "extfrag.node0.DMA32.unusable_o9.before 0.5\n"
+	    "time.elapsed_s 99\nvmstat.pgfault 7\ntrace.x nan\nnovalue\n");
+	rec(&s, MMREC_SERIES, "iter=0 interval_s=1 samples=3\n"
+	    "vmstat.nr_free_pages 10 9 8\nnode1.vmstat.nr_free_pages 5 4 3\n"
+	    "vmstat.short 1 2\ntime.bad 1 2 3\nvmstat.nan 1 x 3\n");
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	it = iter(root, 0);
+	m = json_object_get(it, "metrics");
+	assert_int_equal((int)num(m, "trace.compaction:mm_compaction_begin"), 12);
+	assert_true(num(m, "kthread.kcompactd0.cpu_s") == 0.25);
+	assert_int_equal((int)num(m, "dmesg.warnings"), 1);
+	assert_true(num(m, "extfrag.node0.DMA32.unusable_o9.before") == 0.5);
+	/* a COUNTS record cannot overwrite other families */
+	assert_true(num(m, "time.elapsed_s") == 1.5);
+	assert_int_equal((int)num(m, "vmstat.pgfault"), 50);
+	assert_null(json_object_get(m, "trace.x"));
+	assert_true(log_has(root, "bad COUNTS line"));
+	ts = json_object_get(it, "timeseries");
+	assert_non_null(ts);
+	assert_int_equal(json_integer_value(json_object_get(ts, "interval_s")), 1);
+	a = json_object_get(json_object_get(ts, "series"), "vmstat.nr_free_pages");
+	assert_int_equal(json_array_size(a), 3);
+	assert_true(json_number_value(json_array_get(a, 2)) == 8);
+	assert_non_null(json_object_get(json_object_get(ts, "series"),
+					"node1.vmstat.nr_free_pages"));
+	assert_int_equal(json_object_size(json_object_get(ts, "series")), 2);
+	assert_null(json_object_get(root, "setup_error"));
+	json_decref(root);
+
+	rec(&s, MMREC_SETUP_ERROR, "what=collectors\ntracepoint 'a:b' matches no event");
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root,
+		"setup_error"), "message")), "tracepoint 'a:b' matches no event");
+	json_decref(root);
+	free(s.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_many_iterations),
 		cmocka_unit_test(test_real_capture),
 		cmocka_unit_test(test_save_snapshots),
+		cmocka_unit_test(test_collectors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,7 +160,7 @@ static void test_full(void **state)
 	assert_int_equal(topology_total_memory_kib(&job->topo), 512 * 1024);
 
 	assert_string_equal(job->workload.name, "usemem");
-	assert_int_equal(job->workload.params.n, 3);
+	assert_int_equal(job->workload.params.n, 5);	/* + file, step */
 	assert_string_equal(job->workload.params.v[0].key, "threads");
 	assert_string_equal(job->workload.params.v[0].value, "1,2,4");
 	assert_string_equal(job->workload.params.v[1].key, "size");
@@ -173,6 +173,27 @@ static void test_full(void **state)
 	assert_int_equal(job->timeouts.boot_s, 120);
 	assert_int_equal(job->timeouts.iteration_s, 3600);
 	assert_int_equal(job->accel, ACCEL_TCG);
+	job_free(job);
+}
+
+static void test_collectors(void **state)
+{
+	struct job *job = load_ok("name: d\n"
+				  "variants: [ { name: a } ]\n"
+				  "topology: { nodes: 1, memory_per_node: 1G }\n"
+				  "workload: { name: thpfault }\n"
+				  "collectors: { tracepoints: [\"compaction:*\", \"migrate:mm_migrate_pages\"] }\n");
+
+	(void)state;
+	assert_int_equal(job->collectors.tracepoints.n, 2);
+	assert_string_equal(job->collectors.tracepoints.v[0], "compaction:*");
+	assert_false(job->collectors.disabled);
+	job_free(job);
+	job = load_ok("name: d\nvariants: [ { name: a } ]\n"
+		      "topology: { nodes: 1, memory_per_node: 1G }\n"
+		      "workload: { name: noop }\ncollectors: { enabled: false }\n");
+	assert_true(job->collectors.disabled);
+	assert_int_equal(job->collectors.tracepoints.n, 0);
 	job_free(job);
 }
 
@@ -193,7 +214,7 @@ static void test_defaults(void **state)
 	assert_int_equal(job->topo.nodes[0].memory_kib, 1024 * 1024);
 	assert_int_equal(job->topo.distances[0], 0);
 	/* every parameter present, in the table's order, defaults resolved */
-	assert_int_equal(job->workload.params.n, 3);
+	assert_int_equal(job->workload.params.n, 5);
 	assert_string_equal(kvlist_get(&job->workload.params, "threads"), "1");
 	assert_string_equal(job->workload.params.v[1].key, "size");
 	assert_string_equal(job->workload.params.v[1].value, "268435456"); /* 25% of 1G */
@@ -420,7 +441,7 @@ static const struct bad_case bad_cases[] = {
 	{ "distance-diagonal", "6:30", "topology.distances[1][1]: is 12; the distance of a node to itself must be 10" },
 	{ "distance-rows", "6:14", "topology.distances: has 2 rows; expected a 3x3 matrix" },
 	{ "distance-offdiag", "6:20", "topology.distances[0][1]: 256 is out of range; expected an integer 11..255" },
-	{ "workload-unknown", "4:19", "workload.name: unknown workload 'stream'; expected one of: usemem, noop" },
+	{ "workload-unknown", "4:19", "workload.name: unknown workload 'stream'; expected one of: usemem, thpfault, compact, numamigrate, pagebench, noop" },
 	{ "workload-string", "4:11", "workload: got a scalar; expected a mapping" },
 	{ "param-unknown", "6:13", "workload.params.thread: unknown parameter 'thread' of workload usemem; allowed parameters: threads, size, loops" },
 	{ "param-pct-range", "7:11", "workload.params.size: '150%' is not a percentage; expected 1%..100%" },
@@ -434,6 +455,8 @@ static const struct bad_case bad_cases[] = {
 	{ "timeout-unknown", "5:23", "timeouts.run: unknown key 'run'; allowed keys here: boot, iteration" },
 	{ "too-deep", "4:51", "YAML: nested more than 16 levels deep" },
 	{ "accel-bad", "5:8", "accel: 'hvf' is not allowed; expected one of: auto, kvm, tcg" },
+	{ "collectors-tracepoint", "5:45", "collectors.tracepoints[1]: 'mm_compaction_begin' is not a tracepoint pattern" },
+	{ "collectors-key", "5:15", "collectors.tracepoint: unknown key 'tracepoint' (did you mean 'tracepoints'?); allowed keys here: tracepoints, enabled" },
 };
 
 static void test_bad_files(void **state)
@@ -587,6 +610,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_collectors),
 		cmocka_unit_test(test_node_list),
 		cmocka_unit_test(test_sizes_and_scalars),
 		cmocka_unit_test(test_examples),

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wlmodule.h - kernel modules that workloads load in the guest (pagebench).
+ * The host builds workloads/<name>/ (copied to <guest dir>/modules-src/) for
+ * each variant's kernel with "make -C <build dir> M=<copy>" and the boot's
+ * image carries the .ko as /mmlab/modules/<name>.ko.
+ */
+#ifndef MMLAB_WLMODULE_H
+#define MMLAB_WLMODULE_H
+
+/* the module a workload needs, or NULL */
+const char *wlmodule_for_workload(const char *workload);
+/*
+ * The kernel build tree (or headers) for a release: MMLAB_KBUILD_DIR, else
+ * /lib/modules/<release>/build, else /usr/src/linux-headers-<release>.
+ * NULL when none has a Makefile.
+ */
+char *wlmodule_build_dir(const char *release);
+/*
+ * Build module name for release in out_dir (created). Returns the .ko path,
+ * or NULL after a message saying what to install.
+ */
+char *wlmodule_build(const char *name, const char *release, const char *out_dir);
+
+#endif
