@@ -94,6 +94,10 @@ enum metric_dir metric_direction(const char *name)
 		return d;
 	if (!strncmp(name, "time.", 5))
 		return DIR_LOWER;
+	/* collectors (docs/metrics.md): kernel thread CPU, warnings, fragmentation */
+	if (!strncmp(name, "kthread.", 8) || !strncmp(name, "dmesg.", 6) ||
+	    !strncmp(name, "extfrag.", 8))
+		return DIR_LOWER;
 	for (size_t i = 0; i < ARRAY_SIZE(derived_rules); i++)
 		if (!strcmp(derived_rules[i].pattern, name))
 			return derived_rules[i].dir;
