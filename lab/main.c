@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "image", cmd_image, "build and list guest images" },
 	{ "compare", cmd_compare, "compare variants with significance tests" },
 	{ "report", cmd_report, "write an HTML report with plots" },
+	{ "repro", cmd_repro, "reproduce a bug report from a recipe: REPRODUCED or not" },
 };
 
 static void usage(FILE *f)
