@@ -374,7 +374,6 @@ int cmd_repro(int argc, char **argv)
 	uint64_t x;
 	int c, ret;
 
-	optind = 0;	/* reinitialise GNU getopt: options may follow the recipe */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k': ov.kernel = optarg; break;

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 		}
 		char *hargv[] = { argv[optind + 1], "--help", NULL };
 
-		optind = 1;
+		optind = 0;
 		return cmd->fn(2, hargv);
 	}
 	cmd = find_command(argv[optind]);
@@ -121,6 +121,6 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	optind = 1;	/* the command runs its own getopt_long from argv[1] */
+	optind = 0;	/* GNU: reinitialise, so options may follow arguments */
 	return cmd->fn(argc, argv);
 }
