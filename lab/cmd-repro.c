@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"others differ from it significantly. The run is stored like 'mmlab run'.\n"
 		"\n"
 		"RECIPE is a file, or the name of one in the recipe directory ($MMLAB_REPRO_DIR,\n"
-		"default jobs/repro next to mmlab).\n"
+		"default jobs/repro next to mmlab, or PREFIX/share/mmlab/jobs/repro).\n"
 		"\n"
 		"  --kernel distro|PATH  run the first tested variant's settings on this kernel\n"
 		"                        instead (only that variant)\n"
@@ -58,9 +58,15 @@ static char *recipe_dir(void)
 {
 	const char *e = getenv("MMLAB_REPRO_DIR");
 
+	char *d;
+
 	if (e && *e)
 		return xstrdup(e);
-	return xasprintf("%s/jobs/repro", exe_dir());
+	d = xasprintf("%s/jobs/repro", exe_dir());	/* the source tree */
+	if (is_dir(d))
+		return d;
+	free(d);
+	return xasprintf("%s/../share/mmlab/jobs/repro", exe_dir());	/* make install */
 }
 
 /* a path as given, or NAME / NAME.yaml in the recipe directory */
@@ -76,11 +82,13 @@ static char *find_recipe(const char *arg)
 		free(p);
 		p = xasprintf("%s/%s", dir, arg);
 	}
-	free(dir);
 	if (!path_exists(p)) {
+		lab_err("no recipe '%s': not a file here, nor in %s ('mmlab repro --list' "
+			"shows the recipes there)", arg, dir);
 		free(p);
-		return xstrdup(arg);	/* recipe_load names the missing file */
+		p = NULL;
 	}
+	free(dir);
 	return p;
 }
 
@@ -429,6 +437,8 @@ int cmd_repro(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	path = find_recipe(argv[optind]);
+	if (!path)
+		return REPRO_EXIT_BAD_RECIPE;
 	ret = recipe_load(path, &r);
 	free(path);
 	if (ret || apply_overrides(r, &ov)) {

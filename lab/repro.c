@@ -298,9 +298,10 @@ static void add_comparisons(const struct recipe *r, json_t *vars, json_t *out)
 	json_t *good = NULL, *v;
 	size_t i;
 
-	json_array_foreach(vars, i, v)
+	json_array_foreach(vars, i, v) {
 		if (!strcmp(json_string_value(json_object_get(v, "role")), "good"))
 			good = v;
+	}
 	if (!good)
 		return;
 	json_array_foreach(vars, i, v) {
@@ -395,7 +396,7 @@ static void print_variant(FILE *f, json_t *v)
 		json_string_value(json_object_get(v, "verdict")));
 	fprintf(f, "  %-4s %-44s %4s %5s %7s %7s  %s\n", "", "expectation", "k", "met",
 		"not met", "unknown", "verdict");
-	json_array_foreach(json_object_get(v, "expect"), i, e)
+	json_array_foreach(json_object_get(v, "expect"), i, e) {
 		fprintf(f, "  [%zu]  %-44.44s %4lld %5lld %7lld %7lld  %s\n", i,
 			json_string_value(json_object_get(e, "describe")),
 			json_integer_value(json_object_get(e, "k")),
@@ -403,6 +404,7 @@ static void print_variant(FILE *f, json_t *v)
 			json_integer_value(json_object_get(e, "not_met")),
 			json_integer_value(json_object_get(e, "unknown")),
 			json_string_value(json_object_get(e, "verdict")));
+	}
 	fprintf(f, "  %-4s %-9s", "run", "status");
 	json_array_foreach(json_object_get(v, "expect"), i, e) {
 		snprintf(c, sizeof(c), "[%zu]", i);
@@ -422,22 +424,27 @@ static void print_variant(FILE *f, json_t *v)
 	}
 	if (any_why) {
 		fprintf(f, "  ? = cannot tell:\n");
-		json_array_foreach(json_object_get(v, "runs_table"), i, it)
-			json_array_foreach(json_object_get(it, "results"), j, res)
+		json_array_foreach(json_object_get(v, "runs_table"), i, it) {
+			json_array_foreach(json_object_get(it, "results"), j, res) {
 				if (json_string_value(json_object_get(res, "why")))
 					fprintf(f, "    run %lld [%zu]: %s\n",
 						json_integer_value(json_object_get(it, "index")), j,
 						json_string_value(json_object_get(res, "why")));
+			}
+		}
 	}
 	if (!any_lines)
 		return;
 	fprintf(f, "  console lines that matched:\n");
-	json_array_foreach(json_object_get(v, "runs_table"), i, it)
-		json_array_foreach(json_object_get(it, "results"), j, res)
-			json_array_foreach(json_object_get(res, "lines"), k, line)
+	json_array_foreach(json_object_get(v, "runs_table"), i, it) {
+		json_array_foreach(json_object_get(it, "results"), j, res) {
+			json_array_foreach(json_object_get(res, "lines"), k, line) {
 				fprintf(f, "    run %lld [%zu]: %s\n",
 					json_integer_value(json_object_get(it, "index")), j,
 					json_string_value(line));
+			}
+		}
+	}
 }
 
 static void print_comparison(FILE *f, json_t *c)
@@ -488,14 +495,17 @@ void repro_print(FILE *f, json_t *eval, json_t *recipe)
 		fprintf(f, "run %s ('mmlab results show %s --json' has every metric)\n",
 			json_string_value(json_object_get(eval, "run")),
 			json_string_value(json_object_get(eval, "run")));
-	json_array_foreach(json_object_get(eval, "variants"), i, v)
+	json_array_foreach(json_object_get(eval, "variants"), i, v) {
 		print_variant(f, v);
+	}
 	if (json_array_size(json_object_get(eval, "comparisons"))) {
 		fprintf(f, "\nagainst the known-good variant:\n");
-		json_array_foreach(json_object_get(eval, "comparisons"), i, v)
+		json_array_foreach(json_object_get(eval, "comparisons"), i, v) {
 			print_comparison(f, v);
+		}
 	}
-	json_array_foreach(json_object_get(eval, "notes"), i, n)
+	json_array_foreach(json_object_get(eval, "notes"), i, n) {
 		fprintf(f, "note: %s\n", json_string_value(n));
+	}
 	fprintf(f, "\nverdict: %s\n", json_string_value(json_object_get(eval, "verdict")));
 }

@@ -34,7 +34,7 @@ assert_jq "$T/crashes.json" '.repro.variants[0].runs_table[0].status == "crashed
 assert_jq "$T/crashes.json" '.repro.variants[0].runs_table[0].results[1].lines | length >= 1'
 # stored like a run, with the recipe and the verdict in run.json
 run=$(jq -r .run "$T/crashes.json")
-"$MMLAB" results show "$run" --json >"$T/stored.json"
+"$MMLAB" results show --json "$run" >"$T/stored.json"
 assert_jq "$T/stored.json" '.recipe.bug.id == "test#crashes" and .repro.verdict == "REPRODUCED"'
 "$MMLAB" repro --show "$run" >"$T/show.txt" || fail "repro --show exit $?"
 grep -q "verdict: REPRODUCED" "$T/show.txt" || fail "repro --show: $(cat "$T/show.txt")"
