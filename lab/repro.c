@@ -492,7 +492,7 @@ void repro_print(FILE *f, json_t *eval, json_t *recipe)
 	if (json_string_value(json_object_get(bug, "url")))
 		fprintf(f, "  %s\n", json_string_value(json_object_get(bug, "url")));
 	if (json_string_value(json_object_get(eval, "run")))
-		fprintf(f, "run %s ('mmlab results show %s --json' has every metric)\n",
+		fprintf(f, "run %s ('mmlab results show --json %s' has every metric)\n",
 			json_string_value(json_object_get(eval, "run")),
 			json_string_value(json_object_get(eval, "run")));
 	json_array_foreach(json_object_get(eval, "variants"), i, v) {
