@@ -41,6 +41,18 @@ static const char *const verdict_names[] = {
 	"REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE",
 };
 
+/* "the run crashed", "the run timed out" */
+static const char *ended(const char *status)
+{
+	if (!strcmp(status, "crashed"))
+		return "crashed";
+	if (!strcmp(status, "timeout"))
+		return "timed out";
+	if (!strcmp(status, "failed"))
+		return "failed";
+	return status;
+}
+
 static int lookup(void *ctx, const char *name, double *val)
 {
 	json_t *v = json_object_get(ctx, name);
@@ -89,7 +101,7 @@ static json_t *eval_one(const struct expectation *e, const char *status, json_t 
 	switch (e->kind) {
 	case EXPECT_METRIC:
 		if (!ok) {
-			json_object_set_new(res, "why", json_sprintf("no metrics: the run %s", status));
+			json_object_set_new(res, "why", json_sprintf("no metrics: the run %s", ended(status)));
 		} else if (expr_eval(e->expr, lookup, metrics, &v, err, sizeof(err)) < 0) {
 			json_object_set_new(res, "why", json_string(err));
 		} else if (isnan(v)) {
@@ -110,7 +122,7 @@ static json_t *eval_one(const struct expectation *e, const char *status, json_t 
 			*o = NOT_MET;
 		else
 			json_object_set_new(res, "why", json_sprintf(
-				"no match, but the run %s before its end", status));
+				"no match, but the run %s before its end", ended(status)));
 		json_object_set_new(res, "lines", lines);
 		break;
 	}
@@ -122,7 +134,7 @@ static json_t *eval_one(const struct expectation *e, const char *status, json_t 
 		break;
 	}
 	if (*o == UNKNOWN && !json_object_get(res, "why"))
-		json_object_set_new(res, "why", json_sprintf("the run %s", status));
+		json_object_set_new(res, "why", json_sprintf("the run %s", ended(status)));
 	json_object_set_new(res, "outcome", json_string(outcome_names[*o]));
 	return res;
 }
@@ -247,6 +259,11 @@ static size_t metric_values(json_t *var, size_t j, double **out)
 	return n;
 }
 
+static json_t *num_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
 static json_t *compare_metric(json_t *bad, json_t *good, size_t j)
 {
 	struct stats_summary sb, sg;
@@ -258,11 +275,11 @@ static json_t *compare_metric(json_t *bad, json_t *good, size_t j)
 	stats_summarize(vb, nb, false, &sb);
 	stats_summarize(vg, ng, false, &sg);
 	stats_welch(&sg, &sb, 0.95, &t);
-	o = json_pack("{s:s, s:{s:i, s:f, s:f}, s:{s:i, s:f, s:f}}", "test", "welch",
-		      "bad", "n", (int)sb.n, "mean", isfinite(sb.mean) ? sb.mean : 0.0,
-		      "stddev", isfinite(sb.stddev) ? sb.stddev : 0.0,
-		      "good", "n", (int)sg.n, "mean", isfinite(sg.mean) ? sg.mean : 0.0,
-		      "stddev", isfinite(sg.stddev) ? sg.stddev : 0.0);
+	o = json_pack("{s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, s:o}}", "test", "welch",
+		      "bad", "n", (int)sb.n, "mean", num_or_null(sb.mean),
+		      "stddev", num_or_null(sb.stddev),
+		      "good", "n", (int)sg.n, "mean", num_or_null(sg.mean),
+		      "stddev", num_or_null(sg.stddev));
 	if (t.valid) {
 		json_object_set_new(o, "p", json_real(t.p));
 		if (isfinite(t.rel))
@@ -286,11 +303,16 @@ static json_t *compare_counts(json_t *bad, json_t *good, size_t j)
 	unsigned int c = (unsigned int)json_integer_value(json_object_get(eg, "met"));
 	unsigned int d = (unsigned int)json_integer_value(json_object_get(eg, "not_met"));
 	double p = repro_fisher(a, b, c, d);
+	json_t *o = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:b}", "test", "fisher",
+			      "bad", "met", (int)a, "not_met", (int)b,
+			      "good", "met", (int)c, "not_met", (int)d,
+			      "significant", a + b && c + d && p < 0.05);
 
-	return json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:f, s:b}", "test", "fisher",
-			 "bad", "met", (int)a, "not_met", (int)b,
-			 "good", "met", (int)c, "not_met", (int)d,
-			 "p", p, "significant", p < 0.05);
+	if (a + b && c + d)
+		json_object_set_new(o, "p", json_real(p));
+	else
+		json_object_set_new(o, "why", json_string("no run that tells on one side"));
+	return o;
 }
 
 static void add_comparisons(const struct recipe *r, json_t *vars, json_t *out)
@@ -447,12 +469,21 @@ static void print_variant(FILE *f, json_t *v)
 	}
 }
 
+static const char *fmt_num(char *buf, size_t len, json_t *v)
+{
+	if (json_is_number(v))
+		snprintf(buf, len, "%.4g", json_number_value(v));
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 static void print_comparison(FILE *f, json_t *c)
 {
 	const char *test = json_string_value(json_object_get(c, "test"));
 	json_t *b = json_object_get(c, "bad"), *g = json_object_get(c, "good");
 	json_t *p = json_object_get(c, "p");
-	char pbuf[32] = "-";
+	char pbuf[32] = "-", bm[32], gm[32];
 
 	if (json_is_number(p))
 		snprintf(pbuf, sizeof(pbuf), "%.3g", json_number_value(p));
@@ -461,10 +492,10 @@ static void print_comparison(FILE *f, json_t *c)
 		json_integer_value(json_object_get(c, "expect")),
 		json_string_value(json_object_get(c, "describe")));
 	if (!strcmp(test, "welch"))
-		fprintf(f, "mean %.4g (n=%lld) vs %.4g (n=%lld), Welch p = %s",
-			json_number_value(json_object_get(b, "mean")),
+		fprintf(f, "mean %s (n=%lld) vs %s (n=%lld), Welch p = %s",
+			fmt_num(bm, sizeof(bm), json_object_get(b, "mean")),
 			json_integer_value(json_object_get(b, "n")),
-			json_number_value(json_object_get(g, "mean")),
+			fmt_num(gm, sizeof(gm), json_object_get(g, "mean")),
 			json_integer_value(json_object_get(g, "n")), pbuf);
 	else
 		fprintf(f, "met %lld/%lld vs %lld/%lld, Fisher p = %s",

@@ -12,7 +12,7 @@ recipe() {	# recipe NAME BODY [VARIANTS]: the bug, the variants, 2x256M
 bug: { id: "test#$1", title: "integration test $1" }
 variants: $v
 topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }
-timeouts: { boot: 180s, iteration: 300s }
+timeouts: { boot: 300s, iteration: 600s }	# room for a loaded host
 $2
 R
 	echo "$T/$1.yaml"

@@ -244,6 +244,7 @@ static void test_good_variant(void **state)
 	assert_true(json_real_value(json_object_get(cmp, "p")) < 0.01);
 	cmp = json_array_get(json_object_get(eval, "comparisons"), 1);
 	assert_string_equal(json_string_value(json_object_get(cmp, "test")), "fisher");
+	/* no crash on either side: every run tells, p = 1 */
 	assert_true(json_real_value(json_object_get(cmp, "p")) == 1);
 	assert_true(json_is_false(json_object_get(cmp, "significant")));
 
@@ -274,6 +275,26 @@ static void test_good_variant(void **state)
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_NOT_REPRODUCED);
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(eval, "notes"), 0)),
 			       "'fine' reproduces too"));
+	json_decref(eval);
+	json_decref(run);
+
+	/* every bad run timed out: INCONCLUSIVE, and no test on either kind */
+	run = run_of(json_pack("[o, o]",
+		variant("bad", json_pack("[o, o, o]", iter("bad", 0, "timeout", NULL, NULL),
+					 iter("bad", 1, "timeout", NULL, NULL),
+					 iter("bad", 2, "timeout", NULL, NULL))),
+		variant("fine", json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
+					  iter("fine", 1, "ok", "time.system_s=1", NULL),
+					  iter("fine", 2, "ok", "time.system_s=1", NULL)))));
+	eval = repro_evaluate(r, run, tmpdir);
+	assert_int_equal(num(eval, "exit"), REPRO_EXIT_INCONCLUSIVE);
+	cmp = json_array_get(json_object_get(eval, "comparisons"), 0);
+	assert_true(json_is_null(json_object_get(json_object_get(cmp, "bad"), "mean")));
+	assert_non_null(json_string_value(json_object_get(cmp, "why")));
+	cmp = json_array_get(json_object_get(eval, "comparisons"), 1);
+	assert_null(json_object_get(cmp, "p"));
+	assert_string_equal(json_string_value(json_object_get(cmp, "why")),
+			    "no run that tells on one side");
 	json_decref(eval);
 	json_decref(run);
 	recipe_free(r);
