@@ -300,6 +300,13 @@ int run_iteration(const struct plan *p, unsigned int iter, const int *nodes,
 	int ok, status;
 
 	chan_sendf(MMREC_ITER_BEGIN, NULL, 0, "iter=%u", iter);
+	{
+		/* the workload may vary by iteration (crash --probability --seed) */
+		char it[16];
+
+		snprintf(it, sizeof(it), "%u", iter);
+		setenv("MMLAB_ITERATION", it, 1);
+	}
 	w.stdout_buf = malloc(WL_STDOUT_CAP);
 	start = mono_now();
 	if (!w.stdout_buf || spawn(p, &w) < 0) {

@@ -138,7 +138,8 @@ int cmd_results(int argc, char **argv)
 	struct store *s;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/* options anywhere: "results show RUN --json" and "results --json show" */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'h': usage(stdout); return 0;
@@ -150,14 +151,6 @@ int cmd_results(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	sub = argv[optind++];
-	/* options may follow the subcommand too */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
 	if (optind < argc)
 		run = argv[optind++];
 	if (optind < argc) {

@@ -23,6 +23,7 @@
 #include <yaml.h>
 
 #include "job.h"
+#include "job_yaml.h"
 #include "workload.h"
 
 #define JOB_MAX_ERRORS 20
@@ -43,6 +44,7 @@ struct ctx {
 	yaml_document_t *doc;
 	unsigned int nerr;
 	uint64_t total_mem;	/* bytes; 0 while the topology is invalid */
+	const struct job_ext *ext;	/* extra top-level keys, or NULL */
 };
 
 /* one key of a mapping with a fixed set of keys */
@@ -1187,6 +1189,122 @@ static void parse_collectors(struct ctx *c, yaml_node_t *n, struct job_collector
 	}
 }
 
+/* ---- extra top-level keys (job_yaml.h): repro recipes ---- */
+
+/* fill f[] with the extension's keys; returns how many */
+static size_t ext_keys(struct ctx *c, struct field *f)
+{
+	size_t n = 0;
+
+	for (; c->ext && c->ext->keys && c->ext->keys[n] && n < JOB_EXT_MAX; n++)
+		f[n] = (struct field){ .key = c->ext->keys[n] };
+	return n;
+}
+
+/* hand each extra key (given or not) to the extension, then its check */
+static void ext_parse(struct ctx *c, yaml_node_t *root, struct field *f, size_t n,
+		      struct job *job)
+{
+	if (!c->ext)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (c->ext->parse)
+			c->ext->parse((struct job_yaml *)c, f[i].key, root, f[i].key_node,
+				      f[i].val, c->ext->arg);
+	if (c->ext->check)
+		c->ext->check((struct job_yaml *)c, job, c->ext->arg);
+}
+
+static struct ctx *yctx(struct job_yaml *y)
+{
+	return (struct ctx *)y;
+}
+
+void job_yaml_err(struct job_yaml *y, yaml_mark_t m, const char *path,
+		  const char *fmt, ...)
+{
+	struct ctx *c = yctx(y);
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err(c, m, path, "%s", msg);
+}
+
+yaml_node_t *job_yaml_node(struct job_yaml *y, int id)
+{
+	return node(yctx(y), id);
+}
+
+bool job_yaml_is_null(const yaml_node_t *n)
+{
+	return is_null(n);
+}
+
+const char *job_yaml_kind(const yaml_node_t *n)
+{
+	return kind(n);
+}
+
+size_t job_yaml_seq_len(const yaml_node_t *n)
+{
+	return seq_len(n);
+}
+
+yaml_node_t *job_yaml_seq_item(struct job_yaml *y, const yaml_node_t *n, size_t i)
+{
+	return seq_item(yctx(y), n, i);
+}
+
+const char *job_yaml_scalar(struct job_yaml *y, yaml_node_t *n, const char *path,
+			    const char *want)
+{
+	return scalar(yctx(y), n, path, want);
+}
+
+bool job_yaml_uint(struct job_yaml *y, yaml_node_t *n, const char *path,
+		   unsigned int min, unsigned int max, unsigned int *out)
+{
+	return get_uint32(yctx(y), n, path, min, max, out);
+}
+
+int job_yaml_enum(struct job_yaml *y, yaml_node_t *n, const char *path,
+		  const char *const *choices)
+{
+	return get_enum(yctx(y), n, path, choices);
+}
+
+bool job_yaml_map(struct job_yaml *y, yaml_node_t *n, const char *path,
+		  const char *want, struct job_field *jf, size_t nf)
+{
+	struct field f[15];
+	bool ok;
+
+	if (nf > ARRAY_SIZE(f))
+		nf = ARRAY_SIZE(f);
+	for (size_t i = 0; i < nf; i++)
+		f[i] = (struct field){ .key = jf[i].key };
+	ok = get_map(yctx(y), n, path, want, f, nf);
+	for (size_t i = 0; i < nf; i++) {
+		jf[i].key_node = f[i].key_node;
+		jf[i].val = f[i].val;
+	}
+	return ok;
+}
+
+void job_yaml_missing(struct job_yaml *y, yaml_node_t *map, const char *path,
+		      const char *key, const char *example)
+{
+	missing(yctx(y), map, path, key, example);
+}
+
+unsigned int job_yaml_errors(struct job_yaml *y)
+{
+	return yctx(y)->nerr;
+}
+
 /* ---- the job ---- */
 
 enum { TM_BOOT, TM_ITERATION, TM_N };
@@ -1213,7 +1331,7 @@ enum { J_NAME, J_VARIANTS, J_TOPOLOGY, J_WORKLOAD, J_ITERATIONS, J_IPB,
 
 static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 {
-	struct field f[J_N] = {
+	struct field f[J_N + JOB_EXT_MAX] = {
 		[J_NAME] = { .key = "name" },
 		[J_VARIANTS] = { .key = "variants" },
 		[J_TOPOLOGY] = { .key = "topology" },
@@ -1230,16 +1348,22 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 		[J_WORKLOAD] = "{ name: usemem }",
 	};
 	bool ipb_ok = true, it_ok = true;
+	size_t nf = J_N + ext_keys(c, f + J_N);
 	int a;
 
+	if (c->ext && c->ext->iterations_key)
+		f[J_ITERATIONS].key = c->ext->iterations_key;
+
 	if (!get_map(c, root, "", "a mapping with name, variants, topology, workload, ...",
-		     f, J_N))
+		     f, nf))
 		return;
 	for (int i = J_NAME; i <= J_WORKLOAD; i++)
-		if (!f[i].val)
+		if (!f[i].val && !(i == J_NAME && c->ext && c->ext->default_name))
 			missing(c, root, "", f[i].key, examples[i]);
 	if (f[J_NAME].val)
 		job->name = get_name(c, f[J_NAME].val, "name");
+	else if (c->ext && c->ext->default_name)
+		job->name = xstrdup(c->ext->default_name);
 	if (f[J_TOPOLOGY].val)
 		parse_topology(c, f[J_TOPOLOGY].val, &job->topo);
 	if (f[J_VARIANTS].val)
@@ -1247,7 +1371,7 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 	if (f[J_WORKLOAD].val)
 		parse_workload(c, f[J_WORKLOAD].val, &job->workload);
 	if (f[J_ITERATIONS].val)
-		it_ok = get_uint32(c, f[J_ITERATIONS].val, "iterations", 1,
+		it_ok = get_uint32(c, f[J_ITERATIONS].val, f[J_ITERATIONS].key, 1,
 				   JOB_MAX_ITERATIONS, &job->iterations);
 	if (f[J_IPB].val)
 		ipb_ok = get_uint32(c, f[J_IPB].val, "iterations_per_boot", 1,
@@ -1265,6 +1389,7 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 		if (a >= 0)
 			job->accel = (enum accel_mode)a;
 	}
+	ext_parse(c, root, f + J_N, nf - J_N, job);
 }
 
 /* ---- libyaml passes ---- */
@@ -1397,7 +1522,13 @@ static char *abs_dir(const char *dir)
 int job_load_buffer(const char *name, const char *buf, size_t len,
 		    const char *dir, struct job **out)
 {
-	struct ctx c = { .file = name };
+	return job_load_buffer_ext(name, buf, len, dir, NULL, out);
+}
+
+int job_load_buffer_ext(const char *name, const char *buf, size_t len,
+			const char *dir, const struct job_ext *ext, struct job **out)
+{
+	struct ctx c = { .file = name, .ext = ext };
 	struct job *job;
 	yaml_mark_t m = { 0 };
 
@@ -1405,7 +1536,7 @@ int job_load_buffer(const char *name, const char *buf, size_t len,
 	job = xcalloc(1, sizeof(*job));
 	job->path = xstrdup(name);
 	job->dir = abs_dir(dir);
-	job->iterations = 3;
+	job->iterations = ext && ext->iterations_def ? ext->iterations_def : 3;
 	job->iterations_per_boot = 1;
 	job->timeouts.boot_s = 120;
 	job->timeouts.iteration_s = 600;
@@ -1419,9 +1550,11 @@ int job_load_buffer(const char *name, const char *buf, size_t len,
 	if (!c.nerr)
 		load_doc(&c, buf, len, job);
 	if (c.nerr) {
-		lab_err("%s: %u error%s in the job file; fix %s and try again (format: docs/job-format.md)",
+		lab_err("%s: %u error%s in the %s; fix %s and try again (format: %s)",
 			name, c.nerr, c.nerr == 1 ? "" : "s",
-			c.nerr == 1 ? "it" : "them");
+			ext && ext->what ? ext->what : "job file",
+			c.nerr == 1 ? "it" : "them",
+			ext && ext->doc ? ext->doc : "docs/job-format.md");
 		job_free(job);
 		return -1;
 	}
@@ -1430,6 +1563,11 @@ int job_load_buffer(const char *name, const char *buf, size_t len,
 }
 
 int job_load(const char *path, struct job **out)
+{
+	return job_load_ext(path, NULL, out);
+}
+
+int job_load_ext(const char *path, const struct job_ext *ext, struct job **out)
 {
 	char *buf, *dir, *slash;
 	size_t len;
@@ -1447,7 +1585,7 @@ int job_load(const char *path, struct job **out)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
-	ret = job_load_buffer(path, buf, len, dir, out);
+	ret = job_load_buffer_ext(path, buf, len, dir, ext, out);
 	free(dir);
 	free(buf);
 	return ret;

@@ -111,4 +111,29 @@ int job_load_buffer(const char *name, const char *buf, size_t len,
 		    const char *dir, struct job **out);
 void job_free(struct job *job);
 
+/*
+ * A file in the job format with more top-level keys (a repro recipe,
+ * lab/recipe.c). parse() is called once per extra key, with its key and
+ * value nodes (yaml_node_t *, NULL when the key is not given) and the root
+ * mapping; check() once at the end with the job as parsed so far. Both
+ * report problems through lab/job_yaml.h so they carry FILE:LINE:COLUMN.
+ */
+#define JOB_EXT_MAX 7
+struct job_yaml;
+struct job_ext {
+	const char *const *keys;	/* NULL-terminated, at most JOB_EXT_MAX */
+	void (*parse)(struct job_yaml *y, const char *key, void *root,
+		      void *key_node, void *val, void *arg);
+	void (*check)(struct job_yaml *y, const struct job *job, void *arg);
+	void *arg;
+	const char *iterations_key;	/* what "iterations" is called (NULL: iterations) */
+	unsigned int iterations_def;	/* its default (0: 3) */
+	const char *default_name;	/* "name" may be left out: this one (NULL: required) */
+	const char *what;		/* "recipe" in messages (NULL: "job file") */
+	const char *doc;		/* its format's page (NULL: docs/job-format.md) */
+};
+int job_load_ext(const char *path, const struct job_ext *ext, struct job **out);
+int job_load_buffer_ext(const char *name, const char *buf, size_t len,
+			const char *dir, const struct job_ext *ext, struct job **out);
+
 #endif

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write an HTML report with plots" },
 	{ "queue", cmd_queue, "batch runs: a resumable queue of jobs, concurrent pinned VMs" },
 	{ "submit", cmd_submit, "run jobs on a Slurm cluster (sbatch array jobs)" },
+	{ "repro", cmd_repro, "reproduce a bug report from a recipe: REPRODUCED or not" },
 };
 
 static void usage(FILE *f)
@@ -112,7 +113,7 @@ int main(int argc, char **argv)
 		}
 		char *hargv[] = { argv[optind + 1], "--help", NULL };
 
-		optind = 1;
+		optind = 0;
 		return cmd->fn(2, hargv);
 	}
 	cmd = find_command(argv[optind]);

@@ -141,7 +141,16 @@ static const struct wl_metric noop_metrics[] = {
 static const struct wl_param crash_params[] = {
 	{ .name = "delay_ms", .type = WLP_UINT, .def = "0", .min = 0, .max = 3600000,
 	  .help = "wait this long in the measured phase before crashing" },
+	{ .name = "probability", .type = WLP_UINT, .def = "100", .min = 0, .max = 100,
+	  .help = "crash in this percentage of the iterations; the others finish normally" },
+	{ .name = "seed", .type = WLP_UINT, .def = "0", .min = 0, .max = 0xffffffffULL,
+	  .help = "0: random draw; else the draw is a fixed function of seed and iteration" },
 	{ .name = NULL },
+};
+
+static const struct wl_metric crash_metrics[] = {
+	{ "crash.crashed", "", false, "0 when the iteration did not crash (reported only then)" },
+	{ NULL },
 };
 
 static const struct wl_param hang_params[] = {
@@ -194,7 +203,7 @@ static const struct workload_def crash = {
 	.name = "crash",
 	.summary = "panics the guest through sysrq (tests crash handling)",
 	.params = crash_params,
-	.metrics = noop_metrics,
+	.metrics = crash_metrics,
 };
 
 static const struct workload_def hang = {
