@@ -14,6 +14,7 @@ int cmd_results(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
 
 /* global options parsed by main.c, visible to every command */
 struct global_opts {

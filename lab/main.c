@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "image", cmd_image, "build and list guest images" },
 	{ "compare", cmd_compare, "compare variants with significance tests" },
 	{ "report", cmd_report, "write an HTML report with plots" },
+	{ "kernel", cmd_kernel, "build kernel variants from a git tree into the kernel cache" },
 };
 
 static void usage(FILE *f)
