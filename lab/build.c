@@ -331,7 +331,7 @@ static unsigned long count_objects(const char *dir, int depth)
 }
 
 int kbuild_make(const char *src, const char *builddir, const char *localversion,
-		const char *log_path, const char *variant, double *elapsed_s)
+		const char *log_path, const char *variant, double *elapsed_s, bool *fresh)
 {
 	char *o = xasprintf("O=%s", builddir), *cc = xasprintf("CC=%s", kbuild_cc());
 	char *lv = xasprintf("LOCALVERSION=%s", localversion);
@@ -348,7 +348,8 @@ int kbuild_make(const char *src, const char *builddir, const char *localversion,
 	int ret;
 
 	/* expected objects: the last full count for a fresh directory, else unknown */
-	if (est && count_objects(builddir, 0) == 0)
+	*fresh = count_objects(builddir, 0) == 0;
+	if (est && *fresh)
 		bp.expected = strtoul(est, NULL, 10);
 	free(est);
 	lab_info("variant '%s': make O=%s (log %s)", variant, builddir, log_path);

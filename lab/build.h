@@ -9,6 +9,7 @@
 #ifndef MMLAB_BUILD_H
 #define MMLAB_BUILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -37,9 +38,10 @@ int kconfig_make(const char *src, const char *outdir, const char *base,
 /*
  * make -C src O=builddir -jN CC=... LOCALVERSION=localversion, output
  * appended to log_path. The caller holds the build directory's lock.
+ * *fresh: the build directory had no objects (a full build).
  * 0, or -1 after a message with the log's tail and path.
  */
 int kbuild_make(const char *src, const char *builddir, const char *localversion,
-		const char *log_path, const char *variant, double *elapsed_s);
+		const char *log_path, const char *variant, double *elapsed_s, bool *fresh);
 
 #endif

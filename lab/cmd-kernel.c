@@ -18,7 +18,7 @@ static const char usage[] =
 	"usage: mmlab kernel build JOB [--json]\n"
 	"       mmlab kernel build --tree DIR --ref REF [--revert C]... [--cherry-pick C]...\n"
 	"                          [--apply PATCH]... [--fragment FILE]... [--config-base B]\n"
-	"                          [--name NAME] [--json]\n"
+	"                          [--name NAME] [--rebuild] [--json]\n"
 	"       mmlab kernel list [--json]\n"
 	"       mmlab kernel show KEY [--json]\n"
 	"       mmlab kernel gc [--dry-run] [--json]\n"
@@ -34,6 +34,7 @@ static const char usage[] =
 	"  list             the cached kernels\n"
 	"  show KEY         one cached kernel's metadata (KEY may be a unique prefix)\n"
 	"  gc               remove cached kernels no stored run uses (--results DIR)\n"
+	"  --rebuild        run make even when the kernel is cached (replaces the entry)\n"
 	"  --json           machine-readable output\n"
 	"\n"
 	"Exit status: 0 done, 1 a build failed, 2 bad usage or input. See docs/kernels.md.\n";
@@ -110,6 +111,7 @@ static int build_args(int argc, char **argv, bool json)
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "config-base", required_argument, NULL, 'B' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "rebuild", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -119,6 +121,7 @@ static int build_args(int argc, char **argv, bool json)
 	struct kernel_info ki;
 	char *name = xstrdup("cli"), *p;
 	int c, ret = EXIT_USAGE;
+	bool rebuild = false;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -162,6 +165,9 @@ static int build_args(int argc, char **argv, bool json)
 		case 'j':
 			json = true;
 			break;
+		case 'b':
+			rebuild = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			ret = 0;
@@ -179,7 +185,8 @@ static int build_args(int argc, char **argv, bool json)
 	v.name = name;
 	job.variants = &v;
 	job.nvariants = 1;
-	ret = kernel_resolve_job(&job, 0, gopts.cache_dir, &ki) ? EXIT_RUN_FAILED : 0;
+	ret = kernel_resolve_job_opt(&job, 0, gopts.cache_dir, rebuild, &ki) ?
+	      EXIT_RUN_FAILED : 0;
 	if (json) {
 		json_t *o = result_json(name, &ki);
 

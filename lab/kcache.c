@@ -235,6 +235,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	double t0 = now_monotonic(), t_prep = 0, t_cfg = 0, t_build = 0;
 	json_t *meta = NULL, *frags;
 	int lock_fd = -1, ret = -1;
+	bool fresh = false;
 
 	memset(res, 0, sizeof(*res));
 	if (!kbuild_cc_version())
@@ -254,7 +255,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	if (!req)
 		goto out;
 	req_path = xasprintf("%s/kernels/requests/%s", cache_dir, req);
-	if (path_exists(req_path)) {
+	if (!q->rebuild && path_exists(req_path)) {
 		char *k = read_file(req_path, NULL, 128);
 
 		if (k) {
@@ -323,7 +324,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	t_cfg = now_monotonic() - t0 - t_prep;
 	kcache_key(tree_id, cfg_hash, kbuild_cc_version(), key);
 
-	if (fill_result(cache_dir, key, res) == 0) {
+	if (!q->rebuild && fill_result(cache_dir, key, res) == 0) {
 		res->hit = true;
 		lab_info("variant '%s': kernel %s from the cache (tree %.12s already built)",
 			 q->variant, key, tree_id);
@@ -341,7 +342,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 		}
 		res->log = xasprintf("%s/%s-%s-%.12s.log", logs, when, q->variant, key);
 		free(logs);
-		ret = kbuild_make(wt, builddir, lv, res->log, q->variant, &t_build);
+		ret = kbuild_make(wt, builddir, lv, res->log, q->variant, &t_build, &fresh);
 		free(lv);
 		if (ret) {
 			ret = -1;
@@ -372,6 +373,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 			}
 			free(img);
 		}
+		json_object_set_new(meta, "full_build", json_boolean(fresh));
 		if (store_entry(cache_dir, key, wt, builddir, res->log, meta) ||
 		    fill_result(cache_dir, key, res))
 			goto out;

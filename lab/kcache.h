@@ -34,6 +34,7 @@ struct kcache_req {
 	const char *config_base;	/* tinyconfig (default), defconfig, distro, PATH */
 	const char *const *fragments;	/* absolute paths */
 	size_t nfragments;
+	bool rebuild;		/* make even when the key is cached (replaces the entry) */
 };
 
 struct kcache_result {

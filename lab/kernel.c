@@ -153,6 +153,12 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki)
 int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
 		       struct kernel_info *ki)
 {
+	return kernel_resolve_job_opt(job, i, cache_dir, false, ki);
+}
+
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
+			   bool rebuild, struct kernel_info *ki)
+{
 	const struct job_variant *v = &job->variants[i];
 	const struct strlist *lists[] = { &v->revert, &v->cherry_pick, &v->apply };
 	static const enum src_op_kind kinds[] = { SRC_OP_REVERT, SRC_OP_CHERRY_PICK,
@@ -161,7 +167,7 @@ int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
 		.variant = v->name, .tree = job->kernels.tree, .ref = v->ref,
 		.config_base = job->kernels.config_base ? job->kernels.config_base : "tinyconfig",
 		.fragments = (const char *const *)job->kernels.fragments.v,
-		.nfragments = job->kernels.fragments.n,
+		.nfragments = job->kernels.fragments.n, .rebuild = rebuild,
 	};
 	struct kcache_result res;
 	size_t n = 0;

@@ -41,6 +41,9 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki);
  */
 int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
 		       struct kernel_info *ki);
+/* the same, building even when cached when rebuild is set */
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
+			   bool rebuild, struct kernel_info *ki);
 void kernel_info_release(struct kernel_info *ki);
 json_t *kernel_info_json(const struct kernel_info *ki);
 
