@@ -142,7 +142,7 @@ static int make_in(const char *src, const char *outdir, const char *const target
 }
 
 static int config_base(const char *src, const char *outdir, const char *base,
-		       const char *variant)
+		       const char *variant, const char *log_path)
 {
 	char *dst = xasprintf("%s/.config", outdir), *from = NULL;
 	struct spawn_result r;
@@ -152,7 +152,7 @@ static int config_base(const char *src, const char *outdir, const char *base,
 	    !strcmp(base, "allnoconfig")) {
 		const char *t[] = { base, NULL };
 
-		if (make_in(src, outdir, t, NULL, CONFIG_TIMEOUT_S, &r)) {
+		if (make_in(src, outdir, t, log_path, CONFIG_TIMEOUT_S, &r)) {
 			lab_err("variant '%s': 'make %s' failed in %s: %s", variant, base, src,
 				spawn_tail(&r, 10));
 			ret = -1;
@@ -190,7 +190,8 @@ static int config_base(const char *src, const char *outdir, const char *base,
 }
 
 int kconfig_make(const char *src, const char *outdir, const char *base,
-		 const char *const *fragments, size_t nfragments, const char *variant)
+		 const char *const *fragments, size_t nfragments, const char *variant,
+		 const char *log_path)
 {
 	char *cfg = xasprintf("%s/.config", outdir), *text = NULL, *list = NULL;
 	char *merge = xasprintf("%s/scripts/kconfig/merge_config.sh", src);
@@ -198,7 +199,7 @@ int kconfig_make(const char *src, const char *outdir, const char *base,
 	struct spawn_result r;
 	int ret = -1;
 
-	if (mkdir_p(outdir, 0755) || config_base(src, outdir, base, variant))
+	if (mkdir_p(outdir, 0755) || config_base(src, outdir, base, variant, log_path))
 		goto out;
 	if (nfragments) {
 		const char **argv = xcalloc(nfragments + 8, sizeof(*argv));
@@ -212,7 +213,7 @@ int kconfig_make(const char *src, const char *outdir, const char *base,
 		for (size_t i = 0; i < nfragments; i++)
 			argv[n++] = fragments[i];
 		argv[n] = NULL;
-		ret = spawn_run(argv, &(struct spawn_opts){ .cwd = src,
+		ret = spawn_run(argv, &(struct spawn_opts){ .cwd = src, .log_path = log_path,
 				.timeout_s = CONFIG_TIMEOUT_S }, &r);
 		free(argv);
 		if (ret) {
@@ -227,7 +228,7 @@ int kconfig_make(const char *src, const char *outdir, const char *base,
 	{
 		const char *t[] = { "olddefconfig", NULL };
 
-		if (make_in(src, outdir, t, NULL, CONFIG_TIMEOUT_S, &r)) {
+		if (make_in(src, outdir, t, log_path, CONFIG_TIMEOUT_S, &r)) {
 			lab_err("variant '%s': 'make olddefconfig' failed: %s", variant,
 				spawn_tail(&r, 10));
 			spawn_result_free(&r);

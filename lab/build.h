@@ -29,11 +29,12 @@ const char *kbuild_cc_version(void);
 
 /*
  * Write outdir/.config for the source at src: base, fragments (absolute
- * paths), olddefconfig, then the check. 0, or -1 after one message naming
+ * paths), olddefconfig, then the check; their output appended to log_path. 0, or -1 after one message naming
  * the variant (and every dropped option).
  */
 int kconfig_make(const char *src, const char *outdir, const char *base,
-		 const char *const *fragments, size_t nfragments, const char *variant);
+		 const char *const *fragments, size_t nfragments, const char *variant,
+		 const char *log_path);
 
 /*
  * make -C src O=builddir -jN CC=... LOCALVERSION=localversion, output

@@ -317,8 +317,21 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	cfgdir = xasprintf("%s/config-%s", srcdir, hex);
 	builddir = xasprintf("%s/build-%s", srcdir, hex);
 	cfg = xasprintf("%s/.config", cfgdir);
-	if (kconfig_make(wt, cfgdir, q->config_base, q->fragments, q->nfragments, q->variant))
+	{
+		char *logs = kdir(cache_dir, "logs");
+
+		iso_time(when, sizeof(when));
+		if (mkdir_p(logs, 0755) == 0)
+			res->log = xasprintf("%s/%s-%s-config.log", logs, when, q->variant);
+		free(logs);
+	}
+	if (kconfig_make(wt, cfgdir, q->config_base, q->fragments, q->nfragments, q->variant,
+			 res->log))
 		goto out;
+	if (res->log)
+		unlink(res->log);	/* configured: the build log says the rest */
+	free(res->log);
+	res->log = NULL;
 	if (sha256_file(cfg, cfg_hash))
 		goto out;
 	t_cfg = now_monotonic() - t0 - t_prep;
