@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,6 +63,8 @@ static void child(const char *const argv[], const struct spawn_opts *o, int out_
 	int null_fd = open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);
+	/* its own group (the deadline kills the group), so mmlab's death must reach it */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (null_fd >= 0)
 		dup2(null_fd, 0);
 	dup2(out_fd, 1);

@@ -32,7 +32,7 @@ struct spawn_result {
 
 /*
  * Runs argv[0] (looked up in PATH) in its own process group with stdin
- * from /dev/null. Returns the exit code (0 = success), or -1 when it could
+ * from /dev/null; it gets SIGTERM if mmlab dies (Ctrl-C on a terminal). Returns the exit code (0 = success), or -1 when it could
  * not be started, was killed by a signal or timed out; only a failure to
  * start prints a message (lab_err), the caller explains the rest, with
  * spawn_describe(). r may be NULL; otherwise release it with
