@@ -2,7 +2,7 @@
 #
 #   make             build ./mmlab and the guest programs
 #   make demo        install what is missing, build, run jobs/demo.yaml
-#   make check       every test: unit (ASan/UBSan) + integration (boots VMs)
+#   make check       every test: unit (ASan/UBSan) + integration (boots VMs) + e2e
 #   make check-unit  unit tests only
 #   make check-e2e   the kernel-building end-to-end tests
 #   make bench       benchmarks (ratios measured side by side)
@@ -115,7 +115,7 @@ demo: deps all
 	./mmlab doctor
 	./mmlab run jobs/demo.yaml
 
-check: deps all check-unit check-integration
+check: deps all check-unit check-integration check-e2e
 
 check-unit: $(UNIT_BINS) all
 	@set -e; for t in $(UNIT_BINS); do \
@@ -129,6 +129,7 @@ check-integration: all
 	tests/integration/run
 
 check-e2e: all
+	scripts/install-deps --e2e
 	scripts/start-libvirt
 	tests/e2e/run
 

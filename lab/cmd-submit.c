@@ -142,17 +142,18 @@ static char *sbatch(struct strlist *args)
 
 	for (size_t i = 0; i < args->n; i++)
 		argv[i] = args->v[i];
-	if (spawn_run(argv, &so, &r) == 0) {
-		if (r.status == 0 && r.out[0]) {
-			r.out[strcspn(r.out, ";\n")] = '\0';	/* "id[;cluster]" */
-			id = xstrdup(r.out);
-		} else {
-			lab_err("sbatch failed (exit %d%s): %.400s; check that slurmctld is "
-				"reachable ('sinfo') and the options", r.status,
-				r.timed_out ? ", timed out" : "", r.err);
-		}
-		spawn_result_release(&r);
+	if (spawn_run(argv, &so, &r) == 0 && r.out && r.out[0]) {
+		r.out[strcspn(r.out, ";\n")] = '\0';	/* "id[;cluster]" */
+		id = xstrdup(r.out);
+	} else if (r.exit_code >= 0 || r.term_signal || r.timed_out) {
+		/* it ran (a failure to start was reported by spawn_run) */
+		char how[64];
+
+		lab_err("sbatch %s: %.400s; check that slurmctld is reachable ('sinfo') "
+			"and the options", spawn_describe(&r, so.timeout_s, how, sizeof(how)),
+			r.out ? r.out : "");
 	}
+	spawn_result_free(&r);
 	free(argv);
 	return id;
 }
@@ -386,9 +387,7 @@ static void slurm_states(const char *const argv[], json_t *states)
 	struct spawn_opts so = { .timeout_s = 20 };
 	struct spawn_result r;
 
-	if (spawn_run(argv, &so, &r))
-		return;
-	if (r.status == 0) {
+	if (spawn_run(argv, &so, &r) == 0 && r.out) {
 		char *save = NULL;
 
 		for (char *line = strtok_r(r.out, "\n", &save); line;
@@ -404,7 +403,7 @@ static void slurm_states(const char *const argv[], json_t *states)
 				json_object_set_new(states, line, json_string(sep));
 		}
 	}
-	spawn_result_release(&r);
+	spawn_result_free(&r);
 }
 
 void slurm_status_fill(json_t *j, struct store *s)

@@ -17,6 +17,7 @@ int cmd_report(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
 
 /* global options parsed by main.c, visible to every command */
 struct global_opts {

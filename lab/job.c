@@ -788,7 +788,56 @@ static void parse_kernel(struct ctx *c, yaml_node_t *n, const char *path,
 	}
 }
 
-enum { V_NAME, V_KERNEL, V_CMDLINE, V_SYSCTL, V_THP, V_N };
+/* ~/x and relative paths (against the job's directory) made absolute */
+static char *job_path(const char *dir, const char *p)
+{
+	const char *home = getenv("HOME");
+
+	if (p[0] == '/')
+		return xstrdup(p);
+	if (p[0] == '~' && p[1] == '/' && home && *home)
+		return xasprintf("%s/%s", home, p + 2);
+	return xasprintf("%s/%s", dir, p);
+}
+
+/* a string or a list of 1..64 non-empty strings into out (paths if dir) */
+static void parse_str_list(struct ctx *c, yaml_node_t *n, const char *path,
+			   const char *want, const char *dir, struct strlist *out)
+{
+	char p[PATHLEN];
+	size_t len;
+
+	if (n->type == YAML_SCALAR_NODE) {
+		const char *s = scalar(c, n, path, want);
+
+		if (s && !*s)
+			err(c, n->start_mark, path, "is empty; expected %s", want);
+		else if (s && dir) {
+			char *a = job_path(dir, s);
+
+			strlist_push(out, a);
+			free(a);
+		} else if (s)
+			strlist_push(out, s);
+		return;
+	}
+	if (n->type != YAML_SEQUENCE_NODE) {
+		err(c, n->start_mark, path, "got %s; expected %s or a list of them", kind(n),
+		    want);
+		return;
+	}
+	len = seq_len(n);
+	if (len < 1 || len > JOB_MAX_LIST) {
+		err(c, n->start_mark, path, "has %zu entries; expected 1..%d", len,
+		    JOB_MAX_LIST);
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		parse_str_list(c, seq_item(c, n, i), pidx(p, path, i), want, dir, out);
+}
+
+enum { V_NAME, V_KERNEL, V_CMDLINE, V_SYSCTL, V_THP, V_REF, V_REVERT, V_PICK, V_APPLY,
+       V_N };
 
 static yaml_node_t *parse_variant(struct ctx *c, yaml_node_t *n, const char *path,
 				  const char *dir, struct job_variant *v)
@@ -799,11 +848,15 @@ static yaml_node_t *parse_variant(struct ctx *c, yaml_node_t *n, const char *pat
 		[V_CMDLINE] = { .key = "cmdline" },
 		[V_SYSCTL] = { .key = "sysctl" },
 		[V_THP] = { .key = "thp" },
+		[V_REF] = { .key = "ref" },
+		[V_REVERT] = { .key = "revert" },
+		[V_PICK] = { .key = "cherry_pick" },
+		[V_APPLY] = { .key = "apply" },
 	};
 	char p[PATHLEN];
 	const char *s;
 
-	if (!get_map(c, n, path, "a mapping with name, kernel, cmdline, sysctl, thp",
+	if (!get_map(c, n, path, "a mapping with name, kernel, cmdline, sysctl, thp, ref, ...",
 		     f, V_N))
 		return NULL;
 	if (f[V_NAME].val)
@@ -823,6 +876,35 @@ static yaml_node_t *parse_variant(struct ctx *c, yaml_node_t *n, const char *pat
 		parse_sysctl(c, f[V_SYSCTL].val, pkey(p, path, "sysctl"), &v->sysctl);
 	if (f[V_THP].val)
 		parse_thp(c, f[V_THP].val, pkey(p, path, "thp"), v);
+	if (f[V_REF].val && f[V_KERNEL].val) {
+		err(c, f[V_REF].key_node->start_mark, pkey(p, path, "ref"),
+		    "a variant has either 'kernel:' (a prebuilt kernel) or 'ref:' (built from "
+		    "kernels.tree), not both; remove one");
+	} else if (f[V_REF].val) {
+		s = scalar(c, f[V_REF].val, pkey(p, path, "ref"), "a git ref (tag, branch, commit)");
+		if (s && !*s)
+			err(c, f[V_REF].val->start_mark, p, "is empty; expected a git ref");
+		else if (s && s[0] == '-')
+			err(c, f[V_REF].val->start_mark, p,
+			    "'%s' starts with '-'; expected a git ref (tag, branch, commit)", s);
+		else if (s)
+			v->ref = xstrdup(s);
+		v->kernel_kind = KERNEL_SOURCE;
+	}
+	if (f[V_REVERT].val)
+		parse_str_list(c, f[V_REVERT].val, pkey(p, path, "revert"), "a commit",
+			       NULL, &v->revert);
+	if (f[V_PICK].val)
+		parse_str_list(c, f[V_PICK].val, pkey(p, path, "cherry_pick"), "a commit",
+			       NULL, &v->cherry_pick);
+	if (f[V_APPLY].val)
+		parse_str_list(c, f[V_APPLY].val, pkey(p, path, "apply"),
+			       "the path of a patch file", dir, &v->apply);
+	for (int i = V_REVERT; i <= V_APPLY; i++)
+		if (f[i].val && !f[V_REF].val)
+			err(c, f[i].key_node->start_mark, pkey(p, path, f[i].key),
+			    "needs 'ref:' in the same variant (the commit the operations start "
+			    "from); add e.g. 'ref: v6.4-rc2'");
 	return v->name ? f[V_NAME].val : NULL;
 }
 
@@ -1327,7 +1409,57 @@ static void parse_timeouts(struct ctx *c, yaml_node_t *n, struct job_timeouts *t
 }
 
 enum { J_NAME, J_VARIANTS, J_TOPOLOGY, J_WORKLOAD, J_ITERATIONS, J_IPB,
-       J_TIMEOUTS, J_ACCEL, J_COLLECTORS, J_N };
+       J_TIMEOUTS, J_ACCEL, J_COLLECTORS, J_KERNELS, J_N };
+
+static const char *const config_bases[] = { "tinyconfig", "defconfig", "distro", NULL };
+
+static void parse_kconfig(struct ctx *c, yaml_node_t *n, const char *dir,
+			  struct job_kernels *k)
+{
+	struct field f[] = { { .key = "base" }, { .key = "fragments" } };
+	const char *want = "tinyconfig, defconfig, distro or the path of a .config";
+	const char *s;
+
+	if (!get_map(c, n, "kernels.config", "a mapping with base, fragments", f, 2))
+		return;
+	if (f[0].val && (s = scalar(c, f[0].val, "kernels.config.base", want))) {
+		bool named = false;
+
+		for (size_t i = 0; config_bases[i]; i++)
+			named |= !strcmp(s, config_bases[i]);
+		if (!*s)
+			err(c, f[0].val->start_mark, "kernels.config.base", "is empty; expected %s",
+			    want);
+		else
+			k->config_base = named ? xstrdup(s) : job_path(dir, s);
+	}
+	if (f[1].val)
+		parse_str_list(c, f[1].val, "kernels.config.fragments",
+			       "the path of a config fragment", dir, &k->fragments);
+}
+
+static void parse_kernels(struct ctx *c, yaml_node_t *n, const char *dir,
+			  struct job_kernels *k)
+{
+	struct field f[] = { { .key = "tree" }, { .key = "config" } };
+	const char *s;
+
+	if (!get_map(c, n, "kernels", "a mapping with tree, config", f, 2))
+		return;
+	if (!f[0].val)
+		missing(c, n, "kernels", "tree", "~/src/linux");
+	else if ((s = scalar(c, f[0].val, "kernels.tree", "the path of a git kernel tree"))) {
+		if (!*s)
+			err(c, f[0].val->start_mark, "kernels.tree",
+			    "is empty; expected the path of a git kernel tree");
+		else
+			k->tree = job_path(dir, s);
+	}
+	if (f[1].val)
+		parse_kconfig(c, f[1].val, dir, k);
+	if (!k->config_base)
+		k->config_base = xstrdup("tinyconfig");
+}
 
 static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 {
@@ -1341,6 +1473,7 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 		[J_TIMEOUTS] = { .key = "timeouts" },
 		[J_ACCEL] = { .key = "accel" },
 		[J_COLLECTORS] = { .key = "collectors" },
+		[J_KERNELS] = { .key = "kernels" },
 	};
 	static const char *const examples[] = {
 		[J_NAME] = "demo", [J_VARIANTS] = "[ { name: base } ]",
@@ -1390,6 +1523,17 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 			job->accel = (enum accel_mode)a;
 	}
 	ext_parse(c, root, f + J_N, nf - J_N, job);
+	if (f[J_KERNELS].val)
+		parse_kernels(c, f[J_KERNELS].val, job->dir, &job->kernels);
+	for (size_t i = 0; i < job->nvariants && !f[J_KERNELS].val; i++) {
+		char p[PATHLEN];
+
+		if (job->variants[i].kernel_kind == KERNEL_SOURCE)
+			err(c, root->start_mark, pidx(p, "variants", i),
+			    "variant '%s' has 'ref:' but the job has no 'kernels:' mapping; add "
+			    "'kernels: { tree: PATH-OF-A-GIT-KERNEL-TREE }'",
+			    job->variants[i].name ? job->variants[i].name : "?");
+	}
 }
 
 /* ---- libyaml passes ---- */
@@ -1604,7 +1748,14 @@ void job_free(struct job *job)
 		kvlist_free(&v->sysctl);
 		free(v->thp_enabled);
 		free(v->thp_defrag);
+		free(v->ref);
+		strlist_free(&v->revert);
+		strlist_free(&v->cherry_pick);
+		strlist_free(&v->apply);
 	}
+	free(job->kernels.tree);
+	free(job->kernels.config_base);
+	strlist_free(&job->kernels.fragments);
 	free(job->variants);
 	free(job->workload.name);
 	kvlist_free(&job->workload.params);

@@ -48,6 +48,7 @@ uint64_t topology_total_memory_kib(const struct job_topology *t);
 enum kernel_kind {
 	KERNEL_DISTRO,		/* newest /boot/vmlinuz-* on the host */
 	KERNEL_PATH,		/* a prebuilt image */
+	KERNEL_SOURCE,		/* built from the job's kernels.tree at ref (docs/kernels.md) */
 };
 
 struct job_variant {
@@ -59,6 +60,18 @@ struct job_variant {
 	char *thp_enabled;	/* always|madvise|never, or NULL = kernel default */
 	char *thp_defrag;	/* always|defer|defer+madvise|madvise|never, or NULL */
 	bool no_tracepoints;	/* observer check's twin: the job's collectors minus tracepoints */
+	/* KERNEL_SOURCE: the ref, then these operations in this order */
+	char *ref;
+	struct strlist revert;		/* commit-ish */
+	struct strlist cherry_pick;	/* commit-ish */
+	struct strlist apply;		/* absolute paths of patch files (mbox or diff) */
+};
+
+/* top-level "kernels:": where source variants are built from */
+struct job_kernels {
+	char *tree;			/* absolute path of a git tree, or NULL */
+	char *config_base;		/* tinyconfig (default), defconfig, distro or a path */
+	struct strlist fragments;	/* absolute paths */
 };
 
 /*
@@ -102,6 +115,7 @@ struct job {
 	struct job_timeouts timeouts;
 	enum accel_mode accel;			/* default auto */
 	struct job_collectors collectors;
+	struct job_kernels kernels;
 };
 
 /* 0 on success; -1 after printing every error found (file:line:col) */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kcache.h"
 #include "kernel.h"
 #include "util.h"
 
@@ -149,16 +150,98 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki)
 	return ret;
 }
 
+int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
+		       struct kernel_info *ki)
+{
+	return kernel_resolve_job_opt(job, i, cache_dir, false, ki);
+}
+
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
+			   bool rebuild, struct kernel_info *ki)
+{
+	const struct job_variant *v = &job->variants[i];
+	const struct strlist *lists[] = { &v->revert, &v->cherry_pick, &v->apply };
+	static const enum src_op_kind kinds[] = { SRC_OP_REVERT, SRC_OP_CHERRY_PICK,
+						  SRC_OP_APPLY };
+	struct kcache_req q = {
+		.variant = v->name, .tree = job->kernels.tree, .ref = v->ref,
+		.config_base = job->kernels.config_base ? job->kernels.config_base : "tinyconfig",
+		.fragments = (const char *const *)job->kernels.fragments.v,
+		.nfragments = job->kernels.fragments.n, .rebuild = rebuild,
+	};
+	struct kcache_result res;
+	size_t n = 0;
+	int ret;
+
+	if (v->kernel_kind != KERNEL_SOURCE)
+		return kernel_resolve(v, ki);
+	memset(ki, 0, sizeof(*ki));
+	q.ops = xcalloc(v->revert.n + v->cherry_pick.n + v->apply.n + 1, sizeof(*q.ops));
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t k = 0; k < lists[l]->n; k++) {
+			q.ops[n].kind = kinds[l];
+			q.ops[n++].arg = lists[l]->v[k];
+		}
+	q.nops = n;
+	ret = kcache_get(cache_dir, &q, &res);
+	if (ret == 0)
+		ret = kernel_read_info(res.bzimage, ki);
+	if (ret) {
+		ki->build_failed = true;
+		ki->build_log = res.log ? xstrdup(res.log) : NULL;
+	} else {
+		ki->cache_key = xstrdup(res.key);
+		ki->cache_hit = res.hit;
+		ki->build_log = xstrdup(res.log);
+		ki->base_commit = xstrdup(json_string_value(json_object_get(res.meta,
+			"base_commit")) ?: "");
+		ki->config_hash = xstrdup(json_string_value(json_object_get(res.meta,
+			"config_hash")) ?: "");
+	}
+	ki->operations = json_array();
+	for (size_t k = 0; k < n; k++) {
+		json_array_append_new(ki->operations, json_pack("{s:s, s:s, s:s?}", "op",
+			src_op_name(q.ops[k].kind), "arg", q.ops[k].arg,
+			"resolved", q.ops[k].resolved));
+		free(q.ops[k].resolved);
+	}
+	free(q.ops);
+	kcache_result_release(&res);
+	return ret;
+}
+
 void kernel_info_release(struct kernel_info *ki)
 {
 	free(ki->path);
 	free(ki->release);
 	free(ki->version);
+	free(ki->cache_key);
+	free(ki->base_commit);
+	free(ki->config_hash);
+	free(ki->build_log);
+	json_decref(ki->operations);
 	memset(ki, 0, sizeof(*ki));
 }
 
 json_t *kernel_info_json(const struct kernel_info *ki)
 {
-	return json_pack("{s:s, s:s, s:s, s:s}", "path", ki->path, "release", ki->release,
-			 "version", ki->version, "sha256", ki->sha256);
+	json_t *o;
+
+	if (ki->build_failed)
+		return json_pack("{s:s, s:b, s:s?, s:O?}", "source", "build", "build_failed", 1,
+				 "build_log", ki->build_log, "operations", ki->operations);
+	o = json_pack("{s:s, s:s, s:s, s:s}", "path", ki->path, "release", ki->release,
+		      "version", ki->version, "sha256", ki->sha256);
+	if (ki->cache_key) {
+		json_object_set_new(o, "source", json_string("build"));
+		json_object_set_new(o, "cache_key", json_string(ki->cache_key));
+		json_object_set_new(o, "cache_hit", json_boolean(ki->cache_hit));
+		json_object_set_new(o, "base_commit", json_string(ki->base_commit));
+		json_object_set_new(o, "config_hash", json_string(ki->config_hash));
+		json_object_set_new(o, "operations", ki->operations ?
+				    json_incref(ki->operations) : json_array());
+		if (ki->build_log)
+			json_object_set_new(o, "build_log", json_string(ki->build_log));
+	}
+	return o;
 }

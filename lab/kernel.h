@@ -6,6 +6,7 @@
 #ifndef MMLAB_KERNEL_H
 #define MMLAB_KERNEL_H
 
+#include <stdbool.h>
 #include <jansson.h>
 
 #include "job.h"
@@ -15,6 +16,14 @@ struct kernel_info {
 	char *release;		/* from the image's header, e.g. "6.1.0-57-amd64" */
 	char *version;		/* the whole version string of the header */
 	char sha256[65];
+	/* KERNEL_SOURCE variants (kcache.h); NULL/false otherwise */
+	char *cache_key;
+	char *base_commit;
+	char *config_hash;
+	char *build_log;	/* also set when the build failed */
+	json_t *operations;	/* [{"op","arg","resolved"}] */
+	bool cache_hit;
+	bool build_failed;	/* the source could not be prepared, configured or built */
 };
 
 /* the release string a bzImage carries in its setup header; NULL + message */
@@ -25,6 +34,16 @@ char *kernel_find_distro(void);
 json_t *kernel_list_distro(void);
 /* resolve a job variant's kernel */
 int kernel_resolve(const struct job_variant *v, struct kernel_info *ki);
+/*
+ * The same for variant i of job, building KERNEL_SOURCE variants through
+ * the kernel cache (kcache.h) when missing. On a failed build returns -1
+ * with ki->build_failed set (and ki->build_log when make ran).
+ */
+int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
+		       struct kernel_info *ki);
+/* the same, building even when cached when rebuild is set */
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
+			   bool rebuild, struct kernel_info *ki);
 void kernel_info_release(struct kernel_info *ki);
 json_t *kernel_info_json(const struct kernel_info *ki);
 

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "queue", cmd_queue, "batch runs: a resumable queue of jobs, concurrent pinned VMs" },
 	{ "submit", cmd_submit, "run jobs on a Slurm cluster (sbatch array jobs)" },
 	{ "repro", cmd_repro, "reproduce a bug report from a recipe: REPRODUCED or not" },
+	{ "kernel", cmd_kernel, "build kernel variants from a git tree into the kernel cache" },
 };
 
 static void usage(FILE *f)

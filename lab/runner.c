@@ -114,9 +114,11 @@ static json_t *job_json(const struct job *job)
 			json_object_set_new(thp, "enabled", json_string(v->thp_enabled));
 		if (v->thp_defrag)
 			json_object_set_new(thp, "defrag", json_string(v->thp_defrag));
-		json_array_append_new(vars, json_pack("{s:s, s:s, s:s?, s:o, s:o}",
+		json_array_append_new(vars, json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o}",
 			"name", v->name,
-			"kernel", v->kernel_kind == KERNEL_DISTRO ? "distro" : v->kernel_path,
+			"kernel", v->kernel_kind == KERNEL_DISTRO ? "distro" :
+				  v->kernel_kind == KERNEL_SOURCE ? "source" : v->kernel_path,
+			"ref", v->ref,
 			"cmdline", v->cmdline, "sysctl", kv_json(&v->sysctl), "thp", thp));
 	}
 	for (unsigned int i = 0; i < t->nnodes; i++) {
@@ -174,9 +176,18 @@ static void host_cpu(char *buf, size_t len)
 
 static int resolve_accel(struct run *r, enum accel_mode mode, bool reprobe)
 {
+	size_t k = 0;
+
 	if (mode == ACCEL_AUTO)
 		lab_info("choosing KVM or TCG (a probe boot unless the verdict is cached)");
-	if (probe_accel(r->host, mode, gopts.cache_dir, r->kernels[0].path, &r->img, reprobe,
+	while (k + 1 < r->job->nvariants && r->kernels[k].build_failed)
+		k++;
+	if (r->kernels[k].build_failed) {
+		lab_err("no variant of the job has a kernel (every build failed); see the "
+			"build logs named above");
+		return -1;
+	}
+	if (probe_accel(r->host, mode, gopts.cache_dir, r->kernels[k].path, &r->img, reprobe,
 			&r->accel))
 		return -1;
 	lab_info("accel: %s (%s)%s", r->accel.accel == DOM_ACCEL_KVM ? "kvm" : "tcg",
@@ -414,6 +425,31 @@ static int boot_tick(double elapsed_s, void *arg)
 			stat(tc->data_path, &st) == 0 && st.st_size > 0 ? "agent up," : "booting,",
 			tc->last, tc->deadline);
 	return VM_TICK_CONTINUE;
+}
+
+/* a variant whose kernel failed to build: its iterations, failed, with the log */
+static int store_build_failed(struct run *r, const struct boot *b, struct progress *pg)
+{
+	const struct job_variant *v = &r->job->variants[b->variant];
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	int ret = 0;
+
+	for (unsigned int i = 0; i < b->count; i++) {
+		unsigned int idx = b->first + i;
+		json_t *it = json_pack("{s:i, s:s, s:s, s:s?, s:o}", "index", (int)idx,
+			"status", "failed", "reason", "the kernel build failed",
+			"build_log", ki->build_log, "metrics", json_object());
+		char *dir = store_iteration_path(r->store, r->id, v->name, idx);
+
+		if (mkdir_p(dir, 0755) || store_iteration_write(r->store, r->id, v->name, idx, it))
+			ret = -1;
+		r->failed_iterations++;
+		progress_step_done(pg, 0, "%s iteration %u: failed (kernel build; log %s)",
+				   v->name, idx, ki->build_log ? ki->build_log : "none");
+		json_decref(it);
+		free(dir);
+	}
+	return ret;
 }
 
 static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
@@ -717,8 +753,14 @@ static int resolve_kernels(struct run *r)
 		const char *was = json_string_value(json_object_get(json_object_get(
 			json_array_get(stored, i), "kernel"), "sha256"));
 
-		if (kernel_resolve(&r->job->variants[i], &r->kernels[i]))
-			return -1;
+		if (kernel_resolve_job(r->job, i, gopts.cache_dir, &r->kernels[i])) {
+			if (!r->kernels[i].build_failed)
+				return -1;
+			lab_warn("variant '%s': no kernel (the build failed); its iterations are "
+				 "recorded as failed and the run goes on with the others",
+				 r->job->variants[i].name);
+			continue;
+		}
 		if (was && strcmp(was, r->kernels[i].sha256)) {
 			lab_err("variant '%s': the kernel %s changed since run %s started; "
 				"start a new run instead of resuming", r->job->variants[i].name,
@@ -754,7 +796,7 @@ static int stage_kernels(struct run *r)
 {
 	for (size_t i = 0; i < r->job->nvariants; i++) {
 		char *dst = xasprintf("%s/kernel-%zu", r->stage, i);
-		int ret = copy_file(r->kernels[i].path, dst, 0644);
+		int ret = r->kernels[i].build_failed ? 0 : copy_file(r->kernels[i].path, dst, 0644);
 
 		free(dst);
 		if (ret)
@@ -875,6 +917,10 @@ static int run_boots(struct run *r)
 	for (size_t i = 0; i < r->nboots && !interrupted && !r->setup_failed; i++) {
 		if (boot_done(r, &r->boots[i]))
 			continue;
+		if (r->kernels[r->boots[i].variant].build_failed) {
+			store_build_failed(r, &r->boots[i], &pg);
+			continue;
+		}
 		if (run_boot(r, &r->boots[i], &pg) < 0 && !interrupted)
 			r->failed_iterations += r->boots[i].count;
 	}

@@ -67,7 +67,7 @@ char *wlmodule_build(const char *name, const char *release, const char *out_dir)
 	char *csrc = xasprintf("%s/%s.c", src, name), *cdst = xasprintf("%s/%s.c", dst, name);
 	char *ko = xasprintf("%s/%s.ko", dst, name), *m = xasprintf("M=%s", dst);
 	const char *argv[] = { "make", "-C", kdir, m, "modules", NULL };
-	struct spawn_opts o = { .timeout_s = MODULE_BUILD_TIMEOUT_S, .max_output = 16384 };
+	struct spawn_opts o = { .timeout_s = MODULE_BUILD_TIMEOUT_S, .capture_max = 16384 };
 	struct spawn_result r;
 	char *ret = NULL;
 
@@ -84,16 +84,16 @@ char *wlmodule_build(const char *name, const char *release, const char *out_dir)
 		goto out;
 	}
 	lab_info("building the %s module for %s against %s", name, release, kdir);
-	if (spawn_run(argv, &o, &r))
-		goto out;
-	if (r.status || access(ko, R_OK)) {
-		lab_err("building the %s module against %s failed (%s); its output:\n%s%s",
-			name, kdir, r.timed_out ? "timed out" : "make failed",
-			r.out ? r.out : "", r.err ? r.err : "");
-		spawn_result_release(&r);
+	if (spawn_run(argv, &o, &r) || access(ko, R_OK)) {
+		char how[64];
+
+		lab_err("building the %s module against %s failed (make %s); its output:\n%s",
+			name, kdir, spawn_describe(&r, o.timeout_s, how, sizeof(how)),
+			r.out ? r.out : "");
+		spawn_result_free(&r);
 		goto out;
 	}
-	spawn_result_release(&r);
+	spawn_result_free(&r);
 	ret = ko;
 	ko = NULL;
 out:

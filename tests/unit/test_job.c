@@ -457,7 +457,49 @@ static const struct bad_case bad_cases[] = {
 	{ "accel-bad", "5:8", "accel: 'hvf' is not allowed; expected one of: auto, kvm, tcg" },
 	{ "collectors-tracepoint", "5:45", "collectors.tracepoints[1]: 'mm_compaction_begin' is not a tracepoint pattern" },
 	{ "collectors-key", "5:15", "collectors.tracepoint: unknown key 'tracepoint' (did you mean 'tracepoints'?); allowed keys here: tracepoints, enabled" },
+	{ "kernels-apply-empty", "4:39", "variants[0].apply[0]: is empty; expected the path of a patch file" },
+	{ "kernels-config-key", "4:13", "kernels.config.bse: unknown key 'bse' (did you mean 'base'?); allowed keys here: base, fragments" },
+	{ "kernels-no-tree", "3:3", "kernels.tree: required key is missing" },
+	{ "kernels-ref-and-kernel", "4:35", "variants[0].ref: a variant has either 'kernel:' (a prebuilt kernel) or 'ref:'" },
+	{ "kernels-ref-no-kernels", "1:1", "variants[0]: variant 'base' has 'ref:' but the job has no 'kernels:' mapping" },
+	{ "kernels-revert-no-ref", "4:19", "variants[0].revert: needs 'ref:' in the same variant" },
 };
+
+/* source variants: kernels.tree/config resolved, operations kept in order */
+static void test_source_variants(void **state)
+{
+	static const char yaml[] =
+		"name: k\n"
+		"kernels:\n"
+		"  tree: ../linux\n"
+		"  config: { base: defconfig, fragments: [lab.config, /abs/x.config] }\n"
+		"variants:\n"
+		"  - { name: base, ref: v6.4-rc2 }\n"
+		"  - { name: fix, ref: v6.4-rc2, revert: 7efc3b726103, cherry_pick: [a1, b2],\n"
+		"      apply: [p/series.mbox] }\n"
+		"  - { name: distro, kernel: distro }\n"
+		"topology: { nodes: 2, memory_per_node: 256M }\n"
+		"workload: { name: noop }\n";
+	struct job *job = NULL;
+
+	(void)state;
+	assert_int_equal(job_load_buffer("k.yaml", yaml, strlen(yaml), "/jobs", &job), 0);
+	assert_string_equal(job->kernels.tree, "/jobs/../linux");
+	assert_string_equal(job->kernels.config_base, "defconfig");
+	assert_int_equal(job->kernels.fragments.n, 2);
+	assert_string_equal(job->kernels.fragments.v[0], "/jobs/lab.config");
+	assert_string_equal(job->kernels.fragments.v[1], "/abs/x.config");
+	assert_int_equal(job->variants[0].kernel_kind, KERNEL_SOURCE);
+	assert_string_equal(job->variants[0].ref, "v6.4-rc2");
+	assert_int_equal(job->variants[1].revert.n, 1);
+	assert_string_equal(job->variants[1].revert.v[0], "7efc3b726103");
+	assert_int_equal(job->variants[1].cherry_pick.n, 2);
+	assert_string_equal(job->variants[1].cherry_pick.v[1], "b2");
+	assert_string_equal(job->variants[1].apply.v[0], "/jobs/p/series.mbox");
+	assert_int_equal(job->variants[2].kernel_kind, KERNEL_DISTRO);
+	assert_null(job->variants[2].ref);
+	job_free(job);
+}
 
 static void test_bad_files(void **state)
 {
@@ -621,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_source_variants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
