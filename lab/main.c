@@ -120,6 +120,7 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	optind = 1;	/* the command runs its own getopt_long from argv[1] */
+	optind = 0;	/* the command runs its own getopt_long from argv[1]; 0 resets
+			 * glibc's state, so options may follow operands again */
 	return cmd->fn(argc, argv);
 }

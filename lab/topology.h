@@ -27,6 +27,7 @@ struct domain_spec {
 	const char *console_path;		/* ttyS0 -> file (console log) */
 	const char *data_path;			/* ttyS1 -> file (agent data channel) */
 	const char *cpuset;			/* host cpus for <vcpupin>, NULL = none */
+	const char *disk_path;			/* qcow2 as virtio-blk vda, NULL = no disk */
 };
 
 /*
