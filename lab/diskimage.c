@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,12 @@ static guestfs_h *gfs_open(const char *what)
 	guestfs_h *g = guestfs_create();
 	const char *settings[] = { "force_tcg", NULL };
 
+	/*
+	 * libguestfs talks to its appliance over sockets and pipes; when the
+	 * appliance goes away a write would kill us with SIGPIPE instead of
+	 * failing with EPIPE (the lab handles write errors everywhere).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (!g) {
 		lab_err("%s: cannot create a libguestfs handle; is libguestfs0 installed "
 			"(scripts/install-deps)?", what);
@@ -217,6 +224,14 @@ static char *host_mirror(void)
 
 /* ---- building ---- */
 
+/* less than 64 MiB free where the build ran: a download or unpack failed for space */
+static bool nearly_full(const char *dir)
+{
+	struct statvfs v;
+
+	return statvfs(dir, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < (64ULL << 20);
+}
+
 static void explain_debootstrap(const char *out, const char *mirror, const char *work)
 {
 	const char *m = mirror ? mirror : "debootstrap's default mirror";
@@ -229,13 +244,16 @@ static void explain_debootstrap(const char *out, const char *mirror, const char 
 		pk[strcspn(pk, "\n")] = '\0';
 		lab_err("image build: the package archive %s has no package(s)%s; check the "
 			"names in image.packages / --packages (apt-cache policy NAME)", m, pk);
-	} else if (strstr(out, "No space left on device")) {
-		lab_err("image build: the disk is full under %s; free some space or point "
-			"MMLAB_CACHE at a larger filesystem", work);
+	} else if (strstr(out, "No space left on device") || nearly_full(work)) {
+		const char *slash = strrchr(work, '/');
+
+		lab_err("image build: the disk is full under %.*s; free some space or point "
+			"MMLAB_CACHE at a larger filesystem",
+			slash ? (int)(slash - work) : (int)strlen(work), work);
 	} else if (strstr(out, "Failed getting release file") ||
 		   strstr(out, "Temporary failure resolving") ||
 		   strstr(out, "Could not resolve") || strstr(out, "Connection refused") ||
-		   strstr(out, "Failed to connect") || strstr(out, "couldn't download")) {
+		   strstr(out, "Failed to connect") || strstr(out, "Couldn't download")) {
 		lab_err("image build: cannot download from the package archive %s (no network?); "
 			"check the connection or set MMLAB_DEBIAN_MIRROR to a reachable mirror", m);
 	} else if (strstr(out, "Invalid Release file") || strstr(out, "No such script")) {

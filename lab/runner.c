@@ -485,6 +485,8 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 		goto out;
 	progress_status(pg, "%s iteration %u%s: booting %s", v->name, b->first,
 			b->count > 1 ? "+" : "", r->kernels[b->variant].release);
+	if (vm_ensure_connected(r->host))
+		goto out;
 	if (vm_run(r->host, xml, deadline, &vr) && vr.outcome == VM_ERROR) {
 		lab_err("variant '%s' iteration %u: the domain did not start: %s", v->name,
 			b->first, vr.detail);
