@@ -127,9 +127,12 @@ struct vm_host *vm_connect(const char *uri)
 
 int vm_ensure_connected(struct vm_host *h)
 {
+	unsigned long ver;
 	virConnectPtr conn;
 
-	if (virConnectIsAlive(h->conn) == 1)
+	/* IsAlive alone trusts a socket the idle client has not read from:
+	 * a real call finds out */
+	if (virConnectIsAlive(h->conn) == 1 && virConnectGetLibVersion(h->conn, &ver) == 0)
 		return 0;
 	last_error[0] = '\0';
 	conn = virConnectOpen(h->uri);
