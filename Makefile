@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKGS := libvirt libxml-2.0 yaml-0.1 jansson sqlite3 gsl libarchive libcrypto zlib
+PKGS := libvirt libxml-2.0 yaml-0.1 jansson sqlite3 gsl libarchive libcrypto zlib libguestfs
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wstrict-prototypes -Wmissing-prototypes -Wvla

@@ -259,6 +259,44 @@ out:
 	return ret;
 }
 
+int image_guest_hash(char out[65])
+{
+	struct guest_file *files;
+	size_t n;
+	int ret;
+
+	if (guest_files(&files, &n))
+		return -1;
+	ret = inputs_hash(files, n, out);
+	free_files(files, n);
+	return ret;
+}
+
+int image_guest_install(const char *root, const char *agent_path)
+{
+	struct guest_file *files;
+	size_t n;
+	int ret = 0;
+
+	if (guest_files(&files, &n))
+		return -1;
+	for (size_t i = 0; i < n && !ret; i++) {
+		/* files[0] is the agent ("init"), the rest mmlab/workloads/<name> */
+		char *dst = i ? xasprintf("%s/%s", root, files[i].dst) :
+				xasprintf("%s/%s", root, agent_path);
+		char *slash = strrchr(dst, '/');
+
+		*slash = '\0';
+		ret = mkdir_p(dst, 0755);
+		*slash = '/';
+		if (!ret)
+			ret = copy_file(files[i].src, dst, 0755);
+		free(dst);
+	}
+	free_files(files, n);
+	return ret;
+}
+
 void image_release(struct image *img)
 {
 	free(img->path);

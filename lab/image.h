@@ -40,6 +40,11 @@ int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
 /* render a plan as the text the guest reads */
 char *image_plan_text(const struct kvlist *plan);
 
+/* sha256 over the agent and workload programs (what an image is made of) */
+int image_guest_hash(char out[65]);
+/* copy the agent to root/agent_path and the workloads to root/mmlab/workloads/ */
+int image_guest_install(const char *root, const char *agent_path);
+
 /* [{"path","hash","size","created"}] for "mmlab image list" */
 json_t *image_list(const char *cache_dir);
 

@@ -1387,6 +1387,138 @@ unsigned int job_yaml_errors(struct job_yaml *y)
 	return yctx(y)->nerr;
 }
 
+/* ---- image and collect_files ---- */
+
+static const char *const image_kind_choices[] = { "initramfs", "debootstrap", NULL };
+
+/* Debian package and suite names: [a-z0-9][a-z0-9+.-]* */
+static bool debian_name_ok(const char *s, bool plus)
+{
+	if (!*s || strlen(s) > 100 || !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '.' || (plus && *s == '+')))
+			return false;
+	return true;
+}
+
+static void parse_packages(struct ctx *c, yaml_node_t *n, struct strlist *out)
+{
+	const char *want = "a Debian package name such as numactl";
+	char p[PATHLEN], s[SHOWLEN];
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		err(c, n->start_mark, "image.packages", "got %s; expected a list such as [numactl, linux-perf]",
+		    kind(n));
+		return;
+	}
+	if (seq_len(n) > JOB_MAX_PACKAGES) {
+		err(c, n->start_mark, "image.packages", "%zu packages; at most %d allowed",
+		    seq_len(n), JOB_MAX_PACKAGES);
+		return;
+	}
+	for (size_t i = 0; i < seq_len(n); i++) {
+		yaml_node_t *it = seq_item(c, n, i);
+		const char *v = scalar(c, it, pidx(p, "image.packages", i), want);
+
+		if (!v)
+			continue;
+		if (!debian_name_ok(v, true))
+			err(c, it->start_mark, p, "'%s' is not a Debian package name; expected %s "
+			    "(lowercase letters, digits, '+', '-', '.')", shown(s, v), want);
+		else
+			strlist_push(out, v);
+	}
+}
+
+enum { IM_KIND, IM_SUITE, IM_PACKAGES, IM_SIZE, IM_N };
+
+static void parse_image(struct ctx *c, yaml_node_t *n, struct job_image *im)
+{
+	struct field f[IM_N] = {
+		[IM_KIND] = { .key = "kind" },
+		[IM_SUITE] = { .key = "suite" },
+		[IM_PACKAGES] = { .key = "packages" },
+		[IM_SIZE] = { .key = "size" },
+	};
+	char s[SHOWLEN];
+	int k = -1;
+
+	if (!get_map(c, n, "image", "a mapping such as { kind: debootstrap, packages: [numactl] }",
+		     f, IM_N))
+		return;
+	if (!f[IM_KIND].val)
+		missing(c, n, "image", "kind", "debootstrap");
+	else
+		k = get_enum(c, f[IM_KIND].val, "image.kind", image_kind_choices);
+	if (k >= 0)
+		im->kind = (enum image_kind)k;
+	if (k == IMAGE_INITRAMFS) {
+		for (int i = IM_SUITE; i < IM_N; i++)
+			if (f[i].val)
+				err(c, f[i].key_node->start_mark, f[i].key,
+				    "applies to 'kind: debootstrap' only; remove it or set image.kind: debootstrap");
+		return;
+	}
+	if (f[IM_SUITE].val) {
+		const char *v = scalar(c, f[IM_SUITE].val, "image.suite", "a Debian suite such as bookworm");
+
+		if (v && !debian_name_ok(v, false))
+			err(c, f[IM_SUITE].val->start_mark, "image.suite",
+			    "'%s' is not a suite name; expected a Debian suite such as bookworm", shown(s, v));
+		else if (v)
+			im->suite = xstrdup(v);
+	}
+	if (f[IM_PACKAGES].val)
+		parse_packages(c, f[IM_PACKAGES].val, &im->packages);
+	if (f[IM_SIZE].val && get_size(c, f[IM_SIZE].val, "image.size", &im->size_bytes) &&
+	    (im->size_bytes < (512ULL << 20) || im->size_bytes > (1ULL << 40) ||
+	     im->size_bytes % (1ULL << 20)))
+		err(c, f[IM_SIZE].val->start_mark, "image.size",
+		    "%llu bytes; expected a whole number of MiB from 512M to 1T",
+		    (unsigned long long)im->size_bytes);
+}
+
+static bool guest_path_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (v[0] != '/' || n < 2 || n > 1024 || strstr(v, "//") || strstr(v, "/../") ||
+	    (n >= 3 && !strcmp(v + n - 3, "/..")))
+		return false;
+	return true;
+}
+
+static void parse_collect(struct ctx *c, yaml_node_t *n, struct strlist *out)
+{
+	const char *want = "an absolute path in the guest such as /var/log/syslog";
+	char p[PATHLEN], s[SHOWLEN];
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		err(c, n->start_mark, "collect_files", "got %s; expected a list such as [/var/log/dpkg.log]",
+		    kind(n));
+		return;
+	}
+	if (seq_len(n) > JOB_MAX_COLLECT) {
+		err(c, n->start_mark, "collect_files", "%zu paths; at most %d allowed",
+		    seq_len(n), JOB_MAX_COLLECT);
+		return;
+	}
+	for (size_t i = 0; i < seq_len(n); i++) {
+		yaml_node_t *it = seq_item(c, n, i);
+		const char *v = scalar(c, it, pidx(p, "collect_files", i), want);
+
+		if (!v)
+			continue;
+		if (!guest_path_ok(v))
+			err(c, it->start_mark, p, "'%s' is not a usable path; expected %s "
+			    "(no '..', no '//')", shown(s, v), want);
+		else
+			strlist_push(out, v);
+	}
+}
+
 /* ---- the job ---- */
 
 enum { TM_BOOT, TM_ITERATION, TM_N };
@@ -1409,7 +1541,8 @@ static void parse_timeouts(struct ctx *c, yaml_node_t *n, struct job_timeouts *t
 }
 
 enum { J_NAME, J_VARIANTS, J_TOPOLOGY, J_WORKLOAD, J_ITERATIONS, J_IPB,
-       J_TIMEOUTS, J_ACCEL, J_COLLECTORS, J_KERNELS, J_N };
+       J_TIMEOUTS, J_ACCEL, J_COLLECTORS, J_KERNELS, J_IMAGE, J_COLLECT,
+       J_N };
 
 static const char *const config_bases[] = { "tinyconfig", "defconfig", "distro", NULL };
 
@@ -1474,6 +1607,8 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 		[J_ACCEL] = { .key = "accel" },
 		[J_COLLECTORS] = { .key = "collectors" },
 		[J_KERNELS] = { .key = "kernels" },
+		[J_IMAGE] = { .key = "image" },
+		[J_COLLECT] = { .key = "collect_files" },
 	};
 	static const char *const examples[] = {
 		[J_NAME] = "demo", [J_VARIANTS] = "[ { name: base } ]",
@@ -1533,6 +1668,20 @@ static void parse_job(struct ctx *c, yaml_node_t *root, struct job *job)
 			    "variant '%s' has 'ref:' but the job has no 'kernels:' mapping; add "
 			    "'kernels: { tree: PATH-OF-A-GIT-KERNEL-TREE }'",
 			    job->variants[i].name ? job->variants[i].name : "?");
+	}
+	if (f[J_IMAGE].val)
+		parse_image(c, f[J_IMAGE].val, &job->image);
+	if (f[J_COLLECT].val) {
+		parse_collect(c, f[J_COLLECT].val, &job->collect_files);
+		if (job->image.kind != IMAGE_DEBOOTSTRAP && job->collect_files.n)
+			err(c, f[J_COLLECT].key_node->start_mark, "collect_files",
+			    "needs a disk image; add 'image: { kind: debootstrap }' or remove collect_files");
+	}
+	if (job->image.kind == IMAGE_DEBOOTSTRAP) {
+		if (!job->image.suite)
+			job->image.suite = xstrdup("bookworm");
+		if (!job->image.size_bytes)
+			job->image.size_bytes = 4ULL << 30;
 	}
 }
 
@@ -1760,6 +1909,9 @@ void job_free(struct job *job)
 	free(job->workload.name);
 	kvlist_free(&job->workload.params);
 	strlist_free(&job->collectors.tracepoints);
+	free(job->image.suite);
+	strlist_free(&job->image.packages);
+	strlist_free(&job->collect_files);
 	free(job->path);
 	free(job->dir);
 	free(job->name);

@@ -102,6 +102,21 @@ struct job_collectors {
 	bool disabled;		/* enabled: false - no optional collector at all */
 };
 
+/* the guest's root: the lab's initramfs, or a Debian disk (docs/image.md) */
+enum image_kind {
+	IMAGE_INITRAMFS,	/* default */
+	IMAGE_DEBOOTSTRAP,	/* debootstrap'd qcow2, booted as a virtio-blk root */
+};
+#define JOB_MAX_PACKAGES 64
+#define JOB_MAX_COLLECT 64
+
+struct job_image {
+	enum image_kind kind;
+	char *suite;			/* debootstrap: default "bookworm" */
+	struct strlist packages;	/* extra Debian packages, as given */
+	uint64_t size_bytes;		/* virtual disk size, default 4G */
+};
+
 struct job {
 	char *path;		/* as given */
 	char *dir;		/* absolute directory of the job file */
@@ -116,6 +131,8 @@ struct job {
 	enum accel_mode accel;			/* default auto */
 	struct job_collectors collectors;
 	struct job_kernels kernels;
+	struct job_image image;			/* default: the initramfs */
+	struct strlist collect_files;		/* absolute guest paths (debootstrap) */
 };
 
 /* 0 on success; -1 after printing every error found (file:line:col) */

@@ -29,6 +29,7 @@
 #include "accel.h"
 #include "agent.h"
 #include "cmd.h"
+#include "diskimage.h"
 #include "runner.h"
 #include "image.h"
 #include "job.h"
@@ -38,6 +39,7 @@
 #include "probe.h"
 #include "progress.h"
 #include "results.h"
+#include "spawn.h"
 #include "topology.h"
 #include "util.h"
 #include "vm.h"
@@ -80,6 +82,8 @@ struct run {
 	bool from_queue;		/* runner_boot(): the queue owns the run */
 	bool setup_failed;	/* the guest refused the plan (SETUP_ERROR) */
 	char **modules;		/* per variant: the workload's .ko, or NULL */
+	struct disk_image disk;	/* image.kind debootstrap: the cached base */
+	char *disk_base;	/* it, linked into the stage for QEMU */
 };
 
 static json_t *kv_json(const struct kvlist *l)
@@ -139,6 +143,21 @@ static json_t *job_json(const struct job *job)
 		"timeouts", "boot_s", (int)job->timeouts.boot_s,
 		"iteration_s", (int)job->timeouts.iteration_s,
 		"accel", accel_mode_name(job->accel), "collectors", collectors_json(job));
+}
+
+static json_t *job_image_json(const struct job *job)
+{
+	json_t *pk = json_array(), *cf = json_array();
+
+	if (job->image.kind != IMAGE_DEBOOTSTRAP)
+		return json_pack("{s:s}", "kind", "initramfs");
+	for (size_t i = 0; i < job->image.packages.n; i++)
+		json_array_append_new(pk, json_string(job->image.packages.v[i]));
+	for (size_t i = 0; i < job->collect_files.n; i++)
+		json_array_append_new(cf, json_string(job->collect_files.v[i]));
+	return json_pack("{s:s, s:s, s:o, s:I, s:o}", "kind", "debootstrap",
+			 "suite", job->image.suite, "packages", pk,
+			 "size", (json_int_t)job->image.size_bytes, "collect_files", cf);
 }
 
 static char *boot_id(void)
@@ -311,6 +330,15 @@ static json_t *guest_json(json_t *agent)
 			 "boot_s", json_object_get(hello, "boot_s"));
 }
 
+/* copy the tree under src (regular files and directories) to dst_dir/<basename of src> */
+static int copy_tree(const char *src, const char *dst_dir)
+{
+	const char *argv[] = { "cp", "-r", "--", src, dst_dir, NULL };
+	struct spawn_opts o = { .timeout_s = 600 };
+
+	return spawn_run(argv, &o, NULL);
+}
+
 /* store one iteration of a finished boot */
 static int store_iteration(struct run *r, const struct boot *b, unsigned int index,
 			   const struct vm_result *vr, json_t *agent, const char *console,
@@ -391,6 +419,17 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 		free(src);
 		free(dst);
 	}
+	if (json_object_get(agent, "_files")) {
+		char *src = xasprintf("%s/files", stage_dir);
+
+		int bad;
+
+		json_object_set(it, "files", json_object_get(agent, "_files"));
+		bad = is_dir(src) && copy_tree(src, dir);
+		free(src);
+		if (bad)
+			goto out;
+	}
 	if (ait && agent_save_snapshots(ait, dir))
 		goto out;
 	ret = store_iteration_write(r->store, r->id, v->name, index, it);
@@ -452,6 +491,56 @@ static int store_build_failed(struct run *r, const struct boot *b, struct progre
 	return ret;
 }
 
+/*
+ * A debootstrap image boots from a per-boot overlay of the cached base,
+ * through the kernel's own distro initrd when it has one (it loads
+ * virtio_blk and ext4, modules in Debian's kernels), else straight from
+ * the kernel (which must have them built in).
+ */
+static int disk_boot_prepare(struct run *r, const struct boot *b, const char *dir,
+			     const struct kvlist *plan, char **initrd, char **overlay)
+{
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	char *src = disk_kernel_initrd(ki->path, ki->release);
+	char *mods = disk_kernel_modules(ki->path, ki->release);
+	int ret = -1;
+
+	*overlay = xasprintf("%s/disk.qcow2", dir);
+	free(*initrd);
+	*initrd = NULL;
+	if (src) {
+		*initrd = xasprintf("%s/initrd", dir);
+		if (copy_file(src, *initrd, 0644))
+			goto out;
+	}
+	ret = disk_overlay_prepare(r->disk_base, *overlay, plan, mods);
+out:
+	free(src);
+	free(mods);
+	return ret;
+}
+
+static int prepare_disk(struct run *r)
+{
+	struct disk_recipe rc = {
+		.suite = r->job->image.suite, .packages = &r->job->image.packages,
+		.size_bytes = r->job->image.size_bytes,
+	};
+
+	if (r->job->image.kind != IMAGE_DEBOOTSTRAP)
+		return 0;
+	disk_set_tcg(r->accel.accel == DOM_ACCEL_TCG);
+	if (disk_image_get(gopts.cache_dir, &rc, &r->disk))
+		return -1;
+	if (r->disk.built)
+		lab_info("built the disk image %s", r->disk.path);
+	/* the cache may sit where QEMU's user cannot go (~root): link or copy */
+	r->disk_base = xasprintf("%s/base.qcow2", r->stage);
+	if (link(r->disk.path, r->disk_base) && copy_file(r->disk.path, r->disk_base, 0644))
+		return -1;
+	return 0;
+}
+
 static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 {
 	const struct job *job = r->job;
@@ -462,8 +551,10 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	char *data_path = xasprintf("%s/agent.bin", dir);
 	char *kernel = xasprintf("%s/kernel-%zu", r->stage, b->variant);
 	char *name = xasprintf("mmlab-%s-%s-%u", r->id, v->name, b->first);
-	char *cmdline = xasprintf("console=ttyS0,115200 panic=-1 rdinit=/init%s%s",
-				  v->cmdline ? " " : "", v->cmdline ? v->cmdline : "");
+	char *cmdline = xasprintf("console=ttyS0,115200 panic=-1 %s%s%s",
+				  r->disk_base ? "root=/dev/vda1 rw init=/" DISK_AGENT_PATH :
+				  "rdinit=/init", v->cmdline ? " " : "", v->cmdline ? v->cmdline : "");
+	char *overlay = NULL;
 	struct kvlist plan = { 0 };
 	struct vm_result vr = { 0 };
 	struct domain_spec spec = {
@@ -485,7 +576,14 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	if (mkdir_p(dir, 0755))
 		goto out;
 	plan_for(r, b, &plan);
-	if (r->modules && r->modules[b->variant]) {
+	if (r->disk_base) {
+		progress_status(pg, "%s iteration %u%s: preparing the guest disk", v->name,
+				b->first, b->count > 1 ? "+" : "");
+		if (disk_boot_prepare(r, b, dir, &plan, &initrd, &overlay))
+			goto out;
+		spec.initrd = initrd;
+		spec.disk_path = overlay;
+	} else if (r->modules && r->modules[b->variant]) {
 		struct kvlist extra = { 0 };
 		char *gp = xasprintf("mmlab/modules/%s.ko", wlmodule_for_workload(job->workload.name));
 		int bad;
@@ -511,6 +609,10 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	progress_status(pg, "%s: booting", tc.label);
 	if (r->from_queue)	/* a domain of a killed earlier attempt */
 		vm_destroy_name(r->host, name);
+	if (vm_ensure_connected(r->host)) {
+		free(tc.label);
+		goto out;
+	}
 	vm_set_tick(r->host, boot_tick, &tc);
 	/* the outcome says it all; -1 is only VM_ERROR */
 	vm_run(r->host, xml, deadline, &vr);
@@ -537,6 +639,14 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 			json_string_value(json_object_get(se, "message")));
 		r->setup_failed = true;
 		goto out;
+	}
+	if (overlay && job->collect_files.n) {
+		json_t *files;
+
+		progress_status(pg, "%s iteration %u: collecting files", v->name, b->first);
+		files = disk_collect(overlay, &job->collect_files, dir);
+		json_object_set_new(agent, "_files", files ? files : json_pack("{s:s}",
+				    "error", "the guest disk could not be read"));
 	}
 	console = path_exists(console_path) ? read_file(console_path, NULL, CONSOLE_MAX) : NULL;
 	if (!console)
@@ -566,6 +676,7 @@ out:
 	free(kernel);
 	free(name);
 	free(cmdline);
+	free(overlay);
 	return ret;
 }
 
@@ -788,6 +899,7 @@ static json_t *new_runjson(struct run *r)
 		"order", "mode", r->sequential ? "sequential" : "random",
 		"seed", (json_int_t)r->seed,
 		"job_resolved", job_json(r->job), "variants", vars);
+	json_object_set_new(json_object_get(rj, "job_resolved"), "image", job_image_json(r->job));
 	free(bid);
 	return rj;
 }
@@ -822,6 +934,8 @@ static json_t *host_json(struct run *r)
 	if (uname(&u) == 0)
 		json_object_set_new(h, "kernel", json_string(u.release));
 	json_object_set_new(h, "image", json_string(r->img.hash));
+	if (r->disk.path)
+		json_object_set_new(h, "disk_image", json_string(r->disk.hash));
 	return h;
 }
 
@@ -893,6 +1007,8 @@ static void run_free(struct run *r)
 			kernel_info_release(&r->kernels[i]);
 	free(r->kernels);
 	image_release(&r->img);
+	disk_image_release(&r->disk);
+	free(r->disk_base);
 	if (r->host)
 		vm_disconnect(r->host);
 	/* the store is the caller's */
@@ -1105,7 +1221,7 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 		json_object_set_new(r.runjson, "observer_check", json_true());
 	r.stage = stage_create();
 	if (!r.stage || stage_kernels(&r) || build_modules(&r) ||
-	    resolve_accel(&r, mode, o->reprobe))
+	    resolve_accel(&r, mode, o->reprobe) || prepare_disk(&r))
 		goto out;
 	json_object_set_new(r.runjson, "host", host_json(&r));
 	if (write_status(&r, "running"))

@@ -94,6 +94,7 @@ static int check_spec(const struct domain_spec *s)
 	    check_path(s, "initrd", s->initrd) < 0 ||
 	    check_path(s, "console", s->console_path) < 0 ||
 	    check_path(s, "data channel", s->data_path) < 0 ||
+	    check_path(s, "disk", s->disk_path) < 0 ||
 	    check_utf8(s, "name", s->name) < 0 ||
 	    check_utf8(s, "kernel command line", s->cmdline) < 0 ||
 	    check_utf8(s, "cpuset", s->cpuset) < 0)
@@ -302,9 +303,31 @@ static int write_serial(xmlTextWriterPtr w, const char *path, unsigned int port)
 	return rc | w_end(w);
 }
 
+/* the root disk of a debootstrap image: a per-boot qcow2 overlay */
+static int write_disk(xmlTextWriterPtr w, const char *path)
+{
+	int rc = w_start(w, "disk");
+
+	rc |= w_attr(w, "type", "file");
+	rc |= w_attr(w, "device", "disk");
+	rc |= w_start(w, "driver");
+	rc |= w_attr(w, "name", "qemu");
+	rc |= w_attr(w, "type", "qcow2");
+	rc |= w_end(w);
+	rc |= w_empty1(w, "source", "file", path);
+	rc |= w_start(w, "target");
+	rc |= w_attr(w, "dev", "vda");
+	rc |= w_attr(w, "bus", "virtio");
+	rc |= w_end(w);
+	return rc | w_end(w);
+}
+
 static int write_devices(xmlTextWriterPtr w, const struct domain_spec *s)
 {
 	int rc = w_start(w, "devices");
+
+	if (s->disk_path)
+		rc |= write_disk(w, s->disk_path);
 
 	rc |= write_serial(w, s->console_path, 0);
 	rc |= write_serial(w, s->data_path, 1);

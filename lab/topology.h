@@ -34,6 +34,7 @@ struct domain_spec {
 	 */
 	const int *vcpu_pins;
 	const int *memnodes;
+	const char *disk_path;			/* qcow2 as virtio-blk vda, NULL = no disk */
 };
 
 /*

@@ -125,6 +125,27 @@ struct vm_host *vm_connect(const char *uri)
 	return h;
 }
 
+int vm_ensure_connected(struct vm_host *h)
+{
+	unsigned long ver;
+	virConnectPtr conn;
+
+	/* IsAlive alone trusts a socket the idle client has not read from:
+	 * a real call finds out */
+	if (virConnectIsAlive(h->conn) == 1 && virConnectGetLibVersion(h->conn, &ver) == 0)
+		return 0;
+	last_error[0] = '\0';
+	conn = virConnectOpen(h->uri);
+	if (!conn) {
+		lab_err("the connection to libvirtd at %s was lost and cannot be reopened (%s); check that libvirtd is running",
+			h->uri, *last_error ? last_error : "no error text");
+		return -1;
+	}
+	virConnectClose(h->conn);
+	h->conn = conn;
+	return 0;
+}
+
 void vm_disconnect(struct vm_host *h)
 {
 	if (!h)

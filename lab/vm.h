@@ -27,6 +27,13 @@ struct vm_host;
  */
 struct vm_host *vm_connect(const char *uri);
 void vm_disconnect(struct vm_host *h);
+/*
+ * Reopen the connection when libvirt closed it: without a turning event
+ * loop the client misses keepalives, and libvirtd drops a connection left
+ * idle for ~30 s (a long libguestfs step, a kernel build between boots).
+ * 0, or -1 after a message.
+ */
+int vm_ensure_connected(struct vm_host *h);
 const char *vm_uri(struct vm_host *h);
 /* the last error libvirt reported (in this process), "" if none */
 const char *vm_last_error(void);

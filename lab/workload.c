@@ -213,9 +213,27 @@ static const struct workload_def hang = {
 	.metrics = noop_metrics,
 };
 
+static const struct wl_param writefile_params[] = {
+	{ .name = "size", .type = WLP_SIZE, .def = "1M", .min = 4096, .max = 1ULL << 30,
+	  .help = "bytes written to /var/log/mmlab/writefile.out and fsynced" },
+	{ .name = NULL },
+};
+
+static const struct wl_metric writefile_metrics[] = {
+	{ "writefile.elapsed_s", "s", false, "wall time of the write and fsync" },
+	{ NULL },
+};
+
+static const struct workload_def writefile = {
+	.name = "writefile",
+	.summary = "writes a file to the root filesystem and fsyncs it (page cache on disk)",
+	.params = writefile_params,
+	.metrics = writefile_metrics,
+};
+
 static const struct workload_def *const all[] = {
 	&usemem, &thpfault, &compact, &numamigrate, &pagebench, &noop, &crash,
-	&hang, NULL,
+	&hang, &writefile, NULL,
 };
 
 const struct workload_def *workload_find(const char *name)

@@ -463,7 +463,48 @@ static const struct bad_case bad_cases[] = {
 	{ "kernels-ref-and-kernel", "4:35", "variants[0].ref: a variant has either 'kernel:' (a prebuilt kernel) or 'ref:'" },
 	{ "kernels-ref-no-kernels", "1:1", "variants[0]: variant 'base' has 'ref:' but the job has no 'kernels:' mapping" },
 	{ "kernels-revert-no-ref", "4:19", "variants[0].revert: needs 'ref:' in the same variant" },
+	{ "image-kind", "5:16", "image.kind: 'qcow' is not allowed; expected one of: initramfs, debootstrap" },
+	{ "image-package", "5:49", "image.packages[1]: 'Bad Name' is not a Debian package name" },
+	{ "image-size", "5:35", "image.size: 104857600 bytes; expected a whole number of MiB from 512M to 1T" },
+	{ "collect-initramfs", "5:1", "collect_files: needs a disk image; add 'image: { kind: debootstrap }'" },
+	{ "collect-relative", "6:17", "collect_files[0]: 'var/log/syslog' is not a usable path" },
 };
+static void test_image(void **state)
+{
+	struct job *job;
+
+	(void)state;
+	job = load_ok("name: j\nvariants: [ { name: base } ]\n"
+		      "topology: { nodes: 2, memory_per_node: 256M }\n"
+		      "workload: { name: writefile, params: { size: 64K } }\n"
+		      "image: { kind: debootstrap, packages: [numactl, linux-perf, g++] }\n"
+		      "collect_files: [/var/log/mmlab/writefile.out, /var/log/syslog]\n");
+	assert_int_equal(job->image.kind, IMAGE_DEBOOTSTRAP);
+	assert_string_equal(job->image.suite, "bookworm");
+	assert_int_equal(job->image.size_bytes, 4ULL << 30);
+	assert_int_equal(job->image.packages.n, 3);
+	assert_string_equal(job->image.packages.v[2], "g++");
+	assert_int_equal(job->collect_files.n, 2);
+	assert_string_equal(job->collect_files.v[0], "/var/log/mmlab/writefile.out");
+	assert_string_equal(kvlist_get(&job->workload.params, "size"), "65536");
+	job_free(job);
+
+	job = load_ok("name: j\nvariants: [ { name: base } ]\n"
+		      "topology: { nodes: 1, memory_per_node: 256M }\n"
+		      "workload: { name: noop }\n"
+		      "image: { kind: debootstrap, suite: trixie, size: 2G }\n");
+	assert_string_equal(job->image.suite, "trixie");
+	assert_int_equal(job->image.size_bytes, 2ULL << 30);
+	assert_int_equal(job->collect_files.n, 0);
+	job_free(job);
+
+	/* the default stays the initramfs, with nothing to free */
+	job = load_ok(full_job);
+	assert_int_equal(job->image.kind, IMAGE_INITRAMFS);
+	assert_null(job->image.suite);
+	job_free(job);
+}
+
 
 /* source variants: kernels.tree/config resolved, operations kept in order */
 static void test_source_variants(void **state)
@@ -651,6 +692,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_collectors),
 		cmocka_unit_test(test_node_list),
