@@ -154,7 +154,10 @@ format:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--suppress=missingIncludeSystem -Ilab -Icommon lab common collectors workloads
+		--suppress=missingIncludeSystem --suppress=unknownMacro \
+		-D'json_array_foreach(a,i,v)=for(i=0;;)' \
+		-D'json_object_foreach(o,k,v)=for(k=0;;)' \
+		-Ilab -Icommon -Icollectors -Iworkloads/lib lab common collectors workloads
 
 clean:
 	rm -rf build mmlab
