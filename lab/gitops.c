@@ -275,9 +275,50 @@ static int op_run(const char *wt, const struct src_op *op, struct spawn_result *
 	return -1;
 }
 
+/* the output of a git command in dir, or NULL without a message */
+static char *git_quiet(const char *dir, const char *const args[])
+{
+	struct spawn_result r;
+	char *out = NULL;
+
+	if (git_run(dir, args, &r) == 0) {
+		chomp(r.out);
+		out = xstrndup(r.out, strcspn(r.out, "\n"));
+	}
+	spawn_result_free(&r);
+	return out;
+}
+
+/*
+ * The lab worktree belongs to another repository, or to one that was
+ * removed or made anew at the same path (its .git/worktrees entry is gone).
+ * It is the lab's own, under the cache: drop it and add it again.
+ */
+static bool worktree_stale(const char *tree, const char *wt)
+{
+	const char *args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL };
+	char *a, *b;
+	bool stale;
+
+	if (!is_dir(wt))
+		return false;
+	a = git_quiet(wt, args);
+	b = git_quiet(tree, args);
+	stale = !a || !b || strcmp(a, b);
+	free(a);
+	free(b);
+	return stale;
+}
+
 int src_prepare(const char *tree, const char *wt, const char *commit,
 		const struct src_op *ops, size_t nops, const char *variant)
 {
+	if (worktree_stale(tree, wt)) {
+		lab_warn("the lab worktree %s no longer belongs to %s (the repository was "
+			 "made anew?); making it again", wt, tree);
+		if (rm_rf(wt))
+			return -1;
+	}
 	if (!is_dir(wt)) {
 		const char *add[] = { "worktree", "add", "-q", "--detach", wt, commit, NULL };
 		const char *prune[] = { "worktree", "prune", NULL };
