@@ -18,47 +18,9 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "recipe.h"
-
-static const char *srcdir(void)
-{
-	const char *s = getenv("MMLAB_SRCDIR");
-
-	return s ? s : ".";
-}
-
-struct capture {
-	int saved;
-	FILE *tmp;
-};
-
-static void capture_start(struct capture *c)
-{
-	fflush(stderr);
-	c->tmp = tmpfile();
-	assert_non_null(c->tmp);
-	c->saved = dup(2);
-	assert_true(c->saved >= 0);
-	assert_true(dup2(fileno(c->tmp), 2) >= 0);
-}
-
-static char *capture_end(struct capture *c)
-{
-	long len;
-	char *buf;
-
-	fflush(stderr);
-	assert_true(dup2(c->saved, 2) >= 0);
-	close(c->saved);
-	len = ftell(c->tmp);
-	assert_true(len >= 0);
-	buf = calloc(1, (size_t)len + 1);
-	assert_non_null(buf);
-	rewind(c->tmp);
-	assert_int_equal(fread(buf, 1, (size_t)len, c->tmp), (size_t)len);
-	fclose(c->tmp);
-	return buf;
-}
 
 static int load_str(const char *name, const char *yaml, struct recipe **r, char **errs)
 {
