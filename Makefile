@@ -114,6 +114,7 @@ demo: deps all
 	scripts/start-libvirt
 	./mmlab doctor
 	./mmlab run jobs/demo.yaml
+	./mmlab compare latest
 
 check: deps all check-unit check-integration check-e2e
 
