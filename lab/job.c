@@ -1860,24 +1860,33 @@ int job_load(const char *path, struct job **out)
 	return job_load_ext(path, NULL, out);
 }
 
+char *job_read_file(const char *path, size_t *len, char **dir)
+{
+	char *buf = read_file(path, len, JOB_FILE_MAX), *slash;
+
+	if (!buf)
+		return NULL;
+	*dir = xstrdup(path);
+	slash = strrchr(*dir, '/');
+	if (!slash)
+		strcpy(*dir, ".");
+	else if (slash == *dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return buf;
+}
+
 int job_load_ext(const char *path, const struct job_ext *ext, struct job **out)
 {
-	char *buf, *dir, *slash;
+	char *buf, *dir;
 	size_t len;
 	int ret;
 
 	*out = NULL;
-	buf = read_file(path, &len, JOB_FILE_MAX);
+	buf = job_read_file(path, &len, &dir);
 	if (!buf)
 		return -1;
-	dir = xstrdup(path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
 	ret = job_load_buffer_ext(path, buf, len, dir, ext, out);
 	free(dir);
 	free(buf);

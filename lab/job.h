@@ -164,6 +164,8 @@ struct job_ext {
 	const char *doc;		/* its format's page (NULL: docs/job-format.md) */
 };
 int job_load_ext(const char *path, const struct job_ext *ext, struct job **out);
+/* a job-format file (at most 1 MiB) and its directory (both freed by the caller) */
+char *job_read_file(const char *path, size_t *len, char **dir);
 int job_load_buffer_ext(const char *name, const char *buf, size_t len,
 			const char *dir, const struct job_ext *ext, struct job **out);
 

@@ -380,22 +380,14 @@ int recipe_load_buffer(const char *name, const char *buf, size_t len,
 
 int recipe_load(const char *path, struct recipe **out)
 {
-	char *buf, *dir, *slash;
+	char *buf, *dir;
 	size_t len;
 	int ret;
 
 	*out = NULL;
-	buf = read_file(path, &len, 1u << 20);
+	buf = job_read_file(path, &len, &dir);
 	if (!buf)
 		return -1;
-	dir = xstrdup(path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
 	ret = recipe_load_buffer(path, buf, len, dir, out);
 	free(dir);
 	free(buf);
