@@ -18,6 +18,7 @@ int cmd_queue(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* global options parsed by main.c, visible to every command */
 struct global_opts {

@@ -29,8 +29,7 @@ const char *src_op_name(enum src_op_kind k)
 	return "?";
 }
 
-/* run git -C dir args...; exit code, r filled */
-static int git_run(const char *dir, const char *const args[], struct spawn_result *r)
+int git_run(const char *dir, const char *const args[], struct spawn_result *r)
 {
 	const char *argv[GIT_ARGS_MAX + 4] = { "git", "-C", dir };
 	struct spawn_opts o = { .env = git_ident, .timeout_s = GIT_TIMEOUT_S };

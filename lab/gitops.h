@@ -26,6 +26,13 @@ struct src_op {
 	char *resolved;		/* full commit id, or "sha256:<hex>" of the patch file */
 };
 
+struct spawn_result;
+/*
+ * git -C dir ARGS... (at most 24, NULL-terminated) with the lab's identity
+ * and C locale; git's exit code (spawn_run()), *r filled when r is not
+ * NULL (the caller frees it with spawn_result_free()).
+ */
+int git_run(const char *dir, const char *const args[], struct spawn_result *r);
 /* git -C dir ARGS... ; its trimmed output (first line) or NULL + message */
 char *git_out(const char *dir, const char *const args[]);
 /* the full commit id of REV in the repository at dir, or NULL + message */

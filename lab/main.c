@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "submit", cmd_submit, "run jobs on a Slurm cluster (sbatch array jobs)" },
 	{ "repro", cmd_repro, "reproduce a bug report from a recipe: REPRODUCED or not" },
 	{ "kernel", cmd_kernel, "build kernel variants from a git tree into the kernel cache" },
+	{ "bisect", cmd_bisect, "find the commit that changed a metric or brought a warning" },
 };
 
 static void usage(FILE *f)

@@ -398,12 +398,8 @@ void recipe_free(struct recipe *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nexpect; i++) {
-		free(r->expect[i].text);
-		expr_free(r->expect[i].expr);
-		if (r->expect[i].has_re)
-			regfree(&r->expect[i].re);
-	}
+	for (size_t i = 0; i < r->nexpect; i++)
+		expect_release(&r->expect[i]);
 	free(r->expect);
 	free(r->path);
 	free(r->bug_id);
@@ -478,4 +474,95 @@ json_t *recipe_json(const struct recipe *r)
 			 "file", r->path, "bug", "id", r->bug_id, "title", r->bug_title,
 			 "url", r->bug_url, "good", r->good,
 			 "runs", (int)(r->job ? r->job->iterations : 0), "expect", ex);
+}
+
+void expect_release(struct expectation *e)
+{
+	free(e->text);
+	expr_free(e->expr);
+	if (e->has_re)
+		regfree(&e->re);
+	memset(e, 0, sizeof(*e));
+}
+
+/* "EXPR OP VALUE": the operator is the first of op_words[0..6) found */
+static int parse_condition(const char *s, struct expectation *e, char *err, size_t len)
+{
+	const char *best = NULL;
+	size_t blen = 0;
+	char *lhs, *end, perr[256];
+	int op = -1;
+
+	for (int i = 0; i < 6; i++) {
+		const char *at = strstr(s, op_words[i]);
+
+		/* the longest operator at the leftmost place (">=" before ">") */
+		if (at && (!best || at < best || (at == best && strlen(op_words[i]) > blen))) {
+			best = at;
+			blen = strlen(op_words[i]);
+			op = i;
+		}
+	}
+	if (!best) {
+		snprintf(err, len, "'%s' has no comparison; expected "
+			 "\"metric:EXPR OP VALUE\" with OP one of > >= < <= == !=", s);
+		return -1;
+	}
+	e->value = strtod(best + blen, &end);
+	while (*end == ' ')
+		end++;
+	if (end == best + blen || *end) {
+		snprintf(err, len, "'%s' does not end in a number after '%s'", s, op_words[op]);
+		return -1;
+	}
+	lhs = xstrndup(s, (size_t)(best - s));
+	e->expr = expr_parse(lhs, perr, sizeof(perr));
+	if (!e->expr) {
+		snprintf(err, len, "'%s': %s", lhs, perr);
+		free(lhs);
+		return -1;
+	}
+	e->text = lhs;
+	e->op = (enum expect_op)op;
+	return 0;
+}
+
+int expect_from_signature(const char *sig, unsigned int k, struct expectation *e,
+			  char *err, size_t len)
+{
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->k = k ? k : 1;
+	if (!strcmp(sig, "crash")) {
+		e->kind = EXPECT_CRASH;
+		return 0;
+	}
+	if (!strcmp(sig, "hang")) {
+		e->kind = EXPECT_HANG;
+		return 0;
+	}
+	if (!strncmp(sig, "metric:", 7)) {
+		e->kind = EXPECT_METRIC;
+		return parse_condition(sig + 7, e, err, len);
+	}
+	if (!strncmp(sig, "dmesg:", 6) && sig[6]) {
+		char msg[160];
+
+		e->kind = EXPECT_DMESG;
+		rc = regcomp(&e->re, sig + 6, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			regerror(rc, &e->re, msg, sizeof(msg));
+			regfree(&e->re);
+			snprintf(err, len, "'%s' is not a valid regular expression (%s)",
+				 sig + 6, msg);
+			return -1;
+		}
+		e->has_re = true;
+		e->text = xstrdup(sig + 6);
+		return 0;
+	}
+	snprintf(err, len, "'%s' is not a signature; expected 'dmesg:REGEX', 'crash', "
+		 "'hang' or 'metric:EXPR OP VALUE'", sig);
+	return -1;
 }

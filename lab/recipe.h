@@ -56,6 +56,15 @@ int recipe_load_buffer(const char *name, const char *buf, size_t len,
 		       const char *dir, struct recipe **out);
 void recipe_free(struct recipe *r);
 
+/*
+ * One expectation from a command-line signature (mmlab bisect --signature):
+ * "dmesg:REGEX", "crash", "hang" or "metric:EXPR OP VALUE", met in at
+ * least k runs. 0, or -1 and a message in err.
+ */
+int expect_from_signature(const char *sig, unsigned int k, struct expectation *e,
+			  char *err, size_t len);
+void expect_release(struct expectation *e);
+
 const char *expect_op_name(enum expect_op op);	/* ">", ">=", ... */
 bool expect_op_holds(enum expect_op op, double a, double b);
 /* "kthread.kcompactd0.cpu_s / time.elapsed_s > 0.5", "dmesg /WARNING/", "crash" */

@@ -159,6 +159,24 @@ static char *read_console(const char *run_dir, const char *variant, json_int_t i
 	return text;
 }
 
+int repro_eval_run(const struct expectation *e, const char *status, json_t *metrics,
+		   const char *console, json_t **detail)
+{
+	enum outcome o;
+	json_t *res = eval_one(e, status, metrics, console, &o);
+
+	if (detail)
+		*detail = res;
+	else
+		json_decref(res);
+	return o == MET ? 1 : o == NOT_MET ? 0 : -1;
+}
+
+char *repro_read_console(const char *run_dir, const char *variant, long long index)
+{
+	return read_console(run_dir, variant, index);
+}
+
 static json_t *eval_variant(const struct recipe *r, json_t *var, unsigned int runs,
 			    const char *run_dir)
 {

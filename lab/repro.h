@@ -35,6 +35,17 @@
  */
 json_t *repro_evaluate(const struct recipe *r, json_t *run, const char *run_dir);
 
+/*
+ * One expectation on one run (iteration): its status ("ok", "crashed",
+ * ...), metrics and console text (NULL when none). 1 met, 0 not met, -1
+ * unknown (the run ended before it could be seen); *detail (when not NULL)
+ * gets {"outcome", "value", "lines", "why"}.
+ */
+int repro_eval_run(const struct expectation *e, const char *status, json_t *metrics,
+		   const char *console, json_t **detail);
+/* <run_dir>/<variant>/<index>/console.log's text, or NULL */
+char *repro_read_console(const char *run_dir, const char *variant, long long index);
+
 /* the verdict and tables for a terminal or an email */
 void repro_print(FILE *f, json_t *eval, json_t *recipe);
 
