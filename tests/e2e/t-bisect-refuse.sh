@@ -1,0 +1,40 @@
+# Endpoints that do not differ are refused with the measured numbers:
+# e2e-c5 and e2e-c6 (a comment in mm/page_alloc.c) count kcompactd's
+# wakeups alike. Nothing is bisected; run again says the same.
+. "$MMLAB_SRCDIR/tests/e2e/lib.sh"
+
+cat >"$T/job.yaml" <<JOB
+name: bisect-same
+kernels:
+  tree: $REPO
+  config: { base: tinyconfig, fragments: [ $LAB_CONFIG ] }
+variants:
+  - { name: k, ref: e2e-c5 }
+topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }
+workload: { name: usemem, params: { size: 32M, loops: 40 } }
+iterations: 3
+iterations_per_boot: 3
+timeouts: { boot: 300s, iteration: 600s }
+JOB
+"$MMLAB" bisect start --job "$T/job.yaml" --good e2e-c5 --bad e2e-c6 \
+	--metric vmstat.compact_daemon_wake --min-change 50%
+rc=0
+"$MMLAB" bisect run 2>"$T/err" || rc=$?
+cat "$T/err"
+[ "$rc" = 1 ] || fail "bisect run exited $rc; expected 1 (refused)"
+grep -q "refusing to bisect" "$T/err" || fail "no refusal message"
+# the numbers: both means with n, the change and the p-value
+grep -Eq "good [0-9.e+]+ ± [0-9.e+]+ \(n=3\), bad [0-9.e+]+ ± [0-9.e+]+ \(n=3\)" "$T/err" ||
+	fail "the refusal does not give the measured numbers"
+grep -Eq "Welch p = " "$T/err" || fail "the refusal does not give the p-value"
+"$MMLAB" bisect status --json >"$T/st.json"
+assert_jq "$T/st.json" '.status == "refused" and (.result.refused | test("n=3"))'
+assert_jq "$T/st.json" '[.steps[] | .role] == ["good", "bad"]'
+# run again: the same refusal, nothing measured again
+n=$(ls "$MMLAB_RESULTS"/*/run.json | wc -l)
+rc=0
+"$MMLAB" bisect run 2>"$T/err2" || rc=$?
+[ "$rc" = 1 ] && grep -q "refused" "$T/err2" || fail "the second run: exit $rc"
+[ "$(ls "$MMLAB_RESULTS"/*/run.json | wc -l)" = "$n" ] || fail "a refused bisection measured again"
+"$MMLAB" bisect reset
+echo ok
