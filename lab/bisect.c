@@ -240,12 +240,35 @@ static int emit(yaml_char_t *buf, size_t size, size_t *written, yaml_document_t 
 	return ok ? 0 : -1;
 }
 
+/* kernels: the job's, with tree: replaced by tree */
+static int add_kernels(yaml_document_t *src, yaml_node_t *root, yaml_document_t *dst,
+		       int droot, const char *tree)
+{
+	static const char *const skip[] = { "tree", NULL };
+	int map = yaml_document_add_mapping(dst, NULL, YAML_BLOCK_MAPPING_STYLE);
+
+	if (!map || add_pair(dst, map, "tree", add_scalar(dst, tree, true)))
+		return -1;
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+	     pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *v = yaml_document_get_node(src, pr->value);
+
+		if (scalar_is(yaml_document_get_node(src, pr->key), "kernels") &&
+		    v && v->type == YAML_MAPPING_NODE && copy_pairs(src, v, dst, map, skip, 0))
+			return -1;
+	}
+	return add_pair(dst, droot, "kernels", map);
+}
+
 char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char *name,
-		       const char *vname, const char *commit, unsigned int iterations,
-		       unsigned int per_boot, char *err, size_t errlen)
+		       const char *vname, const char *commit, const char *tree,
+		       unsigned int iterations, unsigned int per_boot, char *err, size_t errlen)
 {
 	static const char *const top_skip[] = {
 		"name", "variants", "iterations", "iterations_per_boot", NULL,
+	};
+	static const char *const top_skip_kernels[] = {
+		"name", "variants", "iterations", "iterations_per_boot", "kernels", NULL,
 	};
 	static const char *const var_skip[] = { "name", "ref", "kernel", NULL };
 	yaml_parser_t p;
@@ -300,7 +323,8 @@ char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char 
 	    copy_pairs(&src, var, &dst, vmap, var_skip, 0) ||
 	    !yaml_document_append_sequence_item(&dst, seq, vmap) ||
 	    add_pair(&dst, droot, "variants", seq) ||
-	    copy_pairs(&src, root, &dst, droot, top_skip, 0))
+	    copy_pairs(&src, root, &dst, droot, tree ? top_skip_kernels : top_skip, 0) ||
+	    (tree && add_kernels(&src, root, &dst, droot, tree)))
 		goto fail;
 	snprintf(num, sizeof(num), "%u", iterations);
 	if (add_pair(&dst, droot, "iterations", add_scalar(&dst, num, false)))

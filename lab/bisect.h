@@ -75,12 +75,12 @@ double bisect_miss_prob(double rate, unsigned int n);
  * iterations and iterations_per_boot replaced and variants replaced by one
  * variant - variant number `variant` of the file (its sysctl, thp,
  * cmdline, revert/cherry_pick/apply kept; kernel dropped) named vname with
- * ref: commit. NULL and a message in err when the text is not a job-shaped
- * YAML mapping.
+ * ref: commit; kernels.tree replaced by tree when it is not NULL. NULL and
+ * a message in err when the text is not a job-shaped YAML mapping.
  */
 char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char *name,
-		       const char *vname, const char *commit, unsigned int iterations,
-		       unsigned int per_boot, char *err, size_t errlen);
+		       const char *vname, const char *commit, const char *tree,
+		       unsigned int iterations, unsigned int per_boot, char *err, size_t errlen);
 
 /* a sample's mean and 95 % CI half-width as {"n", "mean", "ci95"} */
 json_t *bisect_sample_json(const double *x, size_t n);

@@ -433,7 +433,7 @@ static int measure(struct bisect *b, long long seq, unsigned int round, const ch
 		o.resume = id;
 	} else {
 		yaml = bisect_step_yaml(text, strlen(text), puint(b->params, "variant"), name,
-					vname, commit, n, per_boot < n ? per_boot : n,
+					vname, commit, b->tree, n, per_boot < n ? per_boot : n,
 					err, sizeof(err));
 		if (!yaml) {
 			lab_err("bisect: the job cannot be made for %.12s: %s", commit, err);

@@ -154,10 +154,11 @@ static void test_step_yaml(void **state)
 	char err[256], *y;
 	struct job *job = NULL;
 	const char *commit = "0123456789abcdef0123456789abcdef01234567";
+	const char *no_kernels = "name: j\nvariants: [ { name: d, kernel: distro } ]\n";
 
 	(void)state;
 	y = bisect_step_yaml(job_yaml, strlen(job_yaml), 1, "bisect-x-1-0", "c-0123456789ab",
-			     commit, 3, 3, err, sizeof(err));
+			     commit, NULL, 3, 3, err, sizeof(err));
 	assert_non_null(y);
 	assert_int_equal(job_load_buffer("step.yaml", y, strlen(y), "/jobs", &job), 0);
 	assert_string_equal(job->name, "bisect-x-1-0");
@@ -178,10 +179,28 @@ static void test_step_yaml(void **state)
 	job_free(job);
 	free(y);
 	/* no such variant */
-	assert_null(bisect_step_yaml(job_yaml, strlen(job_yaml), 2, "n", "v", commit, 3, 1,
+	/* another tree: kernels.tree replaced, the config kept */
+	y = bisect_step_yaml(job_yaml, strlen(job_yaml), 0, "n", "v", commit, "/other/linux",
+			     2, 1, err, sizeof(err));
+	assert_non_null(y);
+	assert_int_equal(job_load_buffer("step.yaml", y, strlen(y), "/jobs", &job), 0);
+	assert_string_equal(job->kernels.tree, "/other/linux");
+	assert_int_equal(job->kernels.fragments.n, 1);
+	assert_string_equal(job->kernels.fragments.v[0], "/jobs/lab.config");
+	job_free(job);
+	free(y);
+	/* a job without kernels: gets one */
+	y = bisect_step_yaml(no_kernels, strlen(no_kernels), 0, "n", "v", commit, "/src/l", 2, 1,
+			     err, sizeof(err));
+	assert_non_null(y);
+	assert_non_null(strstr(y, "tree: \"/src/l\""));
+	free(y);
+	/* no such variant */
+	assert_null(bisect_step_yaml(job_yaml, strlen(job_yaml), 2, "n", "v", commit, NULL, 3, 1,
 				     err, sizeof(err)));
 	assert_non_null(strstr(err, "no variant number 3"));
-	assert_null(bisect_step_yaml("[1, 2", 5, 0, "n", "v", commit, 3, 1, err, sizeof(err)));
+	assert_null(bisect_step_yaml("[1, 2", 5, 0, "n", "v", commit, NULL, 3, 1, err,
+				     sizeof(err)));
 }
 
 static void test_store(void **state)
