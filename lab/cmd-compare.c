@@ -56,7 +56,7 @@ int cmp_parse_pct(const char *s, double *frac)
 	return 0;
 }
 
-static int parse_alpha(const char *s, double *alpha)
+int cmp_parse_alpha(const char *s, double *alpha)
 {
 	char *end;
 
@@ -204,7 +204,7 @@ static int parse_args(int argc, char **argv, struct comparison *c,
 			}
 			break;
 		case 'a':
-			if (parse_alpha(optarg, &o->alpha) < 0)
+			if (cmp_parse_alpha(optarg, &o->alpha) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'e':

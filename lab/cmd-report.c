@@ -49,7 +49,6 @@ static int parse_args(int argc, char **argv, struct comparison *c,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int opt;
 
 	optind = 0;	/* afresh: options may follow the runs */
@@ -64,12 +63,8 @@ static int parse_args(int argc, char **argv, struct comparison *c,
 			usage(stdout);
 			return 0;
 		} else if (opt == 'a') {
-			o->alpha = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->alpha > 0 && o->alpha < 1)) {
-				lab_err("--alpha %s: give a probability between 0 "
-					"and 1, e.g. 0.05", optarg);
+			if (cmp_parse_alpha(optarg, &o->alpha) < 0)
 				return EXIT_USAGE;
-			}
 		} else if (opt == 's') {
 			if (cmp_add_samples_csv(c, optarg) < 0)
 				return EXIT_USAGE;

@@ -12,6 +12,8 @@
 
 /* "2%" or "0.02" -> 0.02; -1 if not a positive number below 10 (1000 %) */
 int cmp_parse_pct(const char *s, double *frac);
+/* --alpha: a probability in (0, 1); -1 after a message */
+int cmp_parse_alpha(const char *s, double *alpha);
 /* load runs by id ("latest" = newest); 0, or an exit status after a message */
 int cmp_load_runs(struct comparison *c, int nruns, char **runs);
 /* --derive NAME=EXPR */
