@@ -261,7 +261,9 @@ static char *progress_line(const char *out)
 {
 	const char *p = strstr(out, "Bisecting:");
 
-	return p ? xstrndup(p, strcspn(p, "\n")) : xstrdup(out);
+	if (!p)
+		p = out;
+	return xstrndup(p, strcspn(p, "\n"));
 }
 
 static char *commit_line(const char *tree, const char *commit)

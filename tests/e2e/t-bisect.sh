@@ -15,7 +15,7 @@ kernels:
 variants:
   - { name: k, ref: e2e-c4 }
 topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }
-workload: { name: usemem, params: { size: 32M, loops: 40 } }
+workload: { name: compact, params: { mode: proactive, window_s: 10, size: 32M } }
 iterations: 3
 iterations_per_boot: 3
 timeouts: { boot: 300s, iteration: 600s }
