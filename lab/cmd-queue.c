@@ -146,7 +146,7 @@ struct qrun {
 	struct queue_owner self;
 	struct placer placer;
 	struct worker *w;
-	unsigned int nw, max;		/* workers; VMs at most */
+	unsigned int nw, max;		/* workers running; at most max VMs */
 	unsigned int nvm, nbuild, build_max;
 	struct cached_job *jobs;
 	size_t njobs;
