@@ -720,6 +720,34 @@ static int parse_prio(const char *s, int *out)
 	return 0;
 }
 
+/* "base, patched": the variants whose kernels are build requests, or NULL */
+static char *kernels_to_build(json_t *boots)
+{
+	struct strlist names = { 0 };
+	char *list = NULL;
+	json_t *b;
+	size_t i, k;
+
+	json_array_foreach(boots, i, b) {
+		const char *v = json_string_value(json_object_get(b, "variant"));
+
+		if (!json_object_get(b, "build") || !v)
+			continue;
+		for (k = 0; k < names.n && strcmp(names.v[k], v); k++)
+			;
+		if (k == names.n)
+			strlist_push(&names, v);
+	}
+	for (k = 0; k < names.n; k++) {
+		char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", names.v[k]);
+
+		free(list);
+		list = l;
+	}
+	strlist_free(&names);
+	return list;
+}
+
 static int do_add(struct queue *q, struct store *s, int argc, char **argv, int priority,
 		  const char *accel, bool json)
 {
@@ -732,7 +760,7 @@ static int do_add(struct queue *q, struct store *s, int argc, char **argv, int p
 		return EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {
-		char *run = NULL;
+		char *run = NULL, *kernels;
 		long long id;
 		json_t *boots;
 		int rc = queue_add_job(q, s, argv[i], priority, accel, NULL, &run, &id, &boots);
@@ -741,13 +769,16 @@ static int do_add(struct queue *q, struct store *s, int argc, char **argv, int p
 			ret = rc;
 			continue;
 		}
+		kernels = kernels_to_build(boots);
 		if (!json)
-			printf("queued job %lld: run %s, %zu boot%s (%s)\n", id, run,
+			printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run,
 			       json_array_size(boots), json_array_size(boots) == 1 ? "" : "s",
-			       argv[i]);
+			       kernels ? ", kernels built from source: " : "",
+			       kernels ? kernels : "", argv[i]);
 		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id",
 			(json_int_t)id, "run", run, "file", argv[i], "boots",
 			(int)json_array_size(boots)));
+		free(kernels);
 		json_decref(boots);
 		free(run);
 	}
