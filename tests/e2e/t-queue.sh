@@ -31,7 +31,7 @@ qjob qc badcfg "$T/ext4.config"
 "$MMLAB" queue add --json "$T/qa.yaml" "$T/qb.yaml" "$T/qc.yaml" >"$T/add.json"
 # queue add builds nothing: the kernels are build requests
 "$MMLAB" queue status --json >"$T/s0.json"
-assert_jq "$T/s0.json" '[.[].builds.queued // 0] == [1, 0, 1]'
+assert_jq "$T/s0.json" '[.[] | .builds.queued // 0] == [1, 0, 1]'
 assert_jq "$T/s0.json" '[.[].items[] | select(.kind == "build") | .needed_by] == [2, 1]'
 for r in $(jq -r '.[].run' "$T/add.json"); do
 	"$MMLAB" results show --json "$r" >"$T/r0.json"
@@ -49,7 +49,7 @@ for r in $(jq -r '.[].run' "$T/s1.json"); do
 done
 "$MMLAB" queue status --items
 # one build for qa and qb, done without make; qc's failed
-assert_jq "$T/s1.json" '[.[].builds.done // 0] == [1, 0, 0] and .[2].builds.failed == 1'
+assert_jq "$T/s1.json" '[.[] | .builds.done // 0] == [1, 0, 0] and .[2].builds.failed == 1'
 [ "$(make_runs_for "$parent")" = "$runs_before" ] || fail "make ran again for $parent"
 # at most one build at a time: the two build items did not overlap
 assert_jq "$T/s1.json" '[.[].items[] | select(.kind == "build")] | sort_by(.started) |
