@@ -42,9 +42,9 @@ assert_jq "$T/repro.json" '.repro.comparisons | length >= 1'
 run=$(jq -r .run "$T/repro.json")
 "$MMLAB" results show --json "$run" >"$T/run.json"
 for c in c7 c8; do
-	assert_jq "$T/run.json" ".variants[] | select(.name == \"$c\") |
-		.kernel.base_commit == \"$(git -C "$REPO" rev-parse e2e-$c)\" and
-		(.iterations[0].guest.kernel_release | contains(\"mmlab-\" + .kernel.cache_key[0:12]))"
+	assert_jq "$T/run.json" ".variants[] | select(.name == \"$c\") | .kernel as \$k |
+		\$k.base_commit == \"$(git -C "$REPO" rev-parse e2e-$c)\" and
+		(.iterations[0].guest.kernel_release | contains(\"mmlab-\" + \$k.cache_key[0:12]))"
 done
 assert_jq "$T/run.json" '[.variants[].kernel.cache_key] | unique | length == 2'
 # c7 warns in the same branch: the WARNING is there, the CPU is not
