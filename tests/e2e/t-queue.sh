@@ -3,6 +3,8 @@
 # make does not run again), and both boot that kernel; a third job whose
 # kernel cannot be configured gets a failed build item, and its boot fails
 # naming the build log; with --build-jobs 1 the two builds never overlap.
+# The runner is killed -9 during that build: the next run builds it again
+# and finishes the rest, every iteration stored once.
 . "$MMLAB_SRCDIR/tests/e2e/lib.sh"
 
 "$MMLAB" kernel build --tree "$REPO" --ref e2e-c4 --fragment "$LAB_CONFIG" \
@@ -38,15 +40,32 @@ for r in $(jq -r '.[].run' "$T/add.json"); do
 	assert_jq "$T/r0.json" '.variants[0].kernel.build_pending == true'
 done
 
+# kill -9 the runner while qc's kernel is being configured; the next
+# queue run builds it again and finishes the rest, nothing stored twice
+"$MMLAB" queue run --jobs 2 --build-jobs 1 >"$T/run1.out" 2>&1 &
+pid=$!
+building() {
+	"$MMLAB" queue status --json |
+		jq -e '.[2].items[] | select(.kind == "build" and .state == "running")' >/dev/null
+}
+for i in $(seq 600); do building && break; kill -0 $pid 2>/dev/null || break; sleep 0.2; done
+building || { cat "$T/run1.out"; fail "never saw qc's build running"; }
+kill -9 $pid
+wait $pid || true
+cat "$T/run1.out"
+sleep 1
 rc=0
 "$MMLAB" queue run --jobs 2 --build-jobs 1 >"$T/run.out" 2>&1 || rc=$?
 cat "$T/run.out"
 [ "$rc" = 1 ] || fail "queue run exited $rc; expected 1 (qc's build fails)"
+grep -q "requeued or completed" "$T/run.out" || fail "the second run recovered nothing"
 "$MMLAB" queue status --json >"$T/s1.json"
+assert_jq "$T/s1.json" '.[2].items[] | select(.kind == "build") | .attempts == 2'
 for r in $(jq -r '.[].run' "$T/s1.json"); do
 	[ -z "$(virsh -c qemu:///system list --all --name | grep "^mmlab-$r-")" ] ||
 		fail "domains of $r left behind"
 done
+assert_worktree_clean
 "$MMLAB" queue status --items
 # one build for qa and qb, done without make; qc's failed
 assert_jq "$T/s1.json" '[.[] | .builds.done // 0] == [1, 0, 0] and .[2].builds.failed == 1'
@@ -59,7 +78,7 @@ for j in qa qb; do
 	"$MMLAB" results show --json "$r" >"$T/$j.json"
 	assert_jq "$T/$j.json" '.status == "complete"'
 	assert_jq "$T/$j.json" ".variants[0].kernel.cache_key == \"$parent\""
-	assert_jq "$T/$j.json" '.variants[0].iterations[0].status == "ok"'
+	assert_jq "$T/$j.json" '.variants[0].iterations | length == 1 and .[0].status == "ok"'
 	assert_jq "$T/$j.json" '.variants[0].kernel as $k | .variants[0].iterations[0].guest.kernel_release
 		== $k.release and ($k.release | contains("mmlab-" + $k.cache_key[0:12]))'
 done
