@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "job.h"
+#include "kernel.h"
 #include "placement.h"
 #include "queue.h"
 #include "queue_cli.h"
@@ -54,8 +55,9 @@ static void usage(FILE *f)
 		"  --accel M        auto, kvm or tcg (default: the job's)\n"
 		"  --jobs N         at most N VMs at once (default: as many as the host's\n"
 		"                   CPUs and free memory hold, one host CPU per vCPU)\n"
-		"  --build-jobs M   kernel builds at once (accepted; builds are not queue\n"
-		"                   items yet: variants use prebuilt kernels)\n"
+		"  --build-jobs M   kernel builds at once, beside the VMs (default 1); each\n"
+		"                   kernel a job builds from source is one build item,\n"
+		"                   shared by every queued job that needs the same kernel\n"
 		"  --items          status: every item with its state and placement\n"
 		"  --json           machine-readable output\n"
 		"  -h, --help       this help\n"
@@ -98,6 +100,8 @@ static bool item_stored(const struct queue_item *it, void *arg)
 {
 	struct store *s = arg;
 
+	if (it->kind == ITEM_BUILD)
+		return false;	/* a build is never "stored": it runs again */
 	for (unsigned int i = 0; i < it->count; i++)
 		if (!store_iteration_done(s, it->run, it->variant, it->first + i))
 			return false;
@@ -142,7 +146,8 @@ struct qrun {
 	struct queue_owner self;
 	struct placer placer;
 	struct worker *w;
-	unsigned int nw, max;
+	unsigned int nw, max;		/* workers running; at most max VMs */
+	unsigned int nvm, nbuild, build_max;
 	struct cached_job *jobs;
 	size_t njobs;
 	/* set by fits() for the item it accepted */
@@ -173,10 +178,15 @@ static struct job *cached_job(struct qrun *qr, const char *run)
 static bool fits(const struct queue_item *it, void *arg)
 {
 	struct qrun *qr = arg;
-	struct job *job = cached_job(qr, it->run);
+	struct job *job;
 	int rc;
 
 	qr->pending_never = false;
+	if (it->kind == ITEM_BUILD)
+		return qr->nbuild < qr->build_max;
+	if (qr->nvm >= qr->max)
+		return false;
+	job = cached_job(qr, it->run);
 	if (!job) {
 		qr->pending_never = true;	/* claim it to fail it with the reason */
 		return true;
@@ -190,7 +200,8 @@ static bool fits(const struct queue_item *it, void *arg)
 static char *item_log(struct qrun *qr, const struct queue_item *it)
 {
 	char *dir = xasprintf("%s/%s/queue", store_dir(qr->s), it->run);
-	char *log = xasprintf("%s/%s-%u.log", dir, it->variant, it->first);
+	char *log = it->kind == ITEM_BUILD ? xasprintf("%s/build-%s.log", dir, it->variant) :
+		    xasprintf("%s/%s-%u.log", dir, it->variant, it->first);
 
 	mkdir_p(dir, 0755);
 	free(dir);
@@ -230,6 +241,134 @@ static void __attribute__((noreturn)) worker_main(struct qrun *qr, struct worker
 	_exit(rc);
 }
 
+/* variant's kernel record in run.json, and its index; NULL if none */
+static json_t *run_variant_kernel(json_t *rj, const char *variant, size_t *idx)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(rj, "variants"), i, v)
+		if (!strcmp(json_string_value(json_object_get(v, "name")) ?: "", variant)) {
+			if (idx)
+				*idx = i;
+			return json_object_get(v, "kernel");
+		}
+	return NULL;
+}
+
+/*
+ * Record a build's outcome as the kernel of a variant that waited for it
+ * (run.json "variants"[].kernel), unless the variant has its kernel.
+ */
+static int run_kernel_set(struct store *s, const char *run, const char *variant,
+			  json_t *result)
+{
+	json_t *rj = store_run_read(s, run), *k;
+	size_t i;
+	int ret = 0;
+
+	if (!rj)
+		return -1;
+	k = run_variant_kernel(rj, variant, &i);
+	if (k && json_is_true(json_object_get(k, "build_pending"))) {
+		json_t *n = json_deep_copy(result);
+
+		/* the operations as this job wrote them; the rest is the build's */
+		json_object_set(n, "operations", json_object_get(k, "operations"));
+		json_object_set_new(json_array_get(json_object_get(rj, "variants"), i),
+				    "kernel", n);
+		ret = store_run_write(s, run, rj);
+	}
+	json_decref(rj);
+	return ret;
+}
+
+/*
+ * Before a boot: the kernel its build item made goes into its run.json
+ * (the build may have been done before this job was added). -1 with
+ * *why when the kernel is not there.
+ */
+static int boot_kernel_ready(struct qrun *qr, const struct queue_item *it, char **why)
+{
+	json_t *rj = store_run_read(qr->s, it->run), *k, *res;
+	const char *req;
+	enum item_state state;
+	int ret = 0;
+
+	*why = NULL;
+	if (!rj)
+		return 0;	/* runner_boot() says what is wrong */
+	k = run_variant_kernel(rj, it->variant, NULL);
+	req = json_string_value(json_object_get(k, "request"));
+	if (!json_is_true(json_object_get(k, "build_pending")) || !req) {
+		json_decref(rj);
+		return 0;
+	}
+	res = queue_build_result(qr->q, req, &state, NULL);
+	if (!res || state != ITEM_DONE || json_is_true(json_object_get(res, "build_failed"))) {
+		*why = xasprintf("the kernel of variant '%s' was not built (build %.12s is %s)",
+				 it->variant, req, item_state_name(state));
+		ret = -1;
+	} else {
+		ret = run_kernel_set(qr->s, it->run, it->variant, res);
+	}
+	json_decref(res);
+	json_decref(rj);
+	return ret;
+}
+
+/*
+ * A build item, in a worker: the first requester's job, at the commit the
+ * request resolved when it was queued, through the kernel cache; the
+ * outcome (kernel_info_json()) goes into the queue. Exit 0 built, 1 not.
+ */
+static void __attribute__((noreturn)) build_main(struct qrun *qr, const struct queue_item *it)
+{
+	struct store *s = store_open(store_dir(qr->s));
+	struct queue *q = s ? queue_open(store_dir(qr->s)) : NULL;
+	struct job *job = s ? load_run_job(s, it->run) : NULL;
+	json_t *rj = s ? store_run_read(s, it->run) : NULL, *res;
+	const char *base;
+	struct kernel_info ki;
+	size_t i;
+	int rc;
+
+	if (!q || !job || !rj)
+		_exit(EXIT_RUN_FAILED);
+	for (i = 0; i < job->nvariants && strcmp(job->variants[i].name, it->variant); i++)
+		;
+	base = json_string_value(json_object_get(run_variant_kernel(rj, it->variant, NULL),
+						 "base_commit"));
+	if (i == job->nvariants || job->variants[i].kernel_kind != KERNEL_SOURCE) {
+		lab_err("run %s has no variant '%s' built from source", it->run, it->variant);
+		_exit(EXIT_RUN_FAILED);
+	}
+	if (base) {	/* the ref may have moved since the job was queued */
+		free(job->variants[i].ref);
+		job->variants[i].ref = xstrdup(base);
+	}
+	lab_info("building the kernel of variant '%s' of %s (request %.12s)", it->variant,
+		 it->run, it->request);
+	rc = kernel_resolve_job(job, i, gopts.cache_dir, &ki);
+	res = kernel_info_json(&ki);
+	if (!ki.build_failed && rc) {	/* not a build: the request itself failed */
+		json_decref(res);
+		res = json_pack("{s:s, s:b}", "source", "build", "build_failed", 1);
+	}
+	if (queue_build_set_result(q, it->id, res))
+		rc = -1;
+	lab_info("variant '%s': %s", it->variant, rc ? "the build failed" :
+		 ki.cache_hit ? "from the cache" : "built");
+	json_decref(res);
+	kernel_info_release(&ki);
+	json_decref(rj);
+	job_free(job);
+	queue_close(q);
+	store_close(s);
+	fflush(NULL);
+	_exit(rc ? EXIT_RUN_FAILED : 0);
+}
+
 static int start_worker(struct qrun *qr, const struct queue_item *it)
 {
 	struct worker *w = &qr->w[qr->nw];
@@ -239,21 +378,50 @@ static int start_worker(struct qrun *qr, const struct queue_item *it)
 	pid_t parent = getpid(), pid;
 
 	w->it = *it;
-	w->pl = qr->pending;
+	if (it->kind == ITEM_BUILD)
+		memset(&w->pl, 0, sizeof(w->pl));
+	else
+		w->pl = qr->pending;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		lab_err("cannot fork a worker for %s %s/%u: %s", it->run, it->variant,
 			it->first, strerror(errno));
 		free(log);
-		placer_release(&qr->placer, &w->pl);
+		if (it->kind == ITEM_BOOT)
+			placer_release(&qr->placer, &w->pl);
 		queue_finish(qr->q, it->id, ITEM_QUEUED, "fork failed");
 		return -1;
+	}
+	if (pid == 0 && it->kind == ITEM_BUILD) {
+		int fd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		build_main(qr, it);
 	}
 	if (pid == 0)
 		worker_main(qr, w, parent, log);
 	w->pid = pid;
 	qr->nw++;
+	if (it->kind == ITEM_BUILD) {
+		qr->nbuild++;
+		queue_set_placement(qr->q, it->id, pid, NULL);
+		lab_info("building the kernel of %s variant %s (pid %d), log %s", it->run,
+			 it->variant, (int)pid, log);
+		free(log);
+		return 0;
+	}
+	qr->nvm++;
 	p = placement_json(&w->pl);
 	pj = json_dumps(p, JSON_COMPACT);
 	queue_set_placement(qr->q, it->id, pid, pj);
@@ -276,6 +444,56 @@ static void job_maybe_final(struct qrun *qr, const struct queue_item *it)
 		 "complete" : "complete, with failed boots ('mmlab queue status --items')");
 }
 
+/*
+ * A build worker ended: its outcome becomes the kernel of every variant
+ * waiting for it (run.json) before the item is done; a failed build fails
+ * the boots that wait for it, naming its log.
+ */
+static void build_reaped(struct qrun *qr, const struct worker *w, int code)
+{
+	enum item_state state;
+	json_t *res = queue_build_result(qr->q, w->it.request, &state, NULL);
+	json_t *users = queue_build_users(qr->q, w->it.id), *u;
+	bool ok = res && !json_is_true(json_object_get(res, "build_failed"));
+	char *log = item_log(qr, &w->it), *e = NULL;
+	size_t i;
+
+	if (!res && (code == 3 || stop_requested)) {
+		queue_finish(qr->q, w->it.id, ITEM_QUEUED, "interrupted");
+		goto out;
+	}
+	json_array_foreach(users, i, u)
+		if (res)
+			run_kernel_set(qr->s, json_string_value(json_object_get(u, "run")),
+				       json_string_value(json_object_get(u, "variant")), res);
+	if (ok) {
+		queue_finish(qr->q, w->it.id, ITEM_DONE, NULL);
+		lab_info("kernel of variant '%s' (%s): %s %s", w->it.variant, w->it.run,
+			 json_is_true(json_object_get(res, "cache_hit")) ? "from the cache" :
+			 "built", json_string_value(json_object_get(res, "cache_key")) ?: "");
+		goto out;
+	}
+	e = xasprintf("the kernel build of variant '%s' failed; build log %s (worker log %s)",
+		      w->it.variant, json_string_value(json_object_get(res, "build_log")) ?:
+		      "none", log);
+	queue_finish(qr->q, w->it.id, ITEM_FAILED, e);
+	lab_err("%s", e);
+	qr->failed++;
+	if (queue_fail_waiting(qr->q, w->it.id, e) > 0)
+		json_array_foreach(users, i, u) {
+			struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
+
+			snprintf(it.run, sizeof(it.run), "%s",
+				 json_string_value(json_object_get(u, "run")));
+			job_maybe_final(qr, &it);
+		}
+out:
+	free(e);
+	free(log);
+	json_decref(users);
+	json_decref(res);
+}
+
 static void reap(struct qrun *qr, bool block)
 {
 	int st;
@@ -292,6 +510,16 @@ static void reap(struct qrun *qr, bool block)
 		struct worker w = qr->w[i];
 
 		qr->w[i] = qr->w[--qr->nw];
+		if (w.it.kind == ITEM_BUILD) {
+			qr->nbuild--;
+			build_reaped(qr, &w, code);
+			if (block)
+				block = qr->nw > 0;
+			if (!block && !qr->nw)
+				break;
+			continue;
+		}
+		qr->nvm--;
 		placer_release(&qr->placer, &w.pl);
 		if (item_stored(&w.it, qr->s)) {
 			queue_finish(qr->q, w.it.id, ITEM_DONE, code ? "stored, not ok" : NULL);
@@ -323,10 +551,27 @@ static int claim_and_start(struct qrun *qr)
 	struct queue_item it;
 	int rc;
 
-	while (qr->nw < qr->max && !stop_requested) {
+	while ((qr->nvm < qr->max || qr->nbuild < qr->build_max) && !stop_requested) {
+		char *why;
+
 		rc = queue_claim(qr->q, &qr->self, fits, qr, &it);
 		if (rc)
 			return rc < 0 ? -1 : 0;
+		if (it.kind == ITEM_BUILD) {
+			if (start_worker(qr, &it))
+				return -1;
+			continue;
+		}
+		if (!qr->pending_never && boot_kernel_ready(qr, &it, &why)) {
+			placer_release(&qr->placer, &qr->pending);
+			queue_finish(qr->q, it.id, ITEM_FAILED, why ? why : "cannot write run.json");
+			lab_err("%s %s iteration %u: %s", it.run, it.variant, it.first,
+				why ? why : "cannot write run.json");
+			free(why);
+			qr->failed++;
+			job_maybe_final(qr, &it);
+			continue;
+		}
 		if (qr->pending_never) {
 			queue_finish(qr->q, it.id, ITEM_FAILED,
 				     "the job does not fit on this host (or its job file is gone)");
@@ -351,7 +596,8 @@ static unsigned int host_cpus(const struct host_topo *h)
 	return n;
 }
 
-static int queue_run(struct queue *q, struct store *s, unsigned int jobs)
+static int queue_run(struct queue *q, struct store *s, unsigned int jobs,
+		     unsigned int build_jobs)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct qrun qr = { .q = q, .s = s };
@@ -376,14 +622,16 @@ static int queue_run(struct queue *q, struct store *s, unsigned int jobs)
 	}
 	placer_init(&qr.placer, h);
 	qr.max = jobs ? jobs : host_cpus(h);
+	qr.build_max = build_jobs;
 	free(h);
-	qr.w = xcalloc(qr.max, sizeof(*qr.w));
+	qr.w = xcalloc(qr.max + qr.build_max, sizeof(*qr.w));
 	rc = queue_recover(q, &qr.self, STALE_S, item_stored, s);
 	if (rc > 0)
 		lab_info("requeued or completed %d boot%s of a queue runner that died", rc,
 			 rc == 1 ? "" : "s");
-	lab_info("queue %s: up to %u VM%s at once on %s CPUs", store_dir(s), qr.max,
-		 qr.max == 1 ? "" : "s", qr.placer.host.numa ? "pinned NUMA" : "pinned");
+	lab_info("queue %s: up to %u VM%s at once on %s CPUs, %u kernel build%s", store_dir(s),
+		 qr.max, qr.max == 1 ? "" : "s", qr.placer.host.numa ? "pinned NUMA" : "pinned",
+		 qr.build_max, qr.build_max == 1 ? "" : "s");
 	stop_requested = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -431,7 +679,8 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 		  const char *accel, const char *slurm, char **run_out, long long *job_out,
 		  json_t **boots_out)
 {
-	struct run_opts o = { .job_path = path, .accel = accel };
+	/* local work: the queue builds the kernels (Slurm tasks build their own) */
+	struct run_opts o = { .job_path = path, .accel = accel, .defer_builds = !slurm };
 	json_t *rj, *boots;
 	char *run = NULL;
 	long long id = 0;
@@ -471,6 +720,34 @@ static int parse_prio(const char *s, int *out)
 	return 0;
 }
 
+/* "base, patched": the variants whose kernels are build requests, or NULL */
+static char *kernels_to_build(json_t *boots)
+{
+	struct strlist names = { 0 };
+	char *list = NULL;
+	json_t *b;
+	size_t i, k;
+
+	json_array_foreach(boots, i, b) {
+		const char *v = json_string_value(json_object_get(b, "variant"));
+
+		if (!json_object_get(b, "build") || !v)
+			continue;
+		for (k = 0; k < names.n && strcmp(names.v[k], v); k++)
+			;
+		if (k == names.n)
+			strlist_push(&names, v);
+	}
+	for (k = 0; k < names.n; k++) {
+		char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", names.v[k]);
+
+		free(list);
+		list = l;
+	}
+	strlist_free(&names);
+	return list;
+}
+
 static int do_add(struct queue *q, struct store *s, int argc, char **argv, int priority,
 		  const char *accel, bool json)
 {
@@ -483,7 +760,7 @@ static int do_add(struct queue *q, struct store *s, int argc, char **argv, int p
 		return EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {
-		char *run = NULL;
+		char *run = NULL, *kernels;
 		long long id;
 		json_t *boots;
 		int rc = queue_add_job(q, s, argv[i], priority, accel, NULL, &run, &id, &boots);
@@ -492,13 +769,16 @@ static int do_add(struct queue *q, struct store *s, int argc, char **argv, int p
 			ret = rc;
 			continue;
 		}
+		kernels = kernels_to_build(boots);
 		if (!json)
-			printf("queued job %lld: run %s, %zu boot%s (%s)\n", id, run,
+			printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run,
 			       json_array_size(boots), json_array_size(boots) == 1 ? "" : "s",
-			       argv[i]);
+			       kernels ? ", kernels built from source: " : "",
+			       kernels ? kernels : "", argv[i]);
 		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id",
 			(json_int_t)id, "run", run, "file", argv[i], "boots",
 			(int)json_array_size(boots)));
+		free(kernels);
 		json_decref(boots);
 		free(run);
 	}
@@ -508,6 +788,32 @@ static int do_add(struct queue *q, struct store *s, int argc, char **argv, int p
 	}
 	json_decref(out);
 	return ret;
+}
+
+static void print_item(json_t *it)
+{
+	const char *err = json_string_value(json_object_get(it, "error"));
+	char *pl;
+
+	if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
+		printf("     item %lld kernel build of %s (request %.12s, %lld boots need it): "
+		       "%s%s%s\n", (long long)json_integer_value(json_object_get(it, "id")),
+		       json_string_value(json_object_get(it, "variant")),
+		       json_string_value(json_object_get(it, "request")),
+		       (long long)json_integer_value(json_object_get(it, "needed_by")),
+		       json_string_value(json_object_get(it, "state")), err ? ": " : "",
+		       err ?: "");
+		return;
+	}
+	pl = json_object_get(it, "placement") ?
+	     json_dumps(json_object_get(it, "placement"), JSON_COMPACT) : NULL;
+	printf("     item %lld %s/%lld: %s%s%s%s%s\n",
+	       (long long)json_integer_value(json_object_get(it, "id")),
+	       json_string_value(json_object_get(it, "variant")),
+	       (long long)json_integer_value(json_object_get(it, "first")),
+	       json_string_value(json_object_get(it, "state")), pl ? " " : "", pl ? pl : "",
+	       err ? ": " : "", err ?: "");
+	free(pl);
 }
 
 static void print_status(json_t *st, bool items)
@@ -532,6 +838,18 @@ static void print_status(json_t *st, bool items)
 		       (long long)json_integer_value(json_object_get(c, "queued")),
 		       (long long)json_integer_value(json_object_get(c, "failed")),
 		       (long long)json_integer_value(json_object_get(c, "cancelled")), etab);
+		if (json_object_size(json_object_get(j, "builds"))) {
+			const char *key;
+			json_t *v;
+			const char *sep = "";
+
+			printf("     kernel builds:");
+			json_object_foreach(json_object_get(j, "builds"), key, v) {
+				printf("%s %lld %s", sep, (long long)json_integer_value(v), key);
+				sep = ",";
+			}
+			putchar('\n');
+		}
 		if (json_is_object(json_object_get(j, "slurm"))) {
 			json_t *sl = json_object_get(j, "slurm");
 			const char *key;
@@ -546,20 +864,8 @@ static void print_status(json_t *st, bool items)
 		}
 		if (!items)
 			continue;
-		json_array_foreach(json_object_get(j, "items"), k, it) {
-			char *pl = json_object_get(it, "placement") ?
-				json_dumps(json_object_get(it, "placement"), JSON_COMPACT) : NULL;
-
-			printf("     item %lld %s/%lld: %s%s%s%s%s\n",
-			       (long long)json_integer_value(json_object_get(it, "id")),
-			       json_string_value(json_object_get(it, "variant")),
-			       (long long)json_integer_value(json_object_get(it, "first")),
-			       json_string_value(json_object_get(it, "state")),
-			       pl ? " " : "", pl ? pl : "",
-			       json_object_get(it, "error") ? ": " : "",
-			       json_string_value(json_object_get(it, "error")) ?: "");
-			free(pl);
-		}
+		json_array_foreach(json_object_get(j, "items"), k, it)
+			print_item(it);
 	}
 }
 
@@ -744,8 +1050,9 @@ int cmd_queue(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			if (parse_uint(optarg, &build_jobs) || !build_jobs) {
-				lab_err("--build-jobs wants a positive number, not '%s'", optarg);
+			if (parse_uint(optarg, &build_jobs) || !build_jobs || build_jobs > 64) {
+				lab_err("--build-jobs wants a number of builds from 1 to 64, not '%s'",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -794,7 +1101,7 @@ int cmd_queue(int argc, char **argv)
 	if (!strcmp(sub, "add")) {
 		ret = do_add(q, s, argc, argv, priority, accel, json);
 	} else if (!strcmp(sub, "run")) {
-		ret = queue_run(q, s, (unsigned int)jobs);
+		ret = queue_run(q, s, (unsigned int)jobs, (unsigned int)build_jobs);
 	} else if (!strcmp(sub, "status")) {
 		ret = do_status(q, s, json, items);
 	} else {

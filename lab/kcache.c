@@ -225,10 +225,38 @@ static void iso_time(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static const char *const gd_args[] = { "rev-parse", "--path-format=absolute",
+					"--git-common-dir", NULL };
+
+int kcache_request(const struct kcache_req *q, char **request, char **base_commit)
+{
+	char *git_dir, *base = NULL, *what;
+
+	*request = *base_commit = NULL;
+	if (!kbuild_cc_version())
+		return -1;
+	git_dir = git_out(q->tree, gd_args);
+	if (!git_dir) {
+		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
+			"git checkout of the kernel", q->variant, q->tree);
+		return -1;
+	}
+	what = xasprintf("variant '%s': ref", q->variant);
+	base = git_resolve_commit(q->tree, q->ref, what);
+	free(what);
+	if (base && !src_ops_resolve(q->tree, q->ops, q->nops, q->variant))
+		*request = request_hash(q, git_dir, base);
+	free(git_dir);
+	if (!*request) {
+		free(base);
+		return -1;
+	}
+	*base_commit = base;
+	return 0;
+}
+
 int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res)
 {
-	const char *gd_args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir",
-				  NULL };
 	char *git_dir = NULL, *base = NULL, *req = NULL, *req_path = NULL, *srcdir = NULL;
 	char *wt = NULL, *tree_id = NULL, *cfgdir = NULL, *builddir = NULL, *cfg = NULL;
 	char cfg_hash[65], key[KCACHE_KEY_LEN + 1], when[32], hex[65], *what;

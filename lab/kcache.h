@@ -51,6 +51,15 @@ struct kcache_result {
 void kcache_key(const char *tree_id, const char *config_hash, const char *cc_version,
 		char out[KCACHE_KEY_LEN + 1]);
 
+/*
+ * The request's identity without building: the ref and the operations
+ * resolved (q->ops[].resolved set), then the hash of everything that
+ * determines the key (tree, commit, operations, config inputs, compiler).
+ * Two requests with one hash get one cache entry. 0 with *request (64 hex
+ * digits) and *base_commit malloc'd, or -1 after one message.
+ */
+int kcache_request(const struct kcache_req *q, char **request, char **base_commit);
+
 /* 0 and the entry (built when missing), or -1 after one message */
 int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res);
 void kcache_result_release(struct kcache_result *res);

@@ -156,33 +156,71 @@ int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
 	return kernel_resolve_job_opt(job, i, cache_dir, false, ki);
 }
 
-int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
-			   bool rebuild, struct kernel_info *ki)
+/* the kcache request of a KERNEL_SOURCE variant; q->ops to free with free_ops() */
+static void source_req(const struct job *job, size_t i, bool rebuild, struct kcache_req *q)
 {
 	const struct job_variant *v = &job->variants[i];
 	const struct strlist *lists[] = { &v->revert, &v->cherry_pick, &v->apply };
 	static const enum src_op_kind kinds[] = { SRC_OP_REVERT, SRC_OP_CHERRY_PICK,
 						  SRC_OP_APPLY };
-	struct kcache_req q = {
+	size_t n = 0;
+
+	*q = (struct kcache_req){
 		.variant = v->name, .tree = job->kernels.tree, .ref = v->ref,
 		.config_base = job->kernels.config_base ? job->kernels.config_base : "tinyconfig",
 		.fragments = (const char *const *)job->kernels.fragments.v,
 		.nfragments = job->kernels.fragments.n, .rebuild = rebuild,
 	};
+	q->ops = xcalloc(v->revert.n + v->cherry_pick.n + v->apply.n + 1, sizeof(*q->ops));
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t k = 0; k < lists[l]->n; k++) {
+			q->ops[n].kind = kinds[l];
+			q->ops[n++].arg = lists[l]->v[k];
+		}
+	q->nops = n;
+}
+
+/* the operations as resolved, into ki->operations; frees q->ops */
+static void take_ops(struct kcache_req *q, struct kernel_info *ki)
+{
+	ki->operations = json_array();
+	for (size_t k = 0; k < q->nops; k++) {
+		json_array_append_new(ki->operations, json_pack("{s:s, s:s, s:s?}", "op",
+			src_op_name(q->ops[k].kind), "arg", q->ops[k].arg,
+			"resolved", q->ops[k].resolved));
+		free(q->ops[k].resolved);
+	}
+	free(q->ops);
+	q->ops = NULL;
+}
+
+int kernel_request_job(const struct job *job, size_t i, struct kernel_info *ki)
+{
+	struct kcache_req q;
+	int ret;
+
+	memset(ki, 0, sizeof(*ki));
+	if (job->variants[i].kernel_kind != KERNEL_SOURCE)
+		return 1;
+	source_req(job, i, false, &q);
+	ret = kcache_request(&q, &ki->request, &ki->base_commit);
+	take_ops(&q, ki);
+	ki->build_pending = !ret;
+	return ret;
+}
+
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
+			   bool rebuild, struct kernel_info *ki)
+{
+	const struct job_variant *v = &job->variants[i];
+	struct kcache_req q;
 	struct kcache_result res;
-	size_t n = 0;
 	int ret;
 
 	if (v->kernel_kind != KERNEL_SOURCE)
 		return kernel_resolve(v, ki);
 	memset(ki, 0, sizeof(*ki));
-	q.ops = xcalloc(v->revert.n + v->cherry_pick.n + v->apply.n + 1, sizeof(*q.ops));
-	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
-		for (size_t k = 0; k < lists[l]->n; k++) {
-			q.ops[n].kind = kinds[l];
-			q.ops[n++].arg = lists[l]->v[k];
-		}
-	q.nops = n;
+	source_req(job, i, rebuild, &q);
 	ret = kcache_get(cache_dir, &q, &res);
 	if (ret == 0)
 		ret = kernel_read_info(res.bzimage, ki);
@@ -198,16 +236,36 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 		ki->config_hash = xstrdup(json_string_value(json_object_get(res.meta,
 			"config_hash")) ?: "");
 	}
-	ki->operations = json_array();
-	for (size_t k = 0; k < n; k++) {
-		json_array_append_new(ki->operations, json_pack("{s:s, s:s, s:s?}", "op",
-			src_op_name(q.ops[k].kind), "arg", q.ops[k].arg,
-			"resolved", q.ops[k].resolved));
-		free(q.ops[k].resolved);
-	}
-	free(q.ops);
+	take_ops(&q, ki);
 	kcache_result_release(&res);
 	return ret;
+}
+
+int kernel_info_from_json(json_t *rec, struct kernel_info *ki)
+{
+	const char *path = json_string_value(json_object_get(rec, "path"));
+	const char *sha = json_string_value(json_object_get(rec, "sha256"));
+	const char *s;
+
+	memset(ki, 0, sizeof(*ki));
+	if (!path || !sha || access(path, R_OK) || kernel_read_info(path, ki))
+		return -1;
+	if (strcmp(ki->sha256, sha)) {
+		kernel_info_release(ki);
+		return -1;
+	}
+	if ((s = json_string_value(json_object_get(rec, "cache_key"))))
+		ki->cache_key = xstrdup(s);
+	if ((s = json_string_value(json_object_get(rec, "base_commit"))))
+		ki->base_commit = xstrdup(s);
+	if ((s = json_string_value(json_object_get(rec, "config_hash"))))
+		ki->config_hash = xstrdup(s);
+	if ((s = json_string_value(json_object_get(rec, "build_log"))))
+		ki->build_log = xstrdup(s);
+	ki->cache_hit = json_is_true(json_object_get(rec, "cache_hit"));
+	if (json_is_array(json_object_get(rec, "operations")))
+		ki->operations = json_deep_copy(json_object_get(rec, "operations"));
+	return 0;
 }
 
 void kernel_info_release(struct kernel_info *ki)
@@ -219,6 +277,7 @@ void kernel_info_release(struct kernel_info *ki)
 	free(ki->base_commit);
 	free(ki->config_hash);
 	free(ki->build_log);
+	free(ki->request);
 	json_decref(ki->operations);
 	memset(ki, 0, sizeof(*ki));
 }
@@ -230,6 +289,10 @@ json_t *kernel_info_json(const struct kernel_info *ki)
 	if (ki->build_failed)
 		return json_pack("{s:s, s:b, s:s?, s:O?}", "source", "build", "build_failed", 1,
 				 "build_log", ki->build_log, "operations", ki->operations);
+	if (ki->build_pending)
+		return json_pack("{s:s, s:b, s:s, s:s, s:O?}", "source", "build",
+				 "build_pending", 1, "request", ki->request,
+				 "base_commit", ki->base_commit, "operations", ki->operations);
 	o = json_pack("{s:s, s:s, s:s, s:s}", "path", ki->path, "release", ki->release,
 		      "version", ki->version, "sha256", ki->sha256);
 	if (ki->cache_key) {

@@ -24,6 +24,9 @@ struct kernel_info {
 	json_t *operations;	/* [{"op","arg","resolved"}] */
 	bool cache_hit;
 	bool build_failed;	/* the source could not be prepared, configured or built */
+	/* kernel_request_job(): known, not built yet (the queue builds it) */
+	bool build_pending;
+	char *request;		/* kcache_request()'s hash */
 };
 
 /* the release string a bzImage carries in its setup header; NULL + message */
@@ -41,6 +44,19 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki);
  */
 int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
 		       struct kernel_info *ki);
+/*
+ * Variant i's kernel as a build request, without building: for a
+ * KERNEL_SOURCE variant, ki->build_pending, ->request, ->base_commit and
+ * ->operations (0), or -1 after a message (bad ref, patch, tree); 1 and
+ * nothing set for other variants.
+ */
+int kernel_request_job(const struct job *job, size_t i, struct kernel_info *ki);
+/*
+ * A kernel recorded in a run (kernel_info_json()) that is still at its
+ * path with its sha256: ki filled from the file and the record, 0; else
+ * -1, no message.
+ */
+int kernel_info_from_json(json_t *rec, struct kernel_info *ki);
 /* the same, building even when cached when rebuild is set */
 int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
 			   bool rebuild, struct kernel_info *ki);

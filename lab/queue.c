@@ -41,7 +41,8 @@ bool item_transition_ok(enum item_state from, enum item_state to)
 {
 	switch (from) {
 	case ITEM_QUEUED:
-		return to == ITEM_RUNNING || to == ITEM_CANCELLED;
+		/* failed: a kernel build it needs failed */
+		return to == ITEM_RUNNING || to == ITEM_CANCELLED || to == ITEM_FAILED;
 	case ITEM_RUNNING:
 		return to == ITEM_DONE || to == ITEM_FAILED || to == ITEM_QUEUED;
 	case ITEM_FAILED:
@@ -68,7 +69,15 @@ static const char schema[] =
 	"CREATE INDEX IF NOT EXISTS items_state ON items(state, job, seq);"
 	"CREATE TABLE IF NOT EXISTS runners("
 	"  pid INTEGER NOT NULL, host TEXT NOT NULL, boot TEXT NOT NULL,"
-	"  started REAL NOT NULL, heartbeat REAL NOT NULL, PRIMARY KEY(pid, host, boot));";
+	"  started REAL NOT NULL, heartbeat REAL NOT NULL, PRIMARY KEY(pid, host, boot));"
+	/* kernel builds: an item of kind 'build' per request, shared by every job */
+	"CREATE TABLE IF NOT EXISTS builds("
+	"  item INTEGER PRIMARY KEY REFERENCES items(id), request TEXT NOT NULL UNIQUE,"
+	"  result TEXT);"
+	"CREATE TABLE IF NOT EXISTS needs("
+	"  item INTEGER NOT NULL REFERENCES items(id), build INTEGER NOT NULL REFERENCES items(id),"
+	"  PRIMARY KEY(item, build));"
+	"CREATE INDEX IF NOT EXISTS needs_build ON needs(build);";
 
 static double now_wall(void)
 {
@@ -161,6 +170,58 @@ void queue_owner_self(struct queue_owner *o)
 	}
 }
 
+static int set_state(struct queue *q, long long item, enum item_state to, const char *error,
+		     const struct queue_owner *o);
+
+/*
+ * The build item of request: the one already queued (by any job) or a new
+ * one of this job. A failed one is queued again: a new job asks for it.
+ * Inside the caller's transaction. Its id, or -1.
+ */
+static long long build_item(struct queue *q, long long job, const char *variant,
+			    const char *request)
+{
+	sqlite3_stmt *st = prep(q, "SELECT items.id, items.state FROM builds JOIN items"
+				" ON items.id = builds.item WHERE builds.request=?1");
+	long long id = 0;
+	int state = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, request, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		state = item_state_parse((const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (id) {
+		if (state == ITEM_FAILED || state == ITEM_CANCELLED) {
+			st = prep(q, "UPDATE builds SET result=NULL WHERE item=?1");
+			if (!st)
+				return -1;
+			sqlite3_bind_int64(st, 1, id);
+			if (step_done(q, st) || set_state(q, id, ITEM_QUEUED, NULL, NULL))
+				return -1;
+		}
+		return id;
+	}
+	st = prep(q, "INSERT INTO items(job, kind, seq, variant, first, count)"
+		  " VALUES(?1,'build',-1,?2,-1,0)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+	if (step_done(q, st))
+		return -1;
+	id = sqlite3_last_insert_rowid(q->db);
+	st = prep(q, "INSERT INTO builds(item, request) VALUES(?1,?2)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, request, -1, SQLITE_TRANSIENT);
+	return step_done(q, st) ? -1 : id;
+}
+
 long long queue_add(struct queue *q, const char *run, const char *job_name, int priority,
 		    json_t *boots, const char *slurm)
 {
@@ -184,6 +245,15 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 		goto fail;
 	job = sqlite3_last_insert_rowid(q->db);
 	json_array_foreach(boots, i, b) {
+		const char *req = json_string_value(json_object_get(b, "build"));
+		long long build = 0, item;
+
+		if (req) {
+			build = build_item(q, job, json_string_value(json_object_get(b, "variant")),
+					   req);
+			if (build < 0)
+				goto fail;
+		}
 		st = prep(q, "INSERT INTO items(job, seq, variant, first, count) VALUES(?1,?2,?3,?4,?5)");
 		if (!st)
 			goto fail;
@@ -195,6 +265,16 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 		sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(b, "count")));
 		if (step_done(q, st))
 			goto fail;
+		item = sqlite3_last_insert_rowid(q->db);
+		if (build) {
+			st = prep(q, "INSERT OR IGNORE INTO needs(item, build) VALUES(?1,?2)");
+			if (!st)
+				goto fail;
+			sqlite3_bind_int64(st, 1, item);
+			sqlite3_bind_int64(st, 2, build);
+			if (step_done(q, st))
+				goto fail;
+		}
 	}
 	if (qexec(q, "COMMIT;"))
 		goto fail;
@@ -226,10 +306,17 @@ static void row_item(sqlite3_stmt *st, struct queue_item *it)
 	it->count = (unsigned int)sqlite3_column_int(st, 5);
 	it->state = item_state_parse((const char *)sqlite3_column_text(st, 6));
 	it->attempts = (unsigned int)sqlite3_column_int(st, 7);
+	it->kind = strcmp((const char *)sqlite3_column_text(st, 8) ?: "", "build") ?
+		   ITEM_BOOT : ITEM_BUILD;
+	snprintf(it->request, sizeof(it->request), "%s",
+		 (const char *)sqlite3_column_text(st, 9) ?: "");
 }
 
+/* ITEM_FROM: items joined with their job and (build items) their request */
 #define ITEM_COLS "items.id, items.job, jobs.run, items.variant, items.first, items.count," \
-	" items.state, items.attempts"
+	" items.state, items.attempts, items.kind, builds.request"
+#define ITEM_FROM " FROM items JOIN jobs ON jobs.id = items.job" \
+	" LEFT JOIN builds ON builds.item = items.id"
 
 /* state change of one item, checked against item_transition_ok() */
 static int set_state(struct queue *q, long long item, enum item_state to, const char *error,
@@ -278,9 +365,17 @@ int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits
 
 	if (qexec(q, "BEGIN IMMEDIATE;"))
 		return -1;
-	st = prep(q, "SELECT " ITEM_COLS " FROM items JOIN jobs ON jobs.id = items.job"
-		  " WHERE items.state='queued' AND jobs.slurm IS NULL"
-		  " ORDER BY jobs.priority DESC, jobs.id, items.seq");
+	/*
+	 * a boot whose kernel builds are all done; a build some queued boot
+	 * waits for (not one every job needing it cancelled); builds first
+	 */
+	st = prep(q, "SELECT " ITEM_COLS ITEM_FROM
+		  " WHERE items.state='queued' AND jobs.slurm IS NULL AND"
+		  " ((items.kind='boot' AND NOT EXISTS (SELECT 1 FROM needs JOIN items b"
+		  "   ON b.id = needs.build WHERE needs.item = items.id AND b.state != 'done'))"
+		  "  OR (items.kind='build' AND EXISTS (SELECT 1 FROM needs JOIN items w"
+		  "   ON w.id = needs.item WHERE needs.build = items.id AND w.state = 'queued')))"
+		  " ORDER BY jobs.priority DESC, items.kind = 'build' DESC, jobs.id, items.seq");
 	if (!st)
 		goto fail;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -375,25 +470,25 @@ int queue_recover(struct queue *q, const struct queue_owner *self, double stale_
 	if (qexec(q, "BEGIN IMMEDIATE;"))
 		return -1;
 	st = prep(q, "SELECT " ITEM_COLS ", items.owner_pid, items.owner_host,"
-		  " items.owner_boot, items.heartbeat FROM items JOIN jobs ON jobs.id = items.job"
-		  " WHERE items.state='running'");
+		  " items.owner_boot, items.heartbeat" ITEM_FROM " WHERE items.state='running'");
 	if (!st)
 		goto fail;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct queue_item it;
 
 		row_item(st, &it);
-		if (!owner_dead(self, sqlite3_column_int64(st, 8),
-				(const char *)sqlite3_column_text(st, 9),
-				(const char *)sqlite3_column_text(st, 10),
-				sqlite3_column_double(st, 11), stale_s))
+		if (!owner_dead(self, sqlite3_column_int64(st, 10),
+				(const char *)sqlite3_column_text(st, 11),
+				(const char *)sqlite3_column_text(st, 12),
+				sqlite3_column_double(st, 13), stale_s))
 			continue;
 		items = xrealloc(items, (n + 1) * sizeof(*items));
 		items[n++] = it;
 	}
 	sqlite3_finalize(st);
 	for (size_t i = 0; i < n; i++) {
-		bool done = stored && stored(&items[i], arg);
+		/* a build runs again: a cache hit if it had finished */
+		bool done = items[i].kind == ITEM_BOOT && stored && stored(&items[i], arg);
 
 		if (set_state(q, items[i].id, done ? ITEM_DONE : ITEM_QUEUED,
 			      done ? NULL : "requeued: its queue runner died", NULL))
@@ -487,7 +582,18 @@ static int job_exists(struct queue *q, long long job)
 static int move_items(struct queue *q, long long job, const char *from_sql,
 		      enum item_state to)
 {
-	char *sql = xasprintf("SELECT id FROM items WHERE job=?1 AND state IN (%s)", from_sql);
+	/*
+	 * the job's boots; on retry also the failed builds they need (which
+	 * may belong to another job); builds are never cancelled: one that no
+	 * queued boot waits for is simply not claimed
+	 */
+	char *sql = to == ITEM_QUEUED ?
+		xasprintf("SELECT id FROM items WHERE job=?1 AND kind='boot' AND state IN (%s)"
+			  " UNION SELECT b.id FROM items w JOIN needs ON needs.item = w.id"
+			  " JOIN items b ON b.id = needs.build WHERE w.job=?1 AND"
+			  " w.state IN (%s) AND b.state IN (%s)", from_sql, from_sql, from_sql) :
+		xasprintf("SELECT id FROM items WHERE job=?1 AND kind='boot' AND state IN (%s)",
+			  from_sql);
 	sqlite3_stmt *st;
 	long long *ids = NULL;
 	size_t n = 0;
@@ -509,6 +615,9 @@ static int move_items(struct queue *q, long long job, const char *from_sql,
 	for (size_t i = 0; i < n; i++)
 		if (set_state(q, ids[i], to, to == ITEM_CANCELLED ? "cancelled" : NULL, NULL))
 			goto fail;
+	if (to == ITEM_QUEUED && qexec(q, "UPDATE builds SET result=NULL WHERE item IN"
+				       " (SELECT id FROM items WHERE kind='build' AND state='queued');"))
+		goto fail;
 	free(ids);
 	if (qexec(q, "COMMIT;"))
 		return -1;
@@ -529,11 +638,13 @@ int queue_retry(struct queue *q, long long job)
 	return move_items(q, job, "'failed','cancelled'", ITEM_QUEUED);
 }
 
-static json_t *job_items(struct queue *q, long long job, json_t *counts, double *dur_sum,
-			 unsigned int *ndur, unsigned int *left)
+static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t *bcounts,
+			 double *dur_sum, unsigned int *ndur, unsigned int *left)
 {
 	sqlite3_stmt *st = prep(q, "SELECT id, variant, first, count, state, attempts,"
-				" started, finished, placement, error, owner_pid, worker_pid"
+				" started, finished, placement, error, owner_pid, worker_pid, kind,"
+				" (SELECT request FROM builds WHERE builds.item = items.id),"
+				" (SELECT count(*) FROM needs WHERE needs.build = items.id)"
 				" FROM items WHERE job=?1 ORDER BY seq");
 	json_t *a = json_array();
 
@@ -549,14 +660,30 @@ static json_t *job_items(struct queue *q, long long job, json_t *counts, double 
 			"first", sqlite3_column_int(st, 2), "count", sqlite3_column_int(st, 3),
 			"state", state, "attempts", sqlite3_column_int(st, 5));
 
-		json_object_set_new(counts, state, json_integer(
-			json_integer_value(json_object_get(counts, state)) + 1));
-		if (!strcmp(state, "done") && sqlite3_column_type(st, 7) != SQLITE_NULL &&
+		bool build = !strcmp((const char *)sqlite3_column_text(st, 12), "build");
+
+		if (build) {
+			/* a kernel build: counted apart, not in the ETA */
+			json_object_set_new(bcounts, state, json_integer(
+				json_integer_value(json_object_get(bcounts, state)) + 1));
+			json_object_set_new(it, "kind", json_string("build"));
+			json_object_set_new(it, "request", json_string(
+				(const char *)sqlite3_column_text(st, 13) ?: ""));
+			json_object_set_new(it, "needed_by", json_integer(
+				sqlite3_column_int64(st, 14)));
+			json_object_del(it, "first");
+			json_object_del(it, "count");
+		} else {
+			json_object_set_new(it, "kind", json_string("boot"));
+			json_object_set_new(counts, state, json_integer(
+				json_integer_value(json_object_get(counts, state)) + 1));
+		}
+		if (!build && !strcmp(state, "done") && sqlite3_column_type(st, 7) != SQLITE_NULL &&
 		    sqlite3_column_type(st, 6) != SQLITE_NULL) {
 			*dur_sum += sqlite3_column_double(st, 7) - sqlite3_column_double(st, 6);
 			(*ndur)++;
 		}
-		if (!strcmp(state, "queued") || !strcmp(state, "running"))
+		if (!build && (!strcmp(state, "queued") || !strcmp(state, "running")))
 			(*left)++;
 		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
 			json_object_set_new(it, "started", json_real(sqlite3_column_double(st, 6)));
@@ -593,19 +720,20 @@ json_t *queue_status(struct queue *q, unsigned int parallel)
 	if (!parallel)
 		parallel = 1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *counts = json_object(), *j;
+		json_t *counts = json_object(), *bcounts = json_object(), *j;
 		double sum = 0;
 		unsigned int nd = 0, left = 0;
 		const char *slurm = (const char *)sqlite3_column_text(st, 5);
-		json_t *items = job_items(q, sqlite3_column_int64(st, 0), counts, &sum, &nd, &left);
+		json_t *items = job_items(q, sqlite3_column_int64(st, 0), counts, bcounts, &sum,
+					  &nd, &left);
 
-		j = json_pack("{s:I, s:s, s:s, s:i, s:f, s:o, s:o}",
+		j = json_pack("{s:I, s:s, s:s, s:i, s:f, s:o, s:o, s:o}",
 			"id", (json_int_t)sqlite3_column_int64(st, 0),
 			"run", (const char *)sqlite3_column_text(st, 1),
 			"job", (const char *)sqlite3_column_text(st, 2),
 			"priority", sqlite3_column_int(st, 3),
 			"added", sqlite3_column_double(st, 4),
-			"counts", counts, "items", items);
+			"counts", counts, "builds", bcounts, "items", items);
 		json_object_set_new(j, "slurm", slurm ? json_loads(slurm, 0, NULL) : json_null());
 		if (!json_object_get(j, "slurm"))
 			json_object_set_new(j, "slurm", json_null());
@@ -638,7 +766,8 @@ json_t *queue_status(struct queue *q, unsigned int parallel)
 int queue_job_final(struct queue *q, long long job, bool *final, bool *all_done,
 		    bool *any_cancelled)
 {
-	sqlite3_stmt *st = prep(q, "SELECT state, count(*) FROM items WHERE job=?1 GROUP BY state");
+	sqlite3_stmt *st = prep(q, "SELECT state, count(*) FROM items WHERE job=?1 AND"
+				" kind='boot' GROUP BY state");
 
 	if (!st)
 		return -1;
@@ -671,4 +800,94 @@ long long queue_job_of_run(struct queue *q, const char *run)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return id;
+}
+
+int queue_build_set_result(struct queue *q, long long build, json_t *result)
+{
+	sqlite3_stmt *st = prep(q, "UPDATE builds SET result=?2 WHERE item=?1");
+	char *text = json_dumps(result, JSON_COMPACT);
+
+	if (!st) {
+		free(text);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, build);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+	free(text);
+	return step_done(q, st);
+}
+
+json_t *queue_build_result(struct queue *q, const char *request, enum item_state *state,
+			   long long *build)
+{
+	sqlite3_stmt *st = prep(q, "SELECT builds.result, items.state, items.id FROM builds"
+				" JOIN items ON items.id = builds.item WHERE builds.request=?1");
+	json_t *r = NULL;
+
+	*state = ITEM_NSTATES;
+	if (build)
+		*build = 0;
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, request, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		r = t ? json_loads(t, 0, NULL) : NULL;
+		*state = item_state_parse((const char *)sqlite3_column_text(st, 1));
+		if (build)
+			*build = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+json_t *queue_build_users(struct queue *q, long long build)
+{
+	sqlite3_stmt *st = prep(q, "SELECT DISTINCT items.job, jobs.run, items.variant FROM needs"
+				" JOIN items ON items.id = needs.item JOIN jobs ON jobs.id = items.job"
+				" WHERE needs.build=?1 ORDER BY items.job");
+	json_t *a = json_array();
+
+	if (!st)
+		return a;
+	sqlite3_bind_int64(st, 1, build);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(a, json_pack("{s:I, s:s, s:s}",
+			"job", (json_int_t)sqlite3_column_int64(st, 0),
+			"run", (const char *)sqlite3_column_text(st, 1),
+			"variant", (const char *)sqlite3_column_text(st, 2)));
+	sqlite3_finalize(st);
+	return a;
+}
+
+int queue_fail_waiting(struct queue *q, long long build, const char *error)
+{
+	sqlite3_stmt *st;
+	long long *ids = NULL;
+	size_t n = 0;
+
+	if (qexec(q, "BEGIN IMMEDIATE;"))
+		return -1;
+	st = prep(q, "SELECT items.id FROM needs JOIN items ON items.id = needs.item"
+		  " WHERE needs.build=?1 AND items.state='queued'");
+	if (!st)
+		goto fail;
+	sqlite3_bind_int64(st, 1, build);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n; i++)
+		if (set_state(q, ids[i], ITEM_FAILED, error, NULL))
+			goto fail;
+	free(ids);
+	if (qexec(q, "COMMIT;"))
+		return -1;
+	return (int)n;
+fail:
+	free(ids);
+	sqlite3_exec(q->db, "ROLLBACK;", NULL, NULL, NULL);
+	return -1;
 }

@@ -5,9 +5,13 @@
  * (RESULTS/queue.db), so "mmlab queue run" can be killed at any moment and
  * restarted. See docs/queue.md.
  *
+ * Items are boots, or kernel builds: one build item per kernel request
+ * (kcache_request()), shared by every job whose variants need it; a boot
+ * waits until the builds it needs are done.
+ *
  * Item states and the only transitions allowed:
  *
- *   queued    -> running (claimed) | cancelled
+ *   queued    -> running (claimed) | cancelled | failed (a build it needs failed)
  *   running   -> done | failed | queued (interrupted, or its owner died)
  *   failed    -> queued (retry)
  *   cancelled -> queued (retry)
@@ -53,25 +57,38 @@ void queue_owner_self(struct queue_owner *o);
 
 /*
  * Add a created run (runner_create()) with its boots as items, in order.
- * slurm: NULL for local work, else the Slurm job ids as JSON text.
+ * A boot with "build": REQUEST needs that kernel build: the build item of
+ * REQUEST is made once, by the first job that needs it (a failed one is
+ * queued again). slurm: NULL for local work, else the Slurm job ids as
+ * JSON text.
  * Returns the queue job id (> 0) or -1.
  */
 long long queue_add(struct queue *q, const char *run, const char *job_name, int priority,
 		    json_t *boots, const char *slurm);
 int queue_set_slurm(struct queue *q, long long job, const char *slurm);
 
+enum item_kind { ITEM_BOOT, ITEM_BUILD };
+
+/*
+ * A build item's job, run and variant are those of the first job that
+ * needed it (the others are in queue_build_users()); first = -1, count 0.
+ */
 struct queue_item {
 	long long id, job;
 	char run[256], variant[128];
 	unsigned int first, count;
 	enum item_state state;
 	unsigned int attempts;
+	enum item_kind kind;
+	char request[65];	/* a build's kcache request hash */
 };
 
 /*
- * Claim the first queued local item (priority, then age, then run order)
- * that fits(item, arg) accepts (NULL = any): state running, owner o. 0
- * claimed, 1 nothing claimable, -1 error.
+ * Claim the first queued local item (priority, builds before boots, then
+ * age, then run order) that fits(item, arg) accepts (NULL = any): state
+ * running, owner o. Boots wait for their builds to be done; a build is
+ * claimable only while a queued boot needs it. 0 claimed, 1 nothing
+ * claimable, -1 error.
  */
 typedef bool (*queue_fits_fn)(const struct queue_item *it, void *arg);
 int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits,
@@ -115,6 +132,16 @@ json_t *queue_status(struct queue *q, unsigned int parallel);
 /* the job's counts: all items final (done/failed/cancelled)? any not done? */
 int queue_job_final(struct queue *q, long long job, bool *final, bool *all_done,
 		    bool *any_cancelled);
+/* a build's outcome (kernel_info_json() of it), stored by the build's worker */
+int queue_build_set_result(struct queue *q, long long build, json_t *result);
+/* the result of request's build (NULL if none yet), its state and item id */
+json_t *queue_build_result(struct queue *q, const char *request, enum item_state *state,
+			   long long *build);
+/* who needs a build: [{"job","run","variant"}] */
+json_t *queue_build_users(struct queue *q, long long build);
+/* a failed build fails the queued boots that need it (with error); count or -1 */
+int queue_fail_waiting(struct queue *q, long long build, const char *error);
+
 /* the job id of a run, or -1 (no message) */
 long long queue_job_of_run(struct queue *q, const char *run);
 

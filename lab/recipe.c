@@ -9,6 +9,7 @@
  * FILE:LINE:COLUMN in the same run.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "job_yaml.h"
 #include "recipe.h"
 #include "util.h"
+#include "workload.h"
 
 #define PATHLEN 96
 
@@ -31,6 +33,7 @@ static const char *const op_words[] = {
 struct rstate {
 	struct recipe *r;
 	yaml_mark_t *k_marks;	/* per expectation, where k was given (or the entry) */
+	yaml_mark_t *metric_marks;	/* per expectation, where its metric was given */
 	yaml_mark_t good_mark;
 	yaml_mark_t root_mark;
 };
@@ -225,6 +228,7 @@ static void parse_expect_entry(struct job_yaml *y, struct rstate *st, yaml_node_
 	switch (first) {
 	case E_METRIC:
 		e->kind = EXPECT_METRIC;
+		st->metric_marks[idx] = f[E_METRIC].val->start_mark;
 		parse_metric(y, f, n, path, e);
 		break;
 	case E_DMESG:
@@ -268,6 +272,7 @@ static void parse_expect(struct job_yaml *y, struct rstate *st, yaml_node_t *n)
 	}
 	st->r->expect = xcalloc(len, sizeof(*st->r->expect));
 	st->k_marks = xcalloc(len, sizeof(*st->k_marks));
+	st->metric_marks = xcalloc(len, sizeof(*st->metric_marks));
 	st->r->nexpect = len;
 	for (size_t i = 0; i < len; i++)
 		parse_expect_entry(y, st, job_yaml_seq_item(y, n, i), i);
@@ -302,11 +307,58 @@ static void on_key(struct job_yaml *y, const char *key, void *root_v, void *key_
 	}
 }
 
+/*
+ * A name of the recipe's workload's own family ("thpfault.huge_pct") that
+ * the workload never reports can never be met: every run would be
+ * INCONCLUSIVE. Say so, with the names it does report.
+ */
+static void check_workload_names(struct job_yaml *y, const struct job *job,
+				 struct rstate *st, size_t idx)
+{
+	const struct workload_def *w = workload_find(job->workload.name);
+	const struct expectation *e = &st->r->expect[idx];
+	struct strlist names = { 0 };
+	size_t plen;
+
+	if (!w || !w->metrics || !e->expr)
+		return;
+	plen = strlen(w->name);
+	expr_names(e->expr, &names);
+	for (size_t i = 0; i < names.n; i++) {
+		const char *nm = names.v[i];
+		char p[PATHLEN], *list = NULL;
+		bool known = false;
+
+		if (strncmp(nm, w->name, plen) || nm[plen] != '.')
+			continue;
+		for (const struct wl_metric *m = w->metrics; m->name && !known; m++)
+			known = !fnmatch(m->name, nm, 0);
+		if (known)
+			continue;
+		for (const struct wl_metric *m = w->metrics; m->name; m++) {
+			char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", m->name);
+
+			free(list);
+			list = l;
+		}
+		snprintf(p, sizeof(p), "expect[%zu].metric", idx);
+		job_yaml_err(y, st->metric_marks[idx], p, "%s reports no metric '%s' (its "
+			     "metrics: %s%s)", w->name, nm, list ? list : "none",
+			     list && strstr(list, ".T*") ? "; T* is a thread count, as in .T1" : "");
+		free(list);
+	}
+	strlist_free(&names);
+}
+
 static void on_check(struct job_yaml *y, const struct job *job, void *arg)
 {
 	struct rstate *st = arg;
 	struct recipe *r = st->r;
 	size_t i;
+
+	for (i = 0; i < r->nexpect; i++)
+		if (r->expect[i].kind == EXPECT_METRIC && job->workload.name)
+			check_workload_names(y, job, st, i);
 
 	for (i = 0; i < r->nexpect; i++) {
 		char p[PATHLEN];
@@ -370,6 +422,7 @@ int recipe_load_buffer(const char *name, const char *buf, size_t len,
 	ret = job_load_buffer_ext(name, buf, len, dir, &ext, &r->job);
 	free(dname);
 	free(st.k_marks);
+	free(st.metric_marks);
 	if (ret) {
 		recipe_free(r);
 		return -1;

@@ -80,6 +80,8 @@ struct run {
 	unsigned int failed_iterations;
 	const struct boot_opts *bo;	/* runner_boot(): placement of the boot */
 	bool from_queue;		/* runner_boot(): the queue owns the run */
+	bool defer_builds;	/* runner_create(): source kernels become build requests */
+	const char *only_variant;	/* runner_boot(): the one kernel to resolve */
 	bool setup_failed;	/* the guest refused the plan (SETUP_ERROR) */
 	char **modules;		/* per variant: the workload's .ko, or NULL */
 	struct disk_image disk;	/* image.kind debootstrap: the cached base */
@@ -195,19 +197,31 @@ static void host_cpu(char *buf, size_t len)
 
 static int resolve_accel(struct run *r, enum accel_mode mode, bool reprobe)
 {
+	char *distro = NULL;
+	const char *kernel;
 	size_t k = 0;
+	int ret;
 
 	if (mode == ACCEL_AUTO)
 		lab_info("choosing KVM or TCG (a probe boot unless the verdict is cached)");
-	while (k + 1 < r->job->nvariants && r->kernels[k].build_failed)
+	while (k + 1 < r->job->nvariants && !r->kernels[k].path)
 		k++;
-	if (r->kernels[k].build_failed) {
+	kernel = r->kernels[k].path;
+	if (!kernel && r->defer_builds) {
+		/* every kernel is still to be built: probe with the host's */
+		distro = kernel_find_distro();
+		if (!distro)
+			return -1;
+		kernel = distro;
+	}
+	if (!kernel) {
 		lab_err("no variant of the job has a kernel (every build failed); see the "
 			"build logs named above");
 		return -1;
 	}
-	if (probe_accel(r->host, mode, gopts.cache_dir, r->kernels[k].path, &r->img, reprobe,
-			&r->accel))
+	ret = probe_accel(r->host, mode, gopts.cache_dir, kernel, &r->img, reprobe, &r->accel);
+	free(distro);
+	if (ret)
 		return -1;
 	lab_info("accel: %s (%s)%s", r->accel.accel == DOM_ACCEL_KVM ? "kvm" : "tcg",
 		 r->accel.reason, r->accel.cached ? " [cached verdict]" : "");
@@ -861,9 +875,31 @@ static int resolve_kernels(struct run *r)
 
 	r->kernels = xcalloc(r->job->nvariants, sizeof(*r->kernels));
 	for (size_t i = 0; i < r->job->nvariants; i++) {
-		const char *was = json_string_value(json_object_get(json_object_get(
-			json_array_get(stored, i), "kernel"), "sha256"));
+		json_t *rec = json_object_get(json_array_get(stored, i), "kernel");
+		const char *was = json_string_value(json_object_get(rec, "sha256"));
 
+		if (r->only_variant && strcmp(r->job->variants[i].name, r->only_variant))
+			continue;	/* another item's kernel, maybe still building */
+
+		if (r->defer_builds) {
+			int rc = kernel_request_job(r->job, i, &r->kernels[i]);
+
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				continue;	/* the queue builds it */
+		}
+		if (r->from_queue && json_is_true(json_object_get(rec, "build_failed"))) {
+			/* the queue's build item failed: no second try here */
+			r->kernels[i].build_failed = true;
+			r->kernels[i].build_log = xstrdup(json_string_value(json_object_get(
+				rec, "build_log")) ?: "");
+			continue;
+		}
+		/* the queue built it for this run: boot exactly that image */
+		if (r->from_queue && json_object_get(rec, "cache_key") &&
+		    kernel_info_from_json(rec, &r->kernels[i]) == 0)
+			continue;
 		if (kernel_resolve_job(r->job, i, gopts.cache_dir, &r->kernels[i])) {
 			if (!r->kernels[i].build_failed)
 				return -1;
@@ -908,7 +944,7 @@ static int stage_kernels(struct run *r)
 {
 	for (size_t i = 0; i < r->job->nvariants; i++) {
 		char *dst = xasprintf("%s/kernel-%zu", r->stage, i);
-		int ret = r->kernels[i].build_failed ? 0 : copy_file(r->kernels[i].path, dst, 0644);
+		int ret = !r->kernels[i].path ? 0 : copy_file(r->kernels[i].path, dst, 0644);
 
 		free(dst);
 		if (ret)
@@ -1266,16 +1302,20 @@ static json_t *boots_json(const struct run *r)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < r->nboots; i++)
-		json_array_append_new(a, json_pack("{s:s, s:i, s:i}", "variant",
+	for (size_t i = 0; i < r->nboots; i++) {
+		const struct kernel_info *ki = &r->kernels[r->boots[i].variant];
+
+		json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:s?}", "variant",
 			r->job->variants[r->boots[i].variant].name,
-			"first", (int)r->boots[i].first, "count", (int)r->boots[i].count));
+			"first", (int)r->boots[i].first, "count", (int)r->boots[i].count,
+			"build", ki->build_pending ? ki->request : NULL));
+	}
 	return a;
 }
 
 int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 {
-	struct run r = { .store = s };
+	struct run r = { .store = s, .defer_builds = o->defer_builds };
 	enum accel_mode mode;
 	int ret;
 
@@ -1314,7 +1354,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant,
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct run_opts o = { .resume = run_id };
-	struct run r = { .store = s, .bo = bo, .from_queue = true };
+	struct run r = { .store = s, .bo = bo, .from_queue = true, .only_variant = variant };
 	struct boot b = { .first = first };
 	struct progress pg;
 	json_t *it;
@@ -1346,6 +1386,12 @@ int runner_boot(struct store *s, const char *run_id, const char *variant,
 	}
 	if (resolve_kernels(&r))
 		goto out;
+	if (!r.kernels[b.variant].path) {
+		lab_err("variant '%s' of run %s has no kernel: its build failed (log %s)",
+			variant, r.id, r.kernels[b.variant].build_log ?: "none");
+		ret = EXIT_RUN_FAILED;
+		goto out;
+	}
 	ret = EXIT_RUN_FAILED;
 	if (image_initramfs(gopts.cache_dir, &r.img))
 		goto out;

@@ -31,6 +31,12 @@ struct run_opts {
 	double precision;	/* 0.02 = 2 % */
 	const char *metrics;	/* target globs; NULL = PRECISION_DEFAULT_METRICS */
 	bool observer_check;	/* each variant twice: with and without tracepoints */
+	/*
+	 * runner_create(): source variants are not built now but recorded
+	 * as build requests (kernel "build_pending", boots' "build"), for
+	 * the queue's build items (docs/queue.md)
+	 */
+	bool defer_builds;
 };
 
 struct run_result {
@@ -54,7 +60,8 @@ void run_result_release(struct run_result *res);
  * runner_create() makes a run of o->job_path (or o->job) without booting
  * anything: kernels resolved, KVM or TCG chosen, host facts and the boot
  * plan recorded in run.json ("boots": [{"variant","first","count"}] in the
- * run's order), status "queued". *run_id is malloc'd. Exit status as
+ * run's order, with "build": the request when o->defer_builds left the
+ * variant's kernel to a build item), status "queued". *run_id is malloc'd. Exit status as
  * runner_run().
  */
 int runner_create(struct store *s, const struct run_opts *o, char **run_id);

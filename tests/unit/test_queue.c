@@ -2,7 +2,8 @@
 /*
  * test_queue.c - the queue's state machine on a real SQLite file: claims in
  * priority order, finishes, recovery of a dead owner's items (requeued, or
- * done when stored), the one-runner rule, cancel and retry, the ETA.
+ * done when stored), the one-runner rule, cancel and retry, the ETA, and
+ * kernel build items shared between jobs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,6 +76,7 @@ static void test_transitions(void **state)
 	assert_false(item_transition_ok(ITEM_DONE, ITEM_QUEUED));
 	assert_false(item_transition_ok(ITEM_DONE, ITEM_RUNNING));
 	assert_false(item_transition_ok(ITEM_QUEUED, ITEM_DONE));
+	assert_true(item_transition_ok(ITEM_QUEUED, ITEM_FAILED));	/* its build failed */
 	assert_false(item_transition_ok(ITEM_RUNNING, ITEM_CANCELLED));
 	assert_false(item_transition_ok(ITEM_FAILED, ITEM_DONE));
 	for (int s = 0; s < ITEM_NSTATES; s++)
@@ -235,6 +237,128 @@ static void test_eta(void **state)
 	queue_close(q);
 }
 
+
+/* boots of variant a need the kernel build REQ; b uses a prebuilt kernel */
+static json_t *boots_build(unsigned int n, const char *req)
+{
+	json_t *a = boots(n), *b;
+	size_t i;
+
+	json_array_foreach(a, i, b)
+		if (!strcmp(json_string_value(json_object_get(b, "variant")), "a"))
+			json_object_set_new(b, "build", json_string(req));
+	return a;
+}
+
+static long long count_state(json_t *st, size_t job, const char *group, const char *state)
+{
+	return json_integer_value(json_object_get(json_object_get(json_array_get(st, job),
+								   group), state));
+}
+
+static void test_builds_shared(void **state)
+{
+	struct queue *q = queue_open(dir);
+	struct queue_owner me, dead;
+	struct queue_item it, build;
+	json_t *b1 = boots_build(4, "req1"), *b3 = boots_build(2, "req2"), *st, *users, *r;
+	enum item_state bs;
+	long long j1, j2, j3, bid;
+
+	(void)state;
+	queue_owner_self(&me);
+	dead = me;
+	dead.pid = dead_pid();
+	j1 = queue_add(q, "run1", "one", 0, b1, NULL);
+	j2 = queue_add(q, "run2", "two", 0, b1, NULL);
+	j3 = queue_add(q, "run3", "three", 0, b3, NULL);
+	assert_true(j1 > 0 && j2 > j1 && j3 > j2);
+	/* two jobs needing one kernel: one build item, of the first job */
+	st = queue_status(q, 1);
+	assert_int_equal(count_state(st, 0, "builds", "queued"), 1);
+	assert_int_equal(count_state(st, 1, "builds", "queued"), 0);
+	assert_int_equal(count_state(st, 2, "builds", "queued"), 1);
+	assert_int_equal(count_state(st, 0, "counts", "queued"), 4);	/* boots only */
+	json_decref(st);
+	/* builds come first */
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &build), 0);
+	assert_int_equal(build.kind, ITEM_BUILD);
+	assert_int_equal(build.job, j1);
+	assert_string_equal(build.request, "req1");
+	assert_string_equal(build.variant, "a");
+	users = queue_build_users(q, build.id);
+	assert_int_equal(json_array_size(users), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(users, 1), "run")),
+			    "run2");
+	json_decref(users);
+	/* while it builds, only boots that need no build are claimable */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+		if (it.kind == ITEM_BUILD) {
+			assert_string_equal(it.request, "req2");
+			assert_int_equal(queue_finish(q, it.id, ITEM_FAILED, "make failed"), 0);
+			/* a failed build fails the boots waiting for it */
+			assert_int_equal(queue_fail_waiting(q, it.id, "make failed"), 1);
+			continue;
+		}
+		assert_string_equal(it.variant, "b");
+		assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	}
+	while (queue_claim(q, &me, NULL, NULL, &it) == 0) {
+		assert_int_equal(it.kind, ITEM_BOOT);
+		assert_string_equal(it.variant, "b");
+		assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	}
+	/* the runner died while building: the build runs again */
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
+	assert_int_equal(queue_finish(q, build.id, ITEM_QUEUED, NULL), 0);
+	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &build), 0);
+	assert_int_equal(build.kind, ITEM_BUILD);
+	assert_int_equal(queue_recover(q, &me, 60, NULL, NULL), 1);
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &build), 0);
+	assert_int_equal(build.attempts, 3);
+	r = json_pack("{s:s, s:s}", "cache_key", "k", "path", "/x");
+	assert_int_equal(queue_build_set_result(q, build.id, r), 0);
+	json_decref(r);
+	assert_int_equal(queue_finish(q, build.id, ITEM_DONE, NULL), 0);
+	r = queue_build_result(q, "req1", &bs, &bid);
+	assert_non_null(r);
+	assert_int_equal(bs, ITEM_DONE);
+	assert_int_equal(bid, build.id);
+	assert_string_equal(json_string_value(json_object_get(r, "cache_key")), "k");
+	json_decref(r);
+	/* now the boots of both jobs that need it */
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+		assert_int_equal(it.kind, ITEM_BOOT);
+		assert_string_equal(it.variant, "a");
+		assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	}
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
+	/* a job added later finds the build done: no second build item */
+	queue_add(q, "run4", "four", 0, b1, NULL);
+	st = queue_status(q, 1);
+	assert_int_equal(json_object_size(json_object_get(json_array_get(st, 3), "builds")), 0);
+	assert_int_equal(count_state(st, 2, "counts", "failed"), 1);
+	json_decref(st);
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(it.kind, ITEM_BOOT);
+	assert_int_equal(queue_finish(q, it.id, ITEM_DONE, NULL), 0);
+	/* retrying the job whose build failed queues the build again first */
+	assert_int_equal(queue_retry(q, j3), 2);
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(it.kind, ITEM_BUILD);
+	assert_string_equal(it.request, "req2");
+	/* cancelling never cancels a build; with no boot waiting it is not claimed */
+	assert_int_equal(queue_finish(q, it.id, ITEM_QUEUED, NULL), 0);
+	assert_int_equal(queue_cancel(q, j3), 1);
+	while (queue_claim(q, &me, NULL, NULL, &it) == 0)
+		assert_int_equal(it.kind, ITEM_BOOT);
+	json_decref(b1);
+	json_decref(b3);
+	queue_close(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +366,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_claim_order_and_finish, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_dead_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eta, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builds_shared, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

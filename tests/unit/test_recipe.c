@@ -182,6 +182,7 @@ static const struct bad_case bad_cases[] = {
 	{ "good-only-variant", "6:7", "good: the only variant cannot be the known-good one" },
 	{ "workload-unknown", "5:19", "workload.name: unknown workload 'thpfalt'" },
 	{ "syntax-unclosed", "2:9", "YAML: did not find expected ',' or '}'" },
+	{ "metric-not-reported", "7:15", "expect[0].metric: thpfault reports no metric 'thpfault.huge_pct' (its metrics: thpfault.fault_huge_us.T*," },
 };
 
 static void test_bad_files(void **state)
