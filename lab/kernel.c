@@ -15,6 +15,7 @@
 #include "kcache.h"
 #include "kernel.h"
 #include "util.h"
+#include "wlmodule.h"
 
 static const char *boot_dir(void)
 {
@@ -168,6 +169,7 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 		.config_base = job->kernels.config_base ? job->kernels.config_base : "tinyconfig",
 		.fragments = (const char *const *)job->kernels.fragments.v,
 		.nfragments = job->kernels.fragments.n, .rebuild = rebuild,
+		.want_kit = wlmodule_for_workload(job->workload.name) != NULL,
 	};
 	struct kcache_result res;
 	size_t n = 0;
