@@ -33,7 +33,7 @@ iterations: 1
 timeouts: { boot: 300s, iteration: 300s }
 JOB
 "$MMLAB" run "$T/disk.yaml" 2>&1 | tee "$T/run.log"
-grep -q "copying the kernel modules $entry/lib/modules/$rel into the guest disk" "$T/run.log" ||
+grep -q "copying the kernel modules $(realpath "$entry")/lib/modules/$rel into the guest disk" "$T/run.log" ||
 	fail "the variant's modules were not copied into the overlay"
 "$MMLAB" results show --json >"$T/r.json"
 it='.variants[0].iterations[0]'
