@@ -118,7 +118,8 @@ static bool config_has_modules(const char *dir, const char *name)
 static bool lacks_kit(const struct kcache_result *res)
 {
 	char *mk = xasprintf("%s/build/Makefile", res->dir);
-	bool lacks = config_has_modules(res->dir, "config") && access(mk, R_OK);
+	bool lacks = config_has_modules(res->dir, "config") && access(mk, R_OK) &&
+		     !json_is_false(json_object_get(res->meta, "build_kit"));
 
 	free(mk);
 	return lacks;
@@ -207,6 +208,7 @@ static int install_modules(const char *entry, const char *wt, const char *buildd
  * plus .config. "make -C entry/build M=DIR" then builds a module for exactly
  * this kernel at any later time, whatever the shared O= directory holds.
  * Run while builddir still holds this kernel's build (under the tree lock).
+ * 0, 1 when the tree is too old to have the script (a warning), or -1.
  */
 static int make_build_kit(const char *entry, const char *wt, const char *builddir,
 			  const char *log, const char *key)
@@ -223,9 +225,10 @@ static int make_build_kit(const char *entry, const char *wt, const char *builddi
 	int ret = -1;
 
 	if (access(script, R_OK)) {
-		lab_err("kernel %s: the tree has no %s (Linux 6.8 or later has it): no "
-			"module build kit, so no workload modules for this kernel; build "
-			"with CONFIG_MODULES off, or use a newer tree", key, script);
+		lab_warn("kernel %s: the tree has no scripts/package/install-extmod-build "
+			 "(Linux 6.8 and later have it): stored without a module build kit, "
+			 "so workload modules (pagebench) cannot be built for it", key);
+		ret = 1;
 	} else if (spawn_run(argv, &(struct spawn_opts){ .cwd = builddir, .env = env,
 			     .timeout_s = 600, .log_path = log }, &r)) {
 		lab_err("kernel %s: making the module build kit failed (%s): %s; the whole "
@@ -274,11 +277,15 @@ static int store_entry(const char *cache_dir, const char *key, const char *wt,
 		free(d);
 	}
 	if (config_has_modules(builddir, ".config")) {
-		if (install_modules(tmp, wt, builddir, log, key) ||
-		    make_build_kit(tmp, wt, builddir, log, key))
+		int kit;
+
+		if (install_modules(tmp, wt, builddir, log, key))
+			goto out;
+		kit = make_build_kit(tmp, wt, builddir, log, key);
+		if (kit < 0)
 			goto out;
 		json_object_set_new(meta, "modules", json_true());
-		json_object_set_new(meta, "build_kit", json_true());
+		json_object_set_new(meta, "build_kit", json_boolean(kit == 0));
 	}
 	{
 		char *mp = xasprintf("%s/meta.json", tmp);
