@@ -573,7 +573,8 @@ json_t *disk_image_gc(const char *cache_dir, bool all)
 /* ---- per boot ---- */
 
 int disk_overlay_prepare(const char *base, const char *overlay,
-			 const struct kvlist *plan, const char *modules_dir)
+			 const struct kvlist *plan, const char *modules_dir,
+			 const struct kvlist *extra)
 {
 	guestfs_h *g = gfs_open("guest disk");
 	char *text = image_plan_text(plan);
@@ -603,6 +604,18 @@ int disk_overlay_prepare(const char *base, const char *overlay,
 		if (guestfs_mkdir_p(g, "/lib/modules") ||
 		    guestfs_copy_in(g, modules_dir, "/lib/modules")) {
 			gfs_fail(g, "guest disk: copying the kernel modules in",
+				 "if the disk is full, raise image.size");
+			goto out;
+		}
+	}
+	for (size_t i = 0; extra && i < extra->n; i++) {
+		char *gp = xasprintf("/%s", extra->v[i].key);
+		int bad = guestfs_mkdir_p(g, "/mmlab/modules") ||
+			  guestfs_upload(g, extra->v[i].value, gp);
+
+		free(gp);
+		if (bad) {
+			gfs_fail(g, "guest disk: copying a workload module in",
 				 "if the disk is full, raise image.size");
 			goto out;
 		}

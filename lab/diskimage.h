@@ -67,11 +67,14 @@ json_t *disk_image_gc(const char *cache_dir, bool all);
 
 /*
  * Per boot: create overlay (qcow2, backing file base, which must be
- * readable by QEMU), write plan to /mmlab/plan in it, and when modules_dir
- * is not NULL copy it to /lib/modules/<its basename>. 0 or -1 + message.
+ * readable by QEMU), write plan to /mmlab/plan in it, when modules_dir
+ * is not NULL copy it to /lib/modules/<its basename>, and upload each host
+ * file of extra (may be NULL; guest path under "mmlab/modules/" -> host
+ * path, as for image_boot_initrd_extra()). 0 or -1 + message.
  */
 int disk_overlay_prepare(const char *base, const char *overlay,
-			 const struct kvlist *plan, const char *modules_dir);
+			 const struct kvlist *plan, const char *modules_dir,
+			 const struct kvlist *extra);
 
 /*
  * After the guest stopped: copy each guest path of paths out of overlay

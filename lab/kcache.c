@@ -98,6 +98,33 @@ static int fill_result(const char *cache_dir, const char *key, struct kcache_res
 	return access(res->bzimage, R_OK) ? -1 : 0;
 }
 
+/* CONFIG_MODULES=y in dir/name (a .config) */
+static bool config_has_modules(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	char *text = read_file(p, NULL, 16u << 20);
+	bool yes = text && (!strncmp(text, "CONFIG_MODULES=y\n", 17) ||
+			    strstr(text, "\nCONFIG_MODULES=y\n"));
+
+	free(text);
+	free(p);
+	return yes;
+}
+
+/*
+ * An entry of a kernel with modules stored before entries had a module
+ * build kit (entry/build/): only a build can make one.
+ */
+static bool lacks_kit(const struct kcache_result *res)
+{
+	char *mk = xasprintf("%s/build/Makefile", res->dir);
+	bool lacks = config_has_modules(res->dir, "config") && access(mk, R_OK) &&
+		     !json_is_false(json_object_get(res->meta, "build_kit"));
+
+	free(mk);
+	return lacks;
+}
+
 static int lock_tree(const char *srcdir)
 {
 	char *p = xasprintf("%s/lock", srcdir);
@@ -133,6 +160,92 @@ static int install_config(const char *cfg, const char *builddir)
 	return ret;
 }
 
+/*
+ * make modules_install into entry/lib/modules/<release>/, the layout of a
+ * root filesystem (diskimage.c copies it into the guest disk). Its "build"
+ * symlink points at the shared O= directory, which later builds of other
+ * variants change: it is removed (the entry's build/ is the kit).
+ */
+static int install_modules(const char *entry, const char *wt, const char *builddir,
+			   const char *log, const char *key)
+{
+	char *o = xasprintf("O=%s", builddir), *m = xasprintf("INSTALL_MOD_PATH=%s", entry);
+	const char *argv[] = { "make", "-C", wt, o, m, "modules_install", NULL };
+	char *rel = xasprintf("%s/include/config/kernel.release", builddir);
+	char *release = read_file(rel, NULL, 4096);
+	struct spawn_result r = { 0 };
+	char how[64];
+	int ret = -1;
+
+	if (spawn_run(argv, &(struct spawn_opts){ .timeout_s = 1800, .log_path = log }, &r)) {
+		lab_err("kernel %s: make modules_install failed (%s): %s; the whole output is "
+			"in %s", key, spawn_describe(&r, 1800, how, sizeof(how)),
+			spawn_tail(&r, 10), log);
+	} else if (release) {
+		char *link;
+
+		release[strcspn(release, "\n")] = '\0';
+		link = xasprintf("%s/lib/modules/%s/build", entry, release);
+		unlink(link);
+		free(link);
+		ret = 0;
+	} else {
+		lab_err("kernel %s: cannot read %s after the build", key, rel);
+	}
+	spawn_result_free(&r);
+	free(release);
+	free(rel);
+	free(o);
+	free(m);
+	return ret;
+}
+
+/*
+ * The external-module build kit of the kernel in entry/build/: what the
+ * kernel's own scripts/package/install-extmod-build puts in a Debian
+ * linux-headers package (the source's Makefiles, include/, arch headers and
+ * scripts/, the build's generated headers, Module.symvers and host tools)
+ * plus .config. "make -C entry/build M=DIR" then builds a module for exactly
+ * this kernel at any later time, whatever the shared O= directory holds.
+ * Run while builddir still holds this kernel's build (under the tree lock).
+ * 0, 1 when the tree is too old to have the script (a warning), or -1.
+ */
+static int make_build_kit(const char *entry, const char *wt, const char *builddir,
+			  const char *log, const char *key)
+{
+	char *script = xasprintf("%s/scripts/package/install-extmod-build", wt);
+	char *dest = xasprintf("%s/build", entry), *srctree = xasprintf("srctree=%s", wt);
+	char *cfg = xasprintf("%s/.config", builddir), *kcfg = xasprintf("%s/.config", dest);
+	/* CC equal to HOSTCC: the host tools of the build are kept, not rebuilt */
+	const char *env[] = { srctree, "SRCARCH=x86", "CC=gcc", "HOSTCC=gcc", "MAKE=make",
+			      NULL };
+	const char *argv[] = { "sh", script, dest, NULL };
+	struct spawn_result r = { 0 };
+	char how[64];
+	int ret = -1;
+
+	if (access(script, R_OK)) {
+		lab_warn("kernel %s: the tree has no scripts/package/install-extmod-build "
+			 "(Linux 6.8 and later have it): stored without a module build kit, "
+			 "so workload modules (pagebench) cannot be built for it", key);
+		ret = 1;
+	} else if (spawn_run(argv, &(struct spawn_opts){ .cwd = builddir, .env = env,
+			     .timeout_s = 600, .log_path = log }, &r)) {
+		lab_err("kernel %s: making the module build kit failed (%s): %s; the whole "
+			"output is in %s", key, spawn_describe(&r, 600, how, sizeof(how)),
+			spawn_tail(&r, 10), log);
+	} else {
+		ret = copy_file(cfg, kcfg, 0644);
+	}
+	spawn_result_free(&r);
+	free(script);
+	free(dest);
+	free(srctree);
+	free(cfg);
+	free(kcfg);
+	return ret;
+}
+
 static int store_entry(const char *cache_dir, const char *key, const char *wt,
 		       const char *builddir, const char *log, json_t *meta)
 {
@@ -159,27 +272,20 @@ static int store_entry(const char *cache_dir, const char *key, const char *wt,
 	}
 	{
 		char *d = xasprintf("%s/build.log", tmp);
-		char *order = xasprintf("%s/modules.order", builddir);
-		char *text = path_exists(order) ? read_file(order, NULL, 16u << 20) : NULL;
 
 		copy_file(log, d, 0644);
 		free(d);
-		if (text && *text) {
-			char *o = xasprintf("O=%s", builddir);
-			char *m = xasprintf("INSTALL_MOD_PATH=%s/modules", tmp);
-			const char *argv[] = { "make", "-C", wt, o, m, "modules_install", NULL };
-			struct spawn_result r;
+	}
+	if (config_has_modules(builddir, ".config")) {
+		int kit;
 
-			if (spawn_run(argv, &(struct spawn_opts){ .timeout_s = 1800,
-				      .log_path = log }, &r))
-				lab_warn("modules_install failed for %s: %s", key, spawn_tail(&r, 5));
-			json_object_set_new(meta, "modules", json_true());
-			spawn_result_free(&r);
-			free(o);
-			free(m);
-		}
-		free(text);
-		free(order);
+		if (install_modules(tmp, wt, builddir, log, key))
+			goto out;
+		kit = make_build_kit(tmp, wt, builddir, log, key);
+		if (kit < 0)
+			goto out;
+		json_object_set_new(meta, "modules", json_true());
+		json_object_set_new(meta, "build_kit", json_boolean(kit == 0));
 	}
 	{
 		char *mp = xasprintf("%s/meta.json", tmp);
@@ -263,7 +369,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	double t0 = now_monotonic(), t_prep = 0, t_cfg = 0, t_build = 0;
 	json_t *meta = NULL, *frags;
 	int lock_fd = -1, ret = -1;
-	bool fresh = false;
+	bool fresh = false, cached;
 
 	memset(res, 0, sizeof(*res));
 	if (!kbuild_cc_version())
@@ -288,7 +394,8 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 
 		if (k) {
 			k[strcspn(k, "\n")] = '\0';
-			if (strlen(k) == KCACHE_KEY_LEN && fill_result(cache_dir, k, res) == 0) {
+			if (strlen(k) == KCACHE_KEY_LEN && fill_result(cache_dir, k, res) == 0 &&
+			    !(q->want_kit && lacks_kit(res))) {
 				res->hit = res->request_hit = true;
 				lab_info("variant '%s': kernel %s from the cache (request seen "
 					 "before)", q->variant, k);
@@ -365,7 +472,14 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	t_cfg = now_monotonic() - t0 - t_prep;
 	kcache_key(tree_id, cfg_hash, kbuild_cc_version(), key);
 
-	if (!q->rebuild && fill_result(cache_dir, key, res) == 0) {
+	cached = !q->rebuild && fill_result(cache_dir, key, res) == 0;
+	if (cached && q->want_kit && lacks_kit(res)) {
+		lab_info("variant '%s': kernel %s is cached without a module build kit (an "
+			 "older mmlab stored it); building it again to make one", q->variant,
+			 key);
+		cached = false;
+	}
+	if (cached) {
 		res->hit = true;
 		lab_info("variant '%s': kernel %s from the cache (tree %.12s already built)",
 			 q->variant, key, tree_id);

@@ -6,7 +6,9 @@
  * the final .config>\ncc <compiler version>\n"), its first 24 hex digits.
  * Layout under CACHE/kernels/:
  *
- *   entries/<key>/{bzImage,System.map,config,build.log,meta.json,modules/}
+ *   entries/<key>/{bzImage,System.map,config,build.log,meta.json}
+ *   entries/<key>/lib/modules/<release>/  make modules_install (CONFIG_MODULES=y)
+ *   entries/<key>/build/                  the external-module build kit (idem)
  *   requests/<sha256 of the request>      -> key (a request seen before: no git, no make)
  *   src/<tree hash>/wt                    the lab's git worktree of the user's tree
  *   src/<tree hash>/build-<config hash>   one O= directory per (tree, config), reused
@@ -35,6 +37,7 @@ struct kcache_req {
 	const char *const *fragments;	/* absolute paths */
 	size_t nfragments;
 	bool rebuild;		/* make even when the key is cached (replaces the entry) */
+	bool want_kit;		/* a cached entry with modules but no build/ is rebuilt */
 };
 
 struct kcache_result {

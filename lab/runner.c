@@ -517,6 +517,7 @@ static int disk_boot_prepare(struct run *r, const struct boot *b, const char *di
 	const struct kernel_info *ki = &r->kernels[b->variant];
 	char *src = disk_kernel_initrd(ki->path, ki->release);
 	char *mods = disk_kernel_modules(ki->path, ki->release);
+	struct kvlist extra = { 0 };
 	int ret = -1;
 
 	*overlay = xasprintf("%s/disk.qcow2", dir);
@@ -527,8 +528,16 @@ static int disk_boot_prepare(struct run *r, const struct boot *b, const char *di
 		if (copy_file(src, *initrd, 0644))
 			goto out;
 	}
-	ret = disk_overlay_prepare(r->disk_base, *overlay, plan, mods);
+	if (r->modules && r->modules[b->variant]) {
+		char *gp = xasprintf("mmlab/modules/%s.ko",
+				     wlmodule_for_workload(r->job->workload.name));
+
+		kvlist_set(&extra, gp, r->modules[b->variant]);
+		free(gp);
+	}
+	ret = disk_overlay_prepare(r->disk_base, *overlay, plan, mods, &extra);
 out:
+	kvlist_free(&extra);
 	free(src);
 	free(mods);
 	return ret;
@@ -999,15 +1008,26 @@ static int check_modules(struct run *r)
 	const char *mod = wlmodule_for_workload(r->job->workload.name);
 
 	for (size_t i = 0; mod && i < r->job->nvariants; i++) {
-		char *kdir = wlmodule_build_dir(r->kernels[i].release);
+		const struct kernel_info *ki = &r->kernels[i];
+		char *kdir;
 
-		if (!kdir) {
+		if (ki->build_failed)
+			continue;
+		kdir = wlmodule_build_dir(ki->path, ki->release);
+		if (kdir) {
+			free(kdir);
+		} else if (ki->cache_key) {
+			lab_err("variant '%s': cannot run %s on its kernel %s: it was built "
+				"without loadable modules; add CONFIG_MODULES=y to the job's "
+				"config fragments (kernels/lab.config has it)",
+				r->job->variants[i].name, r->job->workload.name, ki->cache_key);
+			return -1;
+		} else {
 			lab_err("variant '%s': cannot run %s on this kernel: no build tree or headers for %s; install linux-headers-%s (Debian) or set MMLAB_KBUILD_DIR to the kernel's build directory",
 				r->job->variants[i].name, r->job->workload.name,
-				r->kernels[i].release, r->kernels[i].release);
+				ki->release, ki->release);
 			return -1;
 		}
-		free(kdir);
 	}
 	return 0;
 }
@@ -1020,9 +1040,13 @@ static int build_modules(struct run *r)
 		return 0;
 	r->modules = xcalloc(r->job->nvariants, sizeof(*r->modules));
 	for (size_t i = 0; i < r->job->nvariants; i++) {
-		char *dir = xasprintf("%s/modules-%zu", r->stage, i);
+		const struct kernel_info *ki = &r->kernels[i];
+		char *dir;
 
-		r->modules[i] = wlmodule_build(mod, r->kernels[i].release, dir);
+		if (ki->build_failed)
+			continue;
+		dir = xasprintf("%s/modules-%zu", r->stage, i);
+		r->modules[i] = wlmodule_build(mod, ki->path, ki->release, dir);
 		free(dir);
 		if (!r->modules[i])
 			return -1;

@@ -30,11 +30,18 @@ static char *try_dir(char *d)
 	return NULL;
 }
 
-char *wlmodule_build_dir(const char *release)
+char *wlmodule_build_dir(const char *kernel_path, const char *release)
 {
 	const char *e = getenv("MMLAB_KBUILD_DIR");
+	const char *slash = kernel_path ? strrchr(kernel_path, '/') : NULL;
 	char *d;
 
+	/* a kernel from the lab's cache: the kit made with it (kcache.c) */
+	if (slash) {
+		d = try_dir(xasprintf("%.*s/build", (int)(slash - kernel_path), kernel_path));
+		if (d)
+			return d;
+	}
 	if (e && *e)
 		return try_dir(xstrdup(e));
 	d = try_dir(xasprintf("/lib/modules/%s/build", release));
@@ -59,9 +66,10 @@ static int copy_sources(const char *src, const char *dst)
 	return ret;
 }
 
-char *wlmodule_build(const char *name, const char *release, const char *out_dir)
+char *wlmodule_build(const char *name, const char *kernel_path, const char *release,
+		     const char *out_dir)
 {
-	char *kdir = wlmodule_build_dir(release);
+	char *kdir = wlmodule_build_dir(kernel_path, release);
 	char *src = xasprintf("%s/modules-src/%s", image_guest_dir(), name);
 	char *dst = xasprintf("%s/%s", out_dir, name);
 	char *csrc = xasprintf("%s/%s.c", src, name), *cdst = xasprintf("%s/%s.c", dst, name);

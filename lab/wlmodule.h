@@ -11,15 +11,18 @@
 /* the module a workload needs, or NULL */
 const char *wlmodule_for_workload(const char *workload);
 /*
- * The kernel build tree (or headers) for a release: MMLAB_KBUILD_DIR, else
- * /lib/modules/<release>/build, else /usr/src/linux-headers-<release>.
- * NULL when none has a Makefile.
+ * The kernel build tree (or headers) for the kernel image at kernel_path
+ * (may be NULL) whose release is release: the module build kit next to the
+ * image (<dir of kernel_path>/build: a kernel from the lab's cache, see
+ * kcache.h), else MMLAB_KBUILD_DIR, else /lib/modules/<release>/build,
+ * else /usr/src/linux-headers-<release>. NULL when none has a Makefile.
  */
-char *wlmodule_build_dir(const char *release);
+char *wlmodule_build_dir(const char *kernel_path, const char *release);
 /*
- * Build module name for release in out_dir (created). Returns the .ko path,
- * or NULL after a message saying what to install.
+ * Build module name for that kernel in out_dir (created). Returns the .ko
+ * path, or NULL after a message saying what to install.
  */
-char *wlmodule_build(const char *name, const char *release, const char *out_dir);
+char *wlmodule_build(const char *name, const char *kernel_path, const char *release,
+		     const char *out_dir);
 
 #endif

@@ -14,15 +14,15 @@ grep -q "variant 'nopatch': apply $T/c7.mbox failed in mm/compaction.c" "$T/err"
 	fail "the error does not name the variant, the patch and the file"
 assert_worktree_clean
 
-# EXT4_FS depends on BLOCK, which tinyconfig turns off
-printf 'CONFIG_EXT4_FS=y\nCONFIG_COMPACTION=y\n' >"$T/bad.config"
+# NFS_FS depends on INET, and networking is off (tinyconfig, lab.config)
+printf 'CONFIG_NFS_FS=y\nCONFIG_COMPACTION=y\n' >"$T/bad.config"
 rc=0
 "$MMLAB" kernel build --tree "$REPO" --ref e2e-c4 --fragment "$LAB_CONFIG" \
 	--fragment "$T/bad.config" --name badcfg 2>"$T/err" || rc=$?
 cat "$T/err"
 [ "$rc" = 1 ] || fail "exit $rc; expected 1"
-grep -q "variant 'badcfg': Kconfig dropped 1 option.*CONFIG_EXT4_FS=y (got: is not set)" "$T/err" ||
-	fail "the error does not list CONFIG_EXT4_FS"
+grep -q "variant 'badcfg': Kconfig dropped 1 option.*CONFIG_NFS_FS=y (got: is not set)" "$T/err" ||
+	fail "the error does not list CONFIG_NFS_FS"
 assert_worktree_clean
 
 # a commit that is not there
