@@ -694,7 +694,8 @@ static int step(struct bisect *b, const char *commit, unsigned int stepno)
 		for (;;) {
 			unsigned int have = iterations_of(data), n = b->n;
 
-			if (have) {
+			/* a failed build has runs but no iterations: decide() skips it */
+			if (json_array_size(json_object_get(data, "runs"))) {
 				c = decide(b, steps, data, why, sizeof(why), &final);
 				if (final || c != BISECT_UNSURE)
 					break;
@@ -929,7 +930,7 @@ static void print_result(json_t *res, const char *looked_for)
 	printf("looked for: %s\n\n", looked_for);
 	print_table(stdout, json_object_get(res, "steps"),
 		    !strcmp(json_string_value(json_object_get(res, "mode")), "signature"));
-	printf("\n%lld kernel builds, %lld VM runs, %.0f min %.0f s measuring; "
+	printf("\n%lld kernel builds, %lld VM runs, %.0f min %.0f s building and running; "
 	       "%lld commits in the range, ceil(log2) = %lld\n",
 	       (long long)json_integer_value(json_object_get(res, "builds")),
 	       (long long)json_integer_value(json_object_get(res, "vm_runs")),
@@ -1025,7 +1026,18 @@ static int do_run(bool json)
 	}
 	lab_info("bisect: the endpoints differ: %s", why);
 	write_log(&b);
-	for (stepno = 1;; stepno++) {
+	{
+		json_t *steps = bstore_steps(b.bs), *st;
+		size_t i;
+
+		/* numbered on from the steps a run before this one finished */
+		stepno = 1;
+		json_array_foreach(steps, i, st)
+			stepno += !strcmp(json_string_value(json_object_get(st, "role")), "step") &&
+				  !strcmp(json_string_value(json_object_get(st, "state")), "done");
+		json_decref(steps);
+	}
+	for (;; stepno++) {
 		json_t *st = bstore_get(b.bs);
 		char *out = xstrdup(json_string_value(json_object_get(st, "progress")) ?: "");
 
