@@ -90,11 +90,12 @@ assert_jq "$T/result.json" ".vm_runs == 3 * ([.steps[] | select(.verdict != \"sk
 # no new run but c4's (resumed in place), no make for the finished steps
 [ "$(runs)" = "$runs_before" ] || fail "the second run made new runs instead of resuming"
 [ "$(makes)" = "$makes_before" ] || fail "make ran again"
-for r in $(jq -r '.steps[].runs[]' "$T/result.json"); do
+# the measured runs are whole (the skipped c3's run is a failed build)
+for r in $(jq -r '.steps[] | select(.verdict != "skip") | .runs[]' "$T/result.json"); do
 	"$MMLAB" results show --json "$r" >"$T/r.json"
 	assert_jq "$T/r.json" '.status == "complete"'
 done
-assert_jq "$T/result.json" '[.steps[] | select(.verdict != "skip") | .runs[]] | length == 3'
+assert_jq "$T/result.json" '[.steps[] | .runs | length] | all(. == 1)'
 
 # the printed result: the first bad commit and the table
 "$MMLAB" bisect run >"$T/again.out"

@@ -12,7 +12,7 @@
 parent=$(jq -r .cache_key "$T/parent.json")
 runs_before=$(make_runs_for "$parent")
 
-printf 'CONFIG_EXT4_FS=y\n' >"$T/ext4.config"
+printf 'CONFIG_NFS_FS=y\n' >"$T/nfs.config"
 qjob() {	# qjob NAME VARIANT-NAME [EXTRA FRAGMENT]
 	cat >"$T/$1.yaml" <<JOB
 name: $1
@@ -29,7 +29,7 @@ JOB
 }
 qjob qa parent
 qjob qb same	# another variant name, the same kernel
-qjob qc badcfg "$T/ext4.config"
+qjob qc badcfg "$T/nfs.config"
 "$MMLAB" queue add --json "$T/qa.yaml" "$T/qb.yaml" "$T/qc.yaml" >"$T/add.json"
 # queue add builds nothing: the kernels are build requests
 "$MMLAB" queue status --json >"$T/s0.json"
@@ -92,7 +92,7 @@ log=${log%% *}
 [ -s "$log" ] || fail "no build log $log"
 wlog=${err#*worker log }
 wlog=${wlog%)}
-grep -q "Kconfig dropped 1 option.*CONFIG_EXT4_FS=y" "$wlog" || fail "$wlog does not say why"
+grep -q "Kconfig dropped 1 option.*CONFIG_NFS_FS=y" "$wlog" || fail "$wlog does not say why"
 r=$(jq -r '.[2].run' "$T/s1.json")
 "$MMLAB" results show --json "$r" >"$T/qc.json"
 assert_jq "$T/qc.json" '.variants[0].kernel.build_failed == true'
