@@ -1176,6 +1176,11 @@ static int do_reset(void)
 	remove_worktree(b.tree, b.wt);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
 	to = xasprintf("%s-%s", b.dir, stamp);
+	/* two resets in one second: the second gets a suffix */
+	for (int i = 2; path_exists(to) && i < 1000; i++) {
+		free(to);
+		to = xasprintf("%s-%s-%d", b.dir, stamp, i);
+	}
 	if (rename(b.dir, to)) {
 		lab_err("cannot move %s to %s: %s", b.dir, to, strerror(errno));
 		ret = EXIT_RUN_FAILED;
