@@ -1499,7 +1499,7 @@ static int do_start(int argc, char **argv)
 		goto out;
 	}
 	{
-		char *range = xasprintf(reverse ? "%s..%s" : "%2$s..%1$s", gsha, bsha);
+		char *range = xasprintf(reverse ? "%2$s..%1$s" : "%1$s..%2$s", gsha, bsha);
 		const char *args[24] = { "rev-list", "--count", range, "--" };
 		size_t na = 4, i;
 		json_t *p;
