@@ -454,7 +454,8 @@ static int measure(struct bisect *b, long long seq, unsigned int round, const ch
 			goto out;
 		o.job = job;
 	}
-	rc = runner_run(b->store, &o, &res);
+	/* its exit status is in the run: failed builds and iterations count there */
+	runner_run(b->store, &o, &res);
 	if (res.interrupted) {
 		ret = 1;
 		goto out;
@@ -463,7 +464,6 @@ static int measure(struct bisect *b, long long seq, unsigned int round, const ch
 		lab_err("bisect: %.12s could not be measured (see above)", commit);
 		goto out;
 	}
-	(void)rc;
 	free(id);
 	id = xstrdup(res.run_id);
 collect:
