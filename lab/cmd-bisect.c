@@ -1320,18 +1320,6 @@ static char *random_id(void)
 	return xasprintf("%02x%02x%02x", r[0], r[1], r[2]);
 }
 
-static char *abs_path(const char *p)
-{
-	char *cwd, *r;
-
-	if (p[0] == '/')
-		return xstrdup(p);
-	cwd = getcwd(NULL, 0);
-	r = xasprintf("%s/%s", cwd ? cwd : ".", p);
-	free(cwd);
-	return r;
-}
-
 static int do_start(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1470,7 +1458,7 @@ static int do_start(int argc, char **argv)
 			jdir = a;
 		}
 	}
-	jfile = abs_path(jobp);
+	jfile = path_abs(jobp);
 	if (job_load_buffer(jfile, text, len, jdir, &job))
 		goto out;
 	if (variant) {
@@ -1482,7 +1470,7 @@ static int do_start(int argc, char **argv)
 			goto out;
 		}
 	}
-	tree = tree_opt ? abs_path(tree_opt) : job->kernels.tree ? xstrdup(job->kernels.tree) : NULL;
+	tree = tree_opt ? path_abs(tree_opt) : job->kernels.tree ? xstrdup(job->kernels.tree) : NULL;
 	if (!tree) {
 		lab_err("%s has no kernels.tree to bisect in; give --tree DIR or add "
 			"'kernels: { tree: DIR }' to the job", jobp);
@@ -1605,7 +1593,7 @@ static int do_replay(const char *file, bool json)
 			"'mmlab bisect log' writes one", file, LOG_TAG);
 		goto out;
 	}
-	afile = abs_path(file);
+	afile = path_abs(file);
 	if (create(params, steps, afile, &out, &b)) {
 		free(afile);
 		goto out;

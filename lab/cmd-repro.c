@@ -218,18 +218,6 @@ static int find_variant(const struct job *job, const char *name)
 	return -1;
 }
 
-static char *abs_path(const char *p)
-{
-	char *cwd, *r;
-
-	if (p[0] == '/')
-		return xstrdup(p);
-	cwd = getcwd(NULL, 0);
-	r = xasprintf("%s/%s", cwd ? cwd : ".", p);
-	free(cwd);
-	return r;
-}
-
 struct overrides {
 	const char *kernel, *variant;
 	unsigned int runs;	/* 0 = the recipe's */
@@ -268,7 +256,7 @@ static int apply_overrides(struct recipe *r, const struct overrides *ov)
 		v->kernel_kind = KERNEL_DISTRO;
 		if (strcmp(ov->kernel, "distro")) {
 			v->kernel_kind = KERNEL_PATH;
-			v->kernel_path = abs_path(ov->kernel);
+			v->kernel_path = path_abs(ov->kernel);
 		}
 		free(r->good);
 		r->good = NULL;

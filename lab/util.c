@@ -362,6 +362,18 @@ out:
 	return ret;
 }
 
+char *path_abs(const char *p)
+{
+	char *cwd, *r;
+
+	if (p[0] == '/')
+		return xstrdup(p);
+	cwd = getcwd(NULL, 0);
+	r = xasprintf("%s/%s", cwd ? cwd : ".", p);
+	free(cwd);
+	return r;
+}
+
 bool path_exists(const char *path)
 {
 	struct stat st;

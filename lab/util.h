@@ -71,6 +71,8 @@ int write_file_atomic(const char *path, const void *data, size_t len,
 int mkdir_p(const char *path, unsigned int mode);
 int rm_rf(const char *path);
 int copy_file(const char *src, const char *dst, unsigned int mode);
+/* p made absolute against the current directory (not resolved; malloc'd) */
+char *path_abs(const char *p);
 bool path_exists(const char *path);
 bool is_dir(const char *path);
 
