@@ -424,13 +424,26 @@ static void events_unregister(struct vm_host *h, struct vm_events *ev)
 		virEventRemoveTimeout(ev->timer);
 }
 
-/* one turn: run the event loop for up to VM_TICK_MS (or sleep) */
-static void turn(const struct vm_events *ev)
+/*
+ * One turn: run the event loop for VM_TICK_MS, or less when an event says
+ * the domain stopped, crashed or paused (or sleep without an event loop).
+ * One virEventRunDefaultImpl() is not a turn: every RPC this thread makes
+ * (virDomainGetState() in the checks) wakes the loop through its eventfd,
+ * so it returns at once and the checks would spin at a thousand RPCs a
+ * second, costing libvirtd and us more CPU than a TCG guest's own vCPU.
+ */
+static void turn(const struct vm_events *ev, const struct vm_watch *w)
 {
-	if (ev->timer >= 0)
-		virEventRunDefaultImpl();
-	else
+	double until = now_monotonic() + VM_TICK_MS / 1000.0;
+
+	if (ev->timer < 0) {
 		usleep(VM_TICK_MS * 1000);
+		return;
+	}
+	do
+		virEventRunDefaultImpl();
+	while (!w->stopped && !w->crashed && !w->paused_bad && !stop_flag &&
+	       now_monotonic() < until);
 }
 
 /* the domain stopped by itself: classify with what the events said */
@@ -440,7 +453,7 @@ static void classify_stop(const struct vm_events *ev, struct vm_watch *w,
 	double until = now_monotonic() + VM_EVENT_GRACE_S;
 
 	while (ev->lifecycle >= 0 && !w->stopped && now_monotonic() < until)
-		turn(ev);
+		turn(ev, w);
 	res->guest_reset = w->reset;
 	if (w->crashed) {
 		res->outcome = VM_CRASHED;
@@ -523,7 +536,7 @@ static int run_created(struct vm_host *h, virDomainPtr dom,
 	double deadline = t0 + deadline_s;
 
 	while (!check_once(h, dom, ev, w, t0, deadline, res))
-		turn(ev);
+		turn(ev, w);
 	res->elapsed_s = now_monotonic() - t0;
 	destroy_domain(dom);
 	if (res->outcome == VM_CRASHED)
