@@ -370,11 +370,13 @@ int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits
 	 * waits for (not one every job needing it cancelled); builds first
 	 */
 	st = prep(q, "SELECT " ITEM_COLS ITEM_FROM
-		  " WHERE items.state='queued' AND jobs.slurm IS NULL AND"
-		  " ((items.kind='boot' AND NOT EXISTS (SELECT 1 FROM needs JOIN items b"
-		  "   ON b.id = needs.build WHERE needs.item = items.id AND b.state != 'done'))"
+		  " WHERE items.state='queued' AND"
+		  " ((items.kind='boot' AND jobs.slurm IS NULL AND NOT EXISTS (SELECT 1 FROM"
+		  "   needs JOIN items b ON b.id = needs.build WHERE needs.item = items.id AND"
+		  "   b.state != 'done'))"
 		  "  OR (items.kind='build' AND EXISTS (SELECT 1 FROM needs JOIN items w"
-		  "   ON w.id = needs.item WHERE needs.build = items.id AND w.state = 'queued')))"
+		  "   ON w.id = needs.item JOIN jobs wj ON wj.id = w.job WHERE"
+		  "   needs.build = items.id AND w.state = 'queued' AND wj.slurm IS NULL)))"
 		  " ORDER BY jobs.priority DESC, items.kind = 'build' DESC, jobs.id, items.seq");
 	if (!st)
 		goto fail;
@@ -391,6 +393,40 @@ int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits
 	if (!ret) {
 		out->state = ITEM_RUNNING;
 		out->attempts++;
+	}
+	if (qexec(q, "COMMIT;"))
+		goto fail;
+	return ret;
+fail:
+	sqlite3_exec(q->db, "ROLLBACK;", NULL, NULL, NULL);
+	return -1;
+}
+
+int queue_claim_item(struct queue *q, const struct queue_owner *o, long long id,
+		     struct queue_item *out)
+{
+	sqlite3_stmt *st;
+	int ret = 1;
+
+	if (qexec(q, "BEGIN IMMEDIATE;"))
+		return -1;
+	st = prep(q, "SELECT " ITEM_COLS ITEM_FROM " WHERE items.id=?1");
+	if (!st)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		lab_err("queue %s has no item %lld", q->path, id);
+		goto fail;
+	}
+	row_item(st, out);
+	sqlite3_finalize(st);
+	if (out->state == ITEM_QUEUED) {
+		if (set_state(q, id, ITEM_RUNNING, NULL, o))
+			goto fail;
+		out->state = ITEM_RUNNING;
+		out->attempts++;
+		ret = 0;
 	}
 	if (qexec(q, "COMMIT;"))
 		goto fail;

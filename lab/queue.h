@@ -87,12 +87,19 @@ struct queue_item {
  * Claim the first queued local item (priority, builds before boots, then
  * age, then run order) that fits(item, arg) accepts (NULL = any): state
  * running, owner o. Boots wait for their builds to be done; a build is
- * claimable only while a queued boot needs it. 0 claimed, 1 nothing
- * claimable, -1 error.
+ * claimable only while a queued local boot (not Slurm's) needs it, even if
+ * a Slurm job made it. 0 claimed, 1 nothing claimable, -1 error.
  */
 typedef bool (*queue_fits_fn)(const struct queue_item *it, void *arg);
 int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits,
 		void *arg, struct queue_item *out);
+/*
+ * Claim item id, of any job, if it is queued (a Slurm build step claims
+ * its build this way). 0 claimed, 1 not queued (*out has its state),
+ * -1 error.
+ */
+int queue_claim_item(struct queue *q, const struct queue_owner *o, long long id,
+		     struct queue_item *out);
 /* running -> to (done, failed, queued), with an optional error and placement */
 int queue_finish(struct queue *q, long long item, enum item_state to, const char *error);
 int queue_set_placement(struct queue *q, long long item, long long worker_pid,

@@ -3,7 +3,7 @@
  * test_queue.c - the queue's state machine on a real SQLite file: claims in
  * priority order, finishes, recovery of a dead owner's items (requeued, or
  * done when stored), the one-runner rule, cancel and retry, the ETA, and
- * kernel build items shared between jobs.
+ * kernel build items shared between jobs, local and Slurm's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -359,6 +359,50 @@ static void test_builds_shared(void **state)
 	queue_close(q);
 }
 
+/*
+ * A build a Slurm job made: "queue run" leaves it to the Slurm build step
+ * (queue_claim_item()), unless a local job's boot waits for the same
+ * kernel; the step's claim is refused while another owner holds it.
+ */
+static void test_builds_slurm(void **state)
+{
+	struct queue *q = queue_open(dir);
+	struct queue_owner me, other;
+	struct queue_item it;
+	json_t *b = boots_build(2, "reqS");
+	long long js, bid;
+	enum item_state bs;
+
+	(void)state;
+	queue_owner_self(&me);
+	other = me;
+	snprintf(other.host, sizeof(other.host), "another-node");
+	js = queue_add(q, "runS", "slurm", 0, b, "{\"array\":\"7\"}");
+	assert_true(js > 0);
+	json_decref(queue_build_result(q, "reqS", &bs, &bid));
+	assert_int_equal(bs, ITEM_QUEUED);
+	/* nothing local: neither the boots nor the build are queue run's */
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
+	/* the Slurm build step on another node claims it by id */
+	assert_int_equal(queue_claim_item(q, &other, bid, &it), 0);
+	assert_int_equal(it.kind, ITEM_BUILD);
+	assert_int_equal(it.state, ITEM_RUNNING);
+	assert_string_equal(it.request, "reqS");
+	/* a second step (a resubmission) must wait for it */
+	assert_int_equal(queue_claim_item(q, &me, bid, &it), 1);
+	assert_int_equal(it.state, ITEM_RUNNING);
+	assert_int_equal(queue_claim_item(q, &me, bid + 1000, &it), -1);
+	/* the step died: the build is queued again; a local job now needs it */
+	assert_int_equal(queue_finish(q, bid, ITEM_QUEUED, "interrupted"), 0);
+	assert_true(queue_add(q, "runL", "local", 0, b, NULL) > js);
+	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
+	assert_int_equal(it.kind, ITEM_BUILD);
+	assert_int_equal(it.id, bid);
+	assert_int_equal(it.attempts, 2);
+	json_decref(b);
+	queue_close(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover_dead_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builds_shared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builds_slurm, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
