@@ -3,6 +3,7 @@
  * build.c - kernel configuration and build through the tree's own Kbuild.
  */
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,12 +332,25 @@ static unsigned long count_objects(const char *dir, int depth)
 	return n;
 }
 
+/*
+ * make -j: the CPUs this process may run on (a Slurm job's, a taskset's),
+ * not every CPU online
+ */
+static long make_jobs(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int kbuild_make(const char *src, const char *builddir, const char *localversion,
 		const char *log_path, const char *variant, double *elapsed_s, bool *fresh)
 {
 	char *o = xasprintf("O=%s", builddir), *cc = xasprintf("CC=%s", kbuild_cc());
 	char *lv = xasprintf("LOCALVERSION=%s", localversion);
-	char *jobs = xasprintf("-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	char *jobs = xasprintf("-j%ld", make_jobs());
 	char *est_path = xasprintf("%s.objects", builddir);
 	const char *argv[] = { "make", "-C", src, o, cc, lv, jobs,
 			       "KBUILD_BUILD_USER=mmlab", "KBUILD_BUILD_HOST=mmlab", NULL };
