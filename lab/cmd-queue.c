@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd-queue.c - "mmlab queue add|run|status|cancel|retry" (and the
- * per-boot "exec"/"finish" steps Slurm array tasks call): batch runs from
+ * "build"/"exec"/"finish" steps Slurm jobs call): batch runs from
  * the resumable queue in lab/queue.c, with concurrent, pinned VMs placed by
  * lab/placement.c. See docs/queue.md.
  */
@@ -24,6 +24,7 @@
 #include "kernel.h"
 #include "placement.h"
 #include "queue.h"
+#include "queue_build.h"
 #include "queue_cli.h"
 #include "results.h"
 #include "runner.h"
@@ -41,6 +42,7 @@ static void usage(FILE *f)
 		"       mmlab queue status [--json] [--items]\n"
 		"       mmlab queue cancel ID\n"
 		"       mmlab queue retry ID\n"
+		"       mmlab queue build RUN --variant V (one kernel; what Slurm build steps run)\n"
 		"       mmlab queue exec RUN --boot K     (one boot; what Slurm tasks run)\n"
 		"       mmlab queue finish RUN            (mark a Slurm-run run complete)\n"
 		"\n"
@@ -106,24 +108,6 @@ static bool item_stored(const struct queue_item *it, void *arg)
 		if (!store_iteration_done(s, it->run, it->variant, it->first + i))
 			return false;
 	return true;
-}
-
-/* the job of a run, loaded from the copy in the store */
-static struct job *load_run_job(struct store *s, const char *run)
-{
-	char *copy = xasprintf("%s/%s/job.yaml", store_dir(s), run);
-	json_t *rj = store_run_read(s, run);
-	const char *dir = json_string_value(json_object_get(rj, "job_dir"));
-	struct job *job = NULL;
-	size_t len;
-	char *buf = read_file(copy, &len, 1u << 20);
-
-	if (buf && job_load_buffer(copy, buf, len, dir ? dir : ".", &job))
-		job = NULL;
-	free(buf);
-	free(copy);
-	json_decref(rj);
-	return job;
 }
 
 /* ------------------------------------------------------------------ */
@@ -241,128 +225,13 @@ static void __attribute__((noreturn)) worker_main(struct qrun *qr, struct worker
 	_exit(rc);
 }
 
-/* variant's kernel record in run.json, and its index; NULL if none */
-static json_t *run_variant_kernel(json_t *rj, const char *variant, size_t *idx)
-{
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(json_object_get(rj, "variants"), i, v)
-		if (!strcmp(json_string_value(json_object_get(v, "name")) ?: "", variant)) {
-			if (idx)
-				*idx = i;
-			return json_object_get(v, "kernel");
-		}
-	return NULL;
-}
-
-/*
- * Record a build's outcome as the kernel of a variant that waited for it
- * (run.json "variants"[].kernel), unless the variant has its kernel.
- */
-static int run_kernel_set(struct store *s, const char *run, const char *variant,
-			  json_t *result)
-{
-	json_t *rj = store_run_read(s, run), *k;
-	size_t i;
-	int ret = 0;
-
-	if (!rj)
-		return -1;
-	k = run_variant_kernel(rj, variant, &i);
-	if (k && json_is_true(json_object_get(k, "build_pending"))) {
-		json_t *n = json_deep_copy(result);
-
-		/* the operations as this job wrote them; the rest is the build's */
-		json_object_set(n, "operations", json_object_get(k, "operations"));
-		json_object_set_new(json_array_get(json_object_get(rj, "variants"), i),
-				    "kernel", n);
-		ret = store_run_write(s, run, rj);
-	}
-	json_decref(rj);
-	return ret;
-}
-
-/*
- * Before a boot: the kernel its build item made goes into its run.json
- * (the build may have been done before this job was added). -1 with
- * *why when the kernel is not there.
- */
-static int boot_kernel_ready(struct qrun *qr, const struct queue_item *it, char **why)
-{
-	json_t *rj = store_run_read(qr->s, it->run), *k, *res;
-	const char *req;
-	enum item_state state;
-	int ret = 0;
-
-	*why = NULL;
-	if (!rj)
-		return 0;	/* runner_boot() says what is wrong */
-	k = run_variant_kernel(rj, it->variant, NULL);
-	req = json_string_value(json_object_get(k, "request"));
-	if (!json_is_true(json_object_get(k, "build_pending")) || !req) {
-		json_decref(rj);
-		return 0;
-	}
-	res = queue_build_result(qr->q, req, &state, NULL);
-	if (!res || state != ITEM_DONE || json_is_true(json_object_get(res, "build_failed"))) {
-		*why = xasprintf("the kernel of variant '%s' was not built (build %.12s is %s)",
-				 it->variant, req, item_state_name(state));
-		ret = -1;
-	} else {
-		ret = run_kernel_set(qr->s, it->run, it->variant, res);
-	}
-	json_decref(res);
-	json_decref(rj);
-	return ret;
-}
-
-/*
- * A build item, in a worker: the first requester's job, at the commit the
- * request resolved when it was queued, through the kernel cache; the
- * outcome (kernel_info_json()) goes into the queue. Exit 0 built, 1 not.
- */
+/* a build item, in a worker: exit 0 built, 1 not */
 static void __attribute__((noreturn)) build_main(struct qrun *qr, const struct queue_item *it)
 {
 	struct store *s = store_open(store_dir(qr->s));
 	struct queue *q = s ? queue_open(store_dir(qr->s)) : NULL;
-	struct job *job = s ? load_run_job(s, it->run) : NULL;
-	json_t *rj = s ? store_run_read(s, it->run) : NULL, *res;
-	const char *base;
-	struct kernel_info ki;
-	size_t i;
-	int rc;
+	int rc = q ? build_item_build(q, s, it) : -1;
 
-	if (!q || !job || !rj)
-		_exit(EXIT_RUN_FAILED);
-	for (i = 0; i < job->nvariants && strcmp(job->variants[i].name, it->variant); i++)
-		;
-	base = json_string_value(json_object_get(run_variant_kernel(rj, it->variant, NULL),
-						 "base_commit"));
-	if (i == job->nvariants || job->variants[i].kernel_kind != KERNEL_SOURCE) {
-		lab_err("run %s has no variant '%s' built from source", it->run, it->variant);
-		_exit(EXIT_RUN_FAILED);
-	}
-	if (base) {	/* the ref may have moved since the job was queued */
-		free(job->variants[i].ref);
-		job->variants[i].ref = xstrdup(base);
-	}
-	lab_info("building the kernel of variant '%s' of %s (request %.12s)", it->variant,
-		 it->run, it->request);
-	rc = kernel_resolve_job(job, i, gopts.cache_dir, &ki);
-	res = kernel_info_json(&ki);
-	if (!ki.build_failed && rc) {	/* not a build: the request itself failed */
-		json_decref(res);
-		res = json_pack("{s:s, s:b}", "source", "build", "build_failed", 1);
-	}
-	if (queue_build_set_result(q, it->id, res))
-		rc = -1;
-	lab_info("variant '%s': %s", it->variant, rc ? "the build failed" :
-		 ki.cache_hit ? "from the cache" : "built");
-	json_decref(res);
-	kernel_info_release(&ki);
-	json_decref(rj);
-	job_free(job);
 	queue_close(q);
 	store_close(s);
 	fflush(NULL);
@@ -444,54 +313,25 @@ static void job_maybe_final(struct qrun *qr, const struct queue_item *it)
 		 "complete" : "complete, with failed boots ('mmlab queue status --items')");
 }
 
-/*
- * A build worker ended: its outcome becomes the kernel of every variant
- * waiting for it (run.json) before the item is done; a failed build fails
- * the boots that wait for it, naming its log.
- */
+/* a build worker ended: settle its item; a failure ends the jobs waiting */
 static void build_reaped(struct qrun *qr, const struct worker *w, int code)
 {
-	enum item_state state;
-	json_t *res = queue_build_result(qr->q, w->it.request, &state, NULL);
-	json_t *users = queue_build_users(qr->q, w->it.id), *u;
-	bool ok = res && !json_is_true(json_object_get(res, "build_failed"));
-	char *log = item_log(qr, &w->it), *e = NULL;
+	char *log = item_log(qr, &w->it), *e;
+	json_t *users, *u;
 	size_t i;
 
-	if (!res && (code == 3 || stop_requested)) {
-		queue_finish(qr->q, w->it.id, ITEM_QUEUED, "interrupted");
-		goto out;
-	}
-	json_array_foreach(users, i, u)
-		if (res)
-			run_kernel_set(qr->s, json_string_value(json_object_get(u, "run")),
-				       json_string_value(json_object_get(u, "variant")), res);
-	if (ok) {
-		queue_finish(qr->q, w->it.id, ITEM_DONE, NULL);
-		lab_info("kernel of variant '%s' (%s): %s %s", w->it.variant, w->it.run,
-			 json_is_true(json_object_get(res, "cache_hit")) ? "from the cache" :
-			 "built", json_string_value(json_object_get(res, "cache_key")) ?: "");
-		goto out;
-	}
-	e = xasprintf("the kernel build of variant '%s' failed; build log %s (worker log %s)",
-		      w->it.variant, json_string_value(json_object_get(res, "build_log")) ?:
-		      "none", log);
-	queue_finish(qr->q, w->it.id, ITEM_FAILED, e);
-	lab_err("%s", e);
-	qr->failed++;
-	if (queue_fail_waiting(qr->q, w->it.id, e) > 0)
-		json_array_foreach(users, i, u) {
-			struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
+	if (build_item_settle(qr->q, qr->s, &w->it, log, code == 3 || stop_requested, &e,
+			      &users) == 0)
+		qr->failed++;
+	json_array_foreach(users, i, u) {
+		struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
 
-			snprintf(it.run, sizeof(it.run), "%s",
-				 json_string_value(json_object_get(u, "run")));
-			job_maybe_final(qr, &it);
-		}
-out:
+		snprintf(it.run, sizeof(it.run), "%s", json_string_value(json_object_get(u, "run")));
+		job_maybe_final(qr, &it);
+	}
+	json_decref(users);
 	free(e);
 	free(log);
-	json_decref(users);
-	json_decref(res);
 }
 
 static void reap(struct qrun *qr, bool block)
@@ -562,7 +402,8 @@ static int claim_and_start(struct qrun *qr)
 				return -1;
 			continue;
 		}
-		if (!qr->pending_never && boot_kernel_ready(qr, &it, &why)) {
+		if (!qr->pending_never &&
+		    build_kernel_ready(qr->q, qr->s, it.run, it.variant, &why)) {
 			placer_release(&qr->placer, &qr->pending);
 			queue_finish(qr->q, it.id, ITEM_FAILED, why ? why : "cannot write run.json");
 			lab_err("%s %s iteration %u: %s", it.run, it.variant, it.first,
@@ -679,8 +520,8 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 		  const char *accel, const char *slurm, char **run_out, long long *job_out,
 		  json_t **boots_out)
 {
-	/* local work: the queue builds the kernels (Slurm tasks build their own) */
-	struct run_opts o = { .job_path = path, .accel = accel, .defer_builds = !slurm };
+	/* kernels built from source become the queue's build items */
+	struct run_opts o = { .job_path = path, .accel = accel, .defer_builds = true };
 	json_t *rj, *boots;
 	char *run = NULL;
 	long long id = 0;
@@ -858,6 +699,8 @@ static void print_status(json_t *st, bool items)
 			printf("     slurm: array job %s, finish job %s",
 			       json_string_value(json_object_get(sl, "array")) ?: "?",
 			       json_string_value(json_object_get(sl, "finish")) ?: "?");
+			json_object_foreach(json_object_get(sl, "builds"), key, v)
+				printf(", build job %s (%s)", json_string_value(v), key);
 			json_object_foreach(json_object_get(sl, "states"), key, v)
 				printf(", %s %s", key, json_string_value(v));
 			putchar('\n');
@@ -936,9 +779,9 @@ static int parse_id(const char *s, long long *id)
 }
 
 /* one boot of a run, in this process: what a Slurm array task runs */
-static int do_exec(struct store *s, const char *run_arg, const char *boot)
+static int do_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot)
 {
-	char *run = store_run_resolve(s, run_arg);
+	char *run = store_run_resolve(s, run_arg), *why;
 	json_t *rj, *b, *pl;
 	uint64_t k;
 	char host[256] = "";
@@ -955,6 +798,13 @@ static int do_exec(struct store *s, const char *run_arg, const char *boot)
 		free(run);
 		return EXIT_USAGE;
 	}
+	if (build_kernel_ready(q, s, run, json_string_value(json_object_get(b, "variant")), &why)) {
+		lab_err("run %s boot %s: %s", run, boot, why);
+		free(why);
+		json_decref(rj);
+		free(run);
+		return EXIT_RUN_FAILED;
+	}
 	gethostname(host, sizeof(host) - 1);
 	pl = json_pack("{s:s, s:s?, s:s?}", "host", host, "slurm_job",
 		       getenv("SLURM_JOB_ID"), "slurm_array_task", getenv("SLURM_ARRAY_TASK_ID"));
@@ -968,6 +818,166 @@ static int do_exec(struct store *s, const char *run_arg, const char *boot)
 	json_decref(rj);
 	free(run);
 	return ret == 3 ? EXIT_RUN_FAILED : ret;
+}
+
+/* where a Slurm build step's output goes (cmd-submit.c names it) */
+static char *build_step_log(struct store *s, const char *run, const char *variant)
+{
+	if (getenv("SLURM_JOB_ID"))
+		return xasprintf("%s/%s/slurm/build-%s.out", store_dir(s), run, variant);
+	return xstrdup("the output of 'mmlab queue build'");
+}
+
+/* build it (claimed) in a child, heartbeating; the child's exit code */
+static int build_in_child(struct queue *q, struct store *s, const struct queue_owner *self,
+			  const struct queue_item *it)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	pid_t parent = getpid(), pid;
+	double last_beat = 0;
+	int st;
+
+	stop_requested = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		lab_err("cannot fork the build: %s", strerror(errno));
+		return 3;
+	}
+	if (pid == 0) {
+		struct store *cs;
+		struct queue *cq;
+		int rc;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* connections of our own: SQLite must not cross fork */
+		cs = store_open(store_dir(s));
+		cq = cs ? queue_open(store_dir(s)) : NULL;
+		rc = cq ? build_item_build(cq, cs, it) : -1;
+		queue_close(cq);
+		store_close(cs);
+		fflush(NULL);
+		_exit(rc ? EXIT_RUN_FAILED : 0);
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			lab_err("waiting for the build: %s", strerror(errno));
+			return 3;
+		}
+		if (stop_requested == 1) {
+			kill(pid, SIGTERM);
+			stop_requested = 2;
+		}
+		if (now_monotonic() - last_beat > HEARTBEAT_S) {
+			queue_heartbeat(q, self);
+			last_beat = now_monotonic();
+		}
+		usleep(200000);
+	}
+	if (stop_requested)
+		return 3;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * The kernel build of a run's variant, in this process: what a Slurm
+ * build step runs. It claims the variant's build item as a queue run
+ * worker would (this process owns it, with heartbeats), builds in a child
+ * and settles the item: every run waiting for that kernel gets it. An item
+ * another process is building is waited for; a done one is only handed on.
+ */
+static int do_build(struct queue *q, struct store *s, const char *run_arg,
+		    const char *variant)
+{
+	char *run = store_run_resolve(s, run_arg), *req = NULL, *why = NULL, *log, *e;
+	struct queue_owner self;
+	struct queue_item it;
+	bool waiting = false;
+	json_t *rj, *k, *users;
+	int ret = EXIT_RUN_FAILED, rc;
+
+	if (!run)
+		return EXIT_USAGE;
+	rj = store_run_read(s, run);
+	k = variant ? run_variant_kernel(rj, variant, NULL) : NULL;
+	if (!k) {
+		lab_err("run %s has no variant '%s'; give --variant NAME", run,
+			variant ? variant : "");
+		json_decref(rj);
+		free(run);
+		return EXIT_USAGE;
+	}
+	if (!json_is_true(json_object_get(k, "build_pending")) ||
+	    !json_is_string(json_object_get(k, "request"))) {
+		lab_info("run %s variant '%s' has its kernel (%s): nothing to build", run, variant,
+			 json_string_value(json_object_get(k, "path")) ?: "not built from source");
+		json_decref(rj);
+		free(run);
+		return 0;
+	}
+	req = xstrdup(json_string_value(json_object_get(k, "request")));
+	json_decref(rj);
+	queue_owner_self(&self);
+	for (;;) {
+		enum item_state state;
+		long long bid;
+		json_t *res = queue_build_result(q, req, &state, &bid);
+
+		json_decref(res);
+		if (!bid) {
+			lab_err("the queue in %s has no build item for request %.12s of run %s "
+				"variant '%s'", store_dir(s), req, run, variant);
+			goto out;
+		}
+		if (state == ITEM_DONE || state == ITEM_FAILED || state == ITEM_CANCELLED) {
+			/* built (or failed) by someone else: hand on the outcome */
+			if (build_kernel_ready(q, s, run, variant, &why)) {
+				lab_err("%s", why);
+				goto out;
+			}
+			lab_info("run %s variant '%s': the kernel was built by build item %lld",
+				 run, variant, bid);
+			ret = 0;
+			goto out;
+		}
+		rc = queue_claim_item(q, &self, bid, &it);
+		if (rc < 0)
+			goto out;
+		if (rc == 0)
+			break;
+		if (!waiting)
+			lab_info("build item %lld (request %.12s) is being built by another process; "
+				 "waiting for it", bid, req);
+		waiting = true;
+		queue_recover(q, &self, STALE_S, item_stored, s);
+		sleep(5);
+	}
+	rc = build_in_child(q, s, &self, &it);
+	log = build_step_log(s, run, variant);
+	if (build_item_settle(q, s, &it, log, rc == 3, &e, &users) == 1)
+		ret = 0;
+	else if (!e)
+		lab_err("the build of run %s variant '%s' was interrupted; it is queued again",
+			run, variant);
+	json_decref(users);
+	free(e);
+	free(log);
+out:
+	free(why);
+	free(req);
+	free(run);
+	return ret;
 }
 
 /* every boot stored: complete; else incomplete (exit 1) */
@@ -1014,12 +1024,13 @@ int cmd_queue(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "build-jobs", required_argument, NULL, 'b' },
 		{ "boot", required_argument, NULL, 'k' },
+		{ "variant", required_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "items", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sub, *accel = NULL, *boot = NULL;
+	const char *sub, *accel = NULL, *boot = NULL, *variant = NULL;
 	bool json = false, items = false;
 	int priority = 0, c, ret;
 	uint64_t jobs = 0, build_jobs = 1;
@@ -1057,6 +1068,7 @@ int cmd_queue(int argc, char **argv)
 			}
 			break;
 		case 'k': boot = optarg; break;
+		case 'v': variant = optarg; break;
 		case 'J': json = true; break;
 		case 'i': items = true; break;
 		case 'h': usage(stdout); return 0;
@@ -1069,7 +1081,7 @@ int cmd_queue(int argc, char **argv)
 	}
 	if (strcmp(sub, "add") && strcmp(sub, "run") && strcmp(sub, "status") &&
 	    strcmp(sub, "cancel") && strcmp(sub, "retry") && strcmp(sub, "exec") &&
-	    strcmp(sub, "finish")) {
+	    strcmp(sub, "finish") && strcmp(sub, "build")) {
 		lab_err("no queue command '%s'; 'mmlab queue --help' lists them", sub);
 		return EXIT_USAGE;
 	}
@@ -1080,16 +1092,16 @@ int cmd_queue(int argc, char **argv)
 	if ((!strcmp(sub, "cancel") || !strcmp(sub, "retry")) &&
 	    (optind != argc - 1 || parse_id(argv[optind], &id)))
 		return EXIT_USAGE;
-	if ((!strcmp(sub, "exec") || !strcmp(sub, "finish")) && optind != argc - 1) {
+	if ((!strcmp(sub, "exec") || !strcmp(sub, "finish") || !strcmp(sub, "build")) &&
+	    optind != argc - 1) {
 		lab_err("'mmlab queue %s' wants one run; see 'mmlab queue --help'", sub);
 		return EXIT_USAGE;
 	}
 	s = store_open(gopts.results_dir);
 	if (!s)
 		return EXIT_RUN_FAILED;
-	if (!strcmp(sub, "exec") || !strcmp(sub, "finish")) {
-		ret = !strcmp(sub, "exec") ? do_exec(s, argv[optind], boot) :
-					     do_finish(s, argv[optind]);
+	if (!strcmp(sub, "finish")) {
+		ret = do_finish(s, argv[optind]);
 		store_close(s);
 		return ret;
 	}
@@ -1098,7 +1110,11 @@ int cmd_queue(int argc, char **argv)
 		store_close(s);
 		return EXIT_RUN_FAILED;
 	}
-	if (!strcmp(sub, "add")) {
+	if (!strcmp(sub, "exec")) {
+		ret = do_exec(q, s, argv[optind], boot);
+	} else if (!strcmp(sub, "build")) {
+		ret = do_build(q, s, argv[optind], variant);
+	} else if (!strcmp(sub, "add")) {
 		ret = do_add(q, s, argc, argv, priority, accel, json);
 	} else if (!strcmp(sub, "run")) {
 		ret = queue_run(q, s, (unsigned int)jobs, (unsigned int)build_jobs);

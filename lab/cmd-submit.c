@@ -2,10 +2,11 @@
 /*
  * cmd-submit.c - "mmlab submit --slurm JOB...": create each run in the
  * (shared) results store, queue its boots as Slurm's work rather than
- * "queue run"'s, and submit them with sbatch: one array job per run, a
- * task per boot ("mmlab queue exec RUN --boot $SLURM_ARRAY_TASK_ID"), then
- * a finishing job depending on it ("mmlab queue finish RUN"). See
- * docs/queue.md.
+ * "queue run"'s, and submit them with sbatch: a build step per kernel the
+ * run builds from source ("mmlab queue build RUN --variant V"), one array
+ * job per run depending on them, a task per boot ("mmlab queue exec RUN
+ * --boot $SLURM_ARRAY_TASK_ID"), then a finishing job depending on it
+ * ("mmlab queue finish RUN"). See docs/queue.md.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 #include "cmd.h"
 #include "job.h"
 #include "queue.h"
+#include "queue_build.h"
 #include "queue_cli.h"
 #include "results.h"
 #include "spawn.h"
@@ -33,9 +35,12 @@ static void usage(FILE *f)
 		"usage: mmlab submit --slurm [options] JOB.yaml...\n"
 		"\n"
 		"Create a run of each job in the results store, which every Slurm node\n"
-		"must see at the same path, and submit it with sbatch: an array job with\n"
-		"one task per boot (variant x iteration), each running 'mmlab queue exec'\n"
-		"on its node, and a job depending on it that marks the run complete.\n"
+		"must see at the same path, and submit it with sbatch: a build job per\n"
+		"kernel built from source ('mmlab queue build'), an array job depending on\n"
+		"them with one task per boot (variant x iteration), each running 'mmlab\n"
+		"queue exec' on its node, and a job depending on it that marks the run\n"
+		"complete. The kernel cache (MMLAB_CACHE) and the kernel trees must be\n"
+		"shared too.\n"
 		"'mmlab queue status' shows Slurm's state; 'mmlab compare RUN' reads the\n"
 		"results as for a local run.\n"
 		"\n"
@@ -47,6 +52,9 @@ static void usage(FILE *f)
 		"                     made on this host and recorded in the run\n"
 		"  --time MIN         sbatch --time per task, minutes (default: from the\n"
 		"                     job's timeouts)\n"
+		"  --build-cpus N     CPUs of a build job (default: the CPUs of the\n"
+		"                     partition's smallest node, 'sinfo', at most 32)\n"
+		"  --build-time MIN   sbatch --time of a build job (default 120)\n"
 		"  --priority N       recorded in the queue (Slurm decides the order)\n"
 		"  --json             print what was submitted as JSON\n"
 		"  -h, --help         this help\n"
@@ -88,22 +96,27 @@ static bool valid_token(const char *s)
 	return true;
 }
 
-/* "#!/bin/sh ... exec 'mmlab' --results 'DIR' queue <words...>" */
+/*
+ * "#!/bin/sh ... export MMLAB_CACHE='C'; exec 'mmlab' --results 'DIR'
+ * queue <words...>"
+ */
 static int write_script(const char *path, const char *mmlab, const char *results,
 			const char *const words[], size_t nwords, bool array)
 {
-	char *qm = sh_quote(mmlab), *qr = sh_quote(results);
+	char *cache = path_abs(gopts.cache_dir);
+	char *qm = sh_quote(mmlab), *qr = sh_quote(results), *qc = sh_quote(cache);
 	struct strlist l = { 0 };
 	size_t len = 0;
 	char *text, *p;
 	int ret = -1;
 
-	if (!qm || !qr) {
-		lab_err("the path %s or %s holds a newline; use paths without one for Slurm",
-			mmlab, results);
+	if (!qm || !qr || !qc) {
+		lab_err("the path %s, %s or %s holds a newline; use paths without one for Slurm",
+			mmlab, results, cache);
 		goto out;
 	}
 	strlist_push(&l, "#!/bin/sh\n# written by 'mmlab submit --slurm'; see docs/queue.md\n");
+	strlist_pushf(&l, "export MMLAB_CACHE=%s\n", qc);
 	strlist_pushf(&l, "exec %s --results %s queue", qm, qr);
 	for (size_t i = 0; i < nwords; i++) {
 		char *w = sh_quote(words[i]);
@@ -129,6 +142,8 @@ out:
 	strlist_free(&l);
 	free(qm);
 	free(qr);
+	free(qc);
+	free(cache);
 	return ret;
 }
 
@@ -183,23 +198,157 @@ static unsigned int job_vcpus(struct store *s, const char *run)
 	return cpus ? cpus : 1;
 }
 
-static int submit_one(struct queue *q, struct store *s, const char *path, const char *mmlab,
-		      const char *partition, const char *accel, unsigned int minutes,
-		      int priority, json_t *out)
+/* CPUs of the partition's smallest node ("sinfo -o %c"), 1 if unknown */
+static unsigned int node_cpus(const char *partition)
+{
+	const char *argv[] = { "sinfo", "-h", "-o", "%c", partition ? "-p" : NULL, partition,
+			       NULL };
+	struct spawn_opts so = { .timeout_s = 20 };
+	struct spawn_result r;
+	unsigned long min = 0;
+
+	if (spawn_run(argv, &so, &r) == 0 && r.out) {
+		char *save = NULL;
+
+		for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			unsigned long n = strtoul(l, NULL, 10);	/* "64" or "64+" */
+
+			if (n && (!min || n < min))
+				min = n;
+		}
+	}
+	spawn_result_free(&r);
+	return min ? (unsigned int)(min > 32 ? 32 : min) : 1;
+}
+
+struct submit_opts {
+	const char *mmlab, *partition, *accel;
+	unsigned int minutes, build_cpus, build_minutes;
+	int priority;
+};
+
+/* the common sbatch options: name, output, directory, partition */
+static void sbatch_args(struct strlist *a, const struct submit_opts *o, const char *dir,
+			const char *name, const char *out)
+{
+	strlist_push(a, "sbatch");
+	strlist_push(a, "--parsable");
+	strlist_pushf(a, "--job-name=%s", name);
+	strlist_pushf(a, "--output=%s/%s", dir, out);
+	strlist_pushf(a, "--chdir=%s", dir);
+	if (o->partition)
+		strlist_pushf(a, "--partition=%s", o->partition);
+}
+
+/*
+ * A build job per kernel of run still to be built (one per build request;
+ * a build already done is handed to the run now). Their ids go into
+ * builds {variant: id} and deps (":id:id..."); -1 after a message.
+ */
+static int submit_builds(struct queue *q, struct store *s, struct submit_opts *o,
+			 const char *run, const char *dir, json_t *boots, json_t *builds,
+			 char **deps)
+{
+	struct strlist reqs = { 0 };
+	json_t *b;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(boots, i, b) {
+		const char *req = json_string_value(json_object_get(b, "build"));
+		const char *v = json_string_value(json_object_get(b, "variant"));
+		const char *words[] = { "build", run, "--variant", v };
+		struct strlist a = { 0 };
+		enum item_state state;
+		char *script, *name, *out, *why = NULL, *id, *d;
+		size_t k;
+
+		if (!req || !v)
+			continue;
+		for (k = 0; k < reqs.n && strcmp(reqs.v[k], req); k++)
+			;
+		if (k < reqs.n)
+			continue;	/* another variant of this run needs the same kernel */
+		strlist_push(&reqs, req);
+		json_decref(queue_build_result(q, req, &state, NULL));
+		if (state == ITEM_DONE && !build_kernel_ready(q, s, run, v, &why)) {
+			lab_info("variant '%s': its kernel is built already (request %.12s)", v, req);
+			continue;
+		}
+		free(why);
+		script = xasprintf("%s/build-%s.sh", dir, v);
+		name = xasprintf("mmlab-build-%s-%s", run, v);
+		out = xasprintf("build-%s.out", v);
+		if (write_script(script, o->mmlab, store_dir(s), words, ARRAY_SIZE(words), false)) {
+			ret = -1;
+		} else {
+			if (!o->build_cpus)
+				o->build_cpus = node_cpus(o->partition);
+			sbatch_args(&a, o, dir, name, out);
+			strlist_pushf(&a, "--cpus-per-task=%u", o->build_cpus);
+			strlist_pushf(&a, "--time=%u", o->build_minutes);
+			strlist_push(&a, script);
+			id = sbatch(&a);
+			if (id) {
+				json_object_set_new(builds, v, json_string(id));
+				d = xasprintf("%s:%s", *deps ? *deps : "", id);
+				free(*deps);
+				*deps = d;
+				free(id);
+			} else {
+				ret = -1;
+			}
+		}
+		strlist_free(&a);
+		free(script);
+		free(name);
+		free(out);
+		if (ret)
+			break;
+	}
+	strlist_free(&reqs);
+	return ret;
+}
+
+/* scancel what was submitted of a run that could not be submitted whole */
+static void scancel_ids(json_t *builds, const char *arr)
+{
+	const char *argv[] = { "scancel", NULL, NULL };
+	struct spawn_opts so = { .timeout_s = 20 };
+	struct spawn_result r;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(builds, key, v) {
+		argv[1] = json_string_value(v);
+		spawn_run(argv, &so, &r);
+		spawn_result_free(&r);
+	}
+	if (arr) {
+		argv[1] = arr;
+		spawn_run(argv, &so, &r);
+		spawn_result_free(&r);
+	}
+}
+
+static int submit_one(struct queue *q, struct store *s, const char *path,
+		      struct submit_opts *o, json_t *out)
 {
 	char *run = NULL, *dir = NULL, *task = NULL, *fin = NULL, *arr_id = NULL,
-	     *fin_id = NULL, *slurm = NULL;
+	     *fin_id = NULL, *slurm = NULL, *deps = NULL, *name = NULL;
 	struct strlist a = { 0 }, b = { 0 };
-	json_t *boots = NULL, *sj;
+	json_t *boots = NULL, *builds = json_object(), *sj;
 	long long job;
-	int ret = queue_add_job(q, s, path, priority, accel, "{\"state\":\"submitting\"}",
+	int ret = queue_add_job(q, s, path, o->priority, o->accel, "{\"state\":\"submitting\"}",
 				&run, &job, &boots);
 	const char *exec_words[] = { "exec", NULL };
 	const char *fin_words[] = { "finish", NULL };
 	unsigned int n;
 
-	if (ret)
+	if (ret) {
+		json_decref(builds);
 		return ret;
+	}
 	ret = EXIT_RUN_FAILED;
 	n = (unsigned int)json_array_size(boots);
 	dir = xasprintf("%s/%s/slurm", store_dir(s), run);
@@ -208,50 +357,49 @@ static int submit_one(struct queue *q, struct store *s, const char *path, const 
 	exec_words[1] = run;
 	fin_words[1] = run;
 	if (mkdir_p(dir, 0755) ||
-	    write_script(task, mmlab, store_dir(s), exec_words, 2, true) ||
-	    write_script(fin, mmlab, store_dir(s), fin_words, 2, false))
+	    write_script(task, o->mmlab, store_dir(s), exec_words, 2, true) ||
+	    write_script(fin, o->mmlab, store_dir(s), fin_words, 2, false) ||
+	    submit_builds(q, s, o, run, dir, boots, builds, &deps))
 		goto out;
-	strlist_push(&a, "sbatch");
-	strlist_push(&a, "--parsable");
-	strlist_pushf(&a, "--job-name=mmlab-%s", run);
+	name = xasprintf("mmlab-%s", run);
+	sbatch_args(&a, o, dir, name, "task-%a.out");
 	strlist_pushf(&a, "--array=0-%u", n - 1);
-	strlist_pushf(&a, "--output=%s/task-%%a.out", dir);
-	strlist_pushf(&a, "--chdir=%s", dir);
 	strlist_pushf(&a, "--cpus-per-task=%u", job_vcpus(s, run));
-	strlist_pushf(&a, "--time=%u", minutes ? minutes : task_minutes(s, run,
+	strlist_pushf(&a, "--time=%u", o->minutes ? o->minutes : task_minutes(s, run,
 		(unsigned int)json_integer_value(json_object_get(json_array_get(boots, 0), "count"))));
-	if (partition)
-		strlist_pushf(&a, "--partition=%s", partition);
+	if (deps) {	/* a failed build cancels the boots instead of leaving them pending */
+		strlist_pushf(&a, "--dependency=afterok%s", deps);
+		strlist_push(&a, "--kill-on-invalid-dep=yes");
+	}
 	strlist_push(&a, task);
 	arr_id = sbatch(&a);
 	if (!arr_id)
 		goto out;
-	strlist_push(&b, "sbatch");
-	strlist_push(&b, "--parsable");
-	strlist_pushf(&b, "--job-name=mmlab-finish-%s", run);
+	free(name);
+	name = xasprintf("mmlab-finish-%s", run);
+	sbatch_args(&b, o, dir, name, "finish.out");
 	strlist_pushf(&b, "--dependency=afterany:%s", arr_id);
-	strlist_pushf(&b, "--output=%s/finish.out", dir);
-	strlist_pushf(&b, "--chdir=%s", dir);
 	strlist_push(&b, "--time=5");
-	if (partition)
-		strlist_pushf(&b, "--partition=%s", partition);
 	strlist_push(&b, fin);
 	fin_id = sbatch(&b);
-	sj = json_pack("{s:s, s:s?}", "array", arr_id, "finish", fin_id);
+	sj = json_pack("{s:s, s:s?, s:O}", "array", arr_id, "finish", fin_id, "builds", builds);
 	slurm = json_dumps(sj, JSON_COMPACT);
 	json_decref(sj);
 	if (queue_set_slurm(q, job, slurm) || !fin_id)
 		goto out;
-	json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i, s:s, s:s}", "id",
-		(json_int_t)job, "run", run, "file", path, "boots", (int)n,
+	json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i, s:O, s:s, s:s}", "id",
+		(json_int_t)job, "run", run, "file", path, "boots", (int)n, "build_jobs", builds,
 		"array_job", arr_id, "finish_job", fin_id));
 	ret = 0;
 out:
-	if (ret && !arr_id)	/* nothing submitted: the queue keeps no Slurm job */
+	if (ret && !arr_id) {	/* the queue keeps no half-submitted job */
+		scancel_ids(builds, NULL);
 		queue_cancel(q, job);
+	}
 	strlist_free(&a);
 	strlist_free(&b);
 	json_decref(boots);
+	json_decref(builds);
 	free(run);
 	free(dir);
 	free(task);
@@ -259,6 +407,8 @@ out:
 	free(arr_id);
 	free(fin_id);
 	free(slurm);
+	free(deps);
+	free(name);
 	return ret;
 }
 
@@ -271,13 +421,16 @@ int cmd_submit(int argc, char **argv)
 		{ "accel", required_argument, NULL, 'a' },
 		{ "time", required_argument, NULL, 't' },
 		{ "priority", required_argument, NULL, 'P' },
+		{ "build-cpus", required_argument, NULL, 'B' },
+		{ "build-time", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *partition = NULL, *accel = NULL;
 	bool slurm = false, json = false;
-	uint64_t minutes = 0, prio = 0;
+	uint64_t minutes = 0, prio = 0, bcpus = 0, bmin = 120;
+	struct submit_opts so;
 	char mmlab[PATH_MAX], *results;
 	struct queue *q;
 	struct store *s;
@@ -301,6 +454,19 @@ int cmd_submit(int argc, char **argv)
 		case 'P':
 			if (parse_uint(optarg, &prio) || prio > 1000000) {
 				lab_err("--priority wants a number from 0 to 1000000, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'B':
+			if (parse_uint(optarg, &bcpus) || !bcpus || bcpus > 4096) {
+				lab_err("--build-cpus wants a number of CPUs (1-4096), not '%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'T':
+			if (parse_uint(optarg, &bmin) || !bmin || bmin > 100000) {
+				lab_err("--build-time wants minutes (1-100000), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -348,10 +514,13 @@ int cmd_submit(int argc, char **argv)
 		free(results);
 		return EXIT_RUN_FAILED;
 	}
+	so = (struct submit_opts) { .mmlab = mmlab, .partition = partition, .accel = accel,
+		.minutes = (unsigned int)minutes, .build_minutes = (unsigned int)bmin,
+		.build_cpus = (unsigned int)bcpus,	/* 0: ask sinfo when a build needs it */
+		.priority = (int)prio };
 	out = json_array();
 	for (int i = optind; i < argc; i++) {
-		int rc = submit_one(q, s, argv[i], mmlab, partition, accel,
-				    (unsigned int)minutes, (int)prio, out);
+		int rc = submit_one(q, s, argv[i], &so, out);
 
 		if (rc && (!ret || rc == EXIT_USAGE))
 			ret = rc;
@@ -363,14 +532,21 @@ int cmd_submit(int argc, char **argv)
 		size_t i;
 		json_t *j;
 
-		json_array_foreach(out, i, j)
+		json_array_foreach(out, i, j) {
+			const char *key;
+			json_t *v;
+
 			printf("submitted job %lld: run %s, %lld boots as Slurm array job %s, "
-			       "finish job %s\n",
+			       "finish job %s",
 			       (long long)json_integer_value(json_object_get(j, "id")),
 			       json_string_value(json_object_get(j, "run")),
 			       (long long)json_integer_value(json_object_get(j, "boots")),
 			       json_string_value(json_object_get(j, "array_job")),
 			       json_string_value(json_object_get(j, "finish_job")));
+			json_object_foreach(json_object_get(j, "build_jobs"), key, v)
+				printf(", kernel build job %s (%s)", json_string_value(v), key);
+			putchar('\n');
+		}
 	}
 	json_decref(out);
 	queue_close(q);
@@ -411,14 +587,23 @@ void slurm_status_fill(json_t *j, struct store *s)
 	json_t *sl = json_object_get(j, "slurm"), *states = json_object(), *counts, *it;
 	const char *arr = json_string_value(json_object_get(sl, "array"));
 	const char *fin = json_string_value(json_object_get(sl, "finish"));
-	const char *run = json_string_value(json_object_get(j, "run"));
-	size_t i;
+	const char *run = json_string_value(json_object_get(j, "run")), *key;
+	size_t i, boot = 0;
+	json_t *v;
 
 	if (arr) {
-		char *ids = xasprintf("%s%s%s", arr, fin ? "," : "", fin ? fin : "");
+		char *ids = xasprintf("%s%s%s", arr, fin ? "," : "", fin ? fin : ""), *more;
+
+		json_object_foreach(json_object_get(sl, "builds"), key, v) {
+			more = xasprintf("%s,%s", ids, json_string_value(v));
+			free(ids);
+			ids = more;
+		}
 		const char *acct[] = { "sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State",
 				       NULL };
-		const char *sq[] = { "squeue", "-h", "-r", "-j", ids, "-o", "%i %T", NULL };
+		/* all states: ended tasks too, while slurmctld remembers them */
+		const char *sq[] = { "squeue", "-h", "-r", "-t", "all", "-j", ids, "-o", "%i %T",
+				     NULL };
 
 		/* accounting (where it is on) knows finished tasks; squeue the live ones */
 		slurm_states(acct, states);
@@ -428,19 +613,32 @@ void slurm_status_fill(json_t *j, struct store *s)
 	json_object_set_new(sl, "states", states);
 	counts = json_object();
 	json_array_foreach(json_object_get(j, "items"), i, it) {
-		char key[64];
-		const char *st, *state = "queued";
+		char bkey[64];
+		const char *st, *qstate, *state = "queued";
 		unsigned int first = (unsigned int)json_integer_value(json_object_get(it, "first"));
 		unsigned int count = (unsigned int)json_integer_value(json_object_get(it, "count"));
 		bool stored = true;
 
+		if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
+			/* the queue's state (the build step settles it), and Slurm's */
+			const char *id = json_string_value(json_object_get(json_object_get(sl,
+				"builds"), json_string_value(json_object_get(it, "variant"))));
+
+			st = id ? json_string_value(json_object_get(states, id)) : NULL;
+			if (st)
+				json_object_set_new(it, "slurm_state", json_string(st));
+			continue;
+		}
 		for (unsigned int k = 0; k < count; k++)
 			stored &= store_iteration_done(s, run, json_string_value(
 				json_object_get(it, "variant")), first + k);
-		snprintf(key, sizeof(key), "%s_%zu", arr ? arr : "", i);
-		st = json_string_value(json_object_get(states, key));
+		snprintf(bkey, sizeof(bkey), "%s_%zu", arr ? arr : "", boot++);
+		st = json_string_value(json_object_get(states, bkey));
+		qstate = json_string_value(json_object_get(it, "state"));
 		if (stored)
 			state = "done";
+		else if (qstate && (!strcmp(qstate, "failed") || !strcmp(qstate, "cancelled")))
+			state = qstate;	/* the queue's word: its kernel build failed */
 		else if (st && (!strcmp(st, "RUNNING") || !strcmp(st, "COMPLETING")))
 			state = "running";
 		else if (st && strcmp(st, "PENDING") && strcmp(st, "COMPLETED"))
@@ -449,9 +647,10 @@ void slurm_status_fill(json_t *j, struct store *s)
 			state = "failed";	/* finished but stored nothing */
 		if (st)
 			json_object_set_new(it, "slurm_state", json_string(st));
-		json_object_set_new(it, "state", json_string(state));
+		/* counts first: state may be the string set_new() below frees */
 		json_object_set_new(counts, state, json_integer(
 			json_integer_value(json_object_get(counts, state)) + 1));
+		json_object_set_new(it, "state", json_string(state));
 	}
 	json_object_set_new(j, "counts", counts);
 }

@@ -2,68 +2,8 @@
 # here on loopback; "mmlab submit --slurm" runs a 2-variant job as array
 # tasks whose results "mmlab compare" reads like a local run's.
 . "$MMLAB_SRCDIR/tests/integration/lib.sh"
-for p in slurmctld slurmd munged mungekey sbatch squeue; do
-	command -v $p >/dev/null || fail "$p missing: run scripts/install-deps"
-done
-S="$T/slurm"
-mkdir -p "$S/state" "$S/spool" "$S/log" "$S/munge"
-chmod 700 "$S/munge"
-pids=()
-stop_slurm() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do
-		for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$p" 2>/dev/null || true
-	done
-	rm -rf "$T"
-}
-trap stop_slurm EXIT
-mungekey --create --keyfile="$S/munge/munge.key"
-munged --force --socket="$S/munge/munge.sock" --key-file="$S/munge/munge.key" \
-	--pid-file="$S/munge/munged.pid" --log-file="$S/log/munged.log" \
-	--seed-file="$S/munge/munged.seed"
-for _ in $(seq 1 50); do [ -s "$S/munge/munged.pid" ] && break; sleep 0.1; done
-pids+=("$(cat "$S/munge/munged.pid")")
-port=$((20000 + RANDOM % 20000))
-cat >"$S/slurm.conf" <<CONF
-ClusterName=mmlabtest
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-AuthType=auth/munge
-AuthInfo=socket=$S/munge/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
-SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd.pid
-SlurmctldLogFile=$S/log/slurmctld.log
-SlurmdLogFile=$S/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/backfill
-MpiDefault=none
-ReturnToService=2
-JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
-MinJobAge=600
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
-PartitionName=lab Nodes=localhost Default=YES MaxTime=INFINITE State=UP
-CONF
-export SLURM_CONF="$S/slurm.conf"
-slurmctld -c -i -D >"$S/log/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -N localhost -D >"$S/log/slurmd.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-	sinfo -h -o '%T' 2>/dev/null | grep -qE '^idle' && break
-	sleep 0.3
-done
-sinfo -h -o '%T' | grep -qE '^idle' || { cat "$S"/log/*; fail "slurm did not come up"; }
+. "$MMLAB_SRCDIR/tests/slurm.sh"
+start_slurm
 
 j=$(job slurmjob '{ name: noop }' '{ nodes: 1, cpus_per_node: 1, memory_per_node: 256M }' \
 	'iterations_per_boot: 1')
@@ -85,10 +25,7 @@ fin=$(jq -r '.[0].finish_job' "$T/sub.json")
 assert_jq "$T/st0.json" '.[0].slurm.array != null and (.[0].slurm.states | length) >= 1'
 "$MMLAB" queue status
 # wait for the finishing job to leave the queue
-for _ in $(seq 1 1200); do
-	squeue -h -j "$fin" 2>/dev/null | grep -q . || break
-	sleep 0.5
-done
+wait_slurm_job "$fin" 600
 cat "$MMLAB_RESULTS/$run"/slurm/*.out || true
 "$MMLAB" queue status --json >"$T/st1.json"
 "$MMLAB" queue status --items
