@@ -157,17 +157,14 @@ void queue_close(struct queue *q)
 
 void queue_owner_self(struct queue_owner *o)
 {
-	char *b = read_file("/proc/sys/kernel/random/boot_id", NULL, 128);
+	char *b = host_boot_id();
 
 	memset(o, 0, sizeof(*o));
 	o->pid = getpid();
 	if (gethostname(o->host, sizeof(o->host) - 1))
 		snprintf(o->host, sizeof(o->host), "localhost");
-	if (b) {
-		b[strcspn(b, "\n")] = '\0';
-		snprintf(o->boot, sizeof(o->boot), "%s", b);
-		free(b);
-	}
+	snprintf(o->boot, sizeof(o->boot), "%s", b);
+	free(b);
 }
 
 static int set_state(struct queue *q, long long item, enum item_state to, const char *error,

@@ -422,22 +422,17 @@ const char *store_effective_status(json_t *r)
 	const char *st = jstr(r, "status", "unknown");
 	json_int_t pid = json_integer_value(json_object_get(r, "pid"));
 	const char *boot = jstr(r, "host_boot_id", NULL);
-	char cur[64] = "";
-	FILE *f;
+	bool rebooted;
+	char *cur;
 
 	if (strcmp(st, "running"))
 		return st;
-	f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (f) {
-		if (!fgets(cur, sizeof(cur), f))
-			cur[0] = '\0';
-		cur[strcspn(cur, "\n")] = '\0';
-		fclose(f);
-	}
-	if (boot && *cur && strcmp(boot, cur))
-		return "incomplete";	/* the host rebooted since */
-	if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
-		return "incomplete";	/* the run's process is gone */
+	cur = host_boot_id();
+	rebooted = boot && *boot && *cur && strcmp(boot, cur);
+	free(cur);
+	/* the host rebooted since, or the run's process is gone */
+	if (rebooted || (pid > 0 && process_gone(pid, NULL)))
+		return "incomplete";
 	return st;
 }
 

@@ -162,16 +162,6 @@ static json_t *job_image_json(const struct job *job)
 			 "size", (json_int_t)job->image.size_bytes, "collect_files", cf);
 }
 
-static char *boot_id(void)
-{
-	size_t len;
-	char *s = read_file("/proc/sys/kernel/random/boot_id", &len, 128);
-
-	if (s)
-		s[strcspn(s, "\n")] = '\0';
-	return s ? s : xstrdup("");
-}
-
 static void host_cpu(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
@@ -930,7 +920,7 @@ static int resolve_kernels(struct run *r)
 static json_t *new_runjson(struct run *r)
 {
 	json_t *vars = json_array();
-	char now[32], *bid = boot_id();
+	char now[32], *bid = host_boot_id();
 	json_t *rj;
 
 	iso_now(now, sizeof(now));
@@ -993,7 +983,7 @@ static int write_status(struct run *r, const char *status)
 		iso_now(now, sizeof(now));
 		json_object_set_new(r->runjson, "finished", json_string(now));
 	} else {
-		char *bid = boot_id();
+		char *bid = host_boot_id();
 
 		json_object_set_new(r->runjson, "pid", json_integer(getpid()));
 		json_object_set_new(r->runjson, "host_boot_id", json_string(bid));

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +307,26 @@ static int rm_cb(const char *path, const struct stat *st, int flag,
 	(void)flag;
 	(void)ftw;
 	return remove(path);
+}
+
+char *host_boot_id(void)
+{
+	char *s = read_file("/proc/sys/kernel/random/boot_id", NULL, 128);
+
+	if (s)
+		s[strcspn(s, "\n")] = '\0';
+	return s ? s : xstrdup("");
+}
+
+bool process_gone(long long pid, const char *boot_id)
+{
+	char *cur = host_boot_id();
+	bool rebooted = boot_id && *boot_id && *cur && strcmp(boot_id, cur);
+
+	free(cur);
+	if (rebooted)
+		return true;
+	return pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH);
 }
 
 int rm_rf(const char *path)

@@ -76,6 +76,15 @@ char *path_abs(const char *p);
 bool path_exists(const char *path);
 bool is_dir(const char *path);
 
+/*
+ * This host's boot id (/proc/sys/kernel/random/boot_id; "" if unreadable),
+ * malloc'd. process_gone(): the process pid of the boot boot_id (NULL or
+ * "": this boot) is certainly not running: the host rebooted since, or the
+ * pid is gone. A process on another host is never "gone" by this test.
+ */
+char *host_boot_id(void);
+bool process_gone(long long pid, const char *boot_id);
+
 /* sha256 of a buffer or a file, as 64 lowercase hex digits + NUL */
 int sha256_file(const char *path, char out[65]);
 void sha256_buf(const void *data, size_t len, char out[65]);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lab/util.c: sizes, integers, files, hashing. */
+/* Unit tests for lab/util.c: sizes, integers, files, hashing, processes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -119,6 +120,24 @@ static void test_lists(void **state)
 	strlist_free(&sl);
 }
 
+static void test_process_gone(void **state)
+{
+	char *boot = host_boot_id();
+	pid_t child = fork();
+
+	(void)state;
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	assert_int_equal(strlen(boot), 36);	/* a UUID */
+	assert_false(process_gone(getpid(), NULL));
+	assert_false(process_gone(getpid(), boot));
+	assert_true(process_gone(child, boot));	/* reaped */
+	assert_true(process_gone(getpid(), "another-boot"));	/* rebooted since */
+	assert_true(process_gone(0, NULL));
+	free(boot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write_and_read),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_process_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
