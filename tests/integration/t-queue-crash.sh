@@ -1,5 +1,6 @@
 # kill -9 of "queue run" while VMs run, then "queue run" again: every
-# iteration completes, none is stored twice, no mmlab-* domain is left.
+# iteration completes, none is stored twice, no mmlab-* domain is left,
+# and the killed workers' staging directories are swept.
 . "$MMLAB_SRCDIR/tests/integration/lib.sh"
 topo='{ nodes: 1, cpus_per_node: 1, memory_per_node: 256M }'
 j=$(job qcrash '{ name: noop }' "$topo")
@@ -29,8 +30,22 @@ for _ in $(seq 1 20); do [ -z "$(mine)" ] && break; sleep 0.5; done
 echo "domains of the run after kill -9: $(mine | wc -l)"
 "$MMLAB" results show --json "$run" >"$T/r0.json"
 assert_jq "$T/r0.json" '.status == "incomplete"'
+# the killed workers' staging directories (kernel, initrd, console) are
+# left in /tmp; the next mmlab that stages sweeps them
+dead_stages() {
+	local o p b
+	for o in /tmp/mmlab-stage-*/owner; do
+		[ -e "$o" ] || continue
+		read -r p b <"$o"
+		kill -0 "$p" 2>/dev/null || echo "${o%/owner}"
+	done
+}
+stale=$(dead_stages)
+echo "stages of dead processes: $stale"
+[ "$(echo "$stale" | grep -c .)" -ge 2 ] || fail "expected the 2 killed workers' stages"
 "$MMLAB" queue run --jobs 2 >"$T/run2.out" 2>&1 || { cat "$T/run2.out"; fail "second queue run failed"; }
 cat "$T/run2.out"
+for d in $stale; do [ ! -e "$d" ] || fail "stage $d of a killed worker is still there"; done
 grep -q "requeued or completed 2 boots" "$T/run2.out" || fail "the dead runner's boots were not recovered"
 "$MMLAB" queue status --json >"$T/s1.json"
 assert_jq "$T/s1.json" '.[0].counts.done == 3'
