@@ -61,6 +61,8 @@ static void usage(FILE *f)
 		"                   kernel a job builds from source is one build item,\n"
 		"                   shared by every queued job that needs the same kernel\n"
 		"  --items          status: every item with its state and placement\n"
+		"  --variant V      build: the variant whose kernel to build\n"
+		"  --boot K         exec: the boot of the run's plan to run (0-based)\n"
 		"  --json           machine-readable output\n"
 		"  -h, --help       this help\n"
 		"\n"
