@@ -574,7 +574,7 @@ static char *kernels_to_build(json_t *boots)
 	json_array_foreach(boots, i, b) {
 		const char *v = json_string_value(json_object_get(b, "variant"));
 
-		if (!json_object_get(b, "build") || !v)
+		if (!json_string_value(json_object_get(b, "build")) || !v)
 			continue;
 		for (k = 0; k < names.n && strcmp(names.v[k], v); k++)
 			;

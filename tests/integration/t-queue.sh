@@ -7,7 +7,10 @@ for n in 1 2 3; do
 done
 sed -i 's/^iterations: 1/iterations: 2/' "$T/q1.yaml"
 "$MMLAB" queue add --json "$T/q1.yaml" "$T/q2.yaml" >"$T/add.json"
-"$MMLAB" queue add --priority 5 "$T/q3.yaml"
+"$MMLAB" queue add --priority 5 "$T/q3.yaml" >"$T/add3.out"
+cat "$T/add3.out"
+# a prebuilt kernel is no build: the line names no kernel to build
+grep -q '^queued job 3: run .*, 1 boot (' "$T/add3.out" || fail "queue add's line for q3"
 assert_jq "$T/add.json" 'length == 2 and .[0].boots == 2 and .[1].boots == 1'
 "$MMLAB" queue status --json >"$T/s0.json"
 assert_jq "$T/s0.json" '[.[].counts.queued] == [2, 1, 1]'
