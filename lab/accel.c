@@ -331,47 +331,77 @@ out:
 	return rc;
 }
 
+int accel_decide(struct vm_host *h, enum accel_mode requested,
+		 const char *cache_dir, bool force_probe,
+		 struct accel_choice *out)
+{
+	char *path;
+	json_t *key;
+	int hit;
+
+	memset(out, 0, sizeof(*out));
+	out->accel = DOM_ACCEL_TCG;
+	if (requested == ACCEL_TCG) {
+		set_reason(out, "requested by the job");
+		return 1;
+	}
+	if (requested == ACCEL_KVM) {
+		out->accel = DOM_ACCEL_KVM;
+		set_reason(out, "requested by the job (not probed)");
+		return 1;
+	}
+	if (kvm_usable(h, out) < 0)
+		return 1;
+	if (!cache_dir || force_probe)
+		return 0;
+	key = cache_key(h);
+	if (!key)
+		return -1;
+	path = xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
+	hit = cache_load(path, key, out);
+	json_decref(key);
+	free(path);
+	return hit;
+}
+
+int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
+		const char *probe_initrd, const char *workdir,
+		accel_probe_fn probe_ok, void *arg, struct accel_choice *out)
+{
+	char *path;
+	json_t *key = NULL;
+	double secs = 0;
+
+	if (cache_dir) {
+		key = cache_key(h);
+		if (!key)
+			return -1;
+	}
+	if (probe(h, kernel, probe_initrd, workdir, probe_ok, arg, out,
+		  &secs) < 0) {
+		json_decref(key);
+		return -1;
+	}
+	if (cache_dir) {
+		path = xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
+		if (cache_store(cache_dir, path, key, out, secs) < 0)
+			lab_warn("the accelerator verdict was not cached; the next run probes again");
+		free(path);
+	}
+	json_decref(key);
+	return 0;
+}
+
 int accel_resolve(struct vm_host *h, enum accel_mode requested,
 		  const char *cache_dir, const char *kernel,
 		  const char *probe_initrd, const char *workdir,
 		  accel_probe_fn probe_ok, void *arg, bool force_probe,
 		  struct accel_choice *out)
 {
-	char *path = NULL;
-	json_t *key = NULL;
-	double secs = 0;
-	int rc = -1;
+	int rc = accel_decide(h, requested, cache_dir, force_probe, out);
 
-	memset(out, 0, sizeof(*out));
-	out->accel = DOM_ACCEL_TCG;
-	if (requested == ACCEL_TCG) {
-		set_reason(out, "requested by the job");
-		return 0;
-	}
-	if (requested == ACCEL_KVM) {
-		out->accel = DOM_ACCEL_KVM;
-		set_reason(out, "requested by the job (not probed)");
-		return 0;
-	}
-	if (kvm_usable(h, out) < 0)
-		return 0;
-	key = cache_key(h);
-	if (!key)
-		return -1;
-	if (cache_dir)
-		path = xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
-	if (path && !force_probe && cache_load(path, key, out)) {
-		rc = 0;
-		goto out;
-	}
-	if (probe(h, kernel, probe_initrd, workdir, probe_ok, arg, out,
-		  &secs) < 0)
-		goto out;
-	rc = 0;
-	if (path && cache_store(cache_dir, path, key, out, secs) < 0)
-		lab_warn("the accelerator verdict was not cached; the next run probes again");
-out:
-	json_decref(key);
-	free(path);
-	return rc;
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	return accel_probe(h, cache_dir, kernel, probe_initrd, workdir,
+			   probe_ok, arg, out);
 }

@@ -57,4 +57,18 @@ int accel_resolve(struct vm_host *h, enum accel_mode requested,
 		  accel_probe_fn probe_ok, void *arg, bool force_probe,
 		  struct accel_choice *out);
 
+/*
+ * accel_resolve() in two steps, so that a caller stages the probe's kernel
+ * and initrd only when a probe boot runs: accel_decide() returns 1 with
+ * *out filled when no boot is needed (requested, /dev/kvm unusable, a
+ * cached verdict), 0 when accel_probe() must boot, -1 after a message.
+ * accel_probe() returns 0 with *out filled (and cached), or -1.
+ */
+int accel_decide(struct vm_host *h, enum accel_mode requested,
+		 const char *cache_dir, bool force_probe,
+		 struct accel_choice *out);
+int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
+		const char *probe_initrd, const char *workdir,
+		accel_probe_fn probe_ok, void *arg, struct accel_choice *out);
+
 #endif

@@ -123,11 +123,14 @@ int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir,
 		const char *kernel, const struct image *img, bool reprobe,
 		struct accel_choice *out)
 {
-	char *stage = stage_create();
-	char *kcopy, *initrd, *dir;
+	char *stage, *kcopy, *initrd, *dir;
 	struct kvlist plan = { 0 };
-	int ret = -1;
+	int ret = accel_decide(h, mode, cache_dir, reprobe, out);
 
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	ret = -1;
+	stage = stage_create();
 	if (!stage)
 		return -1;
 	kcopy = xasprintf("%s/kernel", stage);
@@ -139,8 +142,7 @@ int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir,
 	if (mkdir_p(dir, 0755) || copy_file(kernel, kcopy, 0644) ||
 	    image_boot_initrd(img->path, &plan, initrd))
 		goto out;
-	ret = accel_resolve(h, mode, cache_dir, kcopy, initrd, dir, probe_agent_reached,
-			    NULL, reprobe, out);
+	ret = accel_probe(h, cache_dir, kcopy, initrd, dir, probe_agent_reached, NULL, out);
 out:
 	kvlist_free(&plan);
 	if (!getenv("MMLAB_KEEP_STAGE"))
