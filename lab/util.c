@@ -318,6 +318,32 @@ char *host_boot_id(void)
 	return s ? s : xstrdup("");
 }
 
+/*
+ * A dead process its parent has not reaped yet: kill(pid, 0) still
+ * succeeds. An orphan waits for PID 1 (or a subreaper), which in a
+ * container may take seconds.
+ */
+static bool process_is_zombie(long long pid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%lld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	return p && (p[1] == ' ') && (p[2] == 'Z' || p[2] == 'X');
+}
+
 bool process_gone(long long pid, const char *boot_id)
 {
 	char *cur = host_boot_id();
@@ -326,7 +352,9 @@ bool process_gone(long long pid, const char *boot_id)
 	free(cur);
 	if (rebooted)
 		return true;
-	return pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH);
+	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return true;
+	return process_is_zombie(pid);
 }
 
 int rm_rf(const char *path)

@@ -79,8 +79,9 @@ bool is_dir(const char *path);
 /*
  * This host's boot id (/proc/sys/kernel/random/boot_id; "" if unreadable),
  * malloc'd. process_gone(): the process pid of the boot boot_id (NULL or
- * "": this boot) is certainly not running: the host rebooted since, or the
- * pid is gone. A process on another host is never "gone" by this test.
+ * "": this boot) is certainly not running: the host rebooted since, the
+ * pid is gone, or it is a zombie that nobody reaped yet. A process on
+ * another host is never "gone" by this test.
  */
 char *host_boot_id(void);
 bool process_gone(long long pid, const char *boot_id);

@@ -31,13 +31,20 @@ echo "domains of the run after kill -9: $(mine | wc -l)"
 "$MMLAB" results show --json "$run" >"$T/r0.json"
 assert_jq "$T/r0.json" '.status == "incomplete"'
 # the killed workers' staging directories (kernel, initrd, console) are
-# left in /tmp; the next mmlab that stages sweeps them
+# left in /tmp; the next mmlab that stages sweeps them. A killed worker
+# may stay a zombie until PID 1 reaps the orphan: that is dead too.
+dead() {
+	local st
+	kill -0 "$1" 2>/dev/null || return 0
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ "$st" = Z ] || [ "$st" = X ]
+}
 dead_stages() {
 	local o p b
 	for o in /tmp/mmlab-stage-*/owner; do
 		[ -e "$o" ] || continue
 		read -r p b <"$o"
-		kill -0 "$p" 2>/dev/null || echo "${o%/owner}"
+		dead "$p" && echo "${o%/owner}"
 	done
 }
 stale=$(dead_stages)

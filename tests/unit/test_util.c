@@ -135,6 +135,13 @@ static void test_process_gone(void **state)
 	assert_true(process_gone(child, boot));	/* reaped */
 	assert_true(process_gone(getpid(), "another-boot"));	/* rebooted since */
 	assert_true(process_gone(0, NULL));
+	/* exited but not reaped yet: a zombie is gone too */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitid(P_PID, child, NULL, WEXITED | WNOWAIT), 0);
+	assert_true(process_gone(child, boot));
+	waitpid(child, NULL, 0);
 	free(boot);
 }
 
