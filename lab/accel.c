@@ -331,6 +331,11 @@ out:
 	return rc;
 }
 
+static char *cache_path(const char *cache_dir)
+{
+	return xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
+}
+
 int accel_decide(struct vm_host *h, enum accel_mode requested,
 		 const char *cache_dir, bool force_probe,
 		 struct accel_choice *out)
@@ -357,7 +362,7 @@ int accel_decide(struct vm_host *h, enum accel_mode requested,
 	key = cache_key(h);
 	if (!key)
 		return -1;
-	path = xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
+	path = cache_path(cache_dir);
 	hit = cache_load(path, key, out);
 	json_decref(key);
 	free(path);
@@ -383,25 +388,11 @@ int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
 		return -1;
 	}
 	if (cache_dir) {
-		path = xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
+		path = cache_path(cache_dir);
 		if (cache_store(cache_dir, path, key, out, secs) < 0)
 			lab_warn("the accelerator verdict was not cached; the next run probes again");
 		free(path);
 	}
 	json_decref(key);
 	return 0;
-}
-
-int accel_resolve(struct vm_host *h, enum accel_mode requested,
-		  const char *cache_dir, const char *kernel,
-		  const char *probe_initrd, const char *workdir,
-		  accel_probe_fn probe_ok, void *arg, bool force_probe,
-		  struct accel_choice *out)
-{
-	int rc = accel_decide(h, requested, cache_dir, force_probe, out);
-
-	if (rc)
-		return rc < 0 ? -1 : 0;
-	return accel_probe(h, cache_dir, kernel, probe_initrd, workdir,
-			   probe_ok, arg, out);
 }

@@ -37,36 +37,29 @@ typedef int (*accel_probe_fn)(const char *data_path, const char *console_path,
 			      void *arg);
 
 /*
- * requested tcg -> TCG; kvm -> KVM without a probe; auto -> TCG when
- * /dev/kvm is missing or cannot be opened read-write (local URIs) or
- * libvirt offers no KVM domain type, else the cached verdict (unless
- * force_probe), else a probe: kernel + probe_initrd under KVM on a 1-node,
- * 1-vCPU, 256 MiB guest with "console=ttyS0 panic=-1" and a 30 s deadline,
- * its console and data files in workdir (which the QEMU user must be able
- * to reach). The verdict of a probe is written to cache_dir (created if
- * needed; NULL = no cache). When the KVM guest cannot even be created,
- * the same guest is created (and destroyed at once) under TCG: if that
- * fails too the cause is not KVM, and accel_resolve() fails instead of
- * caching a wrong verdict. Leaves no vm_set_tick() callback set.
- * Returns 0 with *out filled, or -1 after one message (probe interrupted
- * or impossible, libvirt gone).
- */
-int accel_resolve(struct vm_host *h, enum accel_mode requested,
-		  const char *cache_dir, const char *kernel,
-		  const char *probe_initrd, const char *workdir,
-		  accel_probe_fn probe_ok, void *arg, bool force_probe,
-		  struct accel_choice *out);
-
-/*
- * accel_resolve() in two steps, so that a caller stages the probe's kernel
- * and initrd only when a probe boot runs: accel_decide() returns 1 with
- * *out filled when no boot is needed (requested, /dev/kvm unusable, a
- * cached verdict), 0 when accel_probe() must boot, -1 after a message.
- * accel_probe() returns 0 with *out filled (and cached), or -1.
+ * Whether a probe boot must decide: requested tcg -> TCG; kvm -> KVM
+ * without a probe; auto -> TCG when /dev/kvm is missing or cannot be
+ * opened read-write (local URIs) or libvirt offers no KVM domain type,
+ * else the verdict cached in cache_dir (NULL = no cache) unless
+ * force_probe. Returns 1 with *out filled when no boot is needed, 0 when
+ * accel_probe() must boot (so a caller stages the probe's kernel and
+ * initrd only then), -1 after one message (libvirt gone).
  */
 int accel_decide(struct vm_host *h, enum accel_mode requested,
 		 const char *cache_dir, bool force_probe,
 		 struct accel_choice *out);
+
+/*
+ * The probe: kernel + probe_initrd under KVM on a 1-node, 1-vCPU, 256 MiB
+ * guest with "console=ttyS0 panic=-1" and a 30 s deadline, its console and
+ * data files in workdir (which the QEMU user must be able to reach). The
+ * verdict is written to cache_dir (created if needed; NULL = no cache).
+ * When the KVM guest cannot even be created, the same guest is created
+ * (and destroyed at once) under TCG: if that fails too the cause is not
+ * KVM, and accel_probe() fails instead of caching a wrong verdict. Leaves
+ * no vm_set_tick() callback set. Returns 0 with *out filled, or -1 after
+ * one message (probe interrupted or impossible, libvirt gone).
+ */
 int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
 		const char *probe_initrd, const char *workdir,
 		accel_probe_fn probe_ok, void *arg, struct accel_choice *out);

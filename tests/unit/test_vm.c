@@ -54,28 +54,17 @@ static void test_stop_flag_from_a_signal(void **state)
 	assert_false(vm_stop_requested());
 }
 
-static int never_called(const char *data, const char *console, void *arg)
-{
-	(void)data;
-	(void)console;
-	(void)arg;
-	fail();
-	return 0;
-}
-
 static void test_accel_requested(void **state)
 {
 	struct accel_choice c;
 
 	(void)state;
-	assert_int_equal(accel_resolve(NULL, ACCEL_TCG, NULL, "/k", "/i", "/w",
-				       never_called, NULL, true, &c), 0);
+	assert_int_equal(accel_decide(NULL, ACCEL_TCG, NULL, true, &c), 1);
 	assert_int_equal(c.accel, DOM_ACCEL_TCG);
 	assert_string_equal(c.reason, "requested by the job");
 	assert_false(c.probed);
 	assert_false(c.cached);
-	assert_int_equal(accel_resolve(NULL, ACCEL_KVM, NULL, "/k", "/i", "/w",
-				       never_called, NULL, true, &c), 0);
+	assert_int_equal(accel_decide(NULL, ACCEL_KVM, NULL, true, &c), 1);
 	assert_int_equal(c.accel, DOM_ACCEL_KVM);
 	assert_non_null(strstr(c.reason, "not probed"));
 	assert_false(c.probed);
