@@ -198,7 +198,8 @@ static void __attribute__((noreturn)) worker_main(struct qrun *qr, struct worker
 						  pid_t parent, const char *log)
 {
 	struct boot_opts bo = { .vcpu_pins = w->pl.vcpu_pins,
-				.memnodes = w->pl.numa ? w->pl.memnodes : NULL };
+				.memnodes = w->pl.numa ? w->pl.memnodes : NULL,
+				.attempt = w->it.attempts };
 	struct store *s;
 	int fd, rc;
 
@@ -811,7 +812,13 @@ static int do_exec(struct queue *q, struct store *s, const char *run_arg, const 
 	pl = json_pack("{s:s, s:s?, s:s?}", "host", host, "slurm_job",
 		       getenv("SLURM_JOB_ID"), "slurm_array_task", getenv("SLURM_ARRAY_TASK_ID"));
 	{
+		/* Slurm counts the requeues of a task: a requeued task is a new attempt */
+		const char *restarts = getenv("SLURM_RESTART_COUNT");
+		uint64_t nr = 0;
 		struct boot_opts bo = { .placement = pl };
+
+		if (restarts && !parse_uint(restarts, &nr) && nr < 1000000)
+			bo.attempt = (unsigned int)nr + 1;
 
 		ret = runner_boot(s, run, json_string_value(json_object_get(b, "variant")),
 				  (unsigned int)json_integer_value(json_object_get(b, "first")), &bo);

@@ -25,6 +25,24 @@
 #define STAGE_UNOWNED_S 3600
 
 /*
+ * Remove a dead process's stage. Two processes may sweep at once: the one
+ * whose rename succeeds removes it, the other finds it gone. The new name
+ * keeps the prefix and the owner file, so a sweeper that dies half-way
+ * leaves it to the next.
+ */
+static void stage_remove(const char *path)
+{
+	char *mine = xasprintf("%s.swept-%lld", path, (long long)getpid());
+
+	if (!strstr(path, ".swept-") && rename(path, mine)) {
+		free(mine);
+		return;	/* another sweeper took it */
+	}
+	rm_rf(strstr(path, ".swept-") ? path : mine);
+	free(mine);
+}
+
+/*
  * Remove the stages of mmlab processes that died without removing theirs
  * (kill -9, a reboot): each stage's "owner" file says "PID BOOT_ID".
  */
@@ -56,7 +74,7 @@ static void stage_sweep(void)
 		else	/* an older mmlab's, or one being made right now */
 			dead = time(NULL) - st.st_mtime > STAGE_UNOWNED_S;
 		if (dead)
-			rm_rf(path);
+			stage_remove(path);
 		free(text);
 		free(owner);
 		free(path);

@@ -48,6 +48,8 @@
 #define AGENT_DATA_MAX (64u << 20)
 #define CONSOLE_MAX (16u << 20)
 #define EXCERPT_MAX 8192
+/* how long a boot waits for an earlier attempt's domain to go */
+#define ATTEMPT_CLEAR_S 30
 
 static volatile sig_atomic_t interrupted;
 
@@ -80,6 +82,7 @@ struct run {
 	unsigned int failed_iterations;
 	const struct boot_opts *bo;	/* runner_boot(): placement of the boot */
 	bool from_queue;		/* runner_boot(): the queue owns the run */
+	unsigned int attempt;	/* of this run or queue item: names the domains */
 	bool defer_builds;	/* runner_create(): source kernels become build requests */
 	const char *only_variant;	/* runner_boot(): the one kernel to resolve */
 	bool setup_failed;	/* the guest refused the plan (SETUP_ERROR) */
@@ -563,7 +566,8 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	char *console_path = xasprintf("%s/console.log", dir);
 	char *data_path = xasprintf("%s/agent.bin", dir);
 	char *kernel = xasprintf("%s/kernel-%zu", r->stage, b->variant);
-	char *name = xasprintf("mmlab-%s-%s-%u", r->id, v->name, b->first);
+	char *base = xasprintf("mmlab-%s-%s-%u", r->id, v->name, b->first);
+	char *name = xasprintf("%s%c%u", base, VM_ATTEMPT_SEP, r->attempt ? r->attempt : 1);
 	char *cmdline = xasprintf("console=ttyS0,115200 panic=-1 %s%s%s",
 				  r->disk_base ? "root=/dev/vda1 rw init=/" DISK_AGENT_PATH :
 				  "rdinit=/init", v->cmdline ? " " : "", v->cmdline ? v->cmdline : "");
@@ -620,9 +624,13 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	};
 
 	progress_status(pg, "%s: booting", tc.label);
-	if (r->from_queue)	/* a domain of a killed earlier attempt */
-		vm_destroy_name(r->host, name);
-	if (vm_ensure_connected(r->host)) {
+	/*
+	 * A killed earlier attempt (kill -9 of the runner, a requeued queue
+	 * item) may leave its domain while libvirt tears it down: ours has
+	 * another name, and theirs must not run beside ours.
+	 */
+	if (vm_ensure_connected(r->host) ||
+	    vm_clear_attempts(r->host, base, ATTEMPT_CLEAR_S) < 0) {
 		free(tc.label);
 		goto out;
 	}
@@ -687,6 +695,7 @@ out:
 	free(console_path);
 	free(data_path);
 	free(kernel);
+	free(base);
 	free(name);
 	free(cmdline);
 	free(overlay);
@@ -1274,6 +1283,10 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 	    resolve_accel(&r, mode, o->reprobe) || prepare_disk(&r))
 		goto out;
 	json_object_set_new(r.runjson, "host", host_json(&r));
+	/* a resumed run's domains must not take the names of the killed one's */
+	r.attempt = (unsigned int)json_integer_value(json_object_get(r.runjson, "attempt"));
+	r.attempt = o->resume ? (r.attempt ? r.attempt : 1) + 1 : 1;
+	json_object_set_new(r.runjson, "attempt", json_integer(r.attempt));
 	if (write_status(&r, "running"))
 		goto out;
 	sigemptyset(&sa.sa_mask);
@@ -1368,7 +1381,8 @@ int runner_boot(struct store *s, const char *run_id, const char *variant,
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct run_opts o = { .resume = run_id };
-	struct run r = { .store = s, .bo = bo, .from_queue = true, .only_variant = variant };
+	struct run r = { .store = s, .bo = bo, .from_queue = true, .only_variant = variant,
+			 .attempt = bo && bo->attempt ? bo->attempt : 1 };
 	struct boot b = { .first = first };
 	struct progress pg;
 	json_t *it;

@@ -71,13 +71,15 @@ struct boot_opts {
 	const int *vcpu_pins;		/* host CPU per vCPU, or NULL */
 	const int *memnodes;		/* host node per guest node, or NULL */
 	json_t *placement;		/* stored in each iteration's "boot" */
+	unsigned int attempt;		/* 1 for the first try of this boot, 2 for
+					   the next...; names its domain (vm.h) */
 };
 
 /*
  * Run one boot of a created run: the boot of variant whose first iteration
  * is first, placed as bo says; each of its iterations is stored as in
- * runner_run(). A boot already stored is not run again. A domain of the
- * same name left by a killed earlier attempt is destroyed first. Does not
+ * runner_run(). A boot already stored is not run again. The domains of earlier
+ * attempts of the boot (a killed runner's) are destroyed first. Does not
  * change run.json. Returns 0 ok, 1 an iteration not ok, 2 bad input, 3
  * interrupted (SIGINT/SIGTERM; nothing stored).
  */

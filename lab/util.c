@@ -306,7 +306,8 @@ static int rm_cb(const char *path, const struct stat *st, int flag,
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	return remove(path);
+	/* gone already: another process removes the same tree */
+	return remove(path) && errno != ENOENT ? -1 : 0;
 }
 
 char *host_boot_id(void)
@@ -361,7 +362,7 @@ int rm_rf(const char *path)
 {
 	if (!path_exists(path))
 		return 0;
-	if (nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS)) {
+	if (nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT) {
 		lab_err("cannot remove %s: %s", path, strerror(errno));
 		return -1;
 	}

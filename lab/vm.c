@@ -614,17 +614,67 @@ int vm_destroy_matching(struct vm_host *h, const char *prefix)
 	return count;
 }
 
-int vm_destroy_name(struct vm_host *h, const char *name)
+/* name is base itself, or base + VM_ATTEMPT_SEP + anything */
+static bool is_attempt_of(const char *name, const char *base)
 {
-	virDomainPtr d = virDomainLookupByName(h->conn, name);
-	int ret;
+	size_t n = strlen(base);
 
-	if (!d)
-		return 0;
-	ret = virDomainDestroy(d) == 0 ? 1 : -1;
-	if (ret < 0)
-		lab_warn("cannot destroy leftover domain %s: %s; try `virsh -c %s destroy %s`",
-			 name, last_error, h->uri, name);
-	virDomainFree(d);
-	return ret;
+	return name && !strncmp(name, base, n) &&
+	       (name[n] == '\0' || name[n] == VM_ATTEMPT_SEP);
+}
+
+/*
+ * Destroy the running domains of the attempts of base; returns how many
+ * are still there (running, or transient and being torn down), -1 when
+ * libvirt cannot list.
+ */
+static int destroy_attempts(struct vm_host *h, const char *base, unsigned int *destroyed)
+{
+	virDomainPtr *doms = NULL;
+	int i, n, left = 0;
+
+	n = virConnectListAllDomains(h->conn, &doms, 0);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		/* a defined, shut-off domain holds nothing and is not ours */
+		if (is_attempt_of(name, base) && (virDomainIsActive(doms[i]) == 1 ||
+						  virDomainIsPersistent(doms[i]) != 1)) {
+			left++;
+			if (virDomainIsActive(doms[i]) == 1 && virDomainDestroy(doms[i]) == 0)
+				(*destroyed)++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return left;
+}
+
+int vm_clear_attempts(struct vm_host *h, const char *base, double wait_s)
+{
+	double end = now_monotonic() + wait_s;
+	unsigned int destroyed = 0;
+	int left;
+
+	for (;;) {
+		left = destroy_attempts(h, base, &destroyed);
+		if (left < 0) {
+			lab_err("cannot list domains at %s: %s; check that libvirtd is running",
+				h->uri, last_error);
+			return -1;
+		}
+		if (!left || now_monotonic() >= end)
+			break;
+		usleep(100000);	/* libvirt is still tearing one down */
+	}
+	if (destroyed)
+		lab_info("destroyed %u domain%s of an earlier attempt of %s", destroyed,
+			 destroyed == 1 ? "" : "s", base);
+	if (left)
+		lab_warn("%d domain%s of an earlier attempt of %s still listed after %.0f s; "
+			 "see `virsh -c %s list --all`", left, left == 1 ? "" : "s", base,
+			 wait_s, h->uri);
+	return left;
 }

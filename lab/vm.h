@@ -112,7 +112,19 @@ void vm_clear_stop(void);
  * by a killed run). Returns how many were destroyed, or -1.
  */
 int vm_destroy_matching(struct vm_host *h, const char *prefix);
-/* destroy the running domain of exactly this name: 1 destroyed, 0 none, -1 */
-int vm_destroy_name(struct vm_host *h, const char *name);
+/*
+ * The domain of one boot is named "BASE+ATTEMPT": each attempt of a boot
+ * (a requeued queue item, a resumed run) gets a name of its own, so it
+ * never collides with what libvirt still holds of an earlier one. The
+ * separator is not allowed in mmlab's run and variant names.
+ */
+#define VM_ATTEMPT_SEP '+'
+/*
+ * Destroy the domains of earlier attempts of base (named base, or base+...;
+ * killed runs leave them while libvirt tears them down) and wait up to
+ * wait_s seconds until libvirt lists none. Returns how many are still
+ * listed (after a warning naming them), or -1 after an error message.
+ */
+int vm_clear_attempts(struct vm_host *h, const char *base, double wait_s);
 
 #endif

@@ -17,3 +17,19 @@ no_leftover_domains() {
 	done
 	[ -z "$left" ] || fail "domains left behind:$left"
 }
+# the exit trap of every test: a passing test's directory T goes; a failing
+# one's stays, and the logs in it (queue workers, Slurm steps, builds) are
+# shown, so a CI failure can be diagnosed from the CI log alone
+cleanup() {
+	local rc=${1:-$?} f
+	if [ "$rc" = 0 ]; then
+		rm -rf "$T"
+		return 0
+	fi
+	echo "test failed (exit $rc); its directory is kept: $T" >&2
+	while IFS= read -r f; do
+		echo "--- the end of $f:" >&2
+		tail -n 25 "$f" >&2
+	done < <(find "$T" \( -name '*.log' -o -name '*.out' \) -size -4M 2>/dev/null | sort | head -n 20)
+	return 0
+}

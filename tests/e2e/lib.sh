@@ -9,10 +9,9 @@ LAB_CONFIG=$MMLAB_SRCDIR/kernels/lab.config
 mkdir -p "$MMLAB_SRCDIR/build/e2e/tmp"
 T=$(mktemp -d "$MMLAB_SRCDIR/build/e2e/tmp/t.XXXXXX")
 export MMLAB_RESULTS="$T/results"
-cleanup() { rm -rf "$T"; }
-trap cleanup EXIT
 
 . "$MMLAB_SRCDIR/tests/assert.sh"
+trap cleanup EXIT
 # the lab's worktree of REPO (there is one per tree)
 lab_worktree() {
 	local wt

@@ -3,10 +3,9 @@ set -euo pipefail
 MMLAB="$MMLAB_SRCDIR/mmlab"
 T=$(mktemp -d "$MMLAB_SRCDIR/build/itest/tmp.XXXXXX")
 export MMLAB_RESULTS="$T/results"
-cleanup() { rm -rf "$T"; }
-trap cleanup EXIT
 
 . "$MMLAB_SRCDIR/tests/assert.sh"
+trap cleanup EXIT
 # write a job file: job NAME WORKLOAD-YAML [TOPOLOGY-YAML] [EXTRA-YAML]
 job() {
 	local name=$1 wl=$2
