@@ -36,7 +36,8 @@ endif
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 
-LAB_SRCS := $(sort $(wildcard lab/*.c))
+# the host tool: lab/<stage>/*.c (docs/architecture.md)
+LAB_SRCS := $(sort $(wildcard lab/*/*.c))
 COMMON_SRCS := $(sort $(wildcard common/*.c))
 AGENT_SRCS := $(sort $(wildcard collectors/*.c))
 WL_LIB_SRCS := $(sort $(wildcard workloads/lib/*.c))
@@ -45,7 +46,7 @@ WL_NAMES := $(patsubst workloads/%.c,%,$(WL_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 
 HOST_OBJS := $(patsubst %.c,build/host/%.o,$(LAB_SRCS) $(COMMON_SRCS))
-SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out lab/main.c,$(LAB_SRCS)) $(COMMON_SRCS))
+SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out lab/builtin/main.c,$(LAB_SRCS)) $(COMMON_SRCS))
 GUEST_COMMON_OBJS := $(patsubst %.c,build/gobj/%.o,$(COMMON_SRCS))
 AGENT_OBJS := $(patsubst %.c,build/gobj/%.o,$(AGENT_SRCS)) $(GUEST_COMMON_OBJS)
 WL_LIB_OBJS := $(patsubst %.c,build/gobj/%.o,$(WL_LIB_SRCS)) $(GUEST_COMMON_OBJS)
@@ -70,22 +71,25 @@ mmlab: $(HOST_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-build/host/%.o: %.c $(wildcard lab/*.h common/*.h)
-	@mkdir -p $(dir $@)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+# -MMD: each object depends on the headers it includes (build/**/*.d)
+DEPFLAGS = -MMD -MP
 
-build/san/%.o: %.c $(wildcard lab/*.h common/*.h)
+build/host/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # guest programs: static, no host libraries but zlib; objects in build/gobj,
 # programs alone in build/guest (the image takes every file there)
-build/gobj/%.o: %.c $(wildcard common/*.h collectors/*.h workloads/lib/*.h)
+build/gobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) -Icollectors -O2 -g -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) -Icollectors -O2 -g -c -o $@ $<
 
 build/guest/agent: $(AGENT_OBJS)
 	@mkdir -p $(dir $@)
@@ -104,7 +108,7 @@ build/guest/modules-src/%: workloads/%
 build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $^ \
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) \
 		$(PKG_LIBS) -lcmocka
 
 deps:
@@ -150,7 +154,7 @@ install: all
 	done
 
 format:
-	clang-format -i lab/*.[ch] common/*.[ch] collectors/*.[ch] workloads/*.c \
+	clang-format -i lab/*/*.[ch] common/*.[ch] collectors/*.[ch] workloads/*.c \
 		workloads/lib/*.[ch] tests/unit/*.[ch]
 
 lint:
@@ -162,3 +166,5 @@ lint:
 
 clean:
 	rm -rf build mmlab
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snapshot.c - read the counters of one phase and send them raw; the host
- * parses them (lab/snapshot.c), so the guest stays simple.
+ * parses them (lab/guest/counters.c), so the guest stays simple.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "agent.h"
+#include "guest/stream.h"
 #include "proto.h"
-#include "util.h"
+#include "lib/util.h"
 
 struct stream {
 	uint8_t *buf;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_bisect.c - lab/bisect.c (the verdicts of "mmlab bisect" and the
- * YAML of a step's job) and lab/bisect_store.c (its SQLite state).
+ * test_bisect.c - lab/bisect/bisect.c (the verdicts of "mmlab bisect" and the
+ * YAML of a step's job) and lab/bisect/bisect_store.c (its SQLite state).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bisect.h"
-#include "bisect_store.h"
-#include "job.h"
-#include "recipe.h"
-#include "util.h"
+#include "bisect/bisect.h"
+#include "bisect/bisect_store.h"
+#include "job/job.h"
+#include "repro/recipe.h"
+#include "lib/util.h"
 
 static const struct bisect_rule rule = {
 	.alpha = 0.05, .min_change = 0.05, .better = 0, .near = 1.0 / 3,

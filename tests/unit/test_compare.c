@@ -18,8 +18,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "cmd.h"
-#include "compare.h"
+#include "builtin/builtin.h"
+#include "analysis/compare.h"
 
 
 static char *fixture(const char *name)

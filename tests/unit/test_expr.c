@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_expr.c - lab/expr.c: parsing, precedence, names, errors */
+/* test_expr.c - lab/analysis/expr.c: parsing, precedence, names, errors */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmd.h"
-#include "expr.h"
+#include "builtin/builtin.h"
+#include "analysis/expr.h"
 
 
 static int lookup(void *ctx, const char *name, double *val)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lab/image.c and lab/kernel.c. */
+/* Unit tests for lab/image/initramfs.c and lab/kernel/kernel.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +13,9 @@
 #include <archive_entry.h>
 #include <cmocka.h>
 
-#include "image.h"
-#include "kernel.h"
-#include "util.h"
+#include "image/initramfs.h"
+#include "kernel/kernel.h"
+#include "lib/util.h"
 
 static char *tmpdir(void)
 {

@@ -18,7 +18,7 @@
 
 #include "capture.h"
 
-#include "job.h"
+#include "job/job.h"
 
 #define MiB (1ULL << 20)
 

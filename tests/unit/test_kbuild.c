@@ -17,11 +17,11 @@
 
 #include <cmocka.h>
 
-#include "build.h"
-#include "gitops.h"
-#include "kcache.h"
-#include "spawn.h"
-#include "util.h"
+#include "kernel/build.h"
+#include "kernel/gitops.h"
+#include "kernel/kcache.h"
+#include "lib/spawn.h"
+#include "lib/util.h"
 
 static void test_kconfig_check(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_metrics_dir.c - lab/metrics_dir.c agrees with docs/metrics.md: every
+ * test_metrics_dir.c - lab/analysis/metrics_dir.c agrees with docs/metrics.md: every
  * table row there with a "better" column of lower/higher/neutral gives the
  * direction metric_direction() must return, and every counter rule in the
  * code is listed in the docs' "Direction of counters" table.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metrics_dir.h"
-#include "util.h"
+#include "analysis/metrics_dir.h"
+#include "lib/util.h"
 
 /* `name` in a table cell -> a concrete metric name ("T<N>" -> "T4", "*" -> "x") */
 static char *concrete(const char *cell)
@@ -138,7 +138,7 @@ static void test_docs_agree(void **state)
 		for (size_t k = 0; k < documented.n; k++)
 			found |= !strcmp(documented.v[k], pat);
 		if (!found)
-			fail_msg("lab/metrics_dir.c has a rule for %s that docs/metrics.md "
+			fail_msg("lab/analysis/metrics_dir.c has a rule for %s that docs/metrics.md "
 				 "(Direction of counters) does not list", pat);
 	}
 	strlist_free(&documented);

@@ -16,9 +16,9 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
-#include "placement.h"
-#include "topology.h"
-#include "util.h"
+#include "vm/placement.h"
+#include "vm/domain_xml.h"
+#include "lib/util.h"
 
 static char *fake_dir;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_precision.c - lab/precision.c (the stopping rule of
- * `mmlab run --until-significant`) and lab/order.c (the seeded run order).
+ * test_precision.c - lab/analysis/precision.c (the stopping rule of
+ * `mmlab run --until-significant`) and lab/lib/order.c (the seeded run order).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "order.h"
-#include "precision.h"
-#include "stats.h"
-#include "util.h"
+#include "lib/order.h"
+#include "analysis/precision.h"
+#include "analysis/stats.h"
+#include "lib/util.h"
 
 /* a run of two variants with the samples given per variant for metric m */
 static json_t *run_with(const char *m, const double *a, size_t na,

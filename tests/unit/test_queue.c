@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "queue.h"
-#include "util.h"
+#include "batch/queue.h"
+#include "lib/util.h"
 
 static char *dir;
 

@@ -20,7 +20,7 @@
 
 #include "capture.h"
 
-#include "recipe.h"
+#include "repro/recipe.h"
 
 static int load_str(const char *name, const char *yaml, struct recipe **r, char **errs)
 {

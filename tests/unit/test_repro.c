@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "recipe.h"
-#include "repro.h"
-#include "util.h"
+#include "repro/recipe.h"
+#include "repro/repro.h"
+#include "lib/util.h"
 
 static char tmpdir[] = "/tmp/mmlab-test-repro-XXXXXX";
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lab/results.c: the store, its index and its JSON. */
+/* Unit tests for lab/store/results.c: the store, its index and its JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +12,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "results.h"
-#include "util.h"
+#include "store/results.h"
+#include "lib/util.h"
 
 static char *tmpdir(void)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "snapshot.h"
-#include "util.h"
+#include "guest/counters.h"
+#include "lib/util.h"
 
 static char *fixture(const char *name, size_t *len)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_stats.c - lab/stats.c: summaries, Welch, Fieller, BH, power */
+/* test_stats.c - lab/analysis/stats.c: summaries, Welch, Fieller, BH, power */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "cmd.h"
-#include "stats.h"
+#include "builtin/builtin.h"
+#include "analysis/stats.h"
 
 
 #define EPS 1e-9

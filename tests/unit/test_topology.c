@@ -14,7 +14,7 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
-#include "topology.h"
+#include "vm/domain_xml.h"
 
 struct parsed {
 	xmlDocPtr doc;

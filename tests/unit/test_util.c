@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lab/util.c: sizes, integers, files, hashing, processes. */
+/* Unit tests for lab/lib/util.c: sizes, integers, files, hashing, processes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 static void test_parse_size(void **state)
 {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "accel.h"
-#include "vm.h"
+#include "vm/accel.h"
+#include "vm/vm.h"
 
 static void test_outcome_names(void **state)
 {

@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare.c - build a comparison: load samples, derive metrics, check that
+ * the variants are comparable, test every metric against the baseline.
+ * Output formats live in compare_out.c and report_html.c.
+ */
+#include <ctype.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/compare.h"
+#include "analysis/expr.h"
+
+#define CSV_MAX_BYTES (256u << 20)
+#define CMP_CONF 0.95
+
+/*
+ * Built-in derived metrics, evaluated per iteration from counter deltas.
+ * Per-operation costs are in cache-line touches (64 B): scanning one page
+ * (migrate or free scanner) reads its struct page, 1; migrating a 4 KiB
+ * page reads and writes 64 lines each, 128; updating one PTE for NUMA
+ * hinting, 1; a NUMA hinting fault (trap, fault path, return) about 32.
+ * Costs are divided by 1000. These are mmlab's estimates; unlike mmtests no
+ * term is left out.
+ */
+static const struct {
+	const char *name;
+	const char *expr;
+} builtin_derived[] = {
+	{ "derived.compact_scan_efficiency",
+	  "100 * vmstat.compact_migrate_scanned / vmstat.compact_free_scanned" },
+	{ "derived.compaction_cost",
+	  "(1 * vmstat.compact_migrate_scanned + 1 * vmstat.compact_free_scanned"
+	  " + 128 * vmstat.pgmigrate_success) / 1000" },
+	{ "derived.autonuma_cost",
+	  "(1 * vmstat.numa_pte_updates + 32 * vmstat.numa_hint_faults"
+	  " + 128 * vmstat.numa_pages_migrated) / 1000" },
+	{ "derived.numa_hint_local_pct",
+	  "100 * vmstat.numa_hint_faults_local / vmstat.numa_hint_faults" },
+};
+
+/* metrics that measure the amount of work; see docs/compare.md */
+static const char *const work_metrics[] = {
+	"vmstat.compact_stall",
+	"trace.compaction:mm_compaction_begin",
+};
+
+/* shown by default besides every non-counter metric */
+static const char default_counters[] =
+	"vmstat.compact_*,vmstat.pgmigrate_*,vmstat.thp_*,vmstat.numa_*,"
+	"vmstat.pgfault,vmstat.pgmajfault,vmstat.allocstall*,vmstat.pgscan_*,"
+	"vmstat.pgsteal_*,vmstat.oom_kill";
+
+struct comparison *cmp_new(void)
+{
+	struct comparison *c = xcalloc(1, sizeof(*c));
+
+	c->alpha = 0.05;
+	return c;
+}
+
+static void metric_free(struct cmp_metric *m, size_t nvars)
+{
+	for (size_t j = 0; j < nvars; j++)
+		free(m->cells[j].v);
+	free(m->cells);
+	free(m->name);
+	free(m->formula);
+}
+
+void cmp_free(struct comparison *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nmetrics; i++)
+		metric_free(&c->metrics[i], c->nvars);
+	free(c->metrics);
+	for (size_t j = 0; j < c->nvars; j++) {
+		free(c->vars[j].name);
+		free(c->vars[j].run);
+		free(c->vars[j].kernel);
+		kvlist_free(&c->vars[j].config);
+		json_decref(c->vars[j].timeseries);
+	}
+	free(c->vars);
+	kvlist_free(&c->derived);
+	strlist_free(&c->runs);
+	strlist_free(&c->warnings);
+	strlist_free(&c->notes);
+	free(c);
+}
+
+static struct cmp_metric *metric_find(const struct comparison *c,
+				      const char *name)
+{
+	for (size_t i = c->nmetrics; i-- > 0;)
+		if (!strcmp(c->metrics[i].name, name))
+			return &c->metrics[i];
+	return NULL;
+}
+
+/* iterations list metrics in the same order: try the one after the last */
+static struct cmp_metric *metric_find_hinted(struct comparison *c,
+					     const char *name)
+{
+	struct cmp_metric *m;
+
+	if (c->hint + 1 < c->nmetrics &&
+	    !strcmp(c->metrics[c->hint + 1].name, name)) {
+		c->hint++;
+		return &c->metrics[c->hint];
+	}
+	m = metric_find(c, name);
+	if (m)
+		c->hint = (size_t)(m - c->metrics);
+	return m;
+}
+
+static struct cmp_metric *metric_get(struct comparison *c, const char *name)
+{
+	struct cmp_metric *m = metric_find_hinted(c, name);
+
+	if (m)
+		return m;
+	if (c->nmetrics == c->alloc) {
+		c->alloc = c->alloc ? 2 * c->alloc : 64;
+		c->metrics = xrealloc(c->metrics, c->alloc * sizeof(*c->metrics));
+	}
+	c->hint = c->nmetrics;
+	m = &c->metrics[c->nmetrics++];
+	memset(m, 0, sizeof(*m));
+	m->name = xstrdup(name);
+	m->dir = metric_direction(name);
+	m->kind = metric_kind(name);
+	m->cells = xcalloc(c->nvars ? c->nvars : 1, sizeof(*m->cells));
+	return m;
+}
+
+static void cell_set(struct cmp_cell *cell, size_t i, double v)
+{
+	if (i >= cell->alloc) {
+		size_t na = cell->alloc ? cell->alloc : 4;
+
+		while (na <= i)
+			na *= 2;
+		cell->v = xrealloc(cell->v, na * sizeof(*cell->v));
+		cell->alloc = na;
+	}
+	while (cell->n <= i)
+		cell->v[cell->n++] = NAN;
+	cell->v[i] = v;
+}
+
+static double cell_get(const struct cmp_cell *cell, size_t i)
+{
+	return i < cell->n ? cell->v[i] : NAN;
+}
+
+static size_t variant_add(struct comparison *c, const char *name,
+			  const char *run)
+{
+	struct cmp_variant *v;
+	bool taken = false;
+
+	for (size_t j = 0; j < c->nvars; j++)
+		taken |= !strcmp(c->vars[j].name, name);
+	c->vars = xrealloc(c->vars, (c->nvars + 1) * sizeof(*c->vars));
+	v = &c->vars[c->nvars];
+	memset(v, 0, sizeof(*v));
+	v->name = taken ? xasprintf("%s.r%zu", name, c->runs.n) : xstrdup(name);
+	v->run = run ? xstrdup(run) : NULL;
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+
+		m->cells = xrealloc(m->cells, (c->nvars + 1) * sizeof(*m->cells));
+		memset(&m->cells[c->nvars], 0, sizeof(*m->cells));
+	}
+	return c->nvars++;
+}
+
+static size_t variant_find(const struct comparison *c, const char *name)
+{
+	for (size_t j = 0; j < c->nvars; j++)
+		if (!strcmp(c->vars[j].name, name))
+			return j;
+	return (size_t)-1;
+}
+
+/* ---- loading runs ---- */
+
+static void flatten(struct kvlist *kv, const char *prefix, json_t *val)
+{
+	const char *key;
+	json_t *sub;
+	char *s;
+
+	if (json_is_object(val)) {
+		json_object_foreach(val, key, sub) {
+			char *p = *prefix ? xasprintf("%s.%s", prefix, key) :
+					    xstrdup(key);
+
+			flatten(kv, p, sub);
+			free(p);
+		}
+		return;
+	}
+	if (json_is_string(val)) {
+		kvlist_set(kv, prefix, json_string_value(val));
+		return;
+	}
+	s = json_dumps(val, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	kvlist_set(kv, prefix, s ? s : "?");
+	free(s);
+}
+
+static json_t *job_variant(const json_t *run, const char *name)
+{
+	json_t *vars = json_object_get(json_object_get(run, "job_resolved"),
+				       "variants");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(vars, i, v) {
+		const char *n = json_string_value(json_object_get(v, "name"));
+
+		if (n && !strcmp(n, name))
+			return v;
+	}
+	return NULL;
+}
+
+/* what must be equal between variants, except the kernel itself */
+static void variant_config(struct cmp_variant *v, const json_t *run,
+			   const char *name)
+{
+	json_t *job = json_object_get(run, "job_resolved");
+	json_t *jv = job_variant(run, name);
+	json_t *host = json_object_get(run, "host");
+	static const char *const job_keys[] = { "topology", "workload",
+						"accel", "image" };
+	const char *key;
+	json_t *val;
+
+	json_object_foreach(jv, key, val)
+		if (strcmp(key, "name") && strcmp(key, "kernel"))
+			flatten(&v->config, key, val);
+	for (size_t i = 0; i < ARRAY_SIZE(job_keys); i++)
+		if (json_object_get(job, job_keys[i]))
+			flatten(&v->config, job_keys[i],
+				json_object_get(job, job_keys[i]));
+	json_object_foreach(host, key, val) {
+		char *p = xasprintf("host.%s", key);
+
+		if (strcmp(key, "accel_reason"))
+			flatten(&v->config, p, val);
+		free(p);
+	}
+}
+
+static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
+			 const char *where)
+{
+	json_t *metrics = json_object_get(it, "metrics");
+	struct cmp_variant *v = &c->vars[vi];
+	const char *key;
+	json_t *val;
+
+	if (!json_is_object(metrics)) {
+		lab_err("%s: an ok iteration has no \"metrics\" object; "
+			"check the run with `mmlab results show`", where);
+		return -1;
+	}
+	json_object_foreach(metrics, key, val) {
+		struct cmp_metric *m;
+
+		if (!json_is_number(val))
+			continue;
+		m = metric_get(c, key);
+		cell_set(&m->cells[vi], v->niter, json_number_value(val));
+	}
+	if (json_object_get(it, "timeseries")) {
+		if (!v->timeseries)
+			v->timeseries = json_array();
+		json_array_append(v->timeseries, json_object_get(it, "timeseries"));
+	}
+	v->niter++;
+	return 0;
+}
+
+static int add_variant_json(struct comparison *c, const json_t *run,
+			    const char *run_id, const json_t *jv)
+{
+	const char *name = json_string_value(json_object_get(jv, "name"));
+	json_t *its = json_object_get(jv, "iterations");
+	json_t *kernel = json_object_get(jv, "kernel");
+	size_t vi, i, bad = 0;
+	json_t *it;
+
+	if (!name || !json_is_array(its)) {
+		lab_err("run %s: a variant without \"name\" or \"iterations\"; "
+			"the results file may be damaged", run_id);
+		return -1;
+	}
+	vi = variant_add(c, name, run_id);
+	if (json_is_string(json_object_get(kernel, "release")))
+		c->vars[vi].kernel = xstrdup(json_string_value(
+			json_object_get(kernel, "release")));
+	variant_config(&c->vars[vi], run, name);
+	json_array_foreach(its, i, it) {
+		const char *st = json_string_value(json_object_get(it, "status"));
+		char *where;
+		int rc;
+
+		if (!st || strcmp(st, "ok")) {
+			bad++;
+			continue;
+		}
+		where = xasprintf("run %s variant %s iteration %zu", run_id,
+				  name, i);
+		rc = add_iteration(c, vi, it, where);
+		free(where);
+		if (rc < 0)
+			return -1;
+	}
+	if (bad)
+		strlist_pushf(&c->notes, "variant %s: %zu of %zu iterations not ok "
+			      "(crashed, timeout or failed) are left out",
+			      c->vars[vi].name, bad, json_array_size(its));
+	return 0;
+}
+
+int cmp_add_run(struct comparison *c, const json_t *run)
+{
+	const char *id = json_string_value(json_object_get(run, "run"));
+	json_t *vars = json_object_get(run, "variants");
+	size_t i;
+	json_t *jv;
+
+	if (!id || !json_is_array(vars)) {
+		lab_err("a run without \"run\" or \"variants\"; is this the "
+			"output of `mmlab results show RUN --json`?");
+		return -1;
+	}
+	strlist_push(&c->runs, id);
+	json_array_foreach(vars, i, jv)
+		if (add_variant_json(c, run, id, jv) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- samples CSV ---- */
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	for (char *p = line;; ) {
+		char *comma = strchr(p, ',');
+
+		if (n == max)
+			return -1;
+		if (comma)
+			*comma = 0;
+		f[n++] = trim(p);
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
+static int csv_row(struct comparison *c, const char *name, size_t lineno,
+		   char **f, int nf)
+{
+	enum metric_dir dir = DIR_NEUTRAL;
+	struct cmp_metric *m;
+	char *end;
+	double v;
+	size_t vi;
+
+	if (nf < 3 || !*f[0] || !*f[1]) {
+		lab_err("%s:%zu: expected variant,metric,value[,direction]", name,
+			lineno);
+		return -1;
+	}
+	v = strtod(f[2], &end);
+	if (end == f[2] || *end) {
+		lab_err("%s:%zu: value \"%s\" is not a number", name, lineno, f[2]);
+		return -1;
+	}
+	if (nf == 4 && metric_dir_parse(f[3], &dir) < 0) {
+		lab_err("%s:%zu: direction \"%s\": use lower, higher or neutral",
+			name, lineno, f[3]);
+		return -1;
+	}
+	vi = variant_find(c, f[0]);
+	if (vi == (size_t)-1)
+		vi = variant_add(c, f[0], NULL);
+	m = metric_get(c, f[1]);
+	if (nf == 4)
+		m->dir = dir;
+	cell_set(&m->cells[vi], m->cells[vi].n, v);
+	if (m->cells[vi].n > c->vars[vi].niter)
+		c->vars[vi].niter = m->cells[vi].n;
+	return 0;
+}
+
+int cmp_add_samples_buf(struct comparison *c, const char *name,
+			const char *buf)
+{
+	char *copy = xstrdup(buf), *save = NULL, *line;
+	size_t lineno = 0;
+	int rc = 0;
+
+	strlist_pushf(&c->runs, "samples:%s", name);
+	for (line = copy; line && !rc; line = save) {
+		char *nl = strchr(line, '\n'), *f[4];
+		int nf;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		line = trim(line);
+		if (!*line || *line == '#')
+			continue;
+		if (strchr(line, '"')) {
+			lab_err("%s:%zu: quoted CSV fields are not supported; "
+				"use plain variant,metric,value rows", name, lineno);
+			rc = -1;
+			break;
+		}
+		nf = csv_split(line, f, 4);
+		if (nf < 0) {
+			lab_err("%s:%zu: more than 4 fields", name, lineno);
+			rc = -1;
+		} else if (lineno == 1 && nf >= 3 && !strcmp(f[0], "variant")) {
+			continue;
+		} else {
+			rc = csv_row(c, name, lineno, f, nf);
+		}
+	}
+	free(copy);
+	if (!rc && !c->nvars) {
+		lab_err("%s: no samples; expected variant,metric,value rows", name);
+		rc = -1;
+	}
+	return rc;
+}
+
+int cmp_add_samples_csv(struct comparison *c, const char *path)
+{
+	char *buf = read_file(path, NULL, CSV_MAX_BYTES);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = cmp_add_samples_buf(c, path, buf);
+	free(buf);
+	return rc;
+}
+
+/* ---- derived metrics ---- */
+
+int cmp_add_derived(struct comparison *c, const char *name, const char *src)
+{
+	char err[256];
+	struct expr *e = expr_parse(src, err, sizeof(err));
+
+	if (!e) {
+		lab_err("derived metric %s: %s", name, err);
+		return -1;
+	}
+	expr_free(e);
+	kvlist_set(&c->derived, name, src);
+	return 0;
+}
+
+struct eval_ctx {
+	const struct comparison *c;
+	size_t var, iter;
+};
+
+static int lookup(void *arg, const char *name, double *val)
+{
+	struct eval_ctx *x = arg;
+	struct cmp_metric *m = metric_find(x->c, name);
+
+	if (!m)
+		return -1;
+	*val = cell_get(&m->cells[x->var], x->iter);
+	return 0;
+}
+
+static bool has_samples(const struct comparison *c, const struct cmp_metric *m)
+{
+	for (size_t j = 0; j < c->nvars; j++)
+		for (size_t i = 0; i < m->cells[j].n; i++)
+			if (isfinite(m->cells[j].v[i]))
+				return true;
+	return false;
+}
+
+/*
+ * Evaluate src for every iteration of every variant into metric name.
+ * user: unknown names are an error and divisions by zero a warning;
+ * builtin: the metric is skipped when an input is missing.
+ */
+static int derive(struct comparison *c, const char *name, const char *src,
+		  bool user)
+{
+	char err[256], first[256] = "";
+	struct expr *e = expr_parse(src, err, sizeof(err));
+	struct strlist names = { 0 };
+	struct cmp_metric *m;
+	size_t nerr = 0, total = 0;
+	int rc = 0;
+
+	if (!e) {
+		lab_err("derived metric %s: %s", name, err);
+		return -1;
+	}
+	expr_names(e, &names);
+	for (size_t i = 0; i < names.n; i++) {
+		if (metric_find(c, names.v[i]))
+			continue;
+		if (user) {
+			lab_err("derived metric %s: unknown metric \"%s\" in \"%s\"; "
+				"list the run's metrics with `mmlab compare RUN "
+				"--format csv --metrics '*'`", name, names.v[i], src);
+			rc = -1;
+		}
+		goto out;
+	}
+	m = metric_get(c, name);
+	m->formula = xstrdup(src);
+	if (user)
+		m->kind = KIND_MAIN;
+	for (size_t j = 0; j < c->nvars; j++) {
+		for (size_t i = 0; i < c->vars[j].niter; i++) {
+			struct eval_ctx x = { c, j, i };
+			double v = NAN;
+
+			total++;
+			if (expr_eval(e, lookup, &x, &v, err, sizeof(err)) < 0) {
+				if (!nerr++)
+					snprintf(first, sizeof(first), "%s", err);
+				v = NAN;
+			}
+			cell_set(&m->cells[j], i, v);
+		}
+	}
+	if (!user && !has_samples(c, m)) {
+		metric_free(m, c->nvars);
+		c->nmetrics--;
+	}
+	if (user && nerr)
+		strlist_pushf(&c->warnings, "derived metric %s: %s in %zu of %zu "
+			      "samples; those samples are left out", name, first,
+			      nerr, total);
+out:
+	strlist_free(&names);
+	expr_free(e);
+	return rc;
+}
+
+static int derive_all(struct comparison *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtin_derived); i++)
+		derive(c, builtin_derived[i].name, builtin_derived[i].expr, false);
+	for (size_t i = 0; i < c->derived.n; i++)
+		if (derive(c, c->derived.v[i].key, c->derived.v[i].value, true) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- selection ---- */
+
+static bool match_globs(const char *name, const char *globs)
+{
+	char *copy = xstrdup(globs), *save = NULL;
+	bool hit = false;
+
+	for (char *g = strtok_r(copy, ",", &save); g && !hit;
+	     g = strtok_r(NULL, ",", &save))
+		hit = !fnmatch(trim(g), name, 0);
+	free(copy);
+	return hit;
+}
+
+static bool selected(const struct cmp_metric *m, const char *globs)
+{
+	if (globs)
+		return match_globs(m->name, globs);
+	if (!strncmp(m->name, "vmstat.", 7))
+		return match_globs(m->name, default_counters);
+	return m->kind != KIND_OPS || m->formula ||
+	       !strncmp(m->name, "trace.", 6) || !strncmp(m->name, "rate.", 5);
+}
+
+/* a counter that stayed 0 in every sample of every variant says nothing */
+static bool all_zero(const struct comparison *c, const struct cmp_metric *m)
+{
+	for (size_t j = 0; j < c->nvars; j++)
+		for (size_t i = 0; i < m->cells[j].n; i++)
+			if (isfinite(m->cells[j].v[i]) && m->cells[j].v[i] != 0)
+				return false;
+	return true;
+}
+
+static void select_metrics(struct comparison *c, const char *globs)
+{
+	size_t k = 0, zero = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+		bool keep = selected(m, globs);
+
+		/* the default set leaves out Ops rows that are 0 everywhere */
+		if (keep && !globs && m->kind == KIND_OPS && all_zero(c, m)) {
+			keep = false;
+			zero++;
+		}
+		if (keep)
+			c->metrics[k++] = *m;
+		else
+			metric_free(m, c->nvars);
+	}
+	c->nmetrics = k;
+	if (zero)
+		strlist_pushf(&c->notes, "%zu Ops row%s 0 in every sample of every "
+			      "variant %s not shown (--metrics '*' shows every "
+			      "metric)", zero, zero == 1 ? "" : "s",
+			      zero == 1 ? "is" : "are");
+}
+
+static int metric_rank(const struct cmp_metric *m)
+{
+	if (m->kind == KIND_MAIN)
+		return m->formula ? 1 : 0;
+	if (m->kind == KIND_DURATION)
+		return 2;
+	if (!strncmp(m->name, "derived.", 8))
+		return 4;
+	return !strncmp(m->name, "rate.", 5) ? 5 : 3;
+}
+
+static int metric_cmp(const void *a, const void *b)
+{
+	const struct cmp_metric *x = a, *y = b;
+	int rx = metric_rank(x), ry = metric_rank(y);
+
+	if (rx != ry)
+		return rx - ry;
+	if (rx == 2)	/* Duration: User, System, Elapsed as mmtests */
+		return strcmp(y->name, x->name);
+	return strcmp(x->name, y->name);
+}
+
+/* ---- statistics ---- */
+
+double cmp_pct(double base, double new, enum metric_dir dir)
+{
+	if (!isfinite(base) || !isfinite(new))
+		return NAN;
+	if (base == 0)
+		return new == 0 ? 0 : NAN;
+	if (dir == DIR_LOWER)
+		return 100.0 * (base - new) / fabs(base);
+	return 100.0 * (new - base) / fabs(base);
+}
+
+static void test_cell(const struct cmp_metric *m, const struct cmp_cell *base,
+		      struct cmp_cell *cell)
+{
+	double lo, hi, sign = base->s.mean < 0 ? -1 : 1;
+
+	stats_welch(&base->s, &cell->s, CMP_CONF, &cell->t);
+	cell->pct = cmp_pct(base->s.mean, cell->s.mean, m->dir);
+	/* rel CI is of new/base - 1; scale to percent and orient like pct */
+	lo = 100.0 * sign * cell->t.ci_low;
+	hi = 100.0 * sign * cell->t.ci_high;
+	if (m->dir == DIR_LOWER) {
+		cell->ci_low = -hi;
+		cell->ci_high = -lo;
+	} else {
+		cell->ci_low = lo;
+		cell->ci_high = hi;
+	}
+}
+
+static void compute_stats(struct comparison *c)
+{
+	double *p = xmalloc((c->nmetrics ? c->nmetrics : 1) * sizeof(*p));
+	double *q = xmalloc((c->nmetrics ? c->nmetrics : 1) * sizeof(*q));
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+		struct cmp_cell *base = &m->cells[c->baseline];
+
+		m->hmean = m->kind == KIND_MAIN && m->dir == DIR_HIGHER;
+		for (size_t j = 0; j < c->nvars; j++) {
+			stats_summarize(m->cells[j].v, m->cells[j].n,
+					m->dir == DIR_HIGHER, &m->cells[j].s);
+			if (m->cells[j].s.n && isnan(m->cells[j].s.hmean))
+				m->hmean = false;	/* a value <= 0 */
+		}
+		for (size_t j = 0; j < c->nvars; j++) {
+			struct cmp_cell *cell = &m->cells[j];
+
+			if (j == c->baseline) {
+				memset(&cell->t, 0, sizeof(cell->t));
+				cell->t.p = cell->t.rel = NAN;
+				cell->pct = base->s.n ? 0 : NAN;
+				cell->ci_low = cell->ci_high = NAN;
+				continue;
+			}
+			test_cell(m, base, cell);
+		}
+	}
+	/* one Benjamini-Hochberg family per variant against the baseline */
+	for (size_t j = 0; j < c->nvars; j++) {
+		for (size_t i = 0; i < c->nmetrics; i++)
+			p[i] = c->metrics[i].cells[j].t.valid ?
+			       c->metrics[i].cells[j].t.p : NAN;
+		stats_bh(p, c->nmetrics, c->alpha, q);
+		for (size_t i = 0; i < c->nmetrics; i++) {
+			struct cmp_cell *cell = &c->metrics[i].cells[j];
+
+			cell->q = q[i];
+			cell->significant = cell->t.valid && q[i] < c->alpha;
+		}
+	}
+	free(p);
+	free(q);
+}
+
+/* the work done differs: warn and add per-unit-of-work rates */
+static bool check_work(struct comparison *c)
+{
+	bool added = false;
+
+	for (size_t w = 0; w < ARRAY_SIZE(work_metrics); w++) {
+		struct cmp_metric *wm = metric_find(c, work_metrics[w]);
+		size_t nm = c->nmetrics;
+		bool differs = false;
+
+		for (size_t j = 0; wm && j < c->nvars; j++) {
+			struct stats_test *t = &wm->cells[j].t;
+
+			if (t->valid && t->p < c->alpha) {
+				differs = true;
+				strlist_pushf(&c->warnings, "the work done differs: %s "
+					      "of %s vs %s has p = %.3g; rows rate.* "
+					      "show results per unit of it",
+					      work_metrics[w], c->vars[j].name,
+					      c->vars[c->baseline].name, t->p);
+			}
+		}
+		for (size_t i = 0; differs && i < nm; i++) {
+			struct cmp_metric *m = &c->metrics[i];
+			char *name, *src;
+
+			if (m->kind == KIND_OPS || !strcmp(m->name, work_metrics[w]))
+				continue;
+			name = xasprintf("rate.%s/%s", m->name, work_metrics[w]);
+			src = xasprintf("%s / %s", m->name, work_metrics[w]);
+			derive(c, name, src, false);
+			m = metric_find(c, name);
+			if (m) {
+				m->kind = KIND_OPS;
+				m->dir = c->metrics[i].dir;
+				added = true;
+			}
+			free(name);
+			free(src);
+		}
+	}
+	return added;
+}
+
+static void check_config(struct comparison *c)
+{
+	const struct cmp_variant *b = &c->vars[c->baseline];
+
+	for (size_t j = 0; j < c->nvars; j++) {
+		const struct cmp_variant *v = &c->vars[j];
+		struct strlist diff = { 0 };
+		char *msg;
+
+		for (size_t k = 0; k < v->config.n; k++) {
+			const char *bv = kvlist_get(&b->config, v->config.v[k].key);
+
+			if (!bv || strcmp(bv, v->config.v[k].value))
+				strlist_pushf(&diff, "%s (%s vs %s)", v->config.v[k].key,
+					      v->config.v[k].value, bv ? bv : "unset");
+		}
+		for (size_t k = 0; k < b->config.n; k++)
+			if (!kvlist_get(&v->config, b->config.v[k].key))
+				strlist_pushf(&diff, "%s (unset vs %s)",
+					      b->config.v[k].key, b->config.v[k].value);
+		if (!diff.n)
+			continue;
+		msg = xstrdup("");
+		for (size_t k = 0; k < diff.n; k++) {
+			char *m2 = xasprintf("%s%s%s", msg, k ? ", " : "", diff.v[k]);
+
+			free(msg);
+			msg = m2;
+		}
+		strlist_pushf(&c->warnings, "variant %s differs from baseline %s "
+			      "in more than the kernel: %s", v->name, b->name, msg);
+		free(msg);
+		strlist_free(&diff);
+	}
+}
+
+/* name the metrics that got no test because a side has n < 2 */
+static void note_untested(struct comparison *c)
+{
+	char *list = NULL;
+	size_t count = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct cmp_metric *m = &c->metrics[i];
+		bool untested = false;
+
+		for (size_t j = 0; j < c->nvars; j++)
+			untested |= j != c->baseline && !m->cells[j].t.valid;
+		if (!untested || c->nvars < 2)
+			continue;
+		if (count++ < 8) {
+			char *l = xasprintf("%s%s%s", list ? list : "",
+					    list ? ", " : "", m->name);
+
+			free(list);
+			list = l;
+		}
+	}
+	if (!count)
+		return;
+	if (count > 8)
+		strlist_pushf(&c->notes, "no significance test (n < 2 in a variant) "
+			      "for %s and %zu more", list, count - 8);
+	else
+		strlist_pushf(&c->notes, "no significance test (n < 2 in a variant) "
+			      "for %s", list);
+	free(list);
+}
+
+static int pick_baseline(struct comparison *c, const char *baseline)
+{
+	char *names;
+
+	if (!c->nvars) {
+		lab_err("nothing to compare: no variants were loaded");
+		return -1;
+	}
+	c->baseline = 0;
+	if (!baseline)
+		return 0;
+	c->baseline = variant_find(c, baseline);
+	if (c->baseline != (size_t)-1)
+		return 0;
+	names = xstrdup(c->vars[0].name);
+	for (size_t j = 1; j < c->nvars; j++) {
+		char *n2 = xasprintf("%s, %s", names, c->vars[j].name);
+
+		free(names);
+		names = n2;
+	}
+	lab_err("baseline \"%s\" is not one of the variants; pick one of: %s",
+		baseline, names);
+	free(names);
+	c->baseline = 0;
+	return -1;
+}
+
+int cmp_compute(struct comparison *c, const char *baseline, double alpha,
+		const char *globs)
+{
+	if (pick_baseline(c, baseline) < 0)
+		return -1;
+	c->alpha = alpha;
+	if (derive_all(c) < 0)
+		return -1;
+	select_metrics(c, globs);
+	check_config(c);
+	compute_stats(c);
+	if (check_work(c))
+		compute_stats(c);
+	qsort(c->metrics, c->nmetrics, sizeof(*c->metrics), metric_cmp);
+	note_untested(c);
+	for (size_t j = 0; j < c->nvars; j++)
+		if (c->vars[j].niter < 2)
+			strlist_pushf(&c->notes, "variant %s has %zu sample%s: no "
+				      "significance test (needs n >= 2)",
+				      c->vars[j].name, c->vars[j].niter,
+				      c->vars[j].niter == 1 ? "" : "s");
+	return 0;
+}
+
+int cmp_parse_format(const char *s, enum cmp_format *fmt)
+{
+	static const char *const names[] = { "text", "markdown", "csv", "json",
+					      "html" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(s, names[i])) {
+			*fmt = (enum cmp_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *cmp_mean_label(const struct cmp_metric *m)
+{
+	if (m->kind == KIND_OPS)
+		return "Ops";
+	if (m->kind == KIND_DURATION)
+		return "Duration";
+	return m->hmean ? "Hmean" : "Amean";
+}
+
+double cmp_mean_value(const struct cmp_metric *m, const struct cmp_cell *cell)
+{
+	if (m->hmean)
+		return cell->s.hmean;
+	return cell->s.mean;
+}

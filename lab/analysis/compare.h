@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compare.h - a comparison of variants: samples per metric and variant
+ * (from run JSON or a samples CSV), derived metrics, statistics against a
+ * baseline, and the output formats. docs/compare.md is the reference.
+ *
+ * Use: cmp_new(); cmp_add_run()/cmp_add_samples_csv() one or more times;
+ * cmp_add_derived() for user formulas; cmp_compute(); cmp_write();
+ * cmp_free().
+ */
+#ifndef MMLAB_COMPARE_H
+#define MMLAB_COMPARE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "analysis/metrics_dir.h"
+#include "analysis/stats.h"
+#include "lib/util.h"
+
+/* implemented in results.c */
+json_t *results_load_run(const char *results_dir, const char *run_id);
+
+enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_HTML };
+
+struct cmp_variant {
+	char *name;		/* label: unique; "<name>.r<k>" if run k repeats a name */
+	char *run;		/* run id, NULL for samples CSV */
+	char *kernel;		/* kernel release, or NULL */
+	size_t niter;		/* samples (ok iterations) */
+	struct kvlist config;	/* what must match for a fair comparison */
+	json_t *timeseries;	/* array: per ok iteration its "timeseries" object */
+};
+
+/* one metric in one variant */
+struct cmp_cell {
+	double *v;		/* v[i] = sample of iteration i; NaN = missing */
+	size_t n, alloc;
+	struct stats_summary s;
+	struct stats_test t;	/* against the baseline; !t.valid for it */
+	double q;		/* Benjamini-Hochberg adjusted p */
+	double pct;		/* change in percent, positive = better */
+	double ci_low, ci_high;	/* 95 % CI of pct, same orientation */
+	bool significant;
+};
+
+struct cmp_metric {
+	char *name;
+	enum metric_dir dir;
+	enum metric_kind kind;
+	char *formula;		/* derived metrics: the expression */
+	bool hmean;		/* mean row shows the harmonic mean (Hmean) */
+	struct cmp_cell *cells;	/* one per variant */
+};
+
+struct comparison {
+	struct cmp_variant *vars;
+	size_t nvars;
+	struct cmp_metric *metrics;
+	size_t nmetrics, alloc;
+	size_t hint;		/* metric_find() tries hint + 1 first */
+	size_t baseline;
+	double alpha;
+	double effect;		/* --power: relative effect, 0 = not asked */
+	struct kvlist derived;	/* user formulas: name -> expression */
+	struct strlist runs;
+	struct strlist warnings;
+	struct strlist notes;
+};
+
+struct comparison *cmp_new(void);
+void cmp_free(struct comparison *c);
+
+/* add the variants of one run (the JSON of `mmlab results show RUN --json`) */
+int cmp_add_run(struct comparison *c, const json_t *run);
+/* add samples: CSV rows variant,metric,value[,direction]; header optional */
+int cmp_add_samples_csv(struct comparison *c, const char *path);
+int cmp_add_samples_buf(struct comparison *c, const char *name,
+			const char *buf);
+/* a user-defined derived metric; the expression is checked for syntax */
+int cmp_add_derived(struct comparison *c, const char *name, const char *expr);
+
+/*
+ * Derive metrics, keep those matching globs (comma-separated fnmatch
+ * patterns; NULL = the default set, see docs/compare.md), run the tests
+ * against baseline (a variant label or name; NULL = the first variant) and
+ * apply Benjamini-Hochberg. -1 after a message on bad input.
+ */
+int cmp_compute(struct comparison *c, const char *baseline, double alpha,
+		const char *globs);
+
+int cmp_write(const struct comparison *c, enum cmp_format fmt, FILE *out);
+/* iterations needed per metric for a relative effect (0.02 = 2 %) */
+int cmp_write_power(const struct comparison *c, double effect,
+		    enum cmp_format fmt, FILE *out);
+/* self-contained HTML with SVG box plots and time series (report_html.c) */
+int cmp_write_html(const struct comparison *c, FILE *out);
+
+int cmp_parse_format(const char *s, enum cmp_format *fmt);
+
+/* helpers shared with report_html.c */
+/* percent change of new against base, positive = better; NaN if base is 0 */
+double cmp_pct(double base, double new, enum metric_dir dir);
+const char *cmp_mean_label(const struct cmp_metric *m);
+double cmp_mean_value(const struct cmp_metric *m, const struct cmp_cell *cell);
+
+#endif

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * expr.c - recursive-descent parser and evaluator for derived-metric
+ * expressions. See expr.h for the grammar.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/expr.h"
+
+#define EXPR_MAX_DEPTH 64
+
+enum expr_op { OP_NUM, OP_NAME, OP_NEG, OP_ADD, OP_SUB, OP_MUL, OP_DIV };
+
+struct expr {
+	enum expr_op op;
+	double num;
+	char *name;
+	char *text;		/* source text of this node, for messages */
+	struct expr *l, *r;
+};
+
+struct parser {
+	const char *src, *p;
+	char *err;
+	size_t errlen;
+	int depth;
+	bool failed;
+};
+
+static struct expr *parse_expr(struct parser *ps);
+
+static void perr(struct parser *ps, const char *what)
+{
+	if (ps->failed)
+		return;
+	ps->failed = true;
+	snprintf(ps->err, ps->errlen, "%s at column %zu of \"%s\"", what,
+		 (size_t)(ps->p - ps->src) + 1, ps->src);
+}
+
+static struct expr *node(enum expr_op op, struct expr *l, struct expr *r,
+			 const char *start, const char *end)
+{
+	struct expr *e = xcalloc(1, sizeof(*e));
+
+	e->op = op;
+	e->l = l;
+	e->r = r;
+	while (end > start && isspace((unsigned char)end[-1]))
+		end--;
+	e->text = xstrndup(start, (size_t)(end - start));
+	return e;
+}
+
+static void skip_ws(struct parser *ps)
+{
+	while (isspace((unsigned char)*ps->p))
+		ps->p++;
+}
+
+/* the operator at p ('+', '-', '*', '/' or 0), and its length */
+static char peek_op(struct parser *ps, size_t *len)
+{
+	static const struct { const char *s; char op; } utf[] = {
+		{ "\xe2\x88\x92", '-' },	/* U+2212 minus */
+		{ "\xc3\x97", '*' },		/* U+00D7 multiplication */
+		{ "\xc3\xb7", '/' },		/* U+00F7 division */
+	};
+
+	skip_ws(ps);
+	if (strchr("+-*/", *ps->p) && *ps->p) {
+		*len = 1;
+		return *ps->p;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(utf); i++) {
+		if (!strncmp(ps->p, utf[i].s, strlen(utf[i].s))) {
+			*len = strlen(utf[i].s);
+			return utf[i].op;
+		}
+	}
+	return 0;
+}
+
+static bool name_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == ':';
+}
+
+static struct expr *parse_primary(struct parser *ps)
+{
+	const char *start;
+	struct expr *e;
+
+	skip_ws(ps);
+	start = ps->p;
+	if (*ps->p == '(') {
+		ps->p++;
+		e = parse_expr(ps);
+		skip_ws(ps);
+		if (!e)
+			return NULL;
+		if (*ps->p != ')') {
+			perr(ps, "expected ')'");
+			expr_free(e);
+			return NULL;
+		}
+		ps->p++;
+		return e;
+	}
+	if (isdigit((unsigned char)*ps->p) || *ps->p == '.') {
+		char *end;
+		double v = strtod(ps->p, &end);
+
+		if (end == ps->p || !isfinite(v) || name_char(*end)) {
+			perr(ps, "bad number");
+			return NULL;
+		}
+		ps->p = end;
+		e = node(OP_NUM, NULL, NULL, start, end);
+		e->num = v;
+		return e;
+	}
+	if (name_start(*ps->p)) {
+		while (name_char(*ps->p))
+			ps->p++;
+		e = node(OP_NAME, NULL, NULL, start, ps->p);
+		e->name = xstrdup(e->text);
+		return e;
+	}
+	perr(ps, *ps->p ? "expected a number, a metric name or '('" :
+			  "unexpected end of expression");
+	return NULL;
+}
+
+static struct expr *parse_unary(struct parser *ps)
+{
+	const char *start;
+	struct expr *e;
+	size_t len;
+	char op;
+
+	if (++ps->depth > EXPR_MAX_DEPTH) {
+		perr(ps, "expression nested too deeply");
+		return NULL;
+	}
+	op = peek_op(ps, &len);
+	start = ps->p;
+	if (op == '-' || op == '+') {
+		ps->p += len;
+		e = parse_unary(ps);
+		if (e && op == '-')
+			e = node(OP_NEG, e, NULL, start, ps->p);
+	} else {
+		e = parse_primary(ps);
+	}
+	ps->depth--;
+	return e;
+}
+
+static struct expr *parse_binary(struct parser *ps, bool additive)
+{
+	const char *start;
+	struct expr *l, *r;
+	size_t len;
+	char op;
+
+	skip_ws(ps);
+	start = ps->p;
+	l = additive ? parse_binary(ps, false) : parse_unary(ps);
+	while (l) {
+		op = peek_op(ps, &len);
+		if (additive ? (op != '+' && op != '-') : (op != '*' && op != '/'))
+			break;
+		ps->p += len;
+		r = additive ? parse_binary(ps, false) : parse_unary(ps);
+		if (!r) {
+			expr_free(l);
+			return NULL;
+		}
+		l = node(op == '+' ? OP_ADD : op == '-' ? OP_SUB :
+			 op == '*' ? OP_MUL : OP_DIV, l, r, start, ps->p);
+	}
+	return l;
+}
+
+static struct expr *parse_expr(struct parser *ps)
+{
+	struct expr *e;
+
+	if (++ps->depth > EXPR_MAX_DEPTH) {
+		perr(ps, "expression nested too deeply");
+		return NULL;
+	}
+	e = parse_binary(ps, true);
+	ps->depth--;
+	return e;
+}
+
+struct expr *expr_parse(const char *src, char *err, size_t errlen)
+{
+	struct parser ps = { .src = src, .p = src, .err = err, .errlen = errlen };
+	struct expr *e = parse_expr(&ps);
+
+	if (e) {
+		skip_ws(&ps);
+		if (*ps.p) {
+			perr(&ps, *ps.p == ')' ? "unbalanced ')'" :
+				  "expected an operator");
+			expr_free(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
+int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx,
+	      double *val, char *err, size_t errlen)
+{
+	double a, b = 0;
+
+	switch (e->op) {
+	case OP_NUM:
+		*val = e->num;
+		return 0;
+	case OP_NAME:
+		if (lookup(ctx, e->name, val) < 0) {
+			snprintf(err, errlen, "unknown metric \"%s\"", e->name);
+			return -1;
+		}
+		return 0;
+	default:
+		break;
+	}
+	if (expr_eval(e->l, lookup, ctx, &a, err, errlen) < 0)
+		return -1;
+	if (e->r && expr_eval(e->r, lookup, ctx, &b, err, errlen) < 0)
+		return -1;
+	switch (e->op) {
+	case OP_NEG:
+		*val = -a;
+		break;
+	case OP_ADD:
+		*val = a + b;
+		break;
+	case OP_SUB:
+		*val = a - b;
+		break;
+	case OP_MUL:
+		*val = a * b;
+		break;
+	default:
+		if (b == 0 && !isnan(a)) {
+			snprintf(err, errlen, "division by zero: \"%s\" is 0",
+				 e->r->text);
+			return -1;
+		}
+		*val = a / b;
+		break;
+	}
+	return 0;
+}
+
+void expr_names(const struct expr *e, struct strlist *out)
+{
+	if (!e)
+		return;
+	if (e->op == OP_NAME) {
+		for (size_t i = 0; i < out->n; i++)
+			if (!strcmp(out->v[i], e->name))
+				return;
+		strlist_push(out, e->name);
+		return;
+	}
+	expr_names(e->l, out);
+	expr_names(e->r, out);
+}
+
+void expr_free(struct expr *e)
+{
+	if (!e)
+		return;
+	expr_free(e->l);
+	expr_free(e->r);
+	free(e->name);
+	free(e->text);
+	free(e);
+}

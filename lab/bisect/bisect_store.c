@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bisect_store.c - a bisection's state in SQLite; see bisect_store.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include <sqlite3.h>
+
+#include "bisect/bisect_store.h"
+#include "lib/util.h"
+
+struct bstore {
+	sqlite3 *db;
+	char *path;
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS bisect("
+	" id INTEGER PRIMARY KEY CHECK (id = 1), params TEXT NOT NULL,"
+	" status TEXT NOT NULL, progress TEXT, result TEXT,"
+	" started REAL NOT NULL, finished REAL);"
+	"CREATE TABLE IF NOT EXISTS steps("
+	" seq INTEGER PRIMARY KEY AUTOINCREMENT, commit_id TEXT NOT NULL,"
+	" role TEXT NOT NULL, state TEXT NOT NULL, data TEXT NOT NULL,"
+	" started REAL NOT NULL, finished REAL);";
+
+static double now_wall(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static int bexec(struct bstore *b, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(b->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		lab_err("bisect state %s: %s", b->path, msg ? msg : sqlite3_errmsg(b->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static sqlite3_stmt *prep(struct bstore *b, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(b->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		lab_err("bisect state %s: %s", b->path, sqlite3_errmsg(b->db));
+		return NULL;
+	}
+	return st;
+}
+
+static int finish(struct bstore *b, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		lab_err("bisect state %s: %s", b->path, sqlite3_errmsg(b->db));
+		return -1;
+	}
+	return 0;
+}
+
+static void bind_json(sqlite3_stmt *st, int i, json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, free);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static json_t *col_json(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	json_t *j = s ? json_loads(s, 0, NULL) : NULL;
+
+	return j ? j : json_null();
+}
+
+static json_t *col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() :
+	       json_real(sqlite3_column_double(st, i));
+}
+
+static json_t *col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? json_string(s) : json_null();
+}
+
+struct bstore *bstore_open(const char *dir, bool create)
+{
+	struct bstore *b = xcalloc(1, sizeof(*b));
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+
+	b->path = xasprintf("%s/bisect.db", dir);
+	if (create && mkdir_p(dir, 0755))
+		goto fail;
+	if (!create && !path_exists(b->path)) {
+		lab_err("no bisection here: %s does not exist; start one with 'mmlab bisect "
+			"start' (see 'mmlab bisect --help')", b->path);
+		goto fail;
+	}
+	if (sqlite3_open_v2(b->path, &b->db, flags, NULL) != SQLITE_OK) {
+		lab_err("cannot open the bisect state %s: %s", b->path,
+			b->db ? sqlite3_errmsg(b->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(b->db, 30000);
+	if (bexec(b, "PRAGMA journal_mode=WAL;") || bexec(b, "PRAGMA synchronous=FULL;") ||
+	    bexec(b, schema))
+		goto fail;
+	return b;
+fail:
+	bstore_close(b);
+	return NULL;
+}
+
+void bstore_close(struct bstore *b)
+{
+	if (!b)
+		return;
+	if (b->db)
+		sqlite3_close(b->db);
+	free(b->path);
+	free(b);
+}
+
+int bstore_init(struct bstore *b, json_t *params)
+{
+	sqlite3_stmt *st = prep(b, "INSERT INTO bisect(id, params, status, started) "
+				"VALUES(1, ?1, 'started', ?2)");
+
+	if (!st)
+		return -1;
+	bind_json(st, 1, params);
+	sqlite3_bind_double(st, 2, now_wall());
+	return finish(b, st);
+}
+
+json_t *bstore_get(struct bstore *b)
+{
+	sqlite3_stmt *st = prep(b, "SELECT params, status, progress, result, started, finished "
+				"FROM bisect WHERE id = 1");
+	json_t *o = NULL;
+
+	if (!st)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "params", col_json(st, 0),
+			      "status", col_text(st, 1), "progress", col_text(st, 2),
+			      "result", col_json(st, 3), "started", col_real(st, 4),
+			      "finished", col_real(st, 5));
+	sqlite3_finalize(st);
+	return o;
+}
+
+int bstore_set_status(struct bstore *b, const char *status, json_t *result)
+{
+	sqlite3_stmt *st = prep(b, result ?
+		"UPDATE bisect SET status = ?1, result = ?2, finished = ?3 WHERE id = 1" :
+		"UPDATE bisect SET status = ?1 WHERE id = 1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	if (result) {
+		bind_json(st, 2, result);
+		sqlite3_bind_double(st, 3, now_wall());
+	}
+	return finish(b, st);
+}
+
+int bstore_set_progress(struct bstore *b, const char *text)
+{
+	sqlite3_stmt *st = prep(b, "UPDATE bisect SET progress = ?1 WHERE id = 1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	return finish(b, st);
+}
+
+long long bstore_step_open(struct bstore *b, const char *commit, const char *role)
+{
+	sqlite3_stmt *st;
+	long long seq = -1;
+
+	if (bexec(b, "BEGIN IMMEDIATE;"))
+		return -1;
+	st = prep(b, "SELECT seq FROM steps WHERE commit_id = ?1 AND role = ?2 "
+		  "AND state != 'done' ORDER BY seq DESC LIMIT 1");
+	if (!st)
+		goto out;
+	sqlite3_bind_text(st, 1, commit, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, role, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (seq < 0) {
+		st = prep(b, "INSERT INTO steps(commit_id, role, state, data, started) "
+			  "VALUES(?1, ?2, 'running', '{}', ?3)");
+		if (!st)
+			goto out;
+		sqlite3_bind_text(st, 1, commit, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, role, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 3, now_wall());
+		if (!finish(b, st))
+			seq = sqlite3_last_insert_rowid(b->db);
+	}
+out:
+	if (bexec(b, seq < 0 ? "ROLLBACK;" : "COMMIT;"))
+		seq = -1;
+	return seq;
+}
+
+int bstore_step_set(struct bstore *b, long long seq, const char *state, json_t *data)
+{
+	sqlite3_stmt *st = prep(b, "UPDATE steps SET state = ?1, data = ?2, "
+				"finished = CASE WHEN ?1 = 'done' THEN ?3 ELSE finished END "
+				"WHERE seq = ?4");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
+	bind_json(st, 2, data);
+	sqlite3_bind_double(st, 3, now_wall());
+	sqlite3_bind_int64(st, 4, seq);
+	return finish(b, st);
+}
+
+int bstore_step_add_done(struct bstore *b, const char *commit, const char *role,
+			 json_t *data, double started, double finished)
+{
+	sqlite3_stmt *st = prep(b, "INSERT INTO steps(commit_id, role, state, data, started, "
+				"finished) VALUES(?1, ?2, 'done', ?3, ?4, ?5)");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, commit, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, role, -1, SQLITE_TRANSIENT);
+	bind_json(st, 3, data);
+	sqlite3_bind_double(st, 4, started);
+	sqlite3_bind_double(st, 5, finished);
+	return finish(b, st);
+}
+
+json_t *bstore_steps(struct bstore *b)
+{
+	sqlite3_stmt *st = prep(b, "SELECT seq, commit_id, role, state, data, started, finished "
+				"FROM steps ORDER BY seq");
+	json_t *a = json_array();
+
+	if (!st)
+		return a;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+			"seq", (json_int_t)sqlite3_column_int64(st, 0),
+			"commit", col_text(st, 1), "role", col_text(st, 2),
+			"state", col_text(st, 3), "data", col_json(st, 4),
+			"started", col_real(st, 5), "finished", col_real(st, 6)));
+	sqlite3_finalize(st);
+	return a;
+}

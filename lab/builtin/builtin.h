@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * builtin.h - the subcommands; one file lab/builtin/cmd-<name>.c each.
+ * Every command takes (argc, argv) with argv[0] the command name, handles
+ * --help itself, and returns the process exit status: 0 success, 1 a run
+ * that failed, 2 bad usage or bad input.
+ */
+#ifndef MMLAB_CMD_H
+#define MMLAB_CMD_H
+
+int cmd_run(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_results(int argc, char **argv);
+int cmd_image(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+
+/* global options parsed by main.c, visible to every command */
+struct global_opts {
+	const char *results_dir;	/* --results / MMLAB_RESULTS, default ./results */
+	const char *connect_uri;	/* --connect / MMLAB_LIBVIRT_URI */
+	const char *cache_dir;		/* MMLAB_CACHE, default ~/.cache/mmlab */
+};
+extern struct global_opts gopts;
+/* defaults from the environment (lab/builtin/global.c) */
+void gopts_init(void);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stream.h - the host's reading of what the guest agent sent on ttyS1
+ * (records per common/proto.h). The stream is untrusted: parsing never
+ * fails, never crashes, and drops what does not check out with an entry in
+ * "log".
+ */
+#ifndef MMLAB_AGENT_H
+#define MMLAB_AGENT_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define AGENT_MAX_ITERATIONS 4096
+#define AGENT_MAX_LOG 1000
+#define AGENT_MAX_NODES 1024
+#define AGENT_MAX_METRICS 20000	/* per iteration */
+#define AGENT_METRIC_NAME_MAX 200
+#define AGENT_MAX_SAMPLES 20000	/* per series (1 Hz: 5.5 hours) */
+#define AGENT_MAX_SERIES 256
+
+/*
+ * Returns a new object (never NULL):
+ * {"hello": {"agent","release","boot_s"} or null,
+ *  "nodes": [{"id","cpus","memory_kb"}],
+ *  "iterations": [{"index", "status": "ok"|"failed", "ended": bool,
+ *	"reason" (when failed), "exit", "signal",
+ *	"metrics": {"vmstat.<f>": delta, "node<N>.vmstat.<f>": delta,
+ *		    "numastat.node<N>.<f>": delta, "time.user_s",
+ *		    "time.system_s", "time.elapsed_s", "<workload>.<m>": v,
+ *		    "trace.<sys>:<event>", "kthread.<comm>.cpu_s",
+ *		    "dmesg.warnings", "dmesg.oopses", "extfrag.*" (COUNTS)},
+ *	"snapshots": {"before": {"vmstat": "raw text", "node0/vmstat": ..},
+ *		      "after": {..}},
+ *	"timeseries" (when the guest sent SERIES): {"interval_s": 1,
+ *		"samples": n, "series": {"vmstat.nr_free_pages": [n values]}}}],
+ *  "setup_error" (when the guest sent SETUP_ERROR): {"what","message"},
+ *  "log": [{"level","message"}], "done": bool,
+ *  "stream": {"records","skipped_bytes","bad_crc","oversized","truncated",
+ *	       "bad_type"}}
+ * Iterations are sorted by index. An iteration is "ok" only when the guest
+ * said so and its RESULT and both vmstat snapshots arrived.
+ */
+json_t *agent_parse_stream(const void *buf, size_t len,
+			   const char *workload_name);
+
+/*
+ * Write each raw snapshot of a parsed iteration to dir/before/<name> and
+ * dir/after/<name> ("node0/vmstat" -> "node0.vmstat") and remove
+ * "snapshots" from the object. 0, or -1 after a message.
+ */
+int agent_save_snapshots(json_t *iteration, const char *dir);
+
+/* [A-Za-z0-9_.:-]+, at most AGENT_METRIC_NAME_MAX bytes */
+int agent_metric_name_ok(const char *name);
+
+#endif

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * initramfs.c - the initramfs guest image (libarchive: cpio newc + gzip).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "image/initramfs.h"
+#include "proto.h"
+
+#define IMAGE_FORMAT "mmlab-initramfs-1"
+#define GUEST_FILE_MAX (256u << 20)
+
+const char *image_guest_dir(void)
+{
+	static char *dir;
+	const char *e = getenv("MMLAB_GUEST_DIR");
+	char *p;
+
+	if (dir)
+		return dir;
+	if (e && *e) {
+		dir = xstrdup(e);
+		return dir;
+	}
+	/* run from the checkout: ./mmlab next to build/guest */
+	p = xasprintf("%s/build/guest", exe_dir());
+	if (is_dir(p)) {
+		dir = p;
+		return dir;
+	}
+	free(p);
+	/* installed: PREFIX/bin/mmlab and PREFIX/lib/mmlab/guest */
+	dir = xasprintf("%s/../lib/mmlab/guest", exe_dir());
+	return dir;
+}
+
+struct guest_file {
+	char *src;		/* host path */
+	char *dst;		/* path in the image, no leading slash */
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the agent and every workload program, in a stable order */
+static int guest_files(struct guest_file **out, size_t *n)
+{
+	const char *gd = image_guest_dir();
+	char *agent = xasprintf("%s/agent", gd);
+	char *wdir = xasprintf("%s/workloads", gd);
+	struct strlist names = { 0 };
+	struct guest_file *f;
+	struct dirent *e;
+	DIR *d;
+
+	if (access(agent, R_OK)) {
+		lab_err("the guest agent %s is missing; run 'make' in the mmlab checkout "
+			"(or set MMLAB_GUEST_DIR)", agent);
+		goto fail;
+	}
+	d = opendir(wdir);
+	if (!d) {
+		lab_err("cannot read the guest workloads in %s: %s; run 'make'", wdir,
+			strerror(errno));
+		goto fail;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
+			continue;
+		p = xasprintf("%s/%s", wdir, e->d_name);
+		/* programs only: not directories, not object files */
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+			strlist_push(&names, e->d_name);
+		free(p);
+	}
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_name);
+	f = xcalloc(names.n + 1, sizeof(*f));
+	f[0].src = agent;
+	f[0].dst = xstrdup("init");
+	for (size_t i = 0; i < names.n; i++) {
+		f[i + 1].src = xasprintf("%s/%s", wdir, names.v[i]);
+		f[i + 1].dst = xasprintf("mmlab/workloads/%s", names.v[i]);
+	}
+	*n = names.n + 1;
+	*out = f;
+	strlist_free(&names);
+	free(wdir);
+	return 0;
+fail:
+	free(agent);
+	free(wdir);
+	return -1;
+}
+
+static void free_files(struct guest_file *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].src);
+		free(f[i].dst);
+	}
+	free(f);
+}
+
+static int ar_fail(struct archive *a, const char *what)
+{
+	lab_err("%s: %s", what, archive_error_string(a) ? archive_error_string(a) : "?");
+	return -1;
+}
+
+static int add_entry(struct archive *a, const char *name, unsigned int type,
+		     unsigned int perm, const void *data, size_t len, dev_t rdev,
+		     unsigned long ino)
+{
+	struct archive_entry *e = archive_entry_new();
+	int ret = 0;
+
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, perm);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_mtime(e, 0, 0);
+	archive_entry_set_nlink(e, type == AE_IFDIR ? 2 : 1);
+	archive_entry_set_ino(e, (la_int64_t)ino);
+	if (type == AE_IFCHR)
+		archive_entry_set_rdev(e, rdev);
+	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)len : 0);
+	if (archive_write_header(a, e) != ARCHIVE_OK)
+		ret = ar_fail(a, name);
+	else if (len && archive_write_data(a, data, len) != (la_ssize_t)len)
+		ret = ar_fail(a, name);
+	archive_entry_free(e);
+	return ret;
+}
+
+static int write_base(const char *path, struct guest_file *files, size_t n)
+{
+	static const char *const dirs[] = {
+		"dev", "proc", "sys", "tmp", "run", "root", "mmlab", "mmlab/workloads",
+	};
+	struct archive *a = archive_write_new();
+	unsigned long ino = 1;
+	int ret = -1;
+
+	if (archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
+	    archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_write_open_filename(a, path) != ARCHIVE_OK) {
+		ar_fail(a, path);
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (add_entry(a, dirs[i], AE_IFDIR, 0755, NULL, 0, 0, ino++))
+			goto out;
+	/* the kernel opens /dev/console for init before devtmpfs is mounted */
+	if (add_entry(a, "dev/console", AE_IFCHR, 0600, NULL, 0, makedev(5, 1), ino++) ||
+	    add_entry(a, "dev/null", AE_IFCHR, 0666, NULL, 0, makedev(1, 3), ino++))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		char *data = read_file(files[i].src, &len, GUEST_FILE_MAX);
+
+		if (!data)
+			goto out;
+		if (add_entry(a, files[i].dst, AE_IFREG, 0755, data, len, 0, ino++)) {
+			free(data);
+			goto out;
+		}
+		free(data);
+	}
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		ar_fail(a, path);
+		goto out;
+	}
+	ret = 0;
+out:
+	archive_write_free(a);
+	return ret;
+}
+
+static int inputs_hash(struct guest_file *files, size_t n, char out[65])
+{
+	char *text = xstrdup(IMAGE_FORMAT "\n");
+
+	for (size_t i = 0; i < n; i++) {
+		char h[65], *t;
+
+		if (sha256_file(files[i].src, h)) {
+			free(text);
+			return -1;
+		}
+		t = xasprintf("%s%s %s\n", text, files[i].dst, h);
+		free(text);
+		text = t;
+	}
+	sha256_buf(text, strlen(text), out);
+	free(text);
+	return 0;
+}
+
+int image_initramfs(const char *cache_dir, struct image *img)
+{
+	struct guest_file *files;
+	char *dir, *tmp;
+	size_t n;
+	int ret = -1;
+
+	memset(img, 0, sizeof(*img));
+	if (guest_files(&files, &n))
+		return -1;
+	if (inputs_hash(files, n, img->hash))
+		goto out;
+	dir = xasprintf("%s/images", cache_dir);
+	if (mkdir_p(dir, 0755)) {
+		free(dir);
+		goto out;
+	}
+	img->path = xasprintf("%s/initramfs-%.16s.cpio.gz", dir, img->hash);
+	free(dir);
+	if (path_exists(img->path)) {
+		ret = 0;
+		goto out;
+	}
+	tmp = xasprintf("%s.tmp.%ld", img->path, (long)getpid());
+	if (write_base(tmp, files, n) || rename(tmp, img->path)) {
+		if (path_exists(tmp))
+			lab_err("cannot store the image %s: %s", img->path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		goto out;
+	}
+	free(tmp);
+	img->built = true;
+	ret = 0;
+out:
+	free_files(files, n);
+	if (ret) {
+		free(img->path);
+		img->path = NULL;
+	}
+	return ret;
+}
+
+int image_guest_hash(char out[65])
+{
+	struct guest_file *files;
+	size_t n;
+	int ret;
+
+	if (guest_files(&files, &n))
+		return -1;
+	ret = inputs_hash(files, n, out);
+	free_files(files, n);
+	return ret;
+}
+
+int image_guest_install(const char *root, const char *agent_path)
+{
+	struct guest_file *files;
+	size_t n;
+	int ret = 0;
+
+	if (guest_files(&files, &n))
+		return -1;
+	for (size_t i = 0; i < n && !ret; i++) {
+		/* files[0] is the agent ("init"), the rest mmlab/workloads/<name> */
+		char *dst = i ? xasprintf("%s/%s", root, files[i].dst) :
+				xasprintf("%s/%s", root, agent_path);
+		char *slash = strrchr(dst, '/');
+
+		*slash = '\0';
+		ret = mkdir_p(dst, 0755);
+		*slash = '/';
+		if (!ret)
+			ret = copy_file(files[i].src, dst, 0755);
+		free(dst);
+	}
+	free_files(files, n);
+	return ret;
+}
+
+void image_release(struct image *img)
+{
+	free(img->path);
+	img->path = NULL;
+}
+
+char *image_plan_text(const struct kvlist *plan)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("# mmlab guest plan (written by the host; key=value)\n", f);
+	for (size_t i = 0; i < plan->n; i++)
+		fprintf(f, "%s=%s\n", plan->v[i].key, plan->v[i].value);
+	fclose(f);
+	return buf;
+}
+
+/* the extra files (guest path under mmlab/modules/ -> host path) */
+static int extra_entries(struct archive *a, const struct kvlist *extra)
+{
+	if (!extra || !extra->n)
+		return 0;
+	if (add_entry(a, "mmlab/modules", AE_IFDIR, 0755, NULL, 0, 0, 900003))
+		return -1;
+	for (size_t i = 0; i < extra->n; i++) {
+		size_t len;
+		char *data = read_file(extra->v[i].value, &len, 256u << 20);
+		int ret;
+
+		if (!data)
+			return -1;
+		ret = add_entry(a, extra->v[i].key, AE_IFREG, 0644, data, len, 0,
+				900004 + (int)i);
+		free(data);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static size_t extra_size(const struct kvlist *extra)
+{
+	size_t n = 0;
+	struct stat st;
+
+	for (size_t i = 0; extra && i < extra->n; i++)
+		n += 1024 + (stat(extra->v[i].value, &st) ? 0 : (size_t)st.st_size);
+	return n;
+}
+
+static int plan_cpio(const struct kvlist *plan, const struct kvlist *extra,
+		     void **out, size_t *outlen)
+{
+	struct archive *a = archive_write_new();
+	char *text = image_plan_text(plan);
+	size_t cap = strlen(text) + 8192 + extra_size(extra), used = 0;
+	void *buf = xmalloc(cap);
+	int ret = -1;
+
+	if (strlen(text) > MMPLAN_MAX_SIZE) {
+		lab_err("the guest plan is %zu bytes, more than the agent reads (%u)",
+			strlen(text), MMPLAN_MAX_SIZE);
+		goto out;
+	}
+	if (archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
+	    archive_write_add_filter_none(a) != ARCHIVE_OK ||
+	    archive_write_set_bytes_per_block(a, 0) != ARCHIVE_OK ||
+	    archive_write_open_memory(a, buf, cap, &used) != ARCHIVE_OK) {
+		ar_fail(a, "guest plan cpio");
+		goto out;
+	}
+	if (add_entry(a, "mmlab", AE_IFDIR, 0755, NULL, 0, 0, 900001) ||
+	    add_entry(a, "mmlab/plan", AE_IFREG, 0644, text, strlen(text), 0, 900002) ||
+	    extra_entries(a, extra))
+		goto out;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		ar_fail(a, "guest plan cpio");
+		goto out;
+	}
+	*out = buf;
+	*outlen = used;
+	buf = NULL;
+	ret = 0;
+out:
+	archive_write_free(a);
+	free(text);
+	free(buf);
+	return ret;
+}
+
+int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path)
+{
+	return image_boot_initrd_extra(base, plan, NULL, out_path);
+}
+
+int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
+			    const struct kvlist *extra, const char *out_path)
+{
+	size_t blen, plen, pad;
+	char *b = read_file(base, &blen, 1u << 30);
+	void *p = NULL;
+	char *all;
+	int ret;
+
+	if (!b)
+		return -1;
+	if (plan_cpio(plan, extra, &p, &plen)) {
+		free(b);
+		return -1;
+	}
+	/* the kernel wants each appended archive to start 4-byte aligned */
+	pad = (4 - blen % 4) % 4;
+	all = xcalloc(1, blen + pad + plen);
+	memcpy(all, b, blen);
+	memcpy(all + blen + pad, p, plen);
+	ret = write_file_atomic(out_path, all, blen + pad + plen, 0644);
+	free(all);
+	free(b);
+	free(p);
+	return ret;
+}
+
+json_t *image_list(const char *cache_dir)
+{
+	char *dir = xasprintf("%s/images", cache_dir);
+	json_t *out = json_array();
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		free(dir);
+		return out;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *p, when[32], hash[17];
+
+		if (strncmp(e->d_name, "initramfs-", 10) || strstr(e->d_name, ".tmp."))
+			continue;
+		snprintf(hash, sizeof(hash), "%.16s", e->d_name + 10);
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(p, &st) == 0) {
+			struct tm tm;
+
+			gmtime_r(&st.st_mtime, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:I, s:s}",
+				"kind", "initramfs", "path", p,
+				"hash", hash, "size", (json_int_t)st.st_size,
+				"created", when));
+		}
+		free(p);
+	}
+	closedir(d);
+	free(dir);
+	return out;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * initramfs.h - guest images. The default image is an initramfs (cpio newc +
+ * gzip, written with libarchive) holding the static guest agent as /init
+ * and the workload programs under /mmlab/workloads/. It is cached under
+ * CACHE/images/ by a hash of its contents. Each boot appends a small
+ * uncompressed cpio holding the guest plan (/mmlab/plan).
+ */
+#ifndef MMLAB_IMAGE_H
+#define MMLAB_IMAGE_H
+
+#include <jansson.h>
+
+#include "lib/util.h"
+
+/* directory holding agent and workloads/ (MMLAB_GUEST_DIR overrides) */
+const char *image_guest_dir(void);
+
+struct image {
+	char *path;		/* the cached initramfs */
+	char hash[65];		/* content hash (sha256 of the inputs) */
+	bool built;		/* built now rather than found in the cache */
+};
+
+/* find or build the initramfs; 0 or -1 after a message */
+int image_initramfs(const char *cache_dir, struct image *img);
+void image_release(struct image *img);
+
+/* write base + a cpio holding the plan (key=value lines) to out_path */
+int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path);
+
+/*
+ * The same with extra files: extra maps guest paths under "mmlab/modules/"
+ * (e.g. "mmlab/modules/pagebench.ko") to host files (kernel modules a
+ * workload loads).
+ */
+int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
+			    const struct kvlist *extra, const char *out_path);
+
+/* render a plan as the text the guest reads */
+char *image_plan_text(const struct kvlist *plan);
+
+/* sha256 over the agent and workload programs (what an image is made of) */
+int image_guest_hash(char out[65]);
+/* copy the agent to root/agent_path and the workloads to root/mmlab/workloads/ */
+int image_guest_install(const char *root, const char *agent_path);
+
+/* [{"path","hash","size","created"}] for "mmlab image list" */
+json_t *image_list(const char *cache_dir);
+
+#endif

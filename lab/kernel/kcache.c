@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kcache.c - the content-addressed kernel cache: prepare the source in the
+ * lab's worktree, configure, key, build when the key is missing, store.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel/build.h"
+#include "kernel/kcache.h"
+#include "kernel/kernel.h"
+#include "lib/spawn.h"
+
+#define META_MAX (1u << 20)
+
+void kcache_key(const char *tree_id, const char *config_hash, const char *cc_version,
+		char out[KCACHE_KEY_LEN + 1])
+{
+	char *s = xasprintf("tree %s\nconfig %s\ncc %s\n", tree_id, config_hash, cc_version);
+	char hex[65];
+
+	sha256_buf(s, strlen(s), hex);
+	memcpy(out, hex, KCACHE_KEY_LEN);
+	out[KCACHE_KEY_LEN] = '\0';
+	free(s);
+}
+
+static char *kdir(const char *cache_dir, const char *sub)
+{
+	return xasprintf("%s/kernels/%s", cache_dir, sub);
+}
+
+/* the request's identity: everything that determines the key */
+static char *request_hash(const struct kcache_req *q, const char *git_dir,
+			  const char *base_commit)
+{
+	struct strlist parts = { 0 };
+	char hex[65], *all = NULL;
+	size_t len = 0;
+
+	strlist_pushf(&parts, "git %s\ncommit %s\nbase %s\ncc %s\n", git_dir, base_commit,
+		      q->config_base, kbuild_cc_version());
+	for (size_t i = 0; i < q->nops; i++)
+		strlist_pushf(&parts, "op %s %s\n", src_op_name(q->ops[i].kind),
+			      q->ops[i].resolved);
+	for (size_t i = 0; i < q->nfragments; i++) {
+		if (sha256_file(q->fragments[i], hex)) {
+			strlist_free(&parts);
+			return NULL;
+		}
+		strlist_pushf(&parts, "fragment %s\n", hex);
+	}
+	if (strcmp(q->config_base, "tinyconfig") && strcmp(q->config_base, "defconfig") &&
+	    strcmp(q->config_base, "distro") && sha256_file(q->config_base, hex) == 0)
+		strlist_pushf(&parts, "base-file %s\n", hex);
+	for (size_t i = 0; i < parts.n; i++) {
+		size_t l = strlen(parts.v[i]);
+
+		all = xrealloc(all, len + l + 1);
+		memcpy(all + len, parts.v[i], l + 1);
+		len += l;
+	}
+	sha256_buf(all, len, hex);
+	free(all);
+	strlist_free(&parts);
+	return xstrdup(hex);
+}
+
+static json_t *read_meta(const char *entry_dir)
+{
+	char *p = xasprintf("%s/meta.json", entry_dir);
+	json_t *m = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
+
+	free(p);
+	return m;
+}
+
+static int fill_result(const char *cache_dir, const char *key, struct kcache_result *res)
+{
+	char *sub = xasprintf("entries/%s", key);
+
+	res->dir = kdir(cache_dir, sub);
+	free(sub);
+	res->meta = read_meta(res->dir);
+	if (!res->meta)
+		return -1;
+	res->key = xstrdup(key);
+	res->bzimage = xasprintf("%s/bzImage", res->dir);
+	free(res->log);
+	res->log = xasprintf("%s/build.log", res->dir);
+	return access(res->bzimage, R_OK) ? -1 : 0;
+}
+
+/* CONFIG_MODULES=y in dir/name (a .config) */
+static bool config_has_modules(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	char *text = read_file(p, NULL, 16u << 20);
+	bool yes = text && (!strncmp(text, "CONFIG_MODULES=y\n", 17) ||
+			    strstr(text, "\nCONFIG_MODULES=y\n"));
+
+	free(text);
+	free(p);
+	return yes;
+}
+
+/*
+ * An entry of a kernel with modules stored before entries had a module
+ * build kit (entry/build/): only a build can make one.
+ */
+static bool lacks_kit(const struct kcache_result *res)
+{
+	char *mk = xasprintf("%s/build/Makefile", res->dir);
+	bool lacks = config_has_modules(res->dir, "config") && access(mk, R_OK) &&
+		     !json_is_false(json_object_get(res->meta, "build_kit"));
+
+	free(mk);
+	return lacks;
+}
+
+static int lock_tree(const char *srcdir)
+{
+	char *p = xasprintf("%s/lock", srcdir);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		lab_err("cannot open the lock %s: %s", p, strerror(errno));
+	} else if (flock(fd, LOCK_EX | LOCK_NB)) {
+		lab_info("waiting for another mmlab building from the same tree (%s)", p);
+		if (flock(fd, LOCK_EX)) {
+			lab_err("cannot lock %s: %s", p, strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+	}
+	free(p);
+	return fd;
+}
+
+/* copy cfgdir/.config to builddir/.config unless identical (keeps make incremental) */
+static int install_config(const char *cfg, const char *builddir)
+{
+	char *dst = xasprintf("%s/.config", builddir);
+	char *a = read_file(cfg, NULL, 16u << 20);
+	char *b = path_exists(dst) ? read_file(dst, NULL, 16u << 20) : NULL;
+	int ret = 0;
+
+	if (!a || !b || strcmp(a, b))
+		ret = a ? copy_file(cfg, dst, 0644) : -1;
+	free(a);
+	free(b);
+	free(dst);
+	return ret;
+}
+
+/*
+ * make modules_install into entry/lib/modules/<release>/, the layout of a
+ * root filesystem (diskimage.c copies it into the guest disk). Its "build"
+ * symlink points at the shared O= directory, which later builds of other
+ * variants change: it is removed (the entry's build/ is the kit).
+ */
+static int install_modules(const char *entry, const char *wt, const char *builddir,
+			   const char *log, const char *key)
+{
+	char *o = xasprintf("O=%s", builddir), *m = xasprintf("INSTALL_MOD_PATH=%s", entry);
+	const char *argv[] = { "make", "-C", wt, o, m, "modules_install", NULL };
+	char *rel = xasprintf("%s/include/config/kernel.release", builddir);
+	char *release = read_file(rel, NULL, 4096);
+	struct spawn_result r = { 0 };
+	char how[64];
+	int ret = -1;
+
+	if (spawn_run(argv, &(struct spawn_opts){ .timeout_s = 1800, .log_path = log }, &r)) {
+		lab_err("kernel %s: make modules_install failed (%s): %s; the whole output is "
+			"in %s", key, spawn_describe(&r, 1800, how, sizeof(how)),
+			spawn_tail(&r, 10), log);
+	} else if (release) {
+		char *link;
+
+		release[strcspn(release, "\n")] = '\0';
+		link = xasprintf("%s/lib/modules/%s/build", entry, release);
+		unlink(link);
+		free(link);
+		ret = 0;
+	} else {
+		lab_err("kernel %s: cannot read %s after the build", key, rel);
+	}
+	spawn_result_free(&r);
+	free(release);
+	free(rel);
+	free(o);
+	free(m);
+	return ret;
+}
+
+/*
+ * The external-module build kit of the kernel in entry/build/: what the
+ * kernel's own scripts/package/install-extmod-build puts in a Debian
+ * linux-headers package (the source's Makefiles, include/, arch headers and
+ * scripts/, the build's generated headers, Module.symvers and host tools)
+ * plus .config. "make -C entry/build M=DIR" then builds a module for exactly
+ * this kernel at any later time, whatever the shared O= directory holds.
+ * Run while builddir still holds this kernel's build (under the tree lock).
+ * 0, 1 when the tree is too old to have the script (a warning), or -1.
+ */
+static int make_build_kit(const char *entry, const char *wt, const char *builddir,
+			  const char *log, const char *key)
+{
+	char *script = xasprintf("%s/scripts/package/install-extmod-build", wt);
+	char *dest = xasprintf("%s/build", entry), *srctree = xasprintf("srctree=%s", wt);
+	char *cfg = xasprintf("%s/.config", builddir), *kcfg = xasprintf("%s/.config", dest);
+	/* CC equal to HOSTCC: the host tools of the build are kept, not rebuilt */
+	const char *env[] = { srctree, "SRCARCH=x86", "CC=gcc", "HOSTCC=gcc", "MAKE=make",
+			      NULL };
+	const char *argv[] = { "sh", script, dest, NULL };
+	struct spawn_result r = { 0 };
+	char how[64];
+	int ret = -1;
+
+	if (access(script, R_OK)) {
+		lab_warn("kernel %s: the tree has no scripts/package/install-extmod-build "
+			 "(Linux 6.8 and later have it): stored without a module build kit, "
+			 "so workload modules (pagebench) cannot be built for it", key);
+		ret = 1;
+	} else if (spawn_run(argv, &(struct spawn_opts){ .cwd = builddir, .env = env,
+			     .timeout_s = 600, .log_path = log }, &r)) {
+		lab_err("kernel %s: making the module build kit failed (%s): %s; the whole "
+			"output is in %s", key, spawn_describe(&r, 600, how, sizeof(how)),
+			spawn_tail(&r, 10), log);
+	} else {
+		ret = copy_file(cfg, kcfg, 0644);
+	}
+	spawn_result_free(&r);
+	free(script);
+	free(dest);
+	free(srctree);
+	free(cfg);
+	free(kcfg);
+	return ret;
+}
+
+static int store_entry(const char *cache_dir, const char *key, const char *wt,
+		       const char *builddir, const char *log, json_t *meta)
+{
+	char *sub = xasprintf("entries/%s", key), *dir = kdir(cache_dir, sub);
+	char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
+	static const char *const files[][2] = {
+		{ "arch/x86/boot/bzImage", "bzImage" }, { "System.map", "System.map" },
+		{ ".config", "config" },
+	};
+	int ret = -1;
+
+	rm_rf(tmp);
+	if (mkdir_p(tmp, 0755))
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *s = xasprintf("%s/%s", builddir, files[i][0]);
+		char *d = xasprintf("%s/%s", tmp, files[i][1]);
+		int r = copy_file(s, d, 0644);
+
+		free(s);
+		free(d);
+		if (r)
+			goto out;
+	}
+	{
+		char *d = xasprintf("%s/build.log", tmp);
+
+		copy_file(log, d, 0644);
+		free(d);
+	}
+	if (config_has_modules(builddir, ".config")) {
+		int kit;
+
+		if (install_modules(tmp, wt, builddir, log, key))
+			goto out;
+		kit = make_build_kit(tmp, wt, builddir, log, key);
+		if (kit < 0)
+			goto out;
+		json_object_set_new(meta, "modules", json_true());
+		json_object_set_new(meta, "build_kit", json_boolean(kit == 0));
+	}
+	{
+		char *mp = xasprintf("%s/meta.json", tmp);
+		char *s = json_dumps(meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+
+		ret = write_file_atomic(mp, s, strlen(s), 0644);
+		free(s);
+		free(mp);
+		if (ret)
+			goto out;
+	}
+	rm_rf(dir);
+	if (rename(tmp, dir)) {
+		lab_err("cannot store the kernel %s in %s: %s", key, dir, strerror(errno));
+		ret = -1;
+	}
+out:
+	if (ret)
+		rm_rf(tmp);
+	free(sub);
+	free(dir);
+	free(tmp);
+	return ret;
+}
+
+static json_t *ops_json(const struct kcache_req *q)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < q->nops; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "op",
+			src_op_name(q->ops[i].kind), "arg", q->ops[i].arg,
+			"resolved", q->ops[i].resolved));
+	return a;
+}
+
+static void iso_time(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static const char *const gd_args[] = { "rev-parse", "--path-format=absolute",
+					"--git-common-dir", NULL };
+
+int kcache_request(const struct kcache_req *q, char **request, char **base_commit)
+{
+	char *git_dir, *base = NULL, *what;
+
+	*request = *base_commit = NULL;
+	if (!kbuild_cc_version())
+		return -1;
+	git_dir = git_out(q->tree, gd_args);
+	if (!git_dir) {
+		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
+			"git checkout of the kernel", q->variant, q->tree);
+		return -1;
+	}
+	what = xasprintf("variant '%s': ref", q->variant);
+	base = git_resolve_commit(q->tree, q->ref, what);
+	free(what);
+	if (base && !src_ops_resolve(q->tree, q->ops, q->nops, q->variant))
+		*request = request_hash(q, git_dir, base);
+	free(git_dir);
+	if (!*request) {
+		free(base);
+		return -1;
+	}
+	*base_commit = base;
+	return 0;
+}
+
+int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res)
+{
+	char *git_dir = NULL, *base = NULL, *req = NULL, *req_path = NULL, *srcdir = NULL;
+	char *wt = NULL, *tree_id = NULL, *cfgdir = NULL, *builddir = NULL, *cfg = NULL;
+	char cfg_hash[65], key[KCACHE_KEY_LEN + 1], when[32], hex[65], *what;
+	double t0 = now_monotonic(), t_prep = 0, t_cfg = 0, t_build = 0;
+	json_t *meta = NULL, *frags;
+	int lock_fd = -1, ret = -1;
+	bool fresh = false, cached;
+
+	memset(res, 0, sizeof(*res));
+	if (!kbuild_cc_version())
+		return -1;
+	git_dir = git_out(q->tree, gd_args);
+	if (!git_dir) {
+		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
+			"git checkout of the kernel", q->variant, q->tree);
+		return -1;
+	}
+	what = xasprintf("variant '%s': ref", q->variant);
+	base = git_resolve_commit(q->tree, q->ref, what);
+	free(what);
+	if (!base || src_ops_resolve(q->tree, q->ops, q->nops, q->variant))
+		goto out;
+	req = request_hash(q, git_dir, base);
+	if (!req)
+		goto out;
+	req_path = xasprintf("%s/kernels/requests/%s", cache_dir, req);
+	if (!q->rebuild && path_exists(req_path)) {
+		char *k = read_file(req_path, NULL, 128);
+
+		if (k) {
+			k[strcspn(k, "\n")] = '\0';
+			if (strlen(k) == KCACHE_KEY_LEN && fill_result(cache_dir, k, res) == 0 &&
+			    !(q->want_kit && lacks_kit(res))) {
+				res->hit = res->request_hit = true;
+				lab_info("variant '%s': kernel %s from the cache (request seen "
+					 "before)", q->variant, k);
+				free(k);
+				ret = 0;
+				goto out;
+			}
+			kcache_result_release(res);
+		}
+		free(k);
+	}
+
+	sha256_buf(git_dir, strlen(git_dir), hex);
+	hex[16] = '\0';
+	{
+		char *sub = xasprintf("src/%s", hex);
+
+		srcdir = kdir(cache_dir, sub);
+		free(sub);
+	}
+	if (mkdir_p(srcdir, 0755))
+		goto out;
+	lock_fd = lock_tree(srcdir);
+	if (lock_fd < 0)
+		goto out;
+	wt = xasprintf("%s/wt", srcdir);
+	if (src_prepare(q->tree, wt, base, q->ops, q->nops, q->variant))
+		goto out;
+	tree_id = src_tree_id(wt);
+	if (!tree_id)
+		goto out;
+	t_prep = now_monotonic() - t0;
+
+	/* the config directory and build directory belong to (tree, config inputs) */
+	{
+		struct strlist parts = { 0 };
+		char *all;
+
+		strlist_pushf(&parts, "%s", q->config_base);
+		for (size_t i = 0; i < q->nfragments; i++)
+			strlist_pushf(&parts, "%s", q->fragments[i]);
+		all = xstrdup("");
+		for (size_t i = 0; i < parts.n; i++) {
+			char *n = xasprintf("%s%s\n", all, parts.v[i]);
+
+			free(all);
+			all = n;
+		}
+		sha256_buf(all, strlen(all), hex);
+		hex[16] = '\0';
+		free(all);
+		strlist_free(&parts);
+	}
+	cfgdir = xasprintf("%s/config-%s", srcdir, hex);
+	builddir = xasprintf("%s/build-%s", srcdir, hex);
+	cfg = xasprintf("%s/.config", cfgdir);
+	{
+		char *logs = kdir(cache_dir, "logs");
+
+		iso_time(when, sizeof(when));
+		if (mkdir_p(logs, 0755) == 0)
+			res->log = xasprintf("%s/%s-%s-config.log", logs, when, q->variant);
+		free(logs);
+	}
+	if (kconfig_make(wt, cfgdir, q->config_base, q->fragments, q->nfragments, q->variant,
+			 res->log))
+		goto out;
+	if (res->log)
+		unlink(res->log);	/* configured: the build log says the rest */
+	free(res->log);
+	res->log = NULL;
+	if (sha256_file(cfg, cfg_hash))
+		goto out;
+	t_cfg = now_monotonic() - t0 - t_prep;
+	kcache_key(tree_id, cfg_hash, kbuild_cc_version(), key);
+
+	cached = !q->rebuild && fill_result(cache_dir, key, res) == 0;
+	if (cached && q->want_kit && lacks_kit(res)) {
+		lab_info("variant '%s': kernel %s is cached without a module build kit (an "
+			 "older mmlab stored it); building it again to make one", q->variant,
+			 key);
+		cached = false;
+	}
+	if (cached) {
+		res->hit = true;
+		lab_info("variant '%s': kernel %s from the cache (tree %.12s already built)",
+			 q->variant, key, tree_id);
+	} else {
+		char *lv = xasprintf("-mmlab-%.12s", key), *logs = kdir(cache_dir, "logs");
+		struct kernel_info ki;
+
+		kcache_result_release(res);
+		iso_time(when, sizeof(when));
+		if (mkdir_p(logs, 0755) || mkdir_p(builddir, 0755) ||
+		    install_config(cfg, builddir)) {
+			free(lv);
+			free(logs);
+			goto out;
+		}
+		res->log = xasprintf("%s/%s-%s-%.12s.log", logs, when, q->variant, key);
+		free(logs);
+		ret = kbuild_make(wt, builddir, lv, res->log, q->variant, &t_build, &fresh);
+		free(lv);
+		if (ret) {
+			ret = -1;
+			goto out;
+		}
+		ret = -1;
+		frags = json_array();
+		for (size_t i = 0; i < q->nfragments; i++) {
+			sha256_file(q->fragments[i], hex);
+			json_array_append_new(frags, json_pack("{s:s, s:s}", "path",
+				q->fragments[i], "sha256", hex));
+		}
+		meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:{s:s, s:o}, s:s, s:s,"
+				 " s:s, s:s, s:{s:f, s:f, s:f}}",
+			"key", key, "variant", q->variant, "tree", q->tree, "tree_id", tree_id,
+			"ref", q->ref, "base_commit", base, "operations", ops_json(q),
+			"config", "base", q->config_base, "fragments", frags,
+			"config_hash", cfg_hash, "compiler", kbuild_cc_version(),
+			"built", when, "log", res->log,
+			"timings", "prepare_s", t_prep, "config_s", t_cfg, "build_s", t_build);
+		{
+			char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
+
+			if (kernel_read_info(img, &ki) == 0) {
+				json_object_set_new(meta, "release", json_string(ki.release));
+				json_object_set_new(meta, "version", json_string(ki.version));
+				kernel_info_release(&ki);
+			}
+			free(img);
+		}
+		json_object_set_new(meta, "full_build", json_boolean(fresh));
+		if (store_entry(cache_dir, key, wt, builddir, res->log, meta) ||
+		    fill_result(cache_dir, key, res))
+			goto out;
+	}
+	{
+		char *reqdir = kdir(cache_dir, "requests");
+
+		if (mkdir_p(reqdir, 0755) == 0) {
+			char *k = xasprintf("%s\n", key);
+
+			write_file_atomic(req_path, k, strlen(k), 0644);
+			free(k);
+		}
+		free(reqdir);
+	}
+	ret = 0;
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	if (ret) {
+		char *log = res->log;
+
+		res->log = NULL;
+		kcache_result_release(res);
+		res->log = log;
+	}
+	json_decref(meta);
+	free(git_dir);
+	free(base);
+	free(req);
+	free(req_path);
+	free(srcdir);
+	free(wt);
+	free(tree_id);
+	free(cfgdir);
+	free(builddir);
+	free(cfg);
+	return ret;
+}
+
+void kcache_result_release(struct kcache_result *res)
+{
+	free(res->key);
+	free(res->dir);
+	free(res->bzimage);
+	free(res->log);
+	json_decref(res->meta);
+	memset(res, 0, sizeof(*res));
+}
+
+static int cmp_built(const void *a, const void *b)
+{
+	const char *x = json_string_value(json_object_get(*(json_t *const *)a, "built"));
+	const char *y = json_string_value(json_object_get(*(json_t *const *)b, "built"));
+
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+json_t *kcache_list(const char *cache_dir)
+{
+	char *dir = kdir(cache_dir, "entries");
+	json_t *out = json_array(), **v = NULL;
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		char *p;
+		json_t *m;
+
+		if (strlen(e->d_name) != KCACHE_KEY_LEN)
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		m = read_meta(p);
+		free(p);
+		if (!m)
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = m;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_built);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out, v[i]);
+	free(v);
+	free(dir);
+	return out;
+}
+
+json_t *kcache_show(const char *cache_dir, const char *key)
+{
+	json_t *all = kcache_list(cache_dir), *hit = NULL, *m;
+	size_t i, nhit = 0;
+
+	json_array_foreach(all, i, m) {
+		const char *k = json_string_value(json_object_get(m, "key"));
+
+		if (k && *key && !strncmp(k, key, strlen(key))) {
+			hit = m;
+			nhit++;
+		}
+	}
+	if (nhit == 1) {
+		json_incref(hit);
+		json_object_set_new(hit, "dir", json_pack("s++", cache_dir, "/kernels/entries/",
+			json_string_value(json_object_get(hit, "key"))));
+	} else {
+		lab_err("%s kernel in the cache has the key '%s'; 'mmlab kernel list' shows "
+			"them", nhit ? "more than one" : "no", key);
+		hit = NULL;
+	}
+	json_decref(all);
+	return hit;
+}
+
+/* every cache_key named by a run under results_dir */
+static void used_keys(const char *results_dir, struct strlist *keys)
+{
+	DIR *d = opendir(results_dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *p;
+		json_t *rj, *v;
+		size_t i;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s/run.json", results_dir, e->d_name);
+		rj = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
+		free(p);
+		json_array_foreach(json_object_get(rj, "variants"), i, v) {
+			const char *k = json_string_value(json_object_get(
+				json_object_get(v, "kernel"), "cache_key"));
+
+			if (k)
+				strlist_push(keys, k);
+		}
+		json_decref(rj);
+	}
+	if (d)
+		closedir(d);
+}
+
+json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run)
+{
+	struct strlist keys = { 0 };
+	json_t *all = kcache_list(cache_dir), *removed = json_array(), *m;
+	char *reqdir = kdir(cache_dir, "requests");
+	size_t i;
+
+	used_keys(results_dir, &keys);
+	json_array_foreach(all, i, m) {
+		const char *k = json_string_value(json_object_get(m, "key"));
+		bool used = false;
+
+		for (size_t j = 0; j < keys.n && k; j++)
+			used |= !strcmp(keys.v[j], k);
+		if (!k || used)
+			continue;
+		json_array_append_new(removed, json_string(k));
+		if (!dry_run) {
+			char *sub = xasprintf("entries/%s", k), *dir = kdir(cache_dir, sub);
+
+			rm_rf(dir);
+			free(sub);
+			free(dir);
+		}
+	}
+	/* request memos whose entry is gone */
+	if (!dry_run) {
+		DIR *d = opendir(reqdir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char *p, *k, *ed;
+
+			if (e->d_name[0] == '.')
+				continue;
+			p = xasprintf("%s/%s", reqdir, e->d_name);
+			k = read_file(p, NULL, 128);
+			if (k) {
+				k[strcspn(k, "\n")] = '\0';
+				ed = xasprintf("%s/kernels/entries/%s", cache_dir, k);
+				if (!is_dir(ed))
+					unlink(p);
+				free(ed);
+			}
+			free(k);
+			free(p);
+		}
+		if (d)
+			closedir(d);
+	}
+	strlist_free(&keys);
+	json_decref(all);
+	free(reqdir);
+	return removed;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kcache.h - the content-addressed cache of built kernels.
+ *
+ * key = sha256("tree <git tree id after the operations>\nconfig <sha256 of
+ * the final .config>\ncc <compiler version>\n"), its first 24 hex digits.
+ * Layout under CACHE/kernels/:
+ *
+ *   entries/<key>/{bzImage,System.map,config,build.log,meta.json}
+ *   entries/<key>/lib/modules/<release>/  make modules_install (CONFIG_MODULES=y)
+ *   entries/<key>/build/                  the external-module build kit (idem)
+ *   requests/<sha256 of the request>      -> key (a request seen before: no git, no make)
+ *   src/<tree hash>/wt                    the lab's git worktree of the user's tree
+ *   src/<tree hash>/build-<config hash>   one O= directory per (tree, config), reused
+ *   src/<tree hash>/config-<config hash>  scratch O= directory for Kconfig
+ *   src/<tree hash>/lock                  flock: one variant at a time per tree
+ *   logs/<time>-<variant>.log             build logs (kept; copied into the entry)
+ */
+#ifndef MMLAB_KCACHE_H
+#define MMLAB_KCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#include "kernel/gitops.h"
+
+#define KCACHE_KEY_LEN 24
+
+struct kcache_req {
+	const char *variant;	/* for messages */
+	const char *tree;	/* the user's git tree (absolute) */
+	const char *ref;
+	struct src_op *ops;	/* resolved by kcache_get() */
+	size_t nops;
+	const char *config_base;	/* tinyconfig (default), defconfig, distro, PATH */
+	const char *const *fragments;	/* absolute paths */
+	size_t nfragments;
+	bool rebuild;		/* make even when the key is cached (replaces the entry) */
+	bool want_kit;		/* a cached entry with modules but no build/ is rebuilt */
+};
+
+struct kcache_result {
+	char *key;
+	char *dir;		/* the entry's directory */
+	char *bzimage;
+	char *log;		/* the build log (also set when the build failed) */
+	bool hit;		/* no build was needed */
+	bool request_hit;	/* known request: not even git or Kconfig ran */
+	json_t *meta;		/* meta.json */
+};
+
+/* key from its parts (unit-tested): out gets KCACHE_KEY_LEN hex digits */
+void kcache_key(const char *tree_id, const char *config_hash, const char *cc_version,
+		char out[KCACHE_KEY_LEN + 1]);
+
+/*
+ * The request's identity without building: the ref and the operations
+ * resolved (q->ops[].resolved set), then the hash of everything that
+ * determines the key (tree, commit, operations, config inputs, compiler).
+ * Two requests with one hash get one cache entry. 0 with *request (64 hex
+ * digits) and *base_commit malloc'd, or -1 after one message.
+ */
+int kcache_request(const struct kcache_req *q, char **request, char **base_commit);
+
+/* 0 and the entry (built when missing), or -1 after one message */
+int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res);
+void kcache_result_release(struct kcache_result *res);
+
+/* [meta.json of each entry], oldest first */
+json_t *kcache_list(const char *cache_dir);
+/* an entry by key or unique key prefix; NULL + message */
+json_t *kcache_show(const char *cache_dir, const char *key);
+/*
+ * Remove the entries no run in results_dir names (variants[].kernel.cache_key)
+ * and the request memos pointing at them. Returns the removed keys.
+ */
+json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run);
+
+#endif

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * results.c - the results store: one directory per run holding JSON files
+ * written atomically, indexed in SQLite (WAL) for listing and queries.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/results.h"
+#include "lib/util.h"
+
+struct store {
+	char *dir;
+	sqlite3 *db;
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS runs("
+	"  id TEXT PRIMARY KEY, job TEXT NOT NULL, status TEXT NOT NULL,"
+	"  created TEXT NOT NULL, finished TEXT);"
+	"CREATE TABLE IF NOT EXISTS iterations("
+	"  run TEXT NOT NULL, variant TEXT NOT NULL, idx INTEGER NOT NULL,"
+	"  status TEXT NOT NULL, PRIMARY KEY(run, variant, idx));"
+	"CREATE TABLE IF NOT EXISTS metrics("
+	"  run TEXT NOT NULL, variant TEXT NOT NULL, idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL, value REAL, PRIMARY KEY(run, variant, idx, name));";
+
+static int db_exec(struct store *s, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		lab_err("results index %s/mmlab.db: %s", s->dir, msg ? msg : "?");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int store_reindex(struct store *s);
+
+struct store *store_open(const char *dir)
+{
+	struct store *s = xcalloc(1, sizeof(*s));
+	char *dbpath;
+	int fresh;
+
+	s->dir = xstrdup(dir);
+	if (mkdir_p(dir, 0755))
+		goto fail;
+	dbpath = xasprintf("%s/mmlab.db", dir);
+	fresh = !path_exists(dbpath);
+	if (sqlite3_open(dbpath, &s->db) != SQLITE_OK) {
+		lab_err("cannot open the results index %s: %s", dbpath,
+			s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		free(dbpath);
+		goto fail;
+	}
+	free(dbpath);
+	sqlite3_busy_timeout(s->db, 10000);
+	if (db_exec(s, "PRAGMA journal_mode=WAL;") || db_exec(s, schema))
+		goto fail;
+	if (fresh && store_reindex(s))
+		goto fail;
+	return s;
+fail:
+	store_close(s);
+	return NULL;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close(s->db);
+	free(s->dir);
+	free(s);
+}
+
+const char *store_dir(const struct store *s)
+{
+	return s->dir;
+}
+
+char *store_run_create(struct store *s, const char *job_name)
+{
+	char stamp[32];
+	unsigned char rnd[2];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	for (int tries = 0; tries < 16; tries++) {
+		char *id, *path;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			rnd[0] = (unsigned char)getpid();
+			rnd[1] = (unsigned char)tries;
+		}
+		id = xasprintf("%s-%s-%02x%02x", stamp, job_name, rnd[0], rnd[1]);
+		path = store_run_path(s, id);
+		if (mkdir(path, 0755) == 0) {
+			free(path);
+			return id;
+		}
+		if (errno != EEXIST) {
+			lab_err("cannot create run directory %s: %s", path, strerror(errno));
+			free(path);
+			free(id);
+			return NULL;
+		}
+		free(path);
+		free(id);
+	}
+	lab_err("cannot find a free run id under %s", s->dir);
+	return NULL;
+}
+
+char *store_run_path(const struct store *s, const char *run)
+{
+	return xasprintf("%s/%s", s->dir, run);
+}
+
+static bool valid_component(const char *s)
+{
+	if (!s || !*s || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/')
+			return false;
+	return true;
+}
+
+static int write_json(const char *path, json_t *j)
+{
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	int ret;
+
+	if (!text) {
+		lab_err("cannot encode %s as JSON", path);
+		return -1;
+	}
+	ret = write_file_atomic(path, text, strlen(text), 0644);
+	free(text);
+	return ret;
+}
+
+static json_t *read_json(const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, 0, &e);
+
+	if (!j)
+		lab_err("%s:%d:%d: %s", path, e.line, e.column, e.text);
+	return j;
+}
+
+static const char *jstr(json_t *o, const char *key, const char *def)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : def;
+}
+
+static int index_run(struct store *s, json_t *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO runs(id, job, status, created, finished)"
+			       " VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO UPDATE SET"
+			       " job=?2, status=?3, created=?4, finished=?5",
+			       -1, &st, NULL) != SQLITE_OK) {
+		lab_err("results index: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, jstr(r, "run", "?"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, jstr(r, "job", "?"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, jstr(r, "status", "?"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, jstr(r, "created", ""), -1, SQLITE_TRANSIENT);
+	if (json_string_value(json_object_get(r, "finished")))
+		sqlite3_bind_text(st, 5, jstr(r, "finished", ""), -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 5);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		lab_err("results index: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	return 0;
+}
+
+int store_run_write(struct store *s, const char *run, json_t *runjson)
+{
+	char *path;
+	int ret;
+
+	if (!valid_component(run)) {
+		lab_err("bad run id '%s'", run);
+		return -1;
+	}
+	path = xasprintf("%s/%s/run.json", s->dir, run);
+	ret = write_json(path, runjson);
+	free(path);
+	if (ret == 0)
+		ret = index_run(s, runjson);
+	return ret;
+}
+
+json_t *store_run_read(struct store *s, const char *run)
+{
+	char *path;
+	json_t *j;
+
+	if (!valid_component(run)) {
+		lab_err("bad run id '%s'", run);
+		return NULL;
+	}
+	path = xasprintf("%s/%s/run.json", s->dir, run);
+	if (!path_exists(path)) {
+		lab_err("no run '%s' in %s ('mmlab results list' shows the runs)", run, s->dir);
+		free(path);
+		return NULL;
+	}
+	j = read_json(path);
+	free(path);
+	return j;
+}
+
+char *store_iteration_path(const struct store *s, const char *run,
+			   const char *variant, unsigned int index)
+{
+	return xasprintf("%s/%s/%s/%u", s->dir, run, variant, index);
+}
+
+static int index_iteration(struct store *s, const char *run, const char *variant,
+			   unsigned int index, json_t *it)
+{
+	sqlite3_stmt *st = NULL;
+	const char *key;
+	json_t *v;
+	int rc;
+
+	if (db_exec(s, "BEGIN IMMEDIATE"))
+		return -1;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO iterations(run, variant, idx, status)"
+			       " VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, (int)index);
+	sqlite3_bind_text(st, 4, jstr(it, "status", "?"), -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto fail;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO metrics(run, variant, idx, name, value)"
+			       " VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	json_object_foreach(json_object_get(it, "metrics"), key, v) {
+		if (!json_is_number(v))
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 3, (int)index);
+		sqlite3_bind_text(st, 4, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 5, json_number_value(v));
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto fail;
+	}
+	sqlite3_finalize(st);
+	return db_exec(s, "COMMIT");
+fail:
+	lab_err("results index: %s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int store_iteration_write(struct store *s, const char *run, const char *variant,
+			  unsigned int index, json_t *iteration)
+{
+	char *dir, *path;
+	int ret;
+
+	if (!valid_component(run) || !valid_component(variant)) {
+		lab_err("bad run or variant name '%s/%s'", run, variant);
+		return -1;
+	}
+	dir = store_iteration_path(s, run, variant, index);
+	if (mkdir_p(dir, 0755)) {
+		free(dir);
+		return -1;
+	}
+	path = xasprintf("%s/iteration.json", dir);
+	ret = write_json(path, iteration);
+	free(path);
+	free(dir);
+	if (ret == 0)
+		ret = index_iteration(s, run, variant, index, iteration);
+	return ret;
+}
+
+static bool final_status(const char *st)
+{
+	return st && (!strcmp(st, "ok") || !strcmp(st, "crashed") ||
+		      !strcmp(st, "timeout") || !strcmp(st, "failed"));
+}
+
+bool store_iteration_done(struct store *s, const char *run, const char *variant,
+			  unsigned int index)
+{
+	char *dir = store_iteration_path(s, run, variant, index);
+	char *path = xasprintf("%s/iteration.json", dir);
+	json_t *j = NULL;
+	bool done = false;
+
+	if (path_exists(path)) {
+		j = json_load_file(path, 0, NULL);
+		done = j && final_status(jstr(j, "status", NULL));
+	}
+	json_decref(j);
+	free(path);
+	free(dir);
+	return done;
+}
+
+static int cmp_rev(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+static int list_run_dirs(struct store *s, struct strlist *out)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+
+	if (!d) {
+		lab_err("cannot read the results directory %s: %s", s->dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s/run.json", s->dir, e->d_name);
+		if (path_exists(p))
+			strlist_push(out, e->d_name);
+		free(p);
+	}
+	closedir(d);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_rev);
+	return 0;
+}
+
+static int reindex_iterations(struct store *s, const char *run, json_t *r)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(r, "variants"), i, v) {
+		const char *name = jstr(v, "name", NULL);
+
+		for (unsigned int k = 0; name && valid_component(name) && k < 100000; k++) {
+			char *dir = store_iteration_path(s, run, name, k);
+			char *p = xasprintf("%s/iteration.json", dir);
+			json_t *it = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
+			bool exists = is_dir(dir);
+
+			if (it)
+				index_iteration(s, run, name, k, it);
+			json_decref(it);
+			free(p);
+			free(dir);
+			if (!exists)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* rebuild the index from the files (a new or lost mmlab.db) */
+static int store_reindex(struct store *s)
+{
+	struct strlist runs = { 0 };
+
+	if (list_run_dirs(s, &runs))
+		return -1;
+	for (size_t i = 0; i < runs.n; i++) {
+		json_t *r = store_run_read(s, runs.v[i]);
+
+		if (r && !index_run(s, r))
+			reindex_iterations(s, runs.v[i], r);
+		json_decref(r);
+	}
+	strlist_free(&runs);
+	return 0;
+}
+
+const char *store_effective_status(json_t *r)
+{
+	const char *st = jstr(r, "status", "unknown");
+	json_int_t pid = json_integer_value(json_object_get(r, "pid"));
+	const char *boot = jstr(r, "host_boot_id", NULL);
+	bool rebooted;
+	char *cur;
+
+	if (strcmp(st, "running"))
+		return st;
+	cur = host_boot_id();
+	rebooted = boot && *boot && *cur && strcmp(boot, cur);
+	free(cur);
+	/* the host rebooted since, or the run's process is gone */
+	if (rebooted || (pid > 0 && process_gone(pid, NULL)))
+		return "incomplete";
+	return st;
+}
+
+json_t *store_run_list(struct store *s)
+{
+	json_t *out = json_array();
+	struct strlist runs = { 0 };
+
+	if (list_run_dirs(s, &runs)) {
+		json_decref(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < runs.n; i++) {
+		json_t *r = store_run_read(s, runs.v[i]);
+		sqlite3_stmt *st;
+		json_int_t nit = 0, nok = 0;
+
+		if (!r)
+			continue;
+		if (sqlite3_prepare_v2(s->db,
+				       "SELECT count(*), sum(status = 'ok') FROM iterations"
+				       " WHERE run = ?1", -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, runs.v[i], -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				nit = sqlite3_column_int64(st, 0);
+				nok = sqlite3_column_int64(st, 1);
+			}
+			sqlite3_finalize(st);
+		}
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
+			"run", runs.v[i], "job", jstr(r, "job", "?"),
+			"status", store_effective_status(r),
+			"created", jstr(r, "created", ""),
+			"variants", (json_int_t)json_array_size(json_object_get(r, "variants")),
+			"iterations", nit, "iterations_ok", nok));
+		json_decref(r);
+	}
+	strlist_free(&runs);
+	return out;
+}
+
+char *store_run_resolve(struct store *s, const char *run)
+{
+	struct strlist runs = { 0 };
+	char *found = NULL;
+	size_t matches = 0;
+
+	if (run && valid_component(run)) {
+		char *p = xasprintf("%s/%s/run.json", s->dir, run);
+		bool ok = path_exists(p);
+
+		free(p);
+		if (ok)
+			return xstrdup(run);
+	}
+	if (list_run_dirs(s, &runs))
+		return NULL;
+	if (!run || !strcmp(run, "latest")) {
+		if (runs.n) {
+			/* run ids start with a UTC timestamp: the greatest is the newest */
+			found = xstrdup(runs.v[0]);
+		} else {
+			lab_err("no runs in %s yet; 'mmlab run JOB' makes one", s->dir);
+		}
+		strlist_free(&runs);
+		return found;
+	}
+	for (size_t i = 0; i < runs.n; i++) {
+		if (!strncmp(runs.v[i], run, strlen(run)) || strstr(runs.v[i], run)) {
+			if (!found)
+				found = xstrdup(runs.v[i]);
+			matches++;
+		}
+	}
+	strlist_free(&runs);
+	if (matches == 1)
+		return found;
+	free(found);
+	if (matches == 0)
+		lab_err("no run matches '%s' in %s ('mmlab results list' shows the runs)",
+			run, s->dir);
+	else
+		lab_err("'%s' matches %zu runs in %s; give more of the run id", run, matches,
+			s->dir);
+	return NULL;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static json_t *load_iterations(struct store *s, const char *run, const char *variant)
+{
+	json_t *arr = json_array();
+	char *vdir = xasprintf("%s/%s/%s", s->dir, run, variant);
+	DIR *d = opendir(vdir);
+	unsigned int *idx = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *e;
+
+	free(vdir);
+	if (!d)
+		return arr;
+	while ((e = readdir(d))) {
+		uint64_t k;
+
+		if (parse_uint(e->d_name, &k) || k > 1000000)
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			idx = xrealloc(idx, alloc * sizeof(*idx));
+		}
+		idx[n++] = (unsigned int)k;
+	}
+	closedir(d);
+	if (n)
+		qsort(idx, n, sizeof(*idx), cmp_uint);
+	for (size_t i = 0; i < n; i++) {
+		char *dir = store_iteration_path(s, run, variant, idx[i]);
+		char *p = xasprintf("%s/iteration.json", dir);
+		json_t *it = path_exists(p) ? read_json(p) : NULL;
+
+		if (it)
+			json_array_append_new(arr, it);
+		free(p);
+		free(dir);
+	}
+	free(idx);
+	return arr;
+}
+
+json_t *store_load_run(struct store *s, const char *run)
+{
+	char *id = store_run_resolve(s, run);
+	json_t *r, *out, *vars, *v;
+	size_t i;
+
+	if (!id)
+		return NULL;
+	r = store_run_read(s, id);
+	if (!r) {
+		free(id);
+		return NULL;
+	}
+	out = json_deep_copy(r);
+	json_object_set_new(out, "status", json_string(store_effective_status(r)));
+	vars = json_array();
+	json_array_foreach(json_object_get(r, "variants"), i, v) {
+		json_t *nv = json_deep_copy(v);
+		const char *name = jstr(v, "name", NULL);
+
+		if (name && valid_component(name))
+			json_object_set_new(nv, "iterations", load_iterations(s, id, name));
+		json_array_append_new(vars, nv);
+	}
+	json_object_set_new(out, "variants", vars);
+	json_decref(r);
+	free(id);
+	return out;
+}
+
+json_t *results_load_run(const char *results_dir, const char *run_id)
+{
+	struct store *s = store_open(results_dir);
+	json_t *j;
+
+	if (!s)
+		return NULL;
+	j = store_load_run(s, run_id);
+	store_close(s);
+	return j;
+}

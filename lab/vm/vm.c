@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vm.c - running one guest through the libvirt C API.
+ *
+ * One thread does everything: vm_run() creates the domain, then turns the
+ * libvirt default event loop (virEventRunDefaultImpl) with a 100 ms timer
+ * so it returns at least that often; between turns it checks the deadline,
+ * the stop flag, the tick callback and the domain state. Lifecycle and
+ * reboot events are the primary source of truth; virDomainGetState() is the
+ * fallback when an event is lost (and the only source if the event loop
+ * could not be registered).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "lib/util.h"
+#include "vm/vm.h"
+
+#define VM_DEFAULT_URI "qemu:///system"
+#define VM_TICK_MS 100
+/* after a domain vanished, how long to wait for its lifecycle event */
+#define VM_EVENT_GRACE_S 0.5
+
+struct vm_host {
+	virConnectPtr conn;
+	char *uri;
+	vm_tick_fn tick;
+	void *tick_arg;
+	bool quiet;
+};
+
+/* what one vm_run() learnt from events, filled by the callbacks */
+struct vm_watch {
+	const char *name;
+	bool stopped, crashed, paused_bad, reset;
+	int stop_detail;	/* VIR_DOMAIN_EVENT_STOPPED_* */
+	char why[256];
+};
+
+static volatile sig_atomic_t stop_flag;
+static char last_error[512];
+static bool event_loop_ok;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void error_handler(void *arg, virErrorPtr err)
+{
+	(void)arg;
+	if (err && err->message)
+		snprintf(last_error, sizeof(last_error), "%s", err->message);
+}
+
+static void vm_global_init(void)
+{
+	virSetErrorFunc(NULL, error_handler);
+	if (virInitialize() < 0)
+		return;
+	event_loop_ok = virEventRegisterDefaultImpl() == 0;
+}
+
+const char *vm_last_error(void)
+{
+	return last_error;
+}
+
+void vm_request_stop(void)
+{
+	stop_flag = 1;
+}
+
+bool vm_stop_requested(void)
+{
+	return stop_flag != 0;
+}
+
+void vm_clear_stop(void)
+{
+	stop_flag = 0;
+}
+
+const char *vm_outcome_name(enum vm_outcome o)
+{
+	switch (o) {
+	case VM_POWEROFF:
+		return "poweroff";
+	case VM_CRASHED:
+		return "crashed";
+	case VM_TIMEOUT:
+		return "timeout";
+	case VM_INTERRUPTED:
+		return "interrupted";
+	case VM_ERROR:
+		return "error";
+	}
+	return "unknown";
+}
+
+struct vm_host *vm_connect(const char *uri)
+{
+	struct vm_host *h;
+	virConnectPtr conn;
+
+	pthread_once(&init_once, vm_global_init);
+	if (!uri)
+		uri = getenv("MMLAB_LIBVIRT_URI");
+	if (!uri || !*uri)
+		uri = VM_DEFAULT_URI;
+	last_error[0] = '\0';
+	conn = virConnectOpen(uri);
+	if (!conn) {
+		lab_err("libvirtd is unreachable at %s (%s); start it: as root without systemd `virtlogd -d && libvirtd -d`, with systemd `systemctl start libvirtd`, or set MMLAB_LIBVIRT_URI",
+			uri, *last_error ? last_error : "no error text");
+		return NULL;
+	}
+	h = xcalloc(1, sizeof(*h));
+	h->conn = conn;
+	h->uri = xstrdup(uri);
+	return h;
+}
+
+int vm_ensure_connected(struct vm_host *h)
+{
+	unsigned long ver;
+	virConnectPtr conn;
+
+	/* IsAlive alone trusts a socket the idle client has not read from:
+	 * a real call finds out */
+	if (virConnectIsAlive(h->conn) == 1 && virConnectGetLibVersion(h->conn, &ver) == 0)
+		return 0;
+	last_error[0] = '\0';
+	conn = virConnectOpen(h->uri);
+	if (!conn) {
+		lab_err("the connection to libvirtd at %s was lost and cannot be reopened (%s); check that libvirtd is running",
+			h->uri, *last_error ? last_error : "no error text");
+		return -1;
+	}
+	virConnectClose(h->conn);
+	h->conn = conn;
+	return 0;
+}
+
+void vm_disconnect(struct vm_host *h)
+{
+	if (!h)
+		return;
+	virConnectClose(h->conn);
+	free(h->uri);
+	free(h);
+}
+
+const char *vm_uri(struct vm_host *h)
+{
+	return h->uri;
+}
+
+void vm_set_tick(struct vm_host *h, vm_tick_fn fn, void *arg)
+{
+	h->tick = fn;
+	h->tick_arg = arg;
+}
+
+void vm_set_quiet(struct vm_host *h, bool quiet)
+{
+	h->quiet = quiet;
+}
+
+/* libvirt messages may span lines (QEMU's stderr): make them one line */
+static void flatten(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || *s == '\r' || *s == '\t')
+			*s = ' ';
+}
+
+static void set_version(json_t *o, const char *key, unsigned long v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%lu.%lu.%lu", v / 1000000,
+		 (v / 1000) % 1000, v % 1000);
+	json_object_set_new(o, key, json_string(buf));
+}
+
+json_t *vm_host_facts(struct vm_host *h)
+{
+	unsigned long lib = 0, hv = 0;
+	char *host;
+	json_t *o;
+
+	if (virConnectGetLibVersion(h->conn, &lib) < 0 ||
+	    virConnectGetVersion(h->conn, &hv) < 0) {
+		lab_err("cannot get libvirt/QEMU versions from %s: %s; check that libvirtd is still running",
+			h->uri, last_error);
+		return NULL;
+	}
+	host = virConnectGetHostname(h->conn);
+	o = json_object();
+	set_version(o, "libvirt", lib);
+	set_version(o, "qemu", hv);
+	json_object_set_new(o, "uri", json_string(h->uri));
+	json_object_set_new(o, "hostname", json_string(host ? host : ""));
+	free(host);
+	return o;
+}
+
+int vm_kvm_available(struct vm_host *h, char *why, size_t len)
+{
+	char *caps;
+
+	caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "pc",
+					       "kvm", 0);
+	if (!caps) {
+		snprintf(why, len, "%s", last_error);
+		flatten(why);
+		return 0;
+	}
+	free(caps);
+	snprintf(why, len, "libvirt lists domain type kvm");
+	return 1;
+}
+
+static const char *stopped_name(int detail)
+{
+	switch (detail) {
+	case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN:
+		return "shutdown";
+	case VIR_DOMAIN_EVENT_STOPPED_DESTROYED:
+		return "destroyed";
+	case VIR_DOMAIN_EVENT_STOPPED_CRASHED:
+		return "crashed";
+	case VIR_DOMAIN_EVENT_STOPPED_FAILED:
+		return "failed";
+	default:
+		return "other";
+	}
+}
+
+static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event,
+			 int detail, void *opaque)
+{
+	struct vm_watch *w = opaque;
+
+	(void)conn;
+	if (strcmp(virDomainGetName(dom), w->name))
+		return;
+	switch (event) {
+	case VIR_DOMAIN_EVENT_STOPPED:
+		w->stopped = true;
+		w->stop_detail = detail;
+		if (detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED ||
+		    detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+			w->crashed = true;
+			if (!*w->why)
+				snprintf(w->why, sizeof(w->why),
+					 "libvirt: domain stopped (%s)",
+					 stopped_name(detail));
+		}
+		break;
+	case VIR_DOMAIN_EVENT_CRASHED:
+		w->crashed = true;
+		snprintf(w->why, sizeof(w->why),
+			 "libvirt: guest crashed (%s)",
+			 detail == VIR_DOMAIN_EVENT_CRASHED_PANICKED ?
+			 "kernel panic reported by pvpanic" : "crash loaded");
+		break;
+	case VIR_DOMAIN_EVENT_SUSPENDED:
+		if (detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR ||
+		    detail == VIR_DOMAIN_EVENT_SUSPENDED_WATCHDOG) {
+			w->paused_bad = true;
+			snprintf(w->why, sizeof(w->why),
+				 "libvirt: guest paused (%s)",
+				 detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR ?
+				 "I/O error" : "watchdog");
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void reboot_cb(virConnectPtr conn, virDomainPtr dom, void *opaque)
+{
+	struct vm_watch *w = opaque;
+
+	(void)conn;
+	if (!strcmp(virDomainGetName(dom), w->name))
+		w->reset = true;
+}
+
+static void tick_cb(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+static const char *paused_reason_name(int r)
+{
+	switch (r) {
+	case VIR_DOMAIN_PAUSED_UNKNOWN:
+		return "unknown reason (QEMU internal error?)";
+	case VIR_DOMAIN_PAUSED_IOERROR:
+		return "I/O error";
+	case VIR_DOMAIN_PAUSED_WATCHDOG:
+		return "watchdog";
+	case VIR_DOMAIN_PAUSED_CRASHED:
+		return "crashed";
+	default:
+		return NULL;	/* a pause we do not treat as a failure */
+	}
+}
+
+/*
+ * Poll the state. Returns 1 when the domain is gone or shut off, 2 when
+ * it is paused for a failure (w->why set), 0 while it runs.
+ */
+static int poll_state(virDomainPtr dom, struct vm_watch *w)
+{
+	int state, reason;
+	const char *why;
+
+	if (virDomainGetState(dom, &state, &reason, 0) < 0)
+		return 1;	/* a transient domain vanishes when it stops */
+	if (state == VIR_DOMAIN_SHUTOFF)
+		return 1;
+	if (state == VIR_DOMAIN_CRASHED) {
+		snprintf(w->why, sizeof(w->why), "libvirt: guest crashed (%s)",
+			 reason == VIR_DOMAIN_CRASHED_PANICKED ?
+			 "kernel panic reported by pvpanic" : "unknown reason");
+		return 2;
+	}
+	if (state == VIR_DOMAIN_PMSUSPENDED) {
+		snprintf(w->why, sizeof(w->why),
+			 "libvirt: guest suspended itself (ACPI S3/S4)");
+		return 2;
+	}
+	if (state != VIR_DOMAIN_PAUSED)
+		return 0;
+	why = paused_reason_name(reason);
+	if (!why)
+		return 0;
+	snprintf(w->why, sizeof(w->why), "libvirt: guest paused (%s)", why);
+	return 2;
+}
+
+/*
+ * Best effort: QEMU writes "KVM internal error ..." to the domain's log,
+ * not to libvirt's API. For a local qemu:///system, append the last such
+ * line to detail.
+ */
+static void add_qemu_log_error(const struct vm_host *h, const char *name,
+			       char *detail, size_t len)
+{
+	char *path, *buf, *p, *line = NULL;
+	size_t n;
+
+	if (strcmp(h->uri, "qemu:///system"))
+		return;
+	path = xasprintf("/var/log/libvirt/qemu/%s.log", name);
+	if (access(path, R_OK) < 0) {
+		free(path);
+		return;
+	}
+	buf = read_file(path, &n, 16u << 20);
+	free(path);
+	if (!buf)
+		return;
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+		if (strstr(p, "error") || strstr(p, "failure"))
+			line = p;
+	if (line)
+		snprintf(detail + strlen(detail), len - strlen(detail),
+			 "; QEMU log: %.200s", line);
+	free(buf);
+}
+
+static void destroy_domain(virDomainPtr dom)
+{
+	int state, reason;
+
+	if (virDomainGetState(dom, &state, &reason, 0) < 0 ||
+	    state == VIR_DOMAIN_SHUTOFF)
+		return;
+	if (virDomainDestroy(dom) < 0 &&
+	    virDomainGetState(dom, &state, &reason, 0) == 0 &&
+	    state != VIR_DOMAIN_SHUTOFF)
+		lab_warn("cannot destroy domain %s: %s; it dies when mmlab exits (autodestroy), or run `virsh destroy %s`",
+			 virDomainGetName(dom), last_error, virDomainGetName(dom));
+}
+
+struct vm_events {
+	int lifecycle, reboot, timer;
+};
+
+static void events_register(struct vm_host *h, struct vm_watch *w,
+			    struct vm_events *ev)
+{
+	ev->lifecycle = ev->reboot = ev->timer = -1;
+	if (!event_loop_ok)
+		return;
+	ev->lifecycle = virConnectDomainEventRegisterAny(h->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))lifecycle_cb), w,
+		NULL);
+	ev->reboot = virConnectDomainEventRegisterAny(h->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_REBOOT,
+		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))reboot_cb), w, NULL);
+	ev->timer = virEventAddTimeout(VM_TICK_MS, tick_cb, NULL, NULL);
+}
+
+static void events_unregister(struct vm_host *h, struct vm_events *ev)
+{
+	if (ev->lifecycle >= 0)
+		virConnectDomainEventDeregisterAny(h->conn, ev->lifecycle);
+	if (ev->reboot >= 0)
+		virConnectDomainEventDeregisterAny(h->conn, ev->reboot);
+	if (ev->timer >= 0)
+		virEventRemoveTimeout(ev->timer);
+}
+
+/*
+ * One turn: run the event loop for VM_TICK_MS, or less when an event says
+ * the domain stopped, crashed or paused (or sleep without an event loop).
+ * One virEventRunDefaultImpl() is not a turn: every RPC this thread makes
+ * (virDomainGetState() in the checks) wakes the loop through its eventfd,
+ * so it returns at once and the checks would spin at a thousand RPCs a
+ * second, costing libvirtd and us more CPU than a TCG guest's own vCPU.
+ */
+static void turn(const struct vm_events *ev, const struct vm_watch *w)
+{
+	double until = now_monotonic() + VM_TICK_MS / 1000.0;
+
+	if (ev->timer < 0) {
+		usleep(VM_TICK_MS * 1000);
+		return;
+	}
+	do
+		virEventRunDefaultImpl();
+	while (!w->stopped && !w->crashed && !w->paused_bad && !stop_flag &&
+	       now_monotonic() < until);
+}
+
+/* the domain stopped by itself: classify with what the events said */
+static void classify_stop(const struct vm_events *ev, struct vm_watch *w,
+			  struct vm_result *res)
+{
+	double until = now_monotonic() + VM_EVENT_GRACE_S;
+
+	while (ev->lifecycle >= 0 && !w->stopped && now_monotonic() < until)
+		turn(ev, w);
+	res->guest_reset = w->reset;
+	if (w->crashed) {
+		res->outcome = VM_CRASHED;
+		snprintf(res->detail, sizeof(res->detail), "%s", w->why);
+	} else {
+		res->outcome = VM_POWEROFF;
+		snprintf(res->detail, sizeof(res->detail), "%s%s",
+			 w->stopped ? "libvirt: domain stopped: " :
+			 "domain went away (no lifecycle event seen)",
+			 w->stopped ? stopped_name(w->stop_detail) : "");
+		if (w->reset)
+			snprintf(res->detail + strlen(res->detail),
+				 sizeof(res->detail) - strlen(res->detail),
+				 " after a guest reset (reboot, or a kernel panic with panic=-1: check the console)");
+	}
+}
+
+/* 1 when the run has an outcome in res */
+static int check_once(struct vm_host *h, virDomainPtr dom,
+		      const struct vm_events *ev, struct vm_watch *w,
+		      double t0, double deadline, struct vm_result *res)
+{
+	double now = now_monotonic();
+	int st, t;
+
+	if (w->crashed || w->paused_bad) {
+		res->outcome = VM_CRASHED;
+		snprintf(res->detail, sizeof(res->detail), "%s", w->why);
+		return 1;
+	}
+	st = w->stopped ? 1 : poll_state(dom, w);
+	if (st == 1) {
+		classify_stop(ev, w, res);
+		return 1;
+	}
+	if (st == 2) {
+		res->outcome = VM_CRASHED;
+		snprintf(res->detail, sizeof(res->detail), "%s", w->why);
+		return 1;
+	}
+	if (stop_flag) {
+		res->outcome = VM_INTERRUPTED;
+		snprintf(res->detail, sizeof(res->detail),
+			 "stop requested after %.1f s; domain destroyed",
+			 now - t0);
+		return 1;
+	}
+	if (now >= deadline) {
+		res->outcome = VM_TIMEOUT;
+		snprintf(res->detail, sizeof(res->detail),
+			 "deadline of %.1f s passed; domain destroyed",
+			 deadline - t0);
+		return 1;
+	}
+	t = h->tick ? h->tick(now - t0, h->tick_arg) : VM_TICK_CONTINUE;
+	if (t == VM_TICK_CONTINUE)
+		return 0;
+	res->outcome = t == VM_TICK_TIMEOUT ? VM_TIMEOUT : VM_INTERRUPTED;
+	snprintf(res->detail, sizeof(res->detail),
+		 "%s by the caller after %.1f s; domain destroyed",
+		 t == VM_TICK_TIMEOUT ? "timed out" : "stopped", now - t0);
+	return 1;
+}
+
+static char *xml_domain_name(const char *xml)
+{
+	const char *p = strstr(xml, "<name>"), *e;
+
+	if (!p)
+		return xstrdup("?");
+	p += strlen("<name>");
+	e = strstr(p, "</name>");
+	return e ? xstrndup(p, (size_t)(e - p)) : xstrdup("?");
+}
+
+static int run_created(struct vm_host *h, virDomainPtr dom,
+		       const struct vm_events *ev, struct vm_watch *w,
+		       double t0, double deadline_s, struct vm_result *res)
+{
+	double deadline = t0 + deadline_s;
+
+	while (!check_once(h, dom, ev, w, t0, deadline, res))
+		turn(ev, w);
+	res->elapsed_s = now_monotonic() - t0;
+	destroy_domain(dom);
+	if (res->outcome == VM_CRASHED)
+		add_qemu_log_error(h, w->name, res->detail, sizeof(res->detail));
+	flatten(res->detail);
+	return 0;
+}
+
+int vm_run(struct vm_host *h, const char *xml, double deadline_s,
+	   struct vm_result *res)
+{
+	struct vm_watch w = { 0 };
+	struct vm_events ev;
+	virDomainPtr dom;
+	double t0 = now_monotonic();
+	char *name = xml_domain_name(xml);
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (stop_flag) {
+		res->outcome = VM_INTERRUPTED;
+		snprintf(res->detail, sizeof(res->detail),
+			 "stop requested before the domain was created");
+		free(name);
+		return 0;
+	}
+	w.name = name;
+	events_register(h, &w, &ev);
+	last_error[0] = '\0';
+	dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	if (!dom) {
+		res->outcome = VM_ERROR;
+		res->elapsed_s = now_monotonic() - t0;
+		snprintf(res->detail, sizeof(res->detail), "%s", last_error);
+		flatten(res->detail);
+		if (!h->quiet)
+			lab_err("cannot start domain %s at %s: %s; check that the kernel and initrd are readable by the QEMU user (libvirt-qemu) and see /var/log/libvirt/qemu/%s.log",
+				name, h->uri, res->detail, name);
+		events_unregister(h, &ev);
+		free(name);
+		return -1;
+	}
+	rc = run_created(h, dom, &ev, &w, t0, deadline_s, res);
+	events_unregister(h, &ev);
+	virDomainFree(dom);
+	free(name);
+	return rc;
+}
+
+int vm_destroy_matching(struct vm_host *h, const char *prefix)
+{
+	virDomainPtr *doms = NULL;
+	int i, n, count = 0;
+
+	n = virConnectListAllDomains(h->conn, &doms,
+				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0) {
+		lab_err("cannot list domains at %s: %s; check that libvirtd is running",
+			h->uri, last_error);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (name && !strncmp(name, prefix, strlen(prefix))) {
+			if (virDomainDestroy(doms[i]) == 0)
+				count++;
+			else
+				lab_warn("cannot destroy leftover domain %s: %s; try `virsh -c %s destroy %s`",
+					 name, last_error, h->uri, name);
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return count;
+}
+
+/* name is base itself, or base + VM_ATTEMPT_SEP + anything */
+static bool is_attempt_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	return name && !strncmp(name, base, n) &&
+	       (name[n] == '\0' || name[n] == VM_ATTEMPT_SEP);
+}
+
+/*
+ * Destroy the running domains of the attempts of base; returns how many
+ * are still there (running, or transient and being torn down), -1 when
+ * libvirt cannot list.
+ */
+static int destroy_attempts(struct vm_host *h, const char *base, unsigned int *destroyed)
+{
+	virDomainPtr *doms = NULL;
+	int i, n, left = 0;
+
+	n = virConnectListAllDomains(h->conn, &doms, 0);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		/* a defined, shut-off domain holds nothing and is not ours */
+		if (is_attempt_of(name, base) && (virDomainIsActive(doms[i]) == 1 ||
+						  virDomainIsPersistent(doms[i]) != 1)) {
+			left++;
+			if (virDomainIsActive(doms[i]) == 1 && virDomainDestroy(doms[i]) == 0)
+				(*destroyed)++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return left;
+}
+
+int vm_clear_attempts(struct vm_host *h, const char *base, double wait_s)
+{
+	double end = now_monotonic() + wait_s;
+	unsigned int destroyed = 0;
+	int left;
+
+	for (;;) {
+		left = destroy_attempts(h, base, &destroyed);
+		if (left < 0) {
+			lab_err("cannot list domains at %s: %s; check that libvirtd is running",
+				h->uri, last_error);
+			return -1;
+		}
+		if (!left || now_monotonic() >= end)
+			break;
+		usleep(100000);	/* libvirt is still tearing one down */
+	}
+	if (destroyed)
+		lab_info("destroyed %u domain%s of an earlier attempt of %s", destroyed,
+			 destroyed == 1 ? "" : "s", base);
+	if (left)
+		lab_warn("%d domain%s of an earlier attempt of %s still listed after %.0f s; "
+			 "see `virsh -c %s list --all`", left, left == 1 ? "" : "s", base,
+			 wait_s, h->uri);
+	return left;
+}
