@@ -3,7 +3,6 @@
  * cmd-run.c - "mmlab run JOB": the command line of the runner (runner.c)
  * and the per-variant summary it prints at the end.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,43 +15,51 @@
 #include "analysis/precision.h"
 #include "store/results.h"
 #include "run/runner.h"
+#include "lib/parse-options.h"
 #include "lib/util.h"
 
-static void usage(FILE *f)
+static const char *const run_synopsis[] = {
+	"mmlab run [options] JOB.yaml",
+	"mmlab run --resume RUN",
+	NULL,
+};
+
+static const struct opt_usage run_usage = {
+	.synopsis = run_synopsis,
+	.text =
+	"Boot each variant of JOB on its NUMA guest, run the workload for the\n"
+	"job's iterations (each a fresh boot by default), store every iteration in\n"
+	"the results store as it finishes, and print a per-variant summary.",
+	.footer =
+	"Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
+	"crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
+	"or a bad job file. See docs/mmlab.md and docs/job-format.md.",
+};
+
+static int seed_cb(const struct opt *opt, const char *arg)
 {
-	fprintf(f,
-		"usage: mmlab run [options] JOB.yaml\n"
-		"       mmlab run --resume RUN\n"
-		"\n"
-		"Boot each variant of JOB on its NUMA guest, run the workload for the\n"
-		"job's iterations (each a fresh boot by default), store every iteration in\n"
-		"the results store as it finishes, and print a per-variant summary.\n"
-		"\n"
-		"options:\n"
-		"  --resume RUN          finish an incomplete run without repeating stored\n"
-		"                        iterations\n"
-		"  --order random|sequential\n"
-		"                        run order of the boots (default random: the\n"
-		"                        variants' iterations interleaved in a seeded order)\n"
-		"  --seed N              the seed of the random order (default: from the clock)\n"
-		"  --accel auto|kvm|tcg  override the job's accel\n"
-		"  --reprobe             redo the KVM probe instead of using the cached verdict\n"
-		"  --until-significant   after the job's iterations, add rounds of one\n"
-		"                        iteration per variant until every target metric's\n"
-		"                        95%% CI half-width is below --precision of its mean\n"
-		"  --max-iterations N    stop adding at N iterations per variant (default 20)\n"
-		"  --precision PCT       relative CI half-width to reach (default 2%%)\n"
-		"  --metrics GLOBS       target metrics, comma-separated patterns\n"
-		"                        (default " PRECISION_DEFAULT_METRICS ")\n"
-		"  --observer-check      run every variant twice, with and without tracepoint\n"
-		"                        counting (twin '<name>.nocollect'), and report the\n"
-		"                        workload-time overhead; above 2%% it warns\n"
-		"  --json                print the stored run as JSON at the end\n"
-		"  -h, --help            this help\n"
-		"\n"
-		"Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
-		"crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
-		"or a bad job file. See docs/mmlab.md and docs/job-format.md.\n");
+	struct run_opts *o = opt->value;
+	uint64_t seed;
+
+	if (parse_uint(arg, &seed)) {
+		lab_err("--seed wants a non-negative integer, not '%s'", arg);
+		return -1;
+	}
+	o->seed = (unsigned long)seed;
+	o->seeded = true;
+	return 0;
+}
+
+static int precision_cb(const struct opt *opt, const char *arg)
+{
+	double *p = opt->value;
+
+	if (cmp_parse_pct(arg, p) || *p >= 1) {
+		lab_err("--precision wants a relative half-width such as 2%% or 0.02, not '%s'",
+			arg);
+		return -1;
+	}
+	return 0;
 }
 
 struct agg {
@@ -287,67 +294,46 @@ static void print_summary(json_t *run, FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "resume", required_argument, NULL, 'R' },
-		{ "order", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "reprobe", no_argument, NULL, 'P' },
-		{ "observer-check", no_argument, NULL, 'O' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "until-significant", no_argument, NULL, 'U' },
-		{ "max-iterations", required_argument, NULL, 'M' },
-		{ "precision", required_argument, NULL, 'p' },
-		{ "metrics", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct run_opts o = { 0 };
 	struct run_result res;
 	const char *order = NULL;
 	struct store *s;
 	bool json = false;
 	json_t *loaded;
-	uint64_t seed;
-	int c, ret;
+	int argn, ret;
+	struct opt opts[] = {
+		OPT_STRING(0, "resume", &o.resume, "RUN",
+			   "finish an incomplete run without repeating stored\niterations"),
+		OPT_STRING(0, "order", &order, "random|sequential",
+			   "run order of the boots (default random: the\n"
+			   "variants' iterations interleaved in a seeded order)"),
+		OPT_CALLBACK(0, "seed", &o, "N",
+			     "the seed of the random order (default: from the clock)", seed_cb),
+		OPT_STRING(0, "accel", &o.accel, "auto|kvm|tcg", "override the job's accel"),
+		OPT_BOOL(0, "reprobe", &o.reprobe,
+			 "redo the KVM probe instead of using the cached verdict"),
+		OPT_BOOL(0, "until-significant", &o.until_significant,
+			 "after the job's iterations, add rounds of one\n"
+			 "iteration per variant until every target metric's\n"
+			 "95% CI half-width is below --precision of its mean"),
+		OPT_UINT(0, "max-iterations", &o.max_iterations, 2, 10000, "N",
+			 "stop adding at N iterations per variant (default 20)"),
+		OPT_CALLBACK(0, "precision", &o.precision, "PCT",
+			     "relative CI half-width to reach (default 2%)", precision_cb),
+		OPT_STRING(0, "metrics", &o.metrics, "GLOBS",
+			   "target metrics, comma-separated patterns\n"
+			   "(default " PRECISION_DEFAULT_METRICS ")"),
+		OPT_BOOL(0, "observer-check", &o.observer_check,
+			 "run every variant twice, with and without tracepoint\n"
+			 "counting (twin '<name>.nocollect'), and report the\n"
+			 "workload-time overhead; above 2% it warns"),
+		OPT_BOOL(0, "json", &json, "print the stored run as JSON at the end"),
+		OPT_END(),
+	};
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'R': o.resume = optarg; break;
-		case 'o': order = optarg; break;
-		case 's':
-			if (parse_uint(optarg, &seed)) {
-				lab_err("--seed wants a non-negative integer, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o.seed = (unsigned long)seed;
-			o.seeded = true;
-			break;
-		case 'a': o.accel = optarg; break;
-		case 'P': o.reprobe = true; break;
-		case 'O': o.observer_check = true; break;
-		case 'j': json = true; break;
-		case 'U': o.until_significant = true; break;
-		case 'M':
-			if (parse_uint(optarg, &seed) || seed < 2 || seed > 10000) {
-				lab_err("--max-iterations wants an integer from 2 to 10000, "
-					"not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o.max_iterations = (unsigned int)seed;
-			break;
-		case 'p':
-			if (cmp_parse_pct(optarg, &o.precision) || o.precision >= 1) {
-				lab_err("--precision wants a relative half-width such as "
-					"2%% or 0.02, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'm': o.metrics = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
+	argn = parse_options(argc, argv, opts, &run_usage, 0);
+	if (argn < 0)
+		return argn == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	if (order && strcmp(order, "random") && strcmp(order, "sequential")) {
 		lab_err("--order is 'random' or 'sequential', not '%s'", order);
 		return EXIT_USAGE;
@@ -367,13 +353,13 @@ int cmd_run(int argc, char **argv)
 		lab_err("--accel is auto, kvm or tcg, not '%s'", o.accel);
 		return EXIT_USAGE;
 	}
-	if ((o.resume && optind != argc) || (!o.resume && optind != argc - 1)) {
+	if ((o.resume && argn != 0) || (!o.resume && argn != 1)) {
 		lab_err(o.resume ? "--resume takes a run, not a job file too"
 				 : "mmlab run wants one job file; see 'mmlab run --help'");
 		return EXIT_USAGE;
 	}
 	if (!o.resume)
-		o.job_path = argv[optind];
+		o.job_path = argv[0];
 	s = store_open(gopts.results_dir);
 	if (!s)
 		return EXIT_RUN_FAILED;

@@ -56,7 +56,7 @@ void lab_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void oom(size_t n)
+void oom(size_t n)
 {
 	fprintf(stderr, "mmlab: error: out of memory allocating %zu bytes\n", n);
 	abort();

@@ -29,6 +29,7 @@ void lab_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool lab_quiet;
 
 /* allocation that aborts with a message on out-of-memory */
+void oom(size_t n) __attribute__((noreturn));
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
