@@ -12,6 +12,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/expr.h"
+#include "lib/strbuf.h"
 
 #define CSV_MAX_BYTES (256u << 20)
 #define CMP_CONF 0.95
@@ -814,13 +815,7 @@ static void check_config(struct comparison *c)
 					      b->config.v[k].key, b->config.v[k].value);
 		if (!diff.n)
 			continue;
-		msg = xstrdup("");
-		for (size_t k = 0; k < diff.n; k++) {
-			char *m2 = xasprintf("%s%s%s", msg, k ? ", " : "", diff.v[k]);
-
-			free(msg);
-			msg = m2;
-		}
+		msg = strlist_join(&diff, ", ");
 		strlist_pushf(&c->warnings, "variant %s differs from baseline %s "
 			      "in more than the kernel: %s", v->name, b->name, msg);
 		free(msg);
@@ -831,7 +826,8 @@ static void check_config(struct comparison *c)
 /* name the metrics that got no test because a side has n < 2 */
 static void note_untested(struct comparison *c)
 {
-	char *list = NULL;
+	struct strlist names = { 0 };
+	char *list;
 	size_t count = 0;
 
 	for (size_t i = 0; i < c->nmetrics; i++) {
@@ -842,16 +838,15 @@ static void note_untested(struct comparison *c)
 			untested |= j != c->baseline && !m->cells[j].t.valid;
 		if (!untested || c->nvars < 2)
 			continue;
-		if (count++ < 8) {
-			char *l = xasprintf("%s%s%s", list ? list : "",
-					    list ? ", " : "", m->name);
-
-			free(list);
-			list = l;
-		}
+		if (count++ < 8)
+			strlist_push(&names, m->name);
 	}
-	if (!count)
+	list = strlist_join(&names, ", ");
+	strlist_free(&names);
+	if (!count) {
+		free(list);
 		return;
+	}
 	if (count > 8)
 		strlist_pushf(&c->notes, "no significance test (n < 2 in a variant) "
 			      "for %s and %zu more", list, count - 8);

@@ -34,6 +34,7 @@
 #include "store/results.h"
 #include "run/runner.h"
 #include "lib/spawn.h"
+#include "lib/timefmt.h"
 #include "lib/util.h"
 
 #define EXIT_INTERRUPTED 130
@@ -1161,7 +1162,7 @@ static void remove_worktree(const char *tree, const char *wt)
 static int do_reset(void)
 {
 	struct bisect b;
-	char stamp[32], *to;
+	char stamp[TIME_STR_LEN], *to;
 	time_t t = time(NULL);
 	int ret = 0;
 
@@ -1174,7 +1175,7 @@ static int do_reset(void)
 		return EXIT_USAGE;
 	}
 	remove_worktree(b.tree, b.wt);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
+	time_stamp(t, true, stamp);
 	to = xasprintf("%s-%s", b.dir, stamp);
 	/* two resets in one second: the second gets a suffix */
 	for (int i = 2; path_exists(to) && i < 1000; i++) {

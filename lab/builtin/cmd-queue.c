@@ -29,6 +29,8 @@
 #include "store/results.h"
 #include "run/runner.h"
 #include "lib/spawn.h"
+#include "lib/strbuf.h"
+#include "lib/timefmt.h"
 #include "lib/util.h"
 
 #define STALE_S 120.0	/* another host's owner is dead after this silence */
@@ -75,9 +77,8 @@ static void usage(FILE *f)
 static int run_status_set(struct store *s, const char *run, const char *status)
 {
 	json_t *rj = store_run_read(s, run);
-	char now[32];
+	char now[TIME_STR_LEN];
 	time_t t = time(NULL);
-	struct tm tm;
 	int ret;
 
 	if (!rj)
@@ -91,8 +92,7 @@ static int run_status_set(struct store *s, const char *run, const char *status)
 		json_object_set_new(rj, "host_boot_id", json_string(o.boot));
 		json_object_del(rj, "finished");
 	} else if (!strcmp(status, "complete") || !strcmp(status, "cancelled")) {
-		gmtime_r(&t, &tm);
-		strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		time_iso(t, now);
 		json_object_set_new(rj, "finished", json_string(now));
 	}
 	ret = store_run_write(s, run, rj);
@@ -582,12 +582,8 @@ static char *kernels_to_build(json_t *boots)
 		if (k == names.n)
 			strlist_push(&names, v);
 	}
-	for (k = 0; k < names.n; k++) {
-		char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", names.v[k]);
-
-		free(list);
-		list = l;
-	}
+	if (names.n)
+		list = strlist_join(&names, ", ");
 	strlist_free(&names);
 	return list;
 }

@@ -25,6 +25,7 @@
 #include "batch/queue_cli.h"
 #include "store/results.h"
 #include "lib/spawn.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #define SBATCH_TIMEOUT_S 60
@@ -592,13 +593,15 @@ void slurm_status_fill(json_t *j, struct store *s)
 	json_t *v;
 
 	if (arr) {
-		char *ids = xasprintf("%s%s%s", arr, fin ? "," : "", fin ? fin : ""), *more;
+		struct strbuf sb = STRBUF_INIT;
+		char *ids;
 
-		json_object_foreach(json_object_get(sl, "builds"), key, v) {
-			more = xasprintf("%s,%s", ids, json_string_value(v));
-			free(ids);
-			ids = more;
-		}
+		strbuf_addstr(&sb, arr);
+		if (fin)
+			strbuf_addf(&sb, ",%s", fin);
+		json_object_foreach(json_object_get(sl, "builds"), key, v)
+			strbuf_addf(&sb, ",%s", json_string_value(v));
+		ids = strbuf_detach(&sb);
 		const char *acct[] = { "sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State",
 				       NULL };
 		/* all states: ended tasks too, while slurmctld remembers them */

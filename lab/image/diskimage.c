@@ -23,6 +23,8 @@
 #include "image/diskimage.h"
 #include "image/initramfs.h"
 #include "lib/spawn.h"
+#include "lib/timefmt.h"
+#include "lib/strbuf.h"
 
 #define DISK_FORMAT "mmlab-debootstrap-1"
 #define DEBOOTSTRAP_TIMEOUT_S 3600.0
@@ -87,23 +89,17 @@ static int cmp_str(const void *a, const void *b)
 static char *package_list(const struct strlist *p)
 {
 	struct strlist s = { 0 };
-	char *out = xstrdup("");
+	struct strbuf out = STRBUF_INIT;
 
 	for (size_t i = 0; p && i < p->n; i++)
 		strlist_push(&s, p->v[i]);
 	if (s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_str);
-	for (size_t i = 0; i < s.n; i++) {
-		char *t;
-
-		if (i && !strcmp(s.v[i], s.v[i - 1]))
-			continue;
-		t = xasprintf("%s%s%s", out, *out ? "," : "", s.v[i]);
-		free(out);
-		out = t;
-	}
+	for (size_t i = 0; i < s.n; i++)
+		if (!i || strcmp(s.v[i], s.v[i - 1]))
+			strbuf_addsep(&out, ",", s.v[i]);
 	strlist_free(&s);
-	return out;
+	return strbuf_detach(&out);
 }
 
 static const char *suite_of(const struct disk_recipe *r)
@@ -481,9 +477,8 @@ json_t *disk_image_list(const char *cache_dir)
 
 	while (d && (e = readdir(d))) {
 		size_t n = strlen(e->d_name);
-		char *p, *mp, *meta, when[32], hash[17];
+		char *p, *mp, *meta, when[TIME_STR_LEN], hash[17];
 		struct stat st;
-		struct tm tm;
 
 		if (strncmp(e->d_name, "debootstrap-", 12) || n < 6 ||
 		    strcmp(e->d_name + n - 6, ".qcow2"))
@@ -496,8 +491,7 @@ json_t *disk_image_list(const char *cache_dir)
 			char *suite = meta ? meta_value(meta, "suite") : NULL;
 			char *pk = meta ? meta_value(meta, "packages") : NULL;
 
-			gmtime_r(&st.st_mtime, &tm);
-			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			time_iso(st.st_mtime, when);
 			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s?, s:s?}",
 				"kind", "debootstrap", "path", p, "hash", hash,
 				"size", (json_int_t)st.st_blocks * 512, "created", when,

@@ -18,6 +18,8 @@
 
 #include "image/initramfs.h"
 #include "proto.h"
+#include "lib/timefmt.h"
+#include "lib/strbuf.h"
 
 #define IMAGE_FORMAT "mmlab-initramfs-1"
 #define GUEST_FILE_MAX (256u << 20)
@@ -198,21 +200,20 @@ out:
 
 static int inputs_hash(struct guest_file *files, size_t n, char out[65])
 {
-	char *text = xstrdup(IMAGE_FORMAT "\n");
+	struct strbuf text = STRBUF_INIT;
 
+	strbuf_addstr(&text, IMAGE_FORMAT "\n");
 	for (size_t i = 0; i < n; i++) {
-		char h[65], *t;
+		char h[65];
 
 		if (sha256_file(files[i].src, h)) {
-			free(text);
+			strbuf_release(&text);
 			return -1;
 		}
-		t = xasprintf("%s%s %s\n", text, files[i].dst, h);
-		free(text);
-		text = t;
+		strbuf_addf(&text, "%s %s\n", files[i].dst, h);
 	}
-	sha256_buf(text, strlen(text), out);
-	free(text);
+	sha256_buf(text.buf, text.len, out);
+	strbuf_release(&text);
 	return 0;
 }
 
@@ -436,17 +437,15 @@ json_t *image_list(const char *cache_dir)
 	}
 	while ((e = readdir(d))) {
 		struct stat st;
-		char *p, when[32], hash[17];
+		char *p, when[TIME_STR_LEN], hash[17];
 
 		if (strncmp(e->d_name, "initramfs-", 10) || strstr(e->d_name, ".tmp."))
 			continue;
 		snprintf(hash, sizeof(hash), "%.16s", e->d_name + 10);
 		p = xasprintf("%s/%s", dir, e->d_name);
 		if (stat(p, &st) == 0) {
-			struct tm tm;
 
-			gmtime_r(&st.st_mtime, &tm);
-			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			time_iso(st.st_mtime, when);
 			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:I, s:s}",
 				"kind", "initramfs", "path", p,
 				"hash", hash, "size", (json_int_t)st.st_size,

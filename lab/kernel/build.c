@@ -13,6 +13,7 @@
 #include "kernel/build.h"
 #include "kernel/kernel.h"
 #include "lib/spawn.h"
+#include "lib/strbuf.h"
 
 #define CONFIG_TIMEOUT_S 1800
 #define BUILD_TIMEOUT_S (6 * 3600)
@@ -251,13 +252,7 @@ int kconfig_make(const char *src, const char *outdir, const char *base,
 		free(frag);
 	}
 	if (dropped.n) {
-		for (size_t i = 0; i < dropped.n; i++) {
-			char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "",
-					    dropped.v[i]);
-
-			free(list);
-			list = l;
-		}
+		list = strlist_join(&dropped, ", ");
 		lab_err("variant '%s': Kconfig dropped %zu option%s the fragments ask for "
 			"(unmet dependencies): %s; enable what they depend on in a fragment "
 			"('make menuconfig' and '/' shows the dependencies) or remove them",

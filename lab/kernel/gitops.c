@@ -9,6 +9,7 @@
 
 #include "kernel/gitops.h"
 #include "lib/spawn.h"
+#include "lib/strbuf.h"
 
 #define GIT_TIMEOUT_S 1800
 #define GIT_ARGS_MAX 24
@@ -215,7 +216,7 @@ static int src_reset(const char *wt, const char *commit)
 static char *git_reason(const char *out)
 {
 	static const char *const pfx[] = { "error: ", "fatal: ", "CONFLICT", "Patch failed" };
-	char *why = NULL;
+	struct strbuf why = STRBUF_INIT;
 	const char *p = out;
 
 	while (p && *p) {
@@ -225,16 +226,16 @@ static char *git_reason(const char *out)
 		for (size_t i = 0; i < ARRAY_SIZE(pfx); i++) {
 			if (strncmp(p, pfx[i], strlen(pfx[i])))
 				continue;
-			char *n = xasprintf("%s%s%.*s", why ? why : "", why ? "; " : "",
-					    (int)len, p);
-
-			free(why);
-			why = n;
+			if (why.len)
+				strbuf_addstr(&why, "; ");
+			strbuf_add(&why, p, len);
 			break;
 		}
 		p = eol ? eol + 1 : NULL;
 	}
-	return why ? why : xstrdup(*out ? out : "no output");
+	if (why.len)
+		return strbuf_detach(&why);
+	return xstrdup(*out ? out : "no output");
 }
 
 static int op_run(const char *wt, const struct src_op *op, struct spawn_result *r)
@@ -347,13 +348,8 @@ int src_prepare(const char *tree, const char *wt, const char *commit,
 			continue;
 		}
 		failed_files(wt, r.out, &files);
-		for (size_t k = 0; k < files.n; k++) {
-			char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "",
-					    files.v[k]);
-
-			free(list);
-			list = l;
-		}
+		if (files.n)
+			list = strlist_join(&files, ", ");
 		chomp(r.out);
 		why = git_reason(r.out);
 		lab_err("variant '%s': %s %s failed%s%s (%s); the lab worktree is reset to %.12s. "

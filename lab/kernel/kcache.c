@@ -17,6 +17,8 @@
 #include "kernel/kcache.h"
 #include "kernel/kernel.h"
 #include "lib/spawn.h"
+#include "lib/timefmt.h"
+#include "lib/strbuf.h"
 
 #define META_MAX (1u << 20)
 
@@ -322,15 +324,6 @@ static json_t *ops_json(const struct kcache_req *q)
 	return a;
 }
 
-static void iso_time(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static const char *const gd_args[] = { "rev-parse", "--path-format=absolute",
 					"--git-common-dir", NULL };
 
@@ -365,7 +358,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 {
 	char *git_dir = NULL, *base = NULL, *req = NULL, *req_path = NULL, *srcdir = NULL;
 	char *wt = NULL, *tree_id = NULL, *cfgdir = NULL, *builddir = NULL, *cfg = NULL;
-	char cfg_hash[65], key[KCACHE_KEY_LEN + 1], when[32], hex[65], *what;
+	char cfg_hash[65], key[KCACHE_KEY_LEN + 1], when[TIME_STR_LEN], hex[65], *what;
 	double t0 = now_monotonic(), t_prep = 0, t_cfg = 0, t_build = 0;
 	json_t *meta = NULL, *frags;
 	int lock_fd = -1, ret = -1;
@@ -431,23 +424,14 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 
 	/* the config directory and build directory belong to (tree, config inputs) */
 	{
-		struct strlist parts = { 0 };
-		char *all;
+		struct strbuf all = STRBUF_INIT;
 
-		strlist_pushf(&parts, "%s", q->config_base);
+		strbuf_addf(&all, "%s\n", q->config_base);
 		for (size_t i = 0; i < q->nfragments; i++)
-			strlist_pushf(&parts, "%s", q->fragments[i]);
-		all = xstrdup("");
-		for (size_t i = 0; i < parts.n; i++) {
-			char *n = xasprintf("%s%s\n", all, parts.v[i]);
-
-			free(all);
-			all = n;
-		}
-		sha256_buf(all, strlen(all), hex);
+			strbuf_addf(&all, "%s\n", q->fragments[i]);
+		sha256_buf(all.buf, all.len, hex);
 		hex[16] = '\0';
-		free(all);
-		strlist_free(&parts);
+		strbuf_release(&all);
 	}
 	cfgdir = xasprintf("%s/config-%s", srcdir, hex);
 	builddir = xasprintf("%s/build-%s", srcdir, hex);
@@ -455,7 +439,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	{
 		char *logs = kdir(cache_dir, "logs");
 
-		iso_time(when, sizeof(when));
+		time_iso_now(when);
 		if (mkdir_p(logs, 0755) == 0)
 			res->log = xasprintf("%s/%s-%s-config.log", logs, when, q->variant);
 		free(logs);
@@ -488,7 +472,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 		struct kernel_info ki;
 
 		kcache_result_release(res);
-		iso_time(when, sizeof(when));
+		time_iso_now(when);
 		if (mkdir_p(logs, 0755) || mkdir_p(builddir, 0755) ||
 		    install_config(cfg, builddir)) {
 			free(lv);

@@ -112,3 +112,12 @@ void strbuf_addsep(struct strbuf *sb, const char *sep, const char *s)
 		strbuf_addstr(sb, sep);
 	strbuf_addstr(sb, s);
 }
+
+char *strlist_join(const struct strlist *l, const char *sep)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < l->n; i++)
+		strbuf_addsep(&sb, sep, l->v[i]);
+	return strbuf_detach(&sb);
+}

@@ -45,4 +45,8 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 /* append s, preceded by sep unless sb is empty ("a, b, c" joins) */
 void strbuf_addsep(struct strbuf *sb, const char *sep, const char *s);
 
+struct strlist;
+/* the strings joined by sep, malloc'd ("" for none) */
+char *strlist_join(const struct strlist *l, const char *sep);
+
 #endif

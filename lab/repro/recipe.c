@@ -17,6 +17,7 @@
 
 #include "job/job_yaml.h"
 #include "repro/recipe.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 #include "job/workload.h"
 
@@ -326,7 +327,8 @@ static void check_workload_names(struct job_yaml *y, const struct job *job,
 	expr_names(e->expr, &names);
 	for (size_t i = 0; i < names.n; i++) {
 		const char *nm = names.v[i];
-		char p[PATHLEN], *list = NULL;
+		char p[PATHLEN], *list;
+		struct strbuf sb = STRBUF_INIT;
 		bool known = false;
 
 		if (strncmp(nm, w->name, plen) || nm[plen] != '.')
@@ -335,12 +337,9 @@ static void check_workload_names(struct job_yaml *y, const struct job *job,
 			known = !fnmatch(m->name, nm, 0);
 		if (known)
 			continue;
-		for (const struct wl_metric *m = w->metrics; m->name; m++) {
-			char *l = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", m->name);
-
-			free(list);
-			list = l;
-		}
+		for (const struct wl_metric *m = w->metrics; m->name; m++)
+			strbuf_addsep(&sb, ", ", m->name);
+		list = sb.len ? strbuf_detach(&sb) : NULL;
 		snprintf(p, sizeof(p), "expect[%zu].metric", idx);
 		job_yaml_err(y, st->metric_marks[idx], p, "%s reports no metric '%s' (its "
 			     "metrics: %s%s)", w->name, nm, list ? list : "none",

@@ -41,6 +41,8 @@
 #include "store/results.h"
 #include "lib/spawn.h"
 #include "vm/domain_xml.h"
+#include "lib/strbuf.h"
+#include "lib/timefmt.h"
 #include "lib/util.h"
 #include "vm/vm.h"
 #include "kernel/wlmodule.h"
@@ -226,21 +228,16 @@ static int resolve_accel(struct run *r, enum accel_mode mode, bool reprobe)
 static void plan_collectors(const struct job_collectors *jc,
 			    const struct job_variant *v, struct kvlist *plan)
 {
-	char *list = xstrdup("");
+	char *list;
 
 	if (jc->disabled) {
 		kvlist_set(plan, "collect.enabled", "0");
-		free(list);
 		return;
 	}
-	for (size_t i = 0; i < jc->tracepoints.n && !v->no_tracepoints; i++) {
-		char *l = xasprintf("%s%s%s", list, i ? "," : "", jc->tracepoints.v[i]);
-
-		free(list);
-		list = l;
-	}
-	if (*list)
-		kvlist_set(plan, "collect.tracepoints", list);
+	if (v->no_tracepoints || !jc->tracepoints.n)
+		return;
+	list = strlist_join(&jc->tracepoints, ",");
+	kvlist_set(plan, "collect.tracepoints", list);
 	free(list);
 }
 
@@ -793,15 +790,6 @@ static bool boot_done(struct run *r, const struct boot *b)
 	return true;
 }
 
-static void iso_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /*
  * The observer check: every variant gets a twin "<name>.nocollect" that
  * boots the same kernel with the same settings but counts no tracepoint;
@@ -929,10 +917,10 @@ static int resolve_kernels(struct run *r)
 static json_t *new_runjson(struct run *r)
 {
 	json_t *vars = json_array();
-	char now[32], *bid = host_boot_id();
+	char now[TIME_STR_LEN], *bid = host_boot_id();
 	json_t *rj;
 
-	iso_now(now, sizeof(now));
+	time_iso_now(now);
 	for (size_t i = 0; i < r->job->nvariants; i++)
 		json_array_append_new(vars, json_pack("{s:s, s:o}", "name",
 			r->job->variants[i].name, "kernel", kernel_info_json(&r->kernels[i])));
@@ -985,11 +973,11 @@ static json_t *host_json(struct run *r)
 
 static int write_status(struct run *r, const char *status)
 {
-	char now[32];
+	char now[TIME_STR_LEN];
 
 	json_object_set_new(r->runjson, "status", json_string(status));
 	if (strcmp(status, "running")) {
-		iso_now(now, sizeof(now));
+		time_iso_now(now);
 		json_object_set_new(r->runjson, "finished", json_string(now));
 	} else {
 		char *bid = host_boot_id();

@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "store/results.h"
+#include "lib/timefmt.h"
 #include "lib/util.h"
 
 struct store {
@@ -95,13 +96,11 @@ const char *store_dir(const struct store *s)
 
 char *store_run_create(struct store *s, const char *job_name)
 {
-	char stamp[32];
+	char stamp[TIME_STR_LEN];
 	unsigned char rnd[2];
 	time_t t = time(NULL);
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	time_stamp(t, false, stamp);
 	for (int tries = 0; tries < 16; tries++) {
 		char *id, *path;
 

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "vm/accel.h"
+#include "lib/timefmt.h"
 #include "lib/util.h"
 
 #define PROBE_CMDLINE "console=ttyS0 panic=-1"
@@ -136,7 +137,7 @@ static int cache_load(const char *path, const json_t *key,
 static int cache_store(const char *cache_dir, const char *path, json_t *key,
 		       const struct accel_choice *c, double probe_s)
 {
-	char stamp[32];
+	char stamp[TIME_STR_LEN];
 	time_t t = time(NULL);
 	json_t *root;
 	char *text;
@@ -144,7 +145,7 @@ static int cache_store(const char *cache_dir, const char *path, json_t *key,
 
 	if (mkdir_p(cache_dir, 0755) < 0)
 		return -1;
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	time_iso(t, stamp);
 	root = json_pack("{s:O, s:s, s:s, s:s, s:f}", "key", key,
 			 "accel", dom_accel_name(c->accel),
 			 "reason", c->reason, "probed_at", stamp,
