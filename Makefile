@@ -6,7 +6,8 @@
 #   make check-unit  unit tests only
 #   make check-e2e   the kernel-building end-to-end tests
 #   make bench       benchmarks (ratios measured side by side)
-#   make deps        install the Debian packages the lab needs
+#   make deps        install the Debian packages 'make' and 'make demo' need
+#                    (TIER=unit, test or e2e: also those of the tests)
 #   make install PREFIX=/usr/local
 #
 # The host tool's library flags come from pkg-config through build/config.mk,
@@ -142,13 +143,15 @@ build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 
 unit-bins: $(UNIT_BINS)
 
-# The targets that install packages: install-deps first, then a new make
-# builds (one line after the other, so 'make -jN' keeps that order).
+# The targets that install packages: install-deps first, each the tier it
+# needs (scripts/install-deps --help), then a new make builds (one line after
+# the other, so 'make -jN' keeps that order).
+TIER := run
 deps:
-	scripts/install-deps
+	scripts/install-deps $(TIER)
 
 demo:
-	scripts/install-deps
+	scripts/install-deps run
 	$(MAKE) all
 	scripts/start-libvirt
 	./mmlab doctor
@@ -156,13 +159,13 @@ demo:
 	./mmlab compare latest
 
 check:
-	scripts/install-deps --e2e
+	scripts/install-deps e2e
 	$(MAKE) check-unit
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
 
 check-unit:
-	scripts/install-deps
+	scripts/install-deps unit
 	$(MAKE) all unit-bins
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; \
@@ -171,19 +174,19 @@ check-unit:
 	done
 
 check-integration:
-	scripts/install-deps
+	scripts/install-deps test
 	$(MAKE) all
 	scripts/start-libvirt
 	tests/integration/run
 
 check-e2e:
-	scripts/install-deps --e2e
+	scripts/install-deps e2e
 	$(MAKE) all
 	scripts/start-libvirt
 	tests/e2e/run
 
 bench:
-	scripts/install-deps
+	scripts/install-deps test
 	$(MAKE) all
 	scripts/start-libvirt
 	bench/run
