@@ -5,6 +5,8 @@
 #   make check       every test: unit (ASan/UBSan) + integration (boots VMs) + e2e
 #   make check-unit  unit tests only
 #   make check-e2e   the kernel-building end-to-end tests
+#   make check-fresh the README's first commands in a fresh Debian 12 chroot
+#                    (tests/fresh/run; root, network; tests the last commit)
 #   make bench       benchmarks (ratios measured side by side)
 #   make deps        install the Debian packages 'make' and 'make demo' need
 #                    (TIER=unit, test or e2e: also those of the tests)
@@ -79,8 +81,8 @@ GUEST := build/guest/agent $(WL_BINS) $(MOD_COPIES)
 
 .SECONDARY:
 
-.PHONY: all demo check check-unit check-integration check-e2e bench deps install \
-	clean format lint unit-bins
+.PHONY: all demo check check-unit check-integration check-e2e check-fresh bench deps \
+	install clean format lint unit-bins
 
 all: mmlab $(GUEST)
 
@@ -89,8 +91,8 @@ all: mmlab $(GUEST)
 # includes build/config.mk, which make writes first when it is missing or
 # older than this Makefile. 'make deps all' in one go installs before it.
 CONFIG_MK := build/config.mk
-NOCONFIG_GOALS := deps demo check check-unit check-integration check-e2e bench \
-	clean format lint
+NOCONFIG_GOALS := deps demo check check-unit check-integration check-e2e check-fresh \
+	bench clean format lint
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG_MK)
 endif
@@ -184,6 +186,10 @@ check-e2e:
 	$(MAKE) all
 	scripts/start-libvirt
 	tests/e2e/run
+
+# not part of 'make check': it tests a commit, not this tree (.ci/run)
+check-fresh:
+	tests/fresh/run
 
 bench:
 	scripts/install-deps test
