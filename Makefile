@@ -5,23 +5,42 @@
 #   make check       every test: unit (ASan/UBSan) + integration (boots VMs) + e2e
 #   make check-unit  unit tests only
 #   make check-e2e   the kernel-building end-to-end tests
+#   make check-fresh the README's first commands in a fresh Debian 12 chroot
+#                    (tests/fresh/run; root, network; tests the last commit)
 #   make bench       benchmarks (ratios measured side by side)
-#   make deps        install the Debian packages the lab needs
+#   make deps        install the Debian packages 'make' and 'make demo' need
+#                    (TIER=unit, test or e2e: also those of the tests)
 #   make install PREFIX=/usr/local
+#
+# The host tool's library flags come from pkg-config through build/config.mk,
+# which a rule writes when a target first needs them; when a library is
+# missing, that rule names it and its Debian package and says to run
+# 'make deps'. The targets that install packages (deps, demo, check*, bench)
+# do not read build/config.mk themselves: they install first, then run
+# $(MAKE) again, and that make reads flags computed with the packages there.
 
 PREFIX ?= /usr/local
 CC ?= cc
 PKG_CONFIG ?= pkg-config
+export PKG_CONFIG
 
-PKGS := libvirt libxml-2.0 yaml-0.1 jansson sqlite3 gsl libarchive libcrypto zlib libguestfs
+# the host tool's libraries: pkg-config module:Debian package
+PKGS := libvirt:libvirt-dev libxml-2.0:libxml2-dev yaml-0.1:libyaml-dev \
+	jansson:libjansson-dev sqlite3:libsqlite3-dev gsl:libgsl-dev \
+	libarchive:libarchive-dev libcrypto:libssl-dev zlib:zlib1g-dev \
+	libguestfs:libguestfs-dev
+
+# the host tool's sources are lab/<stage>/*.c; lab/builtin/main.c holds main()
+LAB_DIRS := lab
+LAB_MAIN := lab/builtin/main.c
+
+MAKEFLAGS += --no-print-directory
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wstrict-prototypes -Wmissing-prototypes -Wvla
 MMLAB_VERSION ?= 0.1.0
-BASE_CFLAGS := -DMMLAB_VERSION=\"$(MMLAB_VERSION)\" -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -Ilab -Icommon \
-	-Iworkloads/lib
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
+BASE_CFLAGS := -DMMLAB_VERSION=\"$(MMLAB_VERSION)\" -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) \
+	$(addprefix -I,$(LAB_DIRS)) -Icommon -Iworkloads/lib
 
 CFLAGS ?= -O2 -g
 
@@ -37,7 +56,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 
 # the host tool: lab/<stage>/*.c (docs/architecture.md)
-LAB_SRCS := $(sort $(wildcard lab/*/*.c))
+LAB_SRCS := $(sort $(wildcard $(addsuffix /*/*.c,$(LAB_DIRS))))
 COMMON_SRCS := $(sort $(wildcard common/*.c))
 AGENT_SRCS := $(sort $(wildcard collectors/*.c))
 WL_LIB_SRCS := $(sort $(wildcard workloads/lib/*.c))
@@ -46,7 +65,7 @@ WL_NAMES := $(patsubst workloads/%.c,%,$(WL_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 
 HOST_OBJS := $(patsubst %.c,build/host/%.o,$(LAB_SRCS) $(COMMON_SRCS))
-SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out lab/builtin/main.c,$(LAB_SRCS)) $(COMMON_SRCS))
+SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out $(LAB_MAIN),$(LAB_SRCS)) $(COMMON_SRCS))
 GUEST_COMMON_OBJS := $(patsubst %.c,build/gobj/%.o,$(COMMON_SRCS))
 AGENT_OBJS := $(patsubst %.c,build/gobj/%.o,$(AGENT_SRCS)) $(GUEST_COMMON_OBJS)
 WL_LIB_OBJS := $(patsubst %.c,build/gobj/%.o,$(WL_LIB_SRCS)) $(GUEST_COMMON_OBJS)
@@ -62,14 +81,30 @@ GUEST := build/guest/agent $(WL_BINS) $(MOD_COPIES)
 
 .SECONDARY:
 
-.PHONY: all demo check check-unit check-integration check-e2e bench deps install \
-	clean format lint
+.PHONY: all demo check check-unit check-integration check-e2e check-fresh bench deps \
+	install clean format lint unit-bins
 
 all: mmlab $(GUEST)
 
+# Goals that read no library flags: they build nothing, or they install
+# packages and then run $(MAKE) again. Any other goal (and plain 'make')
+# includes build/config.mk, which make writes first when it is missing or
+# older than this Makefile. 'make deps all' in one go installs before it.
+CONFIG_MK := build/config.mk
+NOCONFIG_GOALS := deps demo check check-unit check-integration check-e2e check-fresh \
+	bench clean format lint
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(CONFIG_MK)
+endif
+
+$(CONFIG_MK): Makefile scripts/pkg-config-mk | $(filter deps,$(MAKECMDGOALS))
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)
+	$(Q)scripts/pkg-config-mk $@ $(PKGS)
+
 mmlab: $(HOST_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm -lpthread
 
 # -MMD: each object depends on the headers it includes (build/**/*.d)
 DEPFLAGS = -MMD -MP
@@ -108,37 +143,60 @@ build/guest/modules-src/%: workloads/%
 build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) \
-		$(PKG_LIBS) -lcmocka
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $^ \
+		$(PKG_LIBS) -lm -lpthread -lcmocka
 
+unit-bins: $(UNIT_BINS)
+
+# The targets that install packages: install-deps first, each the tier it
+# needs (scripts/install-deps --help), then a new make builds (one line after
+# the other, so 'make -jN' keeps that order).
+TIER := run
 deps:
-	scripts/install-deps
+	scripts/install-deps $(TIER)
 
-demo: deps all
+demo:
+	scripts/install-deps run
+	$(MAKE) all
 	scripts/start-libvirt
 	./mmlab doctor
 	./mmlab run jobs/demo.yaml
 	./mmlab compare latest
 
-check: deps all check-unit check-integration check-e2e
+check:
+	scripts/install-deps e2e
+	$(MAKE) check-unit
+	$(MAKE) check-integration
+	$(MAKE) check-e2e
 
-check-unit: $(UNIT_BINS) all
+check-unit:
+	scripts/install-deps unit
+	$(MAKE) all unit-bins
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		MMLAB_SRCDIR=$(CURDIR) $$t; \
 	done
 
-check-integration: all
+check-integration:
+	scripts/install-deps test
+	$(MAKE) all
 	scripts/start-libvirt
 	tests/integration/run
 
-check-e2e: all
-	scripts/install-deps --e2e
+check-e2e:
+	scripts/install-deps e2e
+	$(MAKE) all
 	scripts/start-libvirt
 	tests/e2e/run
 
-bench: all
+# not part of 'make check': it tests a commit, not this tree (.ci/run)
+check-fresh:
+	tests/fresh/run
+
+bench:
+	scripts/install-deps test
+	$(MAKE) all
 	scripts/start-libvirt
 	bench/run
 
@@ -162,7 +220,8 @@ lint:
 		--suppress=missingIncludeSystem --suppress=unknownMacro \
 		-D'json_array_foreach(a,i,v)=for(i=0;;)' \
 		-D'json_object_foreach(o,k,v)=for(k=0;;)' \
-		-Ilab -Icommon -Icollectors -Iworkloads/lib lab common collectors workloads
+		$(addprefix -I,$(LAB_DIRS)) -Icommon -Icollectors -Iworkloads/lib \
+		$(LAB_DIRS) common collectors workloads
 
 clean:
 	rm -rf build mmlab
