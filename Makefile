@@ -143,8 +143,8 @@ build/guest/modules-src/%: workloads/%
 build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $^ \
-		$(PKG_LIBS) -lm -lpthread -lcmocka
+	$(Q)$(CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< \
+		$(SAN_LIB_OBJS) $(PKG_LIBS) -lm -lpthread -lcmocka
 
 unit-bins: $(UNIT_BINS)
 
