@@ -74,13 +74,18 @@ int cmd_compare(int argc, char **argv)
 	struct compare_opts o = { .cli.alpha = 0.05, .fmt = CMP_TEXT, .effect = 0.02 };
 	struct comparison *c = cmp_new();
 	struct opt opts[] = {
-		CMP_OPT_BASELINE(&o.cli),
+		OPT_STRING(0, "baseline", &o.cli.baseline, "VARIANT",
+			   "compare against this variant (default: the first)"),
 		OPT_CALLBACK(0, "format", &o.fmt, "FMT",
 			     "text (default), markdown, csv, json or html", format_cb),
-		CMP_OPT_ALPHA(&o.cli),
-		CMP_OPT_SAMPLES(c, "rows variant,metric,value[,direction]; repeatable"),
-		CMP_OPT_METRICS(&o.cli),
-		CMP_OPT_DERIVE(c, "a derived metric, e.g. 'r=vmstat.a / vmstat.b'"),
+		OPT_CALLBACK(0, "alpha", &o.cli.alpha, "A", "significance level (default 0.05)",
+			     cmp_opt_alpha),
+		OPT_CALLBACK(0, "samples", c, "FILE.csv",
+			     "rows variant,metric,value[,direction]; repeatable", cmp_opt_samples),
+		OPT_STRING(0, "metrics", &o.cli.metrics, "GLOBS",
+			   "comma-separated metric name patterns ('*' = all)"),
+		OPT_CALLBACK(0, "derive", c, "NAME=EXPR",
+			     "a derived metric, e.g. 'r=vmstat.a / vmstat.b'", cmp_opt_derive),
 		OPT_BOOL(0, "power", &o.power, "iterations needed per metric instead of the table"),
 		OPT_CALLBACK(0, "effect", &o.effect, "PCT",
 			     "relative change for --power (default 2%)", effect_cb),

@@ -61,11 +61,15 @@ int cmd_report(int argc, char **argv)
 	struct opt opts[] = {
 		OPT_STRING('o', "output", &o.output, "FILE",
 			   "the HTML file (default report.html, - = stdout)"),
-		CMP_OPT_BASELINE(&o),
-		CMP_OPT_ALPHA(&o),
-		CMP_OPT_METRICS(&o),
-		CMP_OPT_SAMPLES(c, "rows variant,metric,value[,direction]"),
-		CMP_OPT_DERIVE(c, "a derived metric"),
+		OPT_STRING(0, "baseline", &o.baseline, "VARIANT",
+			   "compare against this variant (default: the first)"),
+		OPT_CALLBACK(0, "alpha", &o.alpha, "A", "significance level (default 0.05)",
+			     cmp_opt_alpha),
+		OPT_STRING(0, "metrics", &o.metrics, "GLOBS",
+			   "comma-separated metric name patterns ('*' = all)"),
+		OPT_CALLBACK(0, "samples", c, "FILE.csv", "rows variant,metric,value[,direction]",
+			     cmp_opt_samples),
+		OPT_CALLBACK(0, "derive", c, "NAME=EXPR", "a derived metric", cmp_opt_derive),
 		OPT_END(),
 	};
 	int n = parse_options(argc, argv, opts, &report_usage, 0), rc;

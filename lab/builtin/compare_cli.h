@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * compare_cli.h - what `mmlab compare` and `mmlab report` share
- * (compare_cli.c): their common options, as option-table entries
- * (lib/parse-options.h), loading the runs and computing the comparison,
- * and the output file. `mmlab run` reuses cmp_parse_pct().
+ * (compare_cli.c): their common options (struct cmp_cli and the callbacks
+ * of their option-table entries, lib/parse-options.h), loading the runs and
+ * computing the comparison, and the output file. `mmlab run` reuses
+ * cmp_parse_pct().
  */
 #ifndef MMLAB_COMPARE_CLI_H
 #define MMLAB_COMPARE_CLI_H
@@ -19,25 +20,14 @@ struct cmp_cli {
 	double alpha;
 };
 
-/* --alpha A into the double at o->value */
+/*
+ * Option callbacks: --alpha A into the double at o->value; --samples
+ * FILE.csv and --derive NAME=EXPR into the comparison at o->value, in the
+ * order given.
+ */
 int cmp_opt_alpha(const struct opt *o, const char *arg);
-/* --samples FILE.csv, --derive NAME=EXPR: into the comparison at o->value, in order */
 int cmp_opt_samples(const struct opt *o, const char *arg);
 int cmp_opt_derive(const struct opt *o, const char *arg);
-
-#define CMP_OPT_BASELINE(cli) \
-	OPT_STRING(0, "baseline", &(cli)->baseline, "VARIANT", \
-		   "compare against this variant (default: the first)")
-#define CMP_OPT_ALPHA(cli) \
-	OPT_CALLBACK(0, "alpha", &(cli)->alpha, "A", "significance level (default 0.05)", \
-		     cmp_opt_alpha)
-#define CMP_OPT_METRICS(cli) \
-	OPT_STRING(0, "metrics", &(cli)->metrics, "GLOBS", \
-		   "comma-separated metric name patterns ('*' = all)")
-#define CMP_OPT_SAMPLES(c, help) \
-	OPT_CALLBACK(0, "samples", (c), "FILE.csv", (help), cmp_opt_samples)
-#define CMP_OPT_DERIVE(c, help) \
-	OPT_CALLBACK(0, "derive", (c), "NAME=EXPR", (help), cmp_opt_derive)
 
 /* "2%" or "0.02" -> 0.02; -1 if not a positive number below 10 (1000 %) */
 int cmp_parse_pct(const char *s, double *frac);
