@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "bisect/bisect_store.h"
+#include "lib/db.h"
 #include "lib/util.h"
 
 struct bstore {
@@ -36,37 +37,17 @@ static double now_wall(void)
 
 static int bexec(struct bstore *b, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(b->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		lab_err("bisect state %s: %s", b->path, msg ? msg : sqlite3_errmsg(b->db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
+	return db_exec(b->db, "bisect state", sql);
 }
 
 static sqlite3_stmt *prep(struct bstore *b, const char *sql)
 {
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(b->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		lab_err("bisect state %s: %s", b->path, sqlite3_errmsg(b->db));
-		return NULL;
-	}
-	return st;
+	return db_prepare(b->db, "bisect state", sql);
 }
 
 static int finish(struct bstore *b, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
-
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		lab_err("bisect state %s: %s", b->path, sqlite3_errmsg(b->db));
-		return -1;
-	}
-	return 0;
+	return db_step_done(b->db, "bisect state", st);
 }
 
 static void bind_json(sqlite3_stmt *st, int i, json_t *j)
@@ -103,7 +84,6 @@ static json_t *col_text(sqlite3_stmt *st, int i)
 struct bstore *bstore_open(const char *dir, bool create)
 {
 	struct bstore *b = xcalloc(1, sizeof(*b));
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 
 	b->path = xasprintf("%s/bisect.db", dir);
 	if (create && mkdir_p(dir, 0755))
@@ -113,14 +93,8 @@ struct bstore *bstore_open(const char *dir, bool create)
 			"start' (see 'mmlab bisect --help')", b->path);
 		goto fail;
 	}
-	if (sqlite3_open_v2(b->path, &b->db, flags, NULL) != SQLITE_OK) {
-		lab_err("cannot open the bisect state %s: %s", b->path,
-			b->db ? sqlite3_errmsg(b->db) : "out of memory");
-		goto fail;
-	}
-	sqlite3_busy_timeout(b->db, 30000);
-	if (bexec(b, "PRAGMA journal_mode=WAL;") || bexec(b, "PRAGMA synchronous=FULL;") ||
-	    bexec(b, schema))
+	b->db = db_open(b->path, "bisect state", create ? DB_CREATE : 0);
+	if (!b->db || bexec(b, schema))
 		goto fail;
 	return b;
 fail:
@@ -132,8 +106,7 @@ void bstore_close(struct bstore *b)
 {
 	if (!b)
 		return;
-	if (b->db)
-		sqlite3_close(b->db);
+	db_close(b->db);
 	free(b->path);
 	free(b);
 }
