@@ -25,7 +25,8 @@
 #include "vm/placement.h"
 #include "batch/queue.h"
 #include "batch/queue_build.h"
-#include "batch/queue_cli.h"
+#include "batch/enqueue.h"
+#include "batch/slurm.h"
 #include "store/results.h"
 #include "run/runner.h"
 #include "lib/spawn.h"
@@ -518,38 +519,6 @@ static int queue_run(struct queue *q, struct store *s, unsigned int jobs,
 }
 
 /* ------------------------------------------------------------------ */
-
-int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
-		  const char *accel, const char *slurm, char **run_out, long long *job_out,
-		  json_t **boots_out)
-{
-	/* kernels built from source become the queue's build items */
-	struct run_opts o = { .job_path = path, .accel = accel, .defer_builds = true };
-	json_t *rj, *boots;
-	char *run = NULL;
-	long long id = 0;
-	int ret = runner_create(s, &o, &run);
-
-	if (ret)
-		return ret;
-	rj = store_run_read(s, run);
-	boots = json_incref(json_object_get(rj, "boots"));
-	id = rj ? queue_add(q, run, json_string_value(json_object_get(rj, "job")), priority,
-			    boots, slurm) : -1;
-	json_decref(rj);
-	if (id < 0) {
-		json_decref(boots);
-		free(run);
-		return EXIT_RUN_FAILED;
-	}
-	*run_out = run;
-	*job_out = id;
-	if (boots_out)
-		*boots_out = boots;
-	else
-		json_decref(boots);
-	return 0;
-}
 
 static int parse_prio(const char *s, int *out)
 {
