@@ -234,7 +234,7 @@ static void __attribute__((noreturn)) build_main(struct qrun *qr, const struct q
 {
 	struct store *s = store_open(store_dir(qr->s));
 	struct queue *q = s ? queue_open(store_dir(qr->s)) : NULL;
-	int rc = q ? build_item_build(q, s, it) : -1;
+	int rc = q ? build_item_build(q, s, it, gopts.cache_dir) : -1;
 
 	queue_close(q);
 	store_close(s);
@@ -834,7 +834,7 @@ static int build_in_child(struct queue *q, struct store *s, const struct queue_o
 		/* connections of our own: SQLite must not cross fork */
 		cs = store_open(store_dir(s));
 		cq = cs ? queue_open(store_dir(s)) : NULL;
-		rc = cq ? build_item_build(cq, cs, it) : -1;
+		rc = cq ? build_item_build(cq, cs, it, gopts.cache_dir) : -1;
 		queue_close(cq);
 		store_close(cs);
 		fflush(NULL);
