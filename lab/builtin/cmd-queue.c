@@ -2,9 +2,9 @@
 /*
  * cmd-queue.c - "mmlab queue add|run|status|cancel|retry" (and the
  * "build"/"exec"/"finish" steps Slurm jobs call): the command line of the
- * batch queue (lab/batch/). See docs/queue.md.
+ * batch queue (lab/batch/). Each subcommand has its own option table,
+ * calls one engine function and prints what it did. See docs/queue.md.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,6 @@
 #include <jansson.h>
 
 #include "builtin/builtin.h"
-#include "vm/placement.h"
 #include "batch/enqueue.h"
 #include "batch/pool.h"
 #include "batch/queue.h"
@@ -20,97 +19,179 @@
 #include "batch/status.h"
 #include "batch/steps.h"
 #include "store/results.h"
+#include "vm/placement.h"
+#include "lib/parse-options.h"
 #include "lib/util.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mmlab queue add [--priority N] [--accel M] [--json] JOB.yaml...\n"
-		"       mmlab queue run [--jobs N] [--build-jobs M]\n"
-		"       mmlab queue status [--json] [--items]\n"
-		"       mmlab queue cancel ID\n"
-		"       mmlab queue retry ID\n"
-		"       mmlab queue build RUN --variant V (one kernel; what Slurm build steps run)\n"
-		"       mmlab queue exec RUN --boot K     (one boot; what Slurm tasks run)\n"
-		"       mmlab queue finish RUN            (mark a Slurm-run run complete)\n"
-		"\n"
-		"A resumable batch queue in the results store (RESULTS/queue.db). 'add'\n"
-		"creates a run per job file and queues its boots (variant x iteration);\n"
-		"'run' boots them, up to N VMs at once, each on its own host CPUs (and host\n"
-		"NUMA nodes), until the queue is empty. 'run' is safe to kill -9 and start\n"
-		"again: boots that were running are requeued, stored iterations are kept.\n"
-		"\n"
-		"options:\n"
-		"  --priority N     higher runs first (default 0)\n"
-		"  --accel M        auto, kvm or tcg (default: the job's)\n"
-		"  --jobs N         at most N VMs at once (default: as many as the host's\n"
-		"                   CPUs and free memory hold, one host CPU per vCPU)\n"
-		"  --build-jobs M   kernel builds at once, beside the VMs (default 1); each\n"
-		"                   kernel a job builds from source is one build item,\n"
-		"                   shared by every queued job that needs the same kernel\n"
-		"  --items          status: every item with its state and placement\n"
-		"  --variant V      build: the variant whose kernel to build\n"
-		"  --boot K         exec: the boot of the run's plan to run (0-based)\n"
-		"  --json           machine-readable output\n"
-		"  -h, --help       this help\n"
-		"\n"
-		"Exit status: 0 success, 1 a boot failed or the run was interrupted, 2 bad\n"
-		"usage or input. See docs/queue.md.\n");
-}
+static const char *const queue_synopsis[] = {
+	"mmlab queue add [--priority N] [--accel M] [--json] JOB.yaml...",
+	"mmlab queue run [--jobs N] [--build-jobs M]",
+	"mmlab queue status [--json] [--items]",
+	"mmlab queue cancel ID",
+	"mmlab queue retry ID",
+	"mmlab queue build RUN --variant V (one kernel; what Slurm build steps run)",
+	"mmlab queue exec RUN --boot K     (one boot; what Slurm tasks run)",
+	"mmlab queue finish RUN            (mark a Slurm-run run complete)",
+	NULL,
+};
 
-static int parse_prio(const char *s, int *out)
+static const char queue_text[] =
+	"A resumable batch queue in the results store (RESULTS/queue.db). 'add'\n"
+	"creates a run per job file and queues its boots (variant x iteration);\n"
+	"'run' boots them, up to N VMs at once, each on its own host CPUs (and host\n"
+	"NUMA nodes), until the queue is empty. 'run' is safe to kill -9 and start\n"
+	"again: boots that were running are requeued, stored iterations are kept.";
+
+static const char queue_footer[] =
+	"Exit status: 0 success, 1 a boot failed or the run was interrupted, 2 bad\n"
+	"usage or input. See docs/queue.md.";
+
+/* every option of every subcommand; the table of subcommands says whose */
+struct queue_args {
+	int priority;
+	const char *accel, *variant, *boot;
+	unsigned int jobs, build_jobs;
+	bool json, items;
+	long long id;		/* the operand of cancel and retry */
+	/* what a subcommand works on */
+	char **args;		/* the operands */
+	int n;
+	struct store *s;
+	struct queue *q;	/* NULL for finish */
+};
+
+static int priority_cb(const struct opt *o, const char *arg)
 {
 	char *end;
-	long v = strtol(s, &end, 10);
+	long v = strtol(arg, &end, 10);
 
-	if (!*s || *end || v < -1000000 || v > 1000000) {
-		lab_err("--priority wants an integer, not '%s'", s);
+	if (!*arg || *end || v < -1000000 || v > 1000000) {
+		lab_err("--priority wants an integer, not '%s'", arg);
 		return -1;
 	}
-	*out = (int)v;
+	*(int *)o->value = (int)v;
 	return 0;
 }
 
-static int do_add(struct queue *q, struct store *s, int argc, char **argv, int priority,
-		  const char *accel, bool json)
+static int accel_cb(const struct opt *o, const char *arg)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
+		lab_err("--accel is auto, kvm or tcg, not '%s'", arg);
+		return -1;
+	}
+	*(const char **)o->value = arg;
+	return 0;
+}
+
+/* bit i: entry i of queue_options()' table */
+enum {
+	O_PRIORITY = 1u << 0,
+	O_ACCEL = 1u << 1,
+	O_JOBS = 1u << 2,
+	O_BUILD_JOBS = 1u << 3,
+	O_ITEMS = 1u << 4,
+	O_VARIANT = 1u << 5,
+	O_BOOT = 1u << 6,
+	O_JSON = 1u << 7,
+	O_ALL = (1u << 8) - 1,
+};
+
+/* the options whose bits are in mask, in help order, into out[] (OPT_END last) */
+static void queue_options(struct queue_args *a, unsigned int mask, struct opt out[9])
+{
+	const struct opt all[] = {
+		OPT_CALLBACK(0, "priority", &a->priority, "N", "higher runs first (default 0)",
+			     priority_cb),
+		OPT_CALLBACK(0, "accel", &a->accel, "M", "auto, kvm or tcg (default: the job's)",
+			     accel_cb),
+		OPT_UINT(0, "jobs", &a->jobs, 1, PLACE_MAX_CPUS, "N",
+			 "at most N VMs at once (default: as many as the host's\n"
+			 "CPUs and free memory hold, one host CPU per vCPU)"),
+		OPT_UINT(0, "build-jobs", &a->build_jobs, 1, 64, "M",
+			 "kernel builds at once, beside the VMs (default 1); each\n"
+			 "kernel a job builds from source is one build item,\n"
+			 "shared by every queued job that needs the same kernel"),
+		OPT_BOOL(0, "items", &a->items, "status: every item with its state and placement"),
+		OPT_STRING(0, "variant", &a->variant, "V",
+			   "build: the variant whose kernel to build"),
+		OPT_STRING(0, "boot", &a->boot, "K",
+			   "exec: the boot of the run's plan to run (0-based)"),
+		OPT_BOOL(0, "json", &a->json, "machine-readable output"),
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		if (mask & (1u << i))
+			out[n++] = all[i];
+	out[n] = (struct opt)OPT_END();
+}
+
+static void usage(FILE *f)
+{
+	struct queue_args a = { 0 };
+	const struct opt_usage u = { queue_synopsis, queue_text, queue_footer };
+	struct opt opts[9];
+
+	queue_options(&a, O_ALL, opts);
+	usage_with_options(f, opts, &u);
+}
+
+static void print_json(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+}
+
+static void print_added(long long id, const char *run, json_t *boots, const char *file)
+{
+	char *kernels = queue_build_variants(boots);
+	size_t n = json_array_size(boots);
+
+	printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run, n, n == 1 ? "" : "s",
+	       kernels ? ", kernels built from source: " : "", kernels ? kernels : "", file);
+	free(kernels);
+}
+
+static int do_add(struct queue_args *a)
 {
 	json_t *out = json_array();
 	int ret = 0;
 
-	if (optind >= argc) {
-		lab_err("queue add wants job files; see 'mmlab queue --help'");
-		json_decref(out);
-		return EXIT_USAGE;
-	}
-	for (int i = optind; i < argc; i++) {
-		char *run = NULL, *kernels;
+	for (int i = 0; i < a->n; i++) {
+		char *run = NULL;
 		long long id;
 		json_t *boots;
-		int rc = queue_add_job(q, s, argv[i], priority, accel, NULL, &run, &id, &boots);
+		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, a->accel, NULL, &run,
+				       &id, &boots);
 
 		if (rc) {
 			ret = rc;
 			continue;
 		}
-		kernels = queue_build_variants(boots);
-		if (!json)
-			printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run,
-			       json_array_size(boots), json_array_size(boots) == 1 ? "" : "s",
-			       kernels ? ", kernels built from source: " : "",
-			       kernels ? kernels : "", argv[i]);
-		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id",
-			(json_int_t)id, "run", run, "file", argv[i], "boots",
-			(int)json_array_size(boots)));
-		free(kernels);
+		if (!a->json)
+			print_added(id, run, boots, a->args[i]);
+		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)id,
+			"run", run, "file", a->args[i], "boots", (int)json_array_size(boots)));
 		json_decref(boots);
 		free(run);
 	}
-	if (json) {
-		json_dumpf(out, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	}
+	if (a->json)
+		print_json(out);
 	json_decref(out);
 	return ret;
+}
+
+static int do_run(struct queue_args *a)
+{
+	struct pool_opts po = { .jobs = a->jobs, .build_jobs = a->build_jobs,
+				.cache_dir = gopts.cache_dir };
+
+	return pool_run(a->q, a->s, &po);
+}
+
+static long long jint(json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
 }
 
 static void print_item(json_t *it)
@@ -120,23 +201,59 @@ static void print_item(json_t *it)
 
 	if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
 		printf("     item %lld kernel build of %s (request %.12s, %lld boots need it): "
-		       "%s%s%s\n", (long long)json_integer_value(json_object_get(it, "id")),
+		       "%s%s%s\n", jint(it, "id"),
 		       json_string_value(json_object_get(it, "variant")),
-		       json_string_value(json_object_get(it, "request")),
-		       (long long)json_integer_value(json_object_get(it, "needed_by")),
+		       json_string_value(json_object_get(it, "request")), jint(it, "needed_by"),
 		       json_string_value(json_object_get(it, "state")), err ? ": " : "",
 		       err ?: "");
 		return;
 	}
 	pl = json_object_get(it, "placement") ?
 	     json_dumps(json_object_get(it, "placement"), JSON_COMPACT) : NULL;
-	printf("     item %lld %s/%lld: %s%s%s%s%s\n",
-	       (long long)json_integer_value(json_object_get(it, "id")),
-	       json_string_value(json_object_get(it, "variant")),
-	       (long long)json_integer_value(json_object_get(it, "first")),
+	printf("     item %lld %s/%lld: %s%s%s%s%s\n", jint(it, "id"),
+	       json_string_value(json_object_get(it, "variant")), jint(it, "first"),
 	       json_string_value(json_object_get(it, "state")), pl ? " " : "", pl ? pl : "",
 	       err ? ": " : "", err ?: "");
 	free(pl);
+}
+
+/* the job's line of counts, and its kernel builds */
+static void print_job(json_t *j)
+{
+	json_t *c = json_object_get(j, "counts"), *eta = json_object_get(j, "eta_s"), *v;
+	char etab[32] = "-";
+	const char *key, *sep = "";
+
+	if (json_is_number(eta))
+		snprintf(etab, sizeof(etab), "%.0fs", json_number_value(eta));
+	printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n", jint(j, "id"),
+	       json_string_value(json_object_get(j, "run")), jint(j, "priority"),
+	       jint(c, "done"), jint(c, "running"), jint(c, "queued"), jint(c, "failed"),
+	       jint(c, "cancelled"), etab);
+	if (!json_object_size(json_object_get(j, "builds")))
+		return;
+	printf("     kernel builds:");
+	json_object_foreach(json_object_get(j, "builds"), key, v) {
+		printf("%s %lld %s", sep, (long long)json_integer_value(v), key);
+		sep = ",";
+	}
+	putchar('\n');
+}
+
+/* the Slurm jobs of a job submitted with "mmlab submit --slurm" */
+static void print_slurm(json_t *sl)
+{
+	const char *key;
+	json_t *v;
+
+	printf("     slurm: array job %s, finish job %s",
+	       json_string_value(json_object_get(sl, "array")) ?: "?",
+	       json_string_value(json_object_get(sl, "finish")) ?: "?");
+	json_object_foreach(json_object_get(sl, "builds"), key, v)
+		printf(", build job %s (%s)", json_string_value(v), key);
+	json_object_foreach(json_object_get(sl, "states"), key, v)
+		printf(", %s %s", key, json_string_value(v));
+	putchar('\n');
 }
 
 static void print_status(json_t *st, bool items)
@@ -147,46 +264,9 @@ static void print_status(json_t *st, bool items)
 	printf("%-4s %-40s %4s %5s %5s %6s %6s %6s %8s\n", "ID", "RUN", "PRI", "DONE",
 	       "RUN", "QUEUED", "FAILED", "CANCEL", "ETA");
 	json_array_foreach(st, i, j) {
-		json_t *c = json_object_get(j, "counts"), *eta = json_object_get(j, "eta_s");
-		char etab[32] = "-";
-
-		if (json_is_number(eta))
-			snprintf(etab, sizeof(etab), "%.0fs", json_number_value(eta));
-		printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n",
-		       (long long)json_integer_value(json_object_get(j, "id")),
-		       json_string_value(json_object_get(j, "run")),
-		       (long long)json_integer_value(json_object_get(j, "priority")),
-		       (long long)json_integer_value(json_object_get(c, "done")),
-		       (long long)json_integer_value(json_object_get(c, "running")),
-		       (long long)json_integer_value(json_object_get(c, "queued")),
-		       (long long)json_integer_value(json_object_get(c, "failed")),
-		       (long long)json_integer_value(json_object_get(c, "cancelled")), etab);
-		if (json_object_size(json_object_get(j, "builds"))) {
-			const char *key;
-			json_t *v;
-			const char *sep = "";
-
-			printf("     kernel builds:");
-			json_object_foreach(json_object_get(j, "builds"), key, v) {
-				printf("%s %lld %s", sep, (long long)json_integer_value(v), key);
-				sep = ",";
-			}
-			putchar('\n');
-		}
-		if (json_is_object(json_object_get(j, "slurm"))) {
-			json_t *sl = json_object_get(j, "slurm");
-			const char *key;
-			json_t *v;
-
-			printf("     slurm: array job %s, finish job %s",
-			       json_string_value(json_object_get(sl, "array")) ?: "?",
-			       json_string_value(json_object_get(sl, "finish")) ?: "?");
-			json_object_foreach(json_object_get(sl, "builds"), key, v)
-				printf(", build job %s (%s)", json_string_value(v), key);
-			json_object_foreach(json_object_get(sl, "states"), key, v)
-				printf(", %s %s", key, json_string_value(v));
-			putchar('\n');
-		}
+		print_job(j);
+		if (json_is_object(json_object_get(j, "slurm")))
+			print_slurm(json_object_get(j, "slurm"));
 		if (!items)
 			continue;
 		json_array_foreach(json_object_get(j, "items"), k, it)
@@ -194,152 +274,153 @@ static void print_status(json_t *st, bool items)
 	}
 }
 
-static int do_status(struct queue *q, struct store *s, bool json, bool items)
+static int do_status(struct queue_args *a)
 {
-	json_t *st = batch_status(q, s);
+	json_t *st = batch_status(a->q, a->s);
 
-	if (st && json) {
-		json_dumpf(st, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else if (st) {
-		print_status(st, items);
-	}
+	if (st && a->json)
+		print_json(st);
+	else if (st)
+		print_status(st, a->items);
 	json_decref(st);
 	return st ? 0 : EXIT_RUN_FAILED;
 }
 
-static int parse_id(const char *s, long long *id)
+static int do_cancel(struct queue_args *a)
 {
-	uint64_t v;
+	int moved = batch_cancel(a->q, a->s, a->id);
 
-	if (!s || parse_uint(s, &v) || !v) {
-		lab_err("wants a queue job id (a number from 'mmlab queue status'), not '%s'",
-			s ? s : "");
+	if (moved >= 0)
+		printf("job %lld: %d queued boot%s cancelled (running ones finish)\n", a->id,
+		       moved, moved == 1 ? "" : "s");
+	return moved < 0 ? EXIT_USAGE : 0;
+}
+
+static int do_retry(struct queue_args *a)
+{
+	int moved = batch_retry(a->q, a->s, a->id);
+
+	if (moved >= 0)
+		printf("job %lld: %d boot%s queued again\n", a->id, moved, moved == 1 ? "" : "s");
+	return moved < 0 ? EXIT_USAGE : 0;
+}
+
+static int do_build(struct queue_args *a)
+{
+	return step_build(a->q, a->s, a->args[0], a->variant, gopts.cache_dir);
+}
+
+static int do_exec(struct queue_args *a)
+{
+	return step_exec(a->q, a->s, a->args[0], a->boot);
+}
+
+static int do_finish(struct queue_args *a)
+{
+	return runstate_finish(a->s, a->args[0]);
+}
+
+enum operands { NO_OPERANDS, JOB_FILES, JOB_ID, ONE_RUN };
+
+/* in the order of queue_synopsis */
+static const struct subcmd {
+	const char *name;
+	unsigned int opts;	/* the options it takes: O_* */
+	enum operands operands;
+	bool no_queue;		/* the store alone */
+	int (*fn)(struct queue_args *a);
+} subcmds[] = {
+	{ "add", O_PRIORITY | O_ACCEL | O_JSON, JOB_FILES, false, do_add },
+	{ "run", O_JOBS | O_BUILD_JOBS, NO_OPERANDS, false, do_run },
+	{ "status", O_JSON | O_ITEMS, NO_OPERANDS, false, do_status },
+	{ "cancel", 0, JOB_ID, false, do_cancel },
+	{ "retry", 0, JOB_ID, false, do_retry },
+	{ "build", O_VARIANT, ONE_RUN, false, do_build },
+	{ "exec", O_BOOT, ONE_RUN, false, do_exec },
+	{ "finish", 0, ONE_RUN, true, do_finish },
+};
+
+/* the operands are what c wants; 0, or -1 after a message */
+static int check_operands(const struct subcmd *c, int n, char **args, struct queue_args *a)
+{
+	uint64_t id;
+
+	switch (c->operands) {
+	case JOB_FILES:
+		if (n)
+			return 0;
+		lab_err("queue add wants job files; see 'mmlab queue --help'");
+		return -1;
+	case NO_OPERANDS:
+		if (!n)
+			return 0;
+		lab_err("'mmlab queue %s' takes no arguments; see 'mmlab queue --help'", c->name);
+		return -1;
+	case JOB_ID:
+		if (n == 1 && !parse_uint(args[0], &id) && id) {
+			a->id = (long long)id;
+			return 0;
+		}
+		lab_err("'mmlab queue %s' wants a queue job id (a number from 'mmlab queue "
+			"status'), not '%s'", c->name, n ? args[0] : "");
+		return -1;
+	default:
+		if (n == 1)
+			return 0;
+		lab_err("'mmlab queue %s' wants one run; see 'mmlab queue --help'", c->name);
 		return -1;
 	}
-	*id = (long long)v;
-	return 0;
+}
+
+/* argv[0] is "queue SUB": parse c's options and operands, open the store, run it */
+static int subcmd_main(const struct subcmd *c, int argc, char **argv)
+{
+	const char *const synopsis[] = { queue_synopsis[c - subcmds], NULL };
+	const struct opt_usage u = { synopsis, queue_text, queue_footer };
+	struct queue_args a = { .build_jobs = 1 };
+	struct opt opts[9];
+	int n, ret;
+
+	queue_options(&a, c->opts, opts);
+	n = parse_options(argc, argv, opts, &u, 0);
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	if (check_operands(c, n, argv, &a))
+		return EXIT_USAGE;
+	a.args = argv;
+	a.n = n;
+	a.s = store_open(gopts.results_dir);
+	if (a.s && !c->no_queue)
+		a.q = queue_open(gopts.results_dir);
+	if (!a.s || (!a.q && !c->no_queue)) {
+		store_close(a.s);
+		return EXIT_RUN_FAILED;
+	}
+	ret = c->fn(&a);
+	queue_close(a.q);
+	store_close(a.s);
+	return ret;
 }
 
 int cmd_queue(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "priority", required_argument, NULL, 'p' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "build-jobs", required_argument, NULL, 'b' },
-		{ "boot", required_argument, NULL, 'k' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "items", no_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *sub, *accel = NULL, *boot = NULL, *variant = NULL;
-	bool json = false, items = false;
-	int priority = 0, c, ret;
-	uint64_t jobs = 0, build_jobs = 1;
-	struct queue *q;
-	struct store *s;
-	long long id = 0;
+	char *name;
+	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
-	sub = argv[1];
-	argc--;
-	argv++;
-	optind = 0;	/* reinitialise getopt: options may follow operands */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_prio(optarg, &priority))
-				return EXIT_USAGE;
-			break;
-		case 'a': accel = optarg; break;
-		case 'j':
-			if (parse_uint(optarg, &jobs) || !jobs || jobs > PLACE_MAX_CPUS) {
-				lab_err("--jobs wants a number of VMs from 1 to %d, not '%s'",
-					PLACE_MAX_CPUS, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			if (parse_uint(optarg, &build_jobs) || !build_jobs || build_jobs > 64) {
-				lab_err("--build-jobs wants a number of builds from 1 to 64, not '%s'",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'k': boot = optarg; break;
-		case 'v': variant = optarg; break;
-		case 'J': json = true; break;
-		case 'i': items = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (accel && strcmp(accel, "auto") && strcmp(accel, "kvm") && strcmp(accel, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", accel);
-		return EXIT_USAGE;
-	}
-	if (strcmp(sub, "add") && strcmp(sub, "run") && strcmp(sub, "status") &&
-	    strcmp(sub, "cancel") && strcmp(sub, "retry") && strcmp(sub, "exec") &&
-	    strcmp(sub, "finish") && strcmp(sub, "build")) {
-		lab_err("no queue command '%s'; 'mmlab queue --help' lists them", sub);
-		return EXIT_USAGE;
-	}
-	if ((!strcmp(sub, "run") || !strcmp(sub, "status")) && optind != argc) {
-		lab_err("'mmlab queue %s' takes no arguments; see 'mmlab queue --help'", sub);
-		return EXIT_USAGE;
-	}
-	if ((!strcmp(sub, "cancel") || !strcmp(sub, "retry")) &&
-	    (optind != argc - 1 || parse_id(argv[optind], &id)))
-		return EXIT_USAGE;
-	if ((!strcmp(sub, "exec") || !strcmp(sub, "finish") || !strcmp(sub, "build")) &&
-	    optind != argc - 1) {
-		lab_err("'mmlab queue %s' wants one run; see 'mmlab queue --help'", sub);
-		return EXIT_USAGE;
-	}
-	s = store_open(gopts.results_dir);
-	if (!s)
-		return EXIT_RUN_FAILED;
-	if (!strcmp(sub, "finish")) {
-		ret = runstate_finish(s, argv[optind]);
-		store_close(s);
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++) {
+		if (strcmp(argv[1], subcmds[i].name))
+			continue;
+		/* "queue SUB" names the subcommand in parse_options' messages */
+		name = xasprintf("queue %s", argv[1]);
+		argv[1] = name;
+		ret = subcmd_main(&subcmds[i], argc - 1, argv + 1);
+		free(name);
 		return ret;
 	}
-	q = queue_open(gopts.results_dir);
-	if (!q) {
-		store_close(s);
-		return EXIT_RUN_FAILED;
-	}
-	if (!strcmp(sub, "exec")) {
-		ret = step_exec(q, s, argv[optind], boot);
-	} else if (!strcmp(sub, "build")) {
-		ret = step_build(q, s, argv[optind], variant, gopts.cache_dir);
-	} else if (!strcmp(sub, "add")) {
-		ret = do_add(q, s, argc, argv, priority, accel, json);
-	} else if (!strcmp(sub, "run")) {
-		struct pool_opts po = { .jobs = (unsigned int)jobs,
-					.build_jobs = (unsigned int)build_jobs,
-					.cache_dir = gopts.cache_dir };
-
-		ret = pool_run(q, s, &po);
-	} else if (!strcmp(sub, "status")) {
-		ret = do_status(q, s, json, items);
-	} else {
-		int n = !strcmp(sub, "cancel") ? batch_cancel(q, s, id) : batch_retry(q, s, id);
-
-		ret = n < 0 ? EXIT_USAGE : 0;
-		if (n >= 0 && !strcmp(sub, "cancel"))
-			printf("job %lld: %d queued boot%s cancelled (running ones finish)\n",
-			       id, n, n == 1 ? "" : "s");
-		else if (n >= 0)
-			printf("job %lld: %d boot%s queued again\n", id, n, n == 1 ? "" : "s");
-	}
-	queue_close(q);
-	store_close(s);
-	return ret;
+	lab_err("no queue command '%s'; 'mmlab queue --help' lists them", argv[1]);
+	return EXIT_USAGE;
 }
