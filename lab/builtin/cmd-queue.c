@@ -339,6 +339,8 @@ static const struct subcmd {
 	{ "exec", O_BOOT, ONE_RUN, false, do_exec },
 	{ "finish", 0, ONE_RUN, true, do_finish },
 };
+_Static_assert(ARRAY_SIZE(subcmds) + 1 == ARRAY_SIZE(queue_synopsis),
+	       "a synopsis line per subcommand");
 
 /* the operands are what c wants; 0, or -1 after a message */
 static int check_operands(const struct subcmd *c, int n, char **args, struct queue_args *a)
