@@ -7,7 +7,7 @@
 #   make check-e2e   the kernel-building end-to-end tests
 #   make bench       benchmarks (ratios measured side by side)
 #   make deps        install the Debian packages the lab needs
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (mmlab, the guest programs, images/ recipes)
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -126,7 +126,7 @@ check-unit: $(UNIT_BINS) all
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		MMLAB_SRCDIR=$(CURDIR) $$t; \
+		MMLAB_SRCDIR=$(CURDIR) MMLAB_IMAGES_DIR=$(CURDIR)/images $$t; \
 	done
 
 check-integration: all
@@ -144,11 +144,12 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads \
-		$(DESTDIR)$(PREFIX)/share/mmlab
+		$(DESTDIR)$(PREFIX)/share/mmlab/images
 	install -m 0755 mmlab $(DESTDIR)$(PREFIX)/bin/mmlab
 	install -m 0755 build/guest/agent $(DESTDIR)$(PREFIX)/lib/mmlab/guest/agent
 	install -m 0755 $(WL_BINS) $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads/
 	cp -r build/guest/modules-src $(DESTDIR)$(PREFIX)/lib/mmlab/guest/
+	install -m 0644 images/*.yaml $(DESTDIR)$(PREFIX)/share/mmlab/images/
 	for d in jobs kernels docs; do \
 		if [ -d $$d ]; then cp -r $$d $(DESTDIR)$(PREFIX)/share/mmlab/; fi; \
 	done
