@@ -10,7 +10,7 @@
 #   make bench       benchmarks (ratios measured side by side)
 #   make deps        install the Debian packages 'make' and 'make demo' need
 #                    (TIER=unit, test or e2e: also those of the tests)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (mmlab, the guest programs, images/ recipes)
 #
 # The host tool's library flags come from pkg-config through build/config.mk,
 # which a rule writes when a target first needs them; when a library is
@@ -175,7 +175,7 @@ check-unit:
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		MMLAB_SRCDIR=$(CURDIR) $$t; \
+		MMLAB_SRCDIR=$(CURDIR) MMLAB_IMAGES_DIR=$(CURDIR)/images $$t; \
 	done
 
 check-integration:
@@ -202,11 +202,12 @@ bench:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads \
-		$(DESTDIR)$(PREFIX)/share/mmlab
+		$(DESTDIR)$(PREFIX)/share/mmlab/images
 	install -m 0755 mmlab $(DESTDIR)$(PREFIX)/bin/mmlab
 	install -m 0755 build/guest/agent $(DESTDIR)$(PREFIX)/lib/mmlab/guest/agent
 	install -m 0755 $(WL_BINS) $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads/
 	cp -r build/guest/modules-src $(DESTDIR)$(PREFIX)/lib/mmlab/guest/
+	install -m 0644 images/*.yaml $(DESTDIR)$(PREFIX)/share/mmlab/images/
 	for d in jobs kernels docs; do \
 		if [ -d $$d ]; then cp -r $$d $(DESTDIR)$(PREFIX)/share/mmlab/; fi; \
 	done

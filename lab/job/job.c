@@ -93,22 +93,16 @@ static void parse_source(struct job_yaml *y, yaml_node_t *root, struct job_field
 				     job->variants[i].name ? job->variants[i].name : "?");
 }
 
-/* image: and collect_files:, then the disk's defaults */
+/* image: and collect_files: */
 static void parse_disk(struct job_yaml *y, struct job_field *f, struct job *job)
 {
 	if (f[J_IMAGE].val)
-		job_parse_image(y, f[J_IMAGE].val, &job->image);
+		job_parse_image(y, f[J_IMAGE].val, job->dir, &job->image);
 	if (f[J_COLLECT].val) {
 		job_parse_collect(y, f[J_COLLECT].val, &job->collect_files);
 		if (job->image.kind != IMAGE_DEBOOTSTRAP && job->collect_files.n)
 			job_yaml_err(y, f[J_COLLECT].key_node->start_mark, "collect_files",
 				     "needs a disk image; add 'image: { kind: debootstrap }' or remove collect_files");
-	}
-	if (job->image.kind == IMAGE_DEBOOTSTRAP) {
-		if (!job->image.suite)
-			job->image.suite = xstrdup("bookworm");
-		if (!job->image.size_bytes)
-			job->image.size_bytes = 4ULL << 30;
 	}
 }
 
@@ -413,6 +407,7 @@ void job_free(struct job *job)
 	kvlist_free(&job->workload.params);
 	strlist_free(&job->collectors.tracepoints);
 	free(job->image.suite);
+	free(job->image.recipe);
 	strlist_free(&job->image.packages);
 	strlist_free(&job->collect_files);
 	free(job->path);

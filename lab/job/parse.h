@@ -77,7 +77,7 @@ void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir,
 void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload *w);
 void job_parse_collectors(struct job_yaml *y, yaml_node_t *n, struct job_collectors *jc);
 void job_parse_timeouts(struct job_yaml *y, yaml_node_t *n, struct job_timeouts *t);
-void job_parse_image(struct job_yaml *y, yaml_node_t *n, struct job_image *im);
+void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_image *im);
 void job_parse_collect(struct job_yaml *y, yaml_node_t *n, struct strlist *out);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/recipe.h"
 #include "job/parse.h"
 #include "lib/util.h"
 
@@ -53,26 +54,79 @@ static void parse_packages(struct job_yaml *y, yaml_node_t *n, struct strlist *o
 	}
 }
 
-enum { IM_KIND, IM_SUITE, IM_PACKAGES, IM_SIZE, IM_N };
+enum { IM_KIND, IM_RECIPE, IM_SUITE, IM_PACKAGES, IM_SIZE, IM_N };
 
-void job_parse_image(struct job_yaml *y, yaml_node_t *n, struct job_image *im)
+static enum image_kind kind_of_recipe(const struct image_recipe *r)
+{
+	return r->kind == RECIPE_DEBOOTSTRAP ? IMAGE_DEBOOTSTRAP : IMAGE_INITRAMFS;
+}
+
+/*
+ * image.recipe: the recipe file it names (images/NAME.yaml, or a path
+ * relative to the job) loaded into r; its kind, or -1 after an error.
+ */
+static int named_recipe(struct job_yaml *y, struct job_field *f, const char *dir, int k,
+			struct image_recipe *r, struct job_image *im)
+{
+	yaml_node_t *n = f[IM_RECIPE].val;
+	const char *v = job_yaml_scalar(y, n, "image.recipe",
+					"a recipe name such as debootstrap or the path of a .yaml file");
+	char *path, s[SHOWLEN];
+
+	if (!v)
+		return -1;
+	path = image_recipe_path(v, dir);
+	if (!path || image_recipe_load(path, r)) {
+		job_yaml_err(y, n->start_mark, "image.recipe", "cannot use the image recipe '%s' "
+			     "(see the message above); name one in %s or give the path of a .yaml "
+			     "file", job_show(s, v), image_recipe_dir());
+		free(path);
+		return -1;
+	}
+	im->recipe = path;
+	if (k >= 0 && (enum image_kind)k != kind_of_recipe(r))
+		job_yaml_err(y, f[IM_KIND].val->start_mark, "image.kind", "is %s, but the recipe %s "
+			     "is of kind %s; leave out image.kind or make them agree",
+			     image_kind_choices[k], r->path, image_recipe_kind_name(r->kind));
+	return (int)kind_of_recipe(r);
+}
+
+/* the image's recipe: the one image.recipe names, else the kind's default */
+static int image_recipe_of(struct job_yaml *y, yaml_node_t *n, struct job_field *f,
+			   const char *dir, struct image_recipe *r, struct job_image *im)
+{
+	int k = -1;
+
+	if (!f[IM_KIND].val && !f[IM_RECIPE].val)
+		job_yaml_missing(y, n, "image", "kind", "debootstrap");
+	else if (f[IM_KIND].val)
+		k = job_yaml_enum(y, f[IM_KIND].val, "image.kind", image_kind_choices);
+	if (f[IM_RECIPE].val)
+		return named_recipe(y, f, dir, k, r, im);
+	/* a disk takes the suite and size it does not give from the default recipe */
+	if (k == IMAGE_DEBOOTSTRAP && image_recipe_load_default(RECIPE_DEBOOTSTRAP, r))
+		job_yaml_err(y, f[IM_KIND].val->start_mark, "image.kind", "the default disk image "
+			     "recipe cannot be used (see the message above)");
+	return k;
+}
+
+void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_image *im)
 {
 	struct job_field f[IM_N] = {
 		[IM_KIND] = { .key = "kind" },
+		[IM_RECIPE] = { .key = "recipe" },
 		[IM_SUITE] = { .key = "suite" },
 		[IM_PACKAGES] = { .key = "packages" },
 		[IM_SIZE] = { .key = "size" },
 	};
+	struct image_recipe r = { 0 };
 	char s[SHOWLEN];
-	int k = -1;
+	int k;
 
 	if (!job_yaml_map(y, n, "image", "a mapping such as { kind: debootstrap, packages: [numactl] }",
 			  f, IM_N))
 		return;
-	if (!f[IM_KIND].val)
-		job_yaml_missing(y, n, "image", "kind", "debootstrap");
-	else
-		k = job_yaml_enum(y, f[IM_KIND].val, "image.kind", image_kind_choices);
+	k = image_recipe_of(y, n, f, dir, &r, im);
 	if (k >= 0)
 		im->kind = (enum image_kind)k;
 	if (k == IMAGE_INITRAMFS) {
@@ -80,6 +134,7 @@ void job_parse_image(struct job_yaml *y, yaml_node_t *n, struct job_image *im)
 			if (f[i].val)
 				job_yaml_err(y, f[i].key_node->start_mark, f[i].key,
 					     "applies to 'kind: debootstrap' only; remove it or set image.kind: debootstrap");
+		image_recipe_release(&r);
 		return;
 	}
 	if (f[IM_SUITE].val) {
@@ -99,6 +154,11 @@ void job_parse_image(struct job_yaml *y, yaml_node_t *n, struct job_image *im)
 		job_yaml_err(y, f[IM_SIZE].val->start_mark, "image.size",
 			     "%llu bytes; expected a whole number of MiB from 512M to 1T",
 			     (unsigned long long)im->size_bytes);
+	if (k == IMAGE_DEBOOTSTRAP && r.suite && !im->suite)
+		im->suite = xstrdup(r.suite);
+	if (k == IMAGE_DEBOOTSTRAP && !im->size_bytes)
+		im->size_bytes = r.size_bytes;
+	image_recipe_release(&r);
 }
 
 static bool guest_path_ok(const char *v)

@@ -533,9 +533,19 @@ out:
 	return ret;
 }
 
+/* the initramfs of the job's recipe (images/NAME.yaml); a disk job's is the default */
+static int job_initramfs(struct run *r)
+{
+	const struct job_image *im = &r->job->image;
+
+	return image_initramfs_get(gopts.cache_dir, im->kind == IMAGE_INITRAMFS ? im->recipe : NULL,
+				   &r->img);
+}
+
 static int prepare_disk(struct run *r)
 {
 	struct disk_recipe rc = {
+		.recipe = r->job->image.recipe,
 		.suite = r->job->image.suite, .packages = &r->job->image.packages,
 		.size_bytes = r->job->image.size_bytes,
 	};
@@ -1255,7 +1265,7 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 		run_free(&r);
 		return EXIT_USAGE;
 	}
-	if (image_initramfs(gopts.cache_dir, &r.img))
+	if (job_initramfs(&r))
 		goto out;
 	if (r.img.built)
 		lab_info("built the guest image %s", r.img.path);
@@ -1346,7 +1356,7 @@ int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 		return EXIT_USAGE;
 	}
 	ret = EXIT_RUN_FAILED;
-	if (image_initramfs(gopts.cache_dir, &r.img))
+	if (job_initramfs(&r))
 		goto out;
 	r.host = vm_connect(gopts.connect_uri);
 	if (!r.host || resolve_accel(&r, mode, o->reprobe) || create_run(&r))
@@ -1409,7 +1419,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant,
 		goto out;
 	}
 	ret = EXIT_RUN_FAILED;
-	if (image_initramfs(gopts.cache_dir, &r.img))
+	if (job_initramfs(&r))
 		goto out;
 	r.host = vm_connect(gopts.connect_uri);
 	r.stage = r.host ? stage_create() : NULL;
