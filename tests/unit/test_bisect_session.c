@@ -533,6 +533,39 @@ static void test_replay(void **state)
 	free(path);
 }
 
+/* a log of an unfinished bisection: replayed, then 'run' goes on from it */
+static void test_replay_unfinished(void **state)
+{
+	struct fixture *f = *state;
+	json_t *res = NULL;
+	char *log, *path = xasprintf("%s/part.log", f->dir);
+	unsigned int calls[NCOMMITS];
+	struct capture c;
+	size_t len;
+
+	start(f, "vmstat.compact_stall", NULL);
+	f->interrupt_at = 4;	/* the endpoints and one step done */
+	capture_start(&c);
+	assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+	free(capture_end(&c));
+	log = bisect_log(&f->env, &len);
+	assert_non_null(log);
+	assert_int_equal(write_file_atomic(path, log, len, 0644), 0);
+	memcpy(calls, f->calls, sizeof(calls));
+	reset(f);
+	assert_int_equal(bisect_replay(&f->env, path, &res), 0);
+	assert_null(res);	/* not finished */
+	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_found(f, res);
+	/* the logged commits were not measured again */
+	for (int i = 0; i < NCOMMITS; i++)
+		assert_false(calls[i] && f->calls[i]);
+	json_decref(res);
+	free(log);
+	free(path);
+	reset(f);
+}
+
 static void test_signature(void **state)
 {
 	struct fixture *f = *state;
@@ -557,6 +590,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_unfinished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signature, setup, teardown),
 	};
 
