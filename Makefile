@@ -216,24 +216,49 @@ format:
 	clang-format -i lab/*/*.[ch] common/*.[ch] collectors/*.[ch] workloads/*.c \
 		workloads/lib/*.[ch] tests/unit/*.[ch]
 
-# ---- lint: scripts/lint* ----
-#   make lint          cppcheck on every source the build compiles, then
-#                      the linters' own test (check-lint); any finding fails
+# ---- lint: .clang-tidy, scripts/lint* ----
+#   make lint          cppcheck and clang-tidy on every source the build
+#                      compiles, then the linters' own test (check-lint);
+#                      any finding fails
+CLANG_TIDY ?= clang-tidy
 LINT_JOBS ?= 2
+LINT_DIR ?= build/lint
 LINT_SRCS ?= $(LAB_SRCS) $(COMMON_SRCS) $(AGENT_SRCS) $(WL_LIB_SRCS) $(WL_SRCS)
 LINT_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DMMLAB_VERSION='"lint"' \
 	$(addprefix -I,$(LAB_DIRS)) -Icommon -Icollectors -Iworkloads/lib
+TIDY_STAMPS = $(patsubst %.c,$(LINT_DIR)/%.tidy,$(LINT_SRCS))
+# the static analyzer's budget per function (clang's default: 225000):
+# half the time on the largest files, the same findings there
+TIDY_MAX_NODES ?= 100000
+TIDY_CFLAGS = -std=c11 $(LINT_CPPFLAGS) $(PKG_CFLAGS) \
+	-Xclang -analyzer-config -Xclang max-nodes=$(TIDY_MAX_NODES)
 
-.PHONY: lint-cppcheck check-lint
+.PHONY: lint-cppcheck lint-tidy lint-tidy-stale check-lint
 
 lint:
-	$(Q)$(MAKE) --no-print-directory lint-cppcheck
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-cppcheck lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
 lint-cppcheck:
 	$(call msg,CPPCHECK,sources)
 	$(Q)scripts/lint-cppcheck -j$(LINT_JOBS) --accepted scripts/lint/cppcheck-accepted \
 		$(CPPCHECK_OPTS) $(LINT_CPPFLAGS) $(LINT_SRCS)
+
+lint-tidy: $(TIDY_STAMPS)
+
+# accepted clang-tidy findings that went away fail too (whole tree only)
+lint-tidy-stale: lint-tidy
+	$(Q)scripts/lint-clang-tidy --accepted scripts/lint/clang-tidy-accepted --stale \
+		$(TIDY_STAMPS)
+
+# a stamp per source: checked again when the source, a header it includes
+# (the .d made alongside), .clang-tidy or the accepted list changes
+$(LINT_DIR)/%.tidy: %.c .clang-tidy scripts/lint/clang-tidy-accepted
+	@mkdir -p $(dir $@)
+	$(call msg,TIDY,$<)
+	$(Q)$(CC) -std=c11 $(LINT_CPPFLAGS) $(PKG_CFLAGS) -MM -MP -MT $@ -MF $(@:.tidy=.d) $<
+	$(Q)CLANG_TIDY=$(CLANG_TIDY) scripts/lint-clang-tidy \
+		--accepted scripts/lint/clang-tidy-accepted --stamp $@ $< -- $(TIDY_CFLAGS)
 
 # the linters must fail on the known bugs of tests/lint (run by make lint)
 check-lint:
