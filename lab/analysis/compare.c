@@ -84,11 +84,14 @@ void cmp_free(struct comparison *c)
 		free(c->vars[j].run);
 		free(c->vars[j].kernel);
 		kvlist_free(&c->vars[j].config);
+		json_decref(c->vars[j].kinfo);
+		json_decref(c->vars[j].jvariant);
 		json_decref(c->vars[j].timeseries);
 	}
 	free(c->vars);
 	kvlist_free(&c->derived);
 	strlist_free(&c->runs);
+	json_decref(c->runinfo);
 	strlist_free(&c->warnings);
 	strlist_free(&c->notes);
 	free(c);
@@ -585,6 +588,32 @@ static void note_untested(struct comparison *c)
 	free(list);
 }
 
+/* one finite value in every sample of every variant (each has some) */
+static bool is_constant(const struct comparison *c, const struct cmp_metric *m)
+{
+	double first = m->cells[0].s.min;
+
+	for (size_t j = 0; j < c->nvars; j++) {
+		const struct stats_summary *s = &m->cells[j].s;
+
+		if (!s->n || s->min != first || s->max != first)
+			return false;
+	}
+	return true;
+}
+
+/* the table group and constancy of every metric, after compute_stats() */
+static void classify(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+
+		m->group = m->formula && m->kind == KIND_MAIN ? GROUP_WORKLOAD :
+			   metric_group(m->name, m->kind);
+		m->constant = is_constant(c, m);
+	}
+}
+
 static int pick_baseline(struct comparison *c, const char *baseline)
 {
 	char *names;
@@ -627,6 +656,7 @@ int cmp_compute(struct comparison *c, const char *baseline, double alpha,
 	if (check_work(c))
 		compute_stats(c);
 	qsort(c->metrics, c->nmetrics, sizeof(*c->metrics), metric_cmp);
+	classify(c);
 	note_untested(c);
 	for (size_t j = 0; j < c->nvars; j++)
 		if (c->vars[j].niter < 2)

@@ -85,6 +85,32 @@ static void variant_config(struct cmp_variant *v, const json_t *run,
 	}
 }
 
+/*
+ * Keep an iteration's 1 Hz time series for the report, normalised to
+ * {"series": {name: [values]}, "interval_s": s, "elapsed_s": the
+ * iteration's time.elapsed_s or null}; the run may store the series object
+ * directly or under "series".
+ */
+static void add_timeseries(struct cmp_variant *v, const json_t *it)
+{
+	json_t *ts = json_object_get(it, "timeseries");
+	json_t *series = json_object_get(ts, "series");
+	json_t *iv = json_object_get(ts, "interval_s");
+	json_t *el = json_object_get(json_object_get(it, "metrics"), "time.elapsed_s");
+
+	if (!json_is_object(ts))
+		return;
+	if (!json_is_object(series))
+		series = ts;
+	if (!v->timeseries)
+		v->timeseries = json_array();
+	json_array_append_new(v->timeseries, json_pack("{s:O, s:f, s:o}",
+		"series", series,
+		"interval_s", json_number_value(iv) > 0 ? json_number_value(iv) : 1.0,
+		"elapsed_s", json_is_number(el) ? json_real(json_number_value(el)) :
+						  json_null()));
+}
+
 static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
 			 const char *where)
 {
@@ -106,11 +132,7 @@ static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
 		m = cmp_metric_get(c, key);
 		cmp_cell_set(&m->cells[vi], v->niter, json_number_value(val));
 	}
-	if (json_object_get(it, "timeseries")) {
-		if (!v->timeseries)
-			v->timeseries = json_array();
-		json_array_append(v->timeseries, json_object_get(it, "timeseries"));
-	}
+	add_timeseries(v, it);
 	v->niter++;
 	return 0;
 }
@@ -134,6 +156,10 @@ static int add_variant_json(struct comparison *c, const json_t *run,
 		c->vars[vi].kernel = xstrdup(json_string_value(
 			json_object_get(kernel, "release")));
 	variant_config(&c->vars[vi], run, name);
+	if (json_is_object(kernel))
+		c->vars[vi].kinfo = json_deep_copy(kernel);
+	if (job_variant(run, name))
+		c->vars[vi].jvariant = json_deep_copy(job_variant(run, name));
 	json_array_foreach(its, i, it) {
 		const char *st = json_string_value(json_object_get(it, "status"));
 		char *where;
@@ -157,6 +183,28 @@ static int add_variant_json(struct comparison *c, const json_t *run,
 	return 0;
 }
 
+/* what the report's header says about a run */
+static json_t *run_facts(const json_t *run)
+{
+	static const char *const top[] = { "run", "job", "created", "host",
+					   "order", "until_significant" };
+	static const char *const job[] = { "topology", "workload", "image",
+					   "accel", "iterations",
+					   "iterations_per_boot", "collectors" };
+	json_t *jr = json_object_get(run, "job_resolved");
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < ARRAY_SIZE(top); i++)
+		if (json_object_get(run, top[i]))
+			json_object_set_new(o, top[i],
+				json_deep_copy(json_object_get(run, top[i])));
+	for (size_t i = 0; i < ARRAY_SIZE(job); i++)
+		if (json_object_get(jr, job[i]))
+			json_object_set_new(o, job[i],
+				json_deep_copy(json_object_get(jr, job[i])));
+	return o;
+}
+
 int cmp_add_run(struct comparison *c, const json_t *run)
 {
 	const char *id = json_string_value(json_object_get(run, "run"));
@@ -170,6 +218,9 @@ int cmp_add_run(struct comparison *c, const json_t *run)
 		return -1;
 	}
 	strlist_push(&c->runs, id);
+	if (!c->runinfo)
+		c->runinfo = json_array();
+	json_array_append_new(c->runinfo, run_facts(run));
 	json_array_foreach(vars, i, jv)
 		if (add_variant_json(c, run, id, jv) < 0)
 			return -1;
