@@ -287,7 +287,7 @@ int cmp_add_samples_buf(struct comparison *c, const char *name,
 			const char *buf)
 {
 	char *copy = xstrdup(buf), *save = NULL, *line;
-	size_t lineno = 0;
+	size_t lineno = 0, rows = 0;
 	int rc = 0;
 
 	strlist_pushf(&c->runs, "samples:%s", name);
@@ -312,8 +312,8 @@ int cmp_add_samples_buf(struct comparison *c, const char *name,
 		if (nf < 0) {
 			lab_err("%s:%zu: more than 4 fields", name, lineno);
 			rc = -1;
-		} else if (lineno == 1 && nf >= 3 && !strcmp(f[0], "variant")) {
-			continue;
+		} else if (!rows++ && nf >= 3 && !strcmp(f[0], "variant")) {
+			continue;	/* the header: the first row after comments */
 		} else {
 			rc = csv_row(c, name, lineno, f, nf);
 		}
