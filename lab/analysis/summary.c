@@ -29,8 +29,8 @@ void cmp_cell_change(const struct cmp_metric *m, size_t j, double *change,
 		*change = 0;	/* no "-0" */
 }
 
-static enum cmp_verdict verdict(const struct comparison *c,
-				const struct cmp_metric *m, size_t j)
+enum cmp_verdict cmp_cell_verdict(const struct comparison *c,
+				  const struct cmp_metric *m, size_t j)
 {
 	bool more = m->cells[j].s.mean > m->cells[c->baseline].s.mean;
 
@@ -116,7 +116,7 @@ void cmp_summarize(const struct comparison *c, struct cmp_summary *s)
 			r->metric = i;
 			r->variant = j;
 			cmp_cell_change(m, j, &r->change, &r->lo, &r->hi);
-			r->verdict = verdict(c, m, j);
+			r->verdict = cmp_cell_verdict(c, m, j);
 		}
 	}
 	if (s->nsig)
@@ -138,6 +138,34 @@ void cmp_summary_release(struct cmp_summary *s)
 	free(s->sig);
 	free(s->quiet);
 	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The sentence for a variant without a significant row: "no significant
+ * change in V against B (N metrics tested, q < a); with n=3 vs n=3 this
+ * run could detect changes of 12.5% or more (M, CoV 4.1%, power 0.8)."
+ */
+char *cmp_quiet_sentence(const struct comparison *c, const struct cmp_quiet *q,
+			 bool capital)
+{
+	const char *v = c->vars[q->variant].name, *b = c->vars[c->baseline].name;
+	const char *no = capital ? "No" : "no";
+	char mde[32], cov[32];
+
+	if (!q->tested)
+		return xasprintf("%s test of %s against %s: fewer than 2 samples on "
+				 "a side.", capital ? "No" : "no", v, b);
+	if (q->metric == (size_t)-1)
+		return xasprintf("%s significant change in %s against %s (%zu metrics "
+				 "tested, q < %.3g); each has one value in every "
+				 "sample.", no, v, b, q->tested, c->alpha);
+	cmp_fmt_sig(mde, sizeof(mde), q->mde, 3, true);
+	cmp_fmt_sig(cov, sizeof(cov), q->cov, 3, true);
+	return xasprintf("%s significant change in %s against %s (%zu metrics "
+			 "tested, q < %.3g); with n=%zu vs n=%zu this run could "
+			 "detect changes of %s%% or more (%s, CoV %s%%, power %.1f).",
+			 no, v, b, q->tested, c->alpha, q->n_base, q->n_new, mde,
+			 c->metrics[q->metric].name, cov, SUMMARY_POWER);
 }
 
 /* ---- number formats ---- */

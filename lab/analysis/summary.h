@@ -55,6 +55,9 @@ void cmp_summarize(const struct comparison *c, struct cmp_summary *s);
 void cmp_summary_release(struct cmp_summary *s);
 
 const char *cmp_verdict_name(enum cmp_verdict v);	/* "better", ... */
+/* which way cell j of m moved against the baseline's mean */
+enum cmp_verdict cmp_cell_verdict(const struct comparison *c,
+				  const struct cmp_metric *m, size_t j);
 
 /*
  * v rounded to digits significant digits in fixed notation, never dropping
