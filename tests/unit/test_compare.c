@@ -587,6 +587,31 @@ static void test_html(void **state)
 	free(out);
 	cmp_free(c);
 
+	/* a kernel built from source: its base commit and operations */
+	{
+		json_t *run = load_json("demo.json");
+		json_t *k = json_object_get(json_array_get(json_object_get(run, "variants"),
+							   1), "kernel");
+
+		json_object_set_new(k, "source", json_string("build"));
+		json_object_set_new(k, "base_commit",
+				    json_string("0123456789abcdef0123456789abcdef01234567"));
+		json_object_set_new(k, "operations", json_pack("[{s:s, s:s, s:s}]",
+			"op", "revert", "arg", "v6.4-rc2~3", "resolved", "fedcba"));
+		c = cmp_new();
+		assert_int_equal(cmp_add_run(c, run), 0);
+		json_decref(run);
+		assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
+		out = render(c, CMP_HTML);
+		doc = parse_html(out);
+		assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
+					"'6.1.0-57-amd64, built from 0123456789ab + revert "
+					"v6.4-rc2~3; cmdline')])"), 1);
+		xmlFreeDoc(doc);
+		free(out);
+		cmp_free(c);
+	}
+
 	/* the fixture with a plain series: one panel, no node chart */
 	c = run1(NULL, NULL);
 	out = render(c, CMP_HTML);
