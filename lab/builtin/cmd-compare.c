@@ -23,7 +23,10 @@ static const struct opt_usage compare_usage = {
 	.synopsis = compare_synopsis,
 	.text =
 	"Compare the variants of runs (\"latest\" = the newest run) with\n"
-	"Welch's t-test and Benjamini-Hochberg; see docs/compare.md.",
+	"Welch's t-test and Benjamini-Hochberg. The text starts with a summary\n"
+	"(the significant changes, largest first, or the smallest change the\n"
+	"run could have detected), then the mmtests table by group; see\n"
+	"docs/compare.md.",
 	.footer =
 	"exit status: 0 done, 1 a run could not be loaded or output failed,\n"
 	"2 bad usage or bad input",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd-report.c - `mmlab report`: the comparison as a self-contained HTML
- * page with SVG box plots and time series (report_html.c).
+ * page: run facts, summary with a forest plot, time series, grouped
+ * evidence, box plots (report_html.c). docs/compare.md, "HTML report".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,13 @@ static const char *const report_synopsis[] = {
 static const struct opt_usage report_usage = {
 	.synopsis = report_synopsis,
 	.text =
-	"Write one self-contained HTML file (no external assets): the\n"
-	"comparison table with p-values and confidence intervals, a box plot\n"
-	"per metric and variant, and the 1 Hz time series when recorded.",
+	"Write one self-contained HTML file (no script, no external assets):\n"
+	"the run's facts (kernels, cmdline, topology, accelerator, order and\n"
+	"seed, warnings), a summary of what changed significantly with a\n"
+	"forest plot (or the smallest change the run could have detected),\n"
+	"the 1 Hz time series and the memory taken per node, the tables by\n"
+	"group with constant metrics folded, and a box plot per metric that\n"
+	"varies. See docs/compare.md (\"HTML report\").",
 	.footer =
 	"exit status: 0 done, 1 a run could not be loaded or the file not\n"
 	"written, 2 bad usage or bad input",
