@@ -285,4 +285,4 @@ format-check:
 clean:
 	rm -rf build mmlab
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build/host build/san build/gobj -name '*.d' -type f 2>/dev/null)
