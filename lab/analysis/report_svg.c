@@ -4,7 +4,7 @@
  * plot of the summary (one CI bar per metric and variant), box plots with
  * the samples of each variant, the 1 Hz time series as small multiples
  * with the variants overlaid, and where each variant's memory went per
- * node. Written through report_html.h's xmlTextWriter helpers.
+ * node. Written through report_xml.h's xmlTextWriter helpers.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +13,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "analysis/report_html.h"
+#include "analysis/report_svg.h"
+#include "analysis/report_xml.h"
 
 #define FOREST_W 760
 #define FOREST_LABEL 330
@@ -162,7 +163,8 @@ static void forest_ticks(xmlTextWriterPtr w, const struct axis *a, double top,
 {
 	double step = nice_step(a->hi - a->lo);
 
-	for (double t = ceil(a->lo / step) * step; t <= a->hi; t += step) {
+	for (long i = lround(ceil(a->lo / step)); (double)i * step <= a->hi; i++) {
+		double t = (double)i * step;
 		char buf[48];
 
 		if (fabs(t) < step / 1e6)

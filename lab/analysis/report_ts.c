@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/report_html.h"
+#include "analysis/report_ts.h"
+#include "analysis/summary.h"
+#include "analysis/report_xml.h"
 #include "lib/strbuf.h"
 
 #define TS_W 364
@@ -390,6 +392,7 @@ static void node_chart(xmlTextWriterPtr w, const struct comparison *c,
 		       const struct ts_key *keys, size_t nkeys)
 {
 	struct node_mem nm[MAX_NODES][8];
+	int node_id[MAX_NODES];
 	size_t nn = 0, nv = c->nvars < 8 ? c->nvars : 8;
 	double top = 0, scale;
 	int width;
@@ -397,9 +400,10 @@ static void node_chart(xmlTextWriterPtr w, const struct comparison *c,
 	for (size_t k = 0; k < nkeys && nn < MAX_NODES; k++) {
 		if (keys[k].rank)
 			continue;
+		node_id[nn] = atoi(keys[k].name + 4);
 		for (size_t j = 0; j < nv; j++) {
 			node_taken(c, j, keys[k].name, &nm[nn][j]);
-			nm[nn][j].node = atoi(keys[k].name + 4);
+			nm[nn][j].node = node_id[nn];
 			if (nm[nn][j].n)
 				top = fmax(top, nm[nn][j].max);
 		}
@@ -424,7 +428,7 @@ static void node_chart(xmlTextWriterPtr w, const struct comparison *c,
 
 		for (size_t j = 0; j < nv; j++)
 			nm_bar(w, &nm[n][j], j, x + (double)j * NM_BAR, 12, scale);
-		snprintf(label, sizeof(label), "node%d", nm[n][0].node);
+		snprintf(label, sizeof(label), "node%d", node_id[n]);
 		rep_svg_text(w, x + (double)(nv * NM_BAR) / 2.0, NM_H - 8, "middle", label);
 	}
 	rep_end(w);

@@ -55,35 +55,10 @@ int session_create(struct bisect_session *s, const struct bisect_env *env,
 /* git's last output, kept in the state */
 int session_set_progress(struct bisect_session *s, const char *out);
 
-/* git in the worktree (session.c) */
-int bisect_git(const char *dir, const char *const args[], char **out);
-/* git's term for a commit judged good or bad: good/bad; with --reverse fixed/broken */
-const char *session_term(const struct bisect_session *s, bool bad);
-/* the term of the commit git looks for: bad, or fixed */
-const char *session_new_term(const struct bisect_session *s);
-/* git's output says it is finished: the first new commit, or only skips left */
-bool bisect_git_finished(const char *out, const char *term);
-/* "abc123def456 subject" of commit, NULL after a message */
-char *bisect_commit_line(const char *tree, const char *commit);
-/* the commit git wants tested next */
-int session_head(struct bisect_session *s, char **commit);
-/* git's verdict on commit is in its log already (a kill came after telling it) */
-bool session_git_has_verdict(struct bisect_session *s, const char *commit);
 /* git bisect TERM COMMIT; its output (also kept as progress) in *out */
 int session_tell_git(struct bisect_session *s, const char *term, const char *commit,
 		     char **out);
 
-/*
- * A step's data (measure.c): {"runs": [RUN..], "statuses": [..], "values":
- * [..] (metric mode), "met", "not_met", "unknown" (pass/fail mode),
- * "missing", "builds", "vm_runs", "build_failed", "build_log", "wall_s",
- * then "verdict", "why", "position", "p_wrong"}.
- */
-double *step_values(json_t *data, size_t *n);	/* malloc'd, n >= 0 */
-unsigned int step_count(json_t *data, const char *key);
-unsigned int step_iterations(json_t *data);
-/* the done endpoint's data among the steps (role "good" or "bad"), or NULL */
-json_t *step_endpoint(json_t *steps, const char *role);
 /*
  * Decide a step from its data and the endpoints' in steps: the call and
  * why; *final false when it is unsure and may grow. Sets "position" and

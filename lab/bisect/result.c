@@ -2,15 +2,17 @@
 /*
  * result.c - what a bisection found (docs/bisect.md, "Result" and
  * "Confidence"), the replayable log (the parameters and every measured
- * step as "# mmlab-bisect" lines, then git's bisect log) and the replay of
- * such a log. See session.h.
+ * step as "# mmlab-bisect" lines, then git's bisect log); replay.c reads
+ * it back. See session.h.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bisect/bisect_git.h"
 #include "bisect/internal.h"
+#include "bisect/step_data.h"
 #include "kernel/gitops.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
@@ -270,68 +272,4 @@ void bisect_log_parse(const char *text, json_t **params, json_t *steps)
 		json_decref(j);
 		l = nl ? nl + 1 : NULL;
 	}
-}
-
-/* the log's parameters, typed; 0 or -1 after a message */
-static int replay_params(const char *file, const char *text, struct bisect_params *p,
-			 json_t *steps)
-{
-	json_t *params;
-	char err[256];
-	int ret = 0;
-
-	bisect_log_parse(text, &params, steps);
-	if (!params) {
-		lab_err("%s is not a log of 'mmlab bisect' (no '%sparams' line); "
-			"'mmlab bisect log' writes one", file, BISECT_LOG_TAG);
-		return -1;
-	}
-	if (bisect_params_from_json(params, p, err, sizeof(err))) {
-		lab_err("%s: its '%sparams' line is not one mmlab wrote (%s); "
-			"'mmlab bisect log' writes one", file, BISECT_LOG_TAG, err);
-		ret = -1;
-	}
-	json_decref(params);
-	return ret;
-}
-
-/* the replayed bisection: made, and concluded when git finished */
-static int replay_create(const struct bisect_env *env, const struct bisect_params *p,
-			 json_t *steps, const char *file, const char *afile, json_t **result)
-{
-	struct bisect_session s;
-	char *out = NULL;
-	int ret = EXIT_USAGE;
-
-	if (session_create(&s, env, p, steps, afile, &out))
-		goto out;
-	lab_info("bisect: replayed %zu measured commits from %s", json_array_size(steps), file);
-	ret = 0;
-	if (bisect_git_finished(out, session_new_term(&s)))
-		ret = bisect_conclude(&s, out, result);
-out:
-	session_close(&s);
-	free(out);
-	return ret;
-}
-
-int bisect_replay(const struct bisect_env *env, const char *file, json_t **result)
-{
-	char *text = read_file(file, NULL, 64u << 20), *afile;
-	json_t *steps = json_array();
-	struct bisect_params p = { 0 };
-	int ret = EXIT_USAGE;
-
-	*result = NULL;
-	if (!text) {
-		lab_err("cannot read the bisect log %s", file);
-	} else if (!replay_params(file, text, &p, steps)) {
-		afile = path_abs(file);
-		ret = replay_create(env, &p, steps, file, afile, result);
-		free(afile);
-	}
-	bisect_params_release(&p);
-	json_decref(steps);
-	free(text);
-	return ret;
 }

@@ -18,8 +18,8 @@
 #include "lib/util.h"
 
 static const char *const repro_synopsis[] = {
-	"mmlab repro RECIPE [--kernel distro|PATH | --variant NAME] [--runs N]\n"
-	"                   [--order random|sequential] [--seed N] [--accel auto|kvm|tcg] [--json]",
+	"mmlab repro RECIPE [--kernel distro|PATH | --variant NAME] [--runs N]",
+	"            [--order random|sequential] [--seed N] [--accel auto|kvm|tcg] [--json]",
 	"mmlab repro --list [--json]",
 	"mmlab repro --check RECIPE",
 	"mmlab repro --show RUN [--json]",

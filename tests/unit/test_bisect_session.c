@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "bisect/bisect_git.h"
 #include "bisect/internal.h"
 #include "kernel/gitops.h"
 #include "lib/util.h"
