@@ -44,7 +44,7 @@ dead_stages() {
 	for o in /tmp/mmlab-stage-*/owner; do
 		[ -e "$o" ] || continue
 		read -r p b <"$o"
-		dead "$p" && echo "${o%/owner}"
+		if dead "$p"; then echo "${o%/owner}"; fi
 	done
 }
 stale=$(dead_stages)
