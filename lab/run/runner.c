@@ -801,18 +801,11 @@ static void add_observer_twins(struct job *job)
 
 	job->variants = xrealloc(job->variants, 2 * n * sizeof(*job->variants));
 	for (size_t i = 0; i < n; i++) {
-		const struct job_variant *v = &job->variants[i];
 		struct job_variant *t = &job->variants[n + i];
 
-		memset(t, 0, sizeof(*t));
-		t->name = xasprintf("%s.nocollect", v->name);
-		t->kernel_kind = v->kernel_kind;
-		t->kernel_path = v->kernel_path ? xstrdup(v->kernel_path) : NULL;
-		t->cmdline = v->cmdline ? xstrdup(v->cmdline) : NULL;
-		for (size_t k = 0; k < v->sysctl.n; k++)
-			kvlist_set(&t->sysctl, v->sysctl.v[k].key, v->sysctl.v[k].value);
-		t->thp_enabled = v->thp_enabled ? xstrdup(v->thp_enabled) : NULL;
-		t->thp_defrag = v->thp_defrag ? xstrdup(v->thp_defrag) : NULL;
+		variant_dup(t, &job->variants[i]);
+		free(t->name);
+		t->name = xasprintf("%s.nocollect", job->variants[i].name);
 		t->no_tracepoints = true;
 	}
 	job->nvariants = 2 * n;
