@@ -37,6 +37,7 @@
 #include "lib/order.h"
 #include "analysis/precision.h"
 #include "vm/probe.h"
+#include "run/stage.h"
 #include "lib/progress.h"
 #include "store/results.h"
 #include "lib/spawn.h"
@@ -685,8 +686,7 @@ out:
 	free(xml);
 	free(data);
 	free(console);
-	if (!getenv("MMLAB_KEEP_STAGE"))
-		rm_rf(dir);
+	stage_done(dir);
 	free(dir);
 	free(initrd);
 	free(console_path);
@@ -1039,8 +1039,7 @@ static void run_free(struct run *r)
 	for (size_t i = 0; r->modules && i < r->job->nvariants; i++)
 		free(r->modules[i]);
 	free(r->modules);
-	if (r->stage && !getenv("MMLAB_KEEP_STAGE"))
-		rm_rf(r->stage);
+	stage_done(r->stage);
 	free(r->stage);
 	if (r->kernels)
 		for (size_t i = 0; i < r->job->nvariants; i++)
