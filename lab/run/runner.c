@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "vm/accel.h"
+#include "guest/plan.h"
 #include "guest/stream.h"
 #include "builtin/builtin.h"
 #include "image/diskimage.h"
@@ -225,54 +226,6 @@ static int resolve_accel(struct run *r, enum accel_mode mode, bool reprobe)
 }
 
 /* ------------------------------------------------------------------ */
-
-static void plan_collectors(const struct job_collectors *jc,
-			    const struct job_variant *v, struct kvlist *plan)
-{
-	char *list;
-
-	if (jc->disabled) {
-		kvlist_set(plan, "collect.enabled", "0");
-		return;
-	}
-	if (v->no_tracepoints || !jc->tracepoints.n)
-		return;
-	list = strlist_join(&jc->tracepoints, ",");
-	kvlist_set(plan, "collect.tracepoints", list);
-	free(list);
-}
-
-static void plan_for(struct run *r, const struct boot *b, struct kvlist *plan)
-{
-	const struct job *job = r->job;
-	const struct job_variant *v = &job->variants[b->variant];
-	char num[32];
-
-	kvlist_set(plan, "run", r->id);
-	kvlist_set(plan, "variant", v->name);
-	snprintf(num, sizeof(num), "%u", b->first);
-	kvlist_set(plan, "iteration_first", num);
-	snprintf(num, sizeof(num), "%u", b->count);
-	kvlist_set(plan, "iterations", num);
-	kvlist_set(plan, "workload", job->workload.name);
-	for (size_t i = 0; i < job->workload.params.n; i++) {
-		char *k = xasprintf("param.%s", job->workload.params.v[i].key);
-
-		kvlist_set(plan, k, job->workload.params.v[i].value);
-		free(k);
-	}
-	for (size_t i = 0; i < v->sysctl.n; i++) {
-		char *k = xasprintf("sysctl.%s", v->sysctl.v[i].key);
-
-		kvlist_set(plan, k, v->sysctl.v[i].value);
-		free(k);
-	}
-	if (v->thp_enabled)
-		kvlist_set(plan, "thp.enabled", v->thp_enabled);
-	if (v->thp_defrag)
-		kvlist_set(plan, "thp.defrag", v->thp_defrag);
-	plan_collectors(&job->collectors, v, plan);
-}
 
 static const char *const panic_marks[] = {
 	"Kernel panic", "Oops:", "BUG:", "general protection fault",
@@ -590,7 +543,7 @@ static int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	}
 	if (mkdir_p(dir, 0755))
 		goto out;
-	plan_for(r, b, &plan);
+	guest_plan(&plan, r->id, job, v, b->first, b->count);
 	if (r->disk_base) {
 		progress_status(pg, "%s iteration %u%s: preparing the guest disk", v->name,
 				b->first, b->count > 1 ? "+" : "");
