@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
 
@@ -418,21 +419,9 @@ static int store_reindex(struct store *s)
 
 const char *store_effective_status(json_t *r)
 {
-	const char *st = jstr(r, "status", "unknown");
-	json_int_t pid = json_integer_value(json_object_get(r, "pid"));
-	const char *boot = jstr(r, "host_boot_id", NULL);
-	bool rebooted;
-	char *cur;
-
-	if (strcmp(st, "running"))
-		return st;
-	cur = host_boot_id();
-	rebooted = boot && *boot && *cur && strcmp(boot, cur);
-	free(cur);
-	/* the host rebooted since, or the run's process is gone */
-	if (rebooted || (pid > 0 && process_gone(pid, NULL)))
-		return "incomplete";
-	return st;
+	return run_status_effective(jstr(r, "status", "unknown"),
+				    json_integer_value(json_object_get(r, "pid")),
+				    jstr(r, "host_boot_id", NULL));
 }
 
 json_t *store_run_list(struct store *s)
