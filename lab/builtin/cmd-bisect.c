@@ -419,7 +419,7 @@ static int measure(struct bisect *b, long long seq, unsigned int round, const ch
 	char *vname = xasprintf("c-%.12s", commit), *yaml = NULL, *path = NULL, *id;
 	const char *status = NULL, *text = pstr(b->params, "job_text");
 	unsigned int per_boot = puint(b->params, "iterations_per_boot");
-	struct run_opts o = { 0 };
+	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
 	struct run_result res = { 0 };
 	struct job *job = NULL;
 	double start = now_monotonic();

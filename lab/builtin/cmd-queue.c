@@ -197,7 +197,8 @@ static char *item_log(struct qrun *qr, const struct queue_item *it)
 static void __attribute__((noreturn)) worker_main(struct qrun *qr, struct worker *w,
 						  pid_t parent, const char *log)
 {
-	struct boot_opts bo = { .vcpu_pins = w->pl.vcpu_pins,
+	struct boot_opts bo = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri,
+				.vcpu_pins = w->pl.vcpu_pins,
 				.memnodes = w->pl.numa ? w->pl.memnodes : NULL,
 				.attempt = w->it.attempts };
 	struct store *s;
@@ -524,7 +525,8 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 		  json_t **boots_out)
 {
 	/* kernels built from source become the queue's build items */
-	struct run_opts o = { .job_path = path, .accel = accel, .defer_builds = true };
+	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri,
+			      .job_path = path, .accel = accel, .defer_builds = true };
 	json_t *rj, *boots;
 	char *run = NULL;
 	long long id = 0;
@@ -811,7 +813,8 @@ static int do_exec(struct queue *q, struct store *s, const char *run_arg, const 
 		/* Slurm counts the requeues of a task: a requeued task is a new attempt */
 		const char *restarts = getenv("SLURM_RESTART_COUNT");
 		uint64_t nr = 0;
-		struct boot_opts bo = { .placement = pl };
+		struct boot_opts bo = { .cache_dir = gopts.cache_dir,
+					.connect_uri = gopts.connect_uri, .placement = pl };
 
 		if (restarts && !parse_uint(restarts, &nr) && nr < 1000000)
 			bo.attempt = (unsigned int)nr + 1;

@@ -359,7 +359,7 @@ int cmd_repro(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct overrides ov = { 0 };
-	struct run_opts o = { 0 };
+	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
 	struct run_result res;
 	struct recipe *r = NULL;
 	const char *order = NULL, *show = NULL;

@@ -294,7 +294,7 @@ static void print_summary(json_t *run, FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { 0 };
+	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
 	struct run_result res;
 	const char *order = NULL;
 	struct store *s;

@@ -293,7 +293,7 @@ static json_t *variant_json(const struct run_variant *v)
 
 /* ---- host ------------------------------------------------------------------ */
 
-static void host_release(struct run_host *h)
+void run_host_reset(struct run_host *h)
 {
 	free(h->accel);
 	free(h->accel_reason);
@@ -374,7 +374,7 @@ static json_t *boot_json(const struct run_boot *b)
 
 /* ---- until_significant ------------------------------------------------------ */
 
-static void until_release(struct run_until *u)
+void run_until_reset(struct run_until *u)
 {
 	free(u->metrics);
 	free(u->stopped);
@@ -406,7 +406,7 @@ static bool until_read(const json_t *j, struct run_until *u)
 	u->present = true;
 	return true;
 bad:
-	until_release(u);
+	run_until_reset(u);
 	return false;
 }
 
@@ -670,11 +670,11 @@ void run_record_release(struct run_record *rec)
 	for (size_t i = 0; i < rec->nvariants; i++)
 		variant_rec_release(&rec->variants[i]);
 	free(rec->variants);
-	host_release(&rec->host);
+	run_host_reset(&rec->host);
 	for (size_t i = 0; i < rec->nboots; i++)
 		boot_release(&rec->boots[i]);
 	free(rec->boots);
-	until_release(&rec->until);
+	run_until_reset(&rec->until);
 	json_decref(rec->rest);
 	memset(rec, 0, sizeof(*rec));
 }
@@ -695,10 +695,10 @@ int store_record_read(struct store *s, const char *run, struct run_record *rec)
 	return ret;
 }
 
-int store_record_write(struct store *s, const struct run_record *rec)
+int store_record_write(struct store *s, const char *run, const struct run_record *rec)
 {
 	json_t *j = run_record_to_json(rec);
-	int ret = store_run_write(s, rec->run, j);
+	int ret = store_run_write(s, run, j);
 
 	json_decref(j);
 	return ret;

@@ -130,7 +130,11 @@ void run_record_release(struct run_record *rec);
 
 /* DIR/<run>/run.json: 0, or -1 after a message */
 int store_record_read(struct store *s, const char *run, struct run_record *rec);
-int store_record_write(struct store *s, const struct run_record *rec);
+int store_record_write(struct store *s, const char *run, const struct run_record *rec);
+
+/* free what a part holds, and zero it (before it is written anew) */
+void run_host_reset(struct run_host *h);
+void run_until_reset(struct run_until *u);
 
 /* the status, with "running" of a dead process or an earlier boot as "incomplete" */
 const char *run_record_status(const struct run_record *rec);

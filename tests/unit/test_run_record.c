@@ -287,7 +287,7 @@ static void test_store(void **state)
 	assert_int_equal(run_record_from_json(in, &rec), 0);
 	free(rec.run);
 	rec.run = store_run_create(s, "q");
-	assert_int_equal(store_record_write(s, &rec), 0);
+	assert_int_equal(store_record_write(s, rec.run, &rec), 0);
 	assert_int_equal(store_record_read(s, rec.run, &back), 0);
 	assert_string_equal(back.run, rec.run);
 	assert_int_equal(back.nboots, 2);
