@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-run.c - "mmlab run JOB": the command line of the runner (runner.c)
+ * cmd-run.c - "mmlab run JOB": the command line of the runner (lab/run/)
  * and the per-variant summary it prints at the end.
  */
 #include <math.h>
