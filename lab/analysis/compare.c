@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * compare.c - build a comparison: load samples, derive metrics, check that
+ * compare.c - build a comparison: derive metrics, check that
  * the variants are comparable, test every metric against the baseline.
- * Output formats live in compare_out.c and report_html.c.
+ * Inputs are read in compare_load.c; output formats live in compare_out.c
+ * and report_html.c.
  */
 #include <ctype.h>
 #include <fnmatch.h>
@@ -11,10 +12,10 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/compare_int.h"
 #include "analysis/expr.h"
 #include "lib/strbuf.h"
 
-#define CSV_MAX_BYTES (256u << 20)
 #define CMP_CONF 0.95
 
 /*
@@ -83,11 +84,14 @@ void cmp_free(struct comparison *c)
 		free(c->vars[j].run);
 		free(c->vars[j].kernel);
 		kvlist_free(&c->vars[j].config);
+		json_decref(c->vars[j].kinfo);
+		json_decref(c->vars[j].jvariant);
 		json_decref(c->vars[j].timeseries);
 	}
 	free(c->vars);
 	kvlist_free(&c->derived);
 	strlist_free(&c->runs);
+	json_decref(c->runinfo);
 	strlist_free(&c->warnings);
 	strlist_free(&c->notes);
 	free(c);
@@ -119,7 +123,7 @@ static struct cmp_metric *metric_find_hinted(struct comparison *c,
 	return m;
 }
 
-static struct cmp_metric *metric_get(struct comparison *c, const char *name)
+struct cmp_metric *cmp_metric_get(struct comparison *c, const char *name)
 {
 	struct cmp_metric *m = metric_find_hinted(c, name);
 
@@ -139,7 +143,7 @@ static struct cmp_metric *metric_get(struct comparison *c, const char *name)
 	return m;
 }
 
-static void cell_set(struct cmp_cell *cell, size_t i, double v)
+void cmp_cell_set(struct cmp_cell *cell, size_t i, double v)
 {
 	if (i >= cell->alloc) {
 		size_t na = cell->alloc ? cell->alloc : 4;
@@ -159,7 +163,7 @@ static double cell_get(const struct cmp_cell *cell, size_t i)
 	return i < cell->n ? cell->v[i] : NAN;
 }
 
-static size_t variant_add(struct comparison *c, const char *name,
+size_t cmp_variant_add(struct comparison *c, const char *name,
 			  const char *run)
 {
 	struct cmp_variant *v;
@@ -181,297 +185,12 @@ static size_t variant_add(struct comparison *c, const char *name,
 	return c->nvars++;
 }
 
-static size_t variant_find(const struct comparison *c, const char *name)
+size_t cmp_variant_find(const struct comparison *c, const char *name)
 {
 	for (size_t j = 0; j < c->nvars; j++)
 		if (!strcmp(c->vars[j].name, name))
 			return j;
 	return (size_t)-1;
-}
-
-/* ---- loading runs ---- */
-
-static void flatten(struct kvlist *kv, const char *prefix, json_t *val)
-{
-	const char *key;
-	json_t *sub;
-	char *s;
-
-	if (json_is_object(val)) {
-		json_object_foreach(val, key, sub) {
-			char *p = *prefix ? xasprintf("%s.%s", prefix, key) :
-					    xstrdup(key);
-
-			flatten(kv, p, sub);
-			free(p);
-		}
-		return;
-	}
-	if (json_is_string(val)) {
-		kvlist_set(kv, prefix, json_string_value(val));
-		return;
-	}
-	s = json_dumps(val, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	kvlist_set(kv, prefix, s ? s : "?");
-	free(s);
-}
-
-static json_t *job_variant(const json_t *run, const char *name)
-{
-	json_t *vars = json_object_get(json_object_get(run, "job_resolved"),
-				       "variants");
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(vars, i, v) {
-		const char *n = json_string_value(json_object_get(v, "name"));
-
-		if (n && !strcmp(n, name))
-			return v;
-	}
-	return NULL;
-}
-
-/* what must be equal between variants, except the kernel itself */
-static void variant_config(struct cmp_variant *v, const json_t *run,
-			   const char *name)
-{
-	json_t *job = json_object_get(run, "job_resolved");
-	json_t *jv = job_variant(run, name);
-	json_t *host = json_object_get(run, "host");
-	static const char *const job_keys[] = { "topology", "workload",
-						"accel", "image" };
-	const char *key;
-	json_t *val;
-
-	json_object_foreach(jv, key, val)
-		if (strcmp(key, "name") && strcmp(key, "kernel"))
-			flatten(&v->config, key, val);
-	for (size_t i = 0; i < ARRAY_SIZE(job_keys); i++)
-		if (json_object_get(job, job_keys[i]))
-			flatten(&v->config, job_keys[i],
-				json_object_get(job, job_keys[i]));
-	json_object_foreach(host, key, val) {
-		char *p = xasprintf("host.%s", key);
-
-		if (strcmp(key, "accel_reason"))
-			flatten(&v->config, p, val);
-		free(p);
-	}
-}
-
-static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
-			 const char *where)
-{
-	json_t *metrics = json_object_get(it, "metrics");
-	struct cmp_variant *v = &c->vars[vi];
-	const char *key;
-	json_t *val;
-
-	if (!json_is_object(metrics)) {
-		lab_err("%s: an ok iteration has no \"metrics\" object; "
-			"check the run with `mmlab results show`", where);
-		return -1;
-	}
-	json_object_foreach(metrics, key, val) {
-		struct cmp_metric *m;
-
-		if (!json_is_number(val))
-			continue;
-		m = metric_get(c, key);
-		cell_set(&m->cells[vi], v->niter, json_number_value(val));
-	}
-	if (json_object_get(it, "timeseries")) {
-		if (!v->timeseries)
-			v->timeseries = json_array();
-		json_array_append(v->timeseries, json_object_get(it, "timeseries"));
-	}
-	v->niter++;
-	return 0;
-}
-
-static int add_variant_json(struct comparison *c, const json_t *run,
-			    const char *run_id, const json_t *jv)
-{
-	const char *name = json_string_value(json_object_get(jv, "name"));
-	json_t *its = json_object_get(jv, "iterations");
-	json_t *kernel = json_object_get(jv, "kernel");
-	size_t vi, i, bad = 0;
-	json_t *it;
-
-	if (!name || !json_is_array(its)) {
-		lab_err("run %s: a variant without \"name\" or \"iterations\"; "
-			"the results file may be damaged", run_id);
-		return -1;
-	}
-	vi = variant_add(c, name, run_id);
-	if (json_is_string(json_object_get(kernel, "release")))
-		c->vars[vi].kernel = xstrdup(json_string_value(
-			json_object_get(kernel, "release")));
-	variant_config(&c->vars[vi], run, name);
-	json_array_foreach(its, i, it) {
-		const char *st = json_string_value(json_object_get(it, "status"));
-		char *where;
-		int rc;
-
-		if (!st || strcmp(st, "ok")) {
-			bad++;
-			continue;
-		}
-		where = xasprintf("run %s variant %s iteration %zu", run_id,
-				  name, i);
-		rc = add_iteration(c, vi, it, where);
-		free(where);
-		if (rc < 0)
-			return -1;
-	}
-	if (bad)
-		strlist_pushf(&c->notes, "variant %s: %zu of %zu iterations not ok "
-			      "(crashed, timeout or failed) are left out",
-			      c->vars[vi].name, bad, json_array_size(its));
-	return 0;
-}
-
-int cmp_add_run(struct comparison *c, const json_t *run)
-{
-	const char *id = json_string_value(json_object_get(run, "run"));
-	json_t *vars = json_object_get(run, "variants");
-	size_t i;
-	json_t *jv;
-
-	if (!id || !json_is_array(vars)) {
-		lab_err("a run without \"run\" or \"variants\"; is this the "
-			"output of `mmlab results show RUN --json`?");
-		return -1;
-	}
-	strlist_push(&c->runs, id);
-	json_array_foreach(vars, i, jv)
-		if (add_variant_json(c, run, id, jv) < 0)
-			return -1;
-	return 0;
-}
-
-/* ---- samples CSV ---- */
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
-static int csv_split(char *line, char **f, int max)
-{
-	int n = 0;
-
-	for (char *p = line;; ) {
-		char *comma = strchr(p, ',');
-
-		if (n == max)
-			return -1;
-		if (comma)
-			*comma = 0;
-		f[n++] = trim(p);
-		if (!comma)
-			return n;
-		p = comma + 1;
-	}
-}
-
-static int csv_row(struct comparison *c, const char *name, size_t lineno,
-		   char **f, int nf)
-{
-	enum metric_dir dir = DIR_NEUTRAL;
-	struct cmp_metric *m;
-	char *end;
-	double v;
-	size_t vi;
-
-	if (nf < 3 || !*f[0] || !*f[1]) {
-		lab_err("%s:%zu: expected variant,metric,value[,direction]", name,
-			lineno);
-		return -1;
-	}
-	v = strtod(f[2], &end);
-	if (end == f[2] || *end) {
-		lab_err("%s:%zu: value \"%s\" is not a number", name, lineno, f[2]);
-		return -1;
-	}
-	if (nf == 4 && metric_dir_parse(f[3], &dir) < 0) {
-		lab_err("%s:%zu: direction \"%s\": use lower, higher or neutral",
-			name, lineno, f[3]);
-		return -1;
-	}
-	vi = variant_find(c, f[0]);
-	if (vi == (size_t)-1)
-		vi = variant_add(c, f[0], NULL);
-	m = metric_get(c, f[1]);
-	if (nf == 4)
-		m->dir = dir;
-	cell_set(&m->cells[vi], m->cells[vi].n, v);
-	if (m->cells[vi].n > c->vars[vi].niter)
-		c->vars[vi].niter = m->cells[vi].n;
-	return 0;
-}
-
-int cmp_add_samples_buf(struct comparison *c, const char *name,
-			const char *buf)
-{
-	char *copy = xstrdup(buf), *save = NULL, *line;
-	size_t lineno = 0;
-	int rc = 0;
-
-	strlist_pushf(&c->runs, "samples:%s", name);
-	for (line = copy; line && !rc; line = save) {
-		char *nl = strchr(line, '\n'), *f[4];
-		int nf;
-
-		save = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = 0;
-		lineno++;
-		line = trim(line);
-		if (!*line || *line == '#')
-			continue;
-		if (strchr(line, '"')) {
-			lab_err("%s:%zu: quoted CSV fields are not supported; "
-				"use plain variant,metric,value rows", name, lineno);
-			rc = -1;
-			break;
-		}
-		nf = csv_split(line, f, 4);
-		if (nf < 0) {
-			lab_err("%s:%zu: more than 4 fields", name, lineno);
-			rc = -1;
-		} else if (lineno == 1 && nf >= 3 && !strcmp(f[0], "variant")) {
-			continue;
-		} else {
-			rc = csv_row(c, name, lineno, f, nf);
-		}
-	}
-	free(copy);
-	if (!rc && !c->nvars) {
-		lab_err("%s: no samples; expected variant,metric,value rows", name);
-		rc = -1;
-	}
-	return rc;
-}
-
-int cmp_add_samples_csv(struct comparison *c, const char *path)
-{
-	char *buf = read_file(path, NULL, CSV_MAX_BYTES);
-	int rc;
-
-	if (!buf)
-		return -1;
-	rc = cmp_add_samples_buf(c, path, buf);
-	free(buf);
-	return rc;
 }
 
 /* ---- derived metrics ---- */
@@ -546,7 +265,7 @@ static int derive(struct comparison *c, const char *name, const char *src,
 		}
 		goto out;
 	}
-	m = metric_get(c, name);
+	m = cmp_metric_get(c, name);
 	m->formula = xstrdup(src);
 	if (user)
 		m->kind = KIND_MAIN;
@@ -561,7 +280,7 @@ static int derive(struct comparison *c, const char *name, const char *src,
 					snprintf(first, sizeof(first), "%s", err);
 				v = NAN;
 			}
-			cell_set(&m->cells[j], i, v);
+			cmp_cell_set(&m->cells[j], i, v);
 		}
 	}
 	if (!user && !has_samples(c, m)) {
@@ -590,6 +309,19 @@ static int derive_all(struct comparison *c)
 
 /* ---- selection ---- */
 
+char *cmp_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+
 static bool match_globs(const char *name, const char *globs)
 {
 	char *copy = xstrdup(globs), *save = NULL;
@@ -597,7 +329,7 @@ static bool match_globs(const char *name, const char *globs)
 
 	for (char *g = strtok_r(copy, ",", &save); g && !hit;
 	     g = strtok_r(NULL, ",", &save))
-		hit = !fnmatch(trim(g), name, 0);
+		hit = !fnmatch(cmp_trim(g), name, 0);
 	free(copy);
 	return hit;
 }
@@ -856,6 +588,32 @@ static void note_untested(struct comparison *c)
 	free(list);
 }
 
+/* one finite value in every sample of every variant (each has some) */
+static bool is_constant(const struct comparison *c, const struct cmp_metric *m)
+{
+	double first = m->cells[0].s.min;
+
+	for (size_t j = 0; j < c->nvars; j++) {
+		const struct stats_summary *s = &m->cells[j].s;
+
+		if (!s->n || s->min != first || s->max != first)
+			return false;
+	}
+	return true;
+}
+
+/* the table group and constancy of every metric, after compute_stats() */
+static void classify(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct cmp_metric *m = &c->metrics[i];
+
+		m->group = m->formula && m->kind == KIND_MAIN ? GROUP_WORKLOAD :
+			   metric_group(m->name, m->kind);
+		m->constant = is_constant(c, m);
+	}
+}
+
 static int pick_baseline(struct comparison *c, const char *baseline)
 {
 	char *names;
@@ -867,7 +625,7 @@ static int pick_baseline(struct comparison *c, const char *baseline)
 	c->baseline = 0;
 	if (!baseline)
 		return 0;
-	c->baseline = variant_find(c, baseline);
+	c->baseline = cmp_variant_find(c, baseline);
 	if (c->baseline != (size_t)-1)
 		return 0;
 	names = xstrdup(c->vars[0].name);
@@ -898,6 +656,7 @@ int cmp_compute(struct comparison *c, const char *baseline, double alpha,
 	if (check_work(c))
 		compute_stats(c);
 	qsort(c->metrics, c->nmetrics, sizeof(*c->metrics), metric_cmp);
+	classify(c);
 	note_untested(c);
 	for (size_t j = 0; j < c->nvars; j++)
 		if (c->vars[j].niter < 2)

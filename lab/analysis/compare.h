@@ -31,7 +31,13 @@ struct cmp_variant {
 	char *kernel;		/* kernel release, or NULL */
 	size_t niter;		/* samples (ok iterations) */
 	struct kvlist config;	/* what must match for a fair comparison */
-	json_t *timeseries;	/* array: per ok iteration its "timeseries" object */
+	json_t *kinfo;		/* the run's "kernel" object of the variant, or NULL */
+	json_t *jvariant;	/* the job's variant (cmdline, sysctl, thp), or NULL */
+	/*
+	 * array, per ok iteration that has one: {"series": {name: [values]},
+	 * "interval_s": s, "elapsed_s": its time.elapsed_s or null}
+	 */
+	json_t *timeseries;
 };
 
 /* one metric in one variant */
@@ -51,6 +57,8 @@ struct cmp_metric {
 	enum metric_dir dir;
 	enum metric_kind kind;
 	char *formula;		/* derived metrics: the expression */
+	enum metric_group group;	/* where the evidence tables show it */
+	bool constant;		/* one value in every sample of every variant */
 	bool hmean;		/* mean row shows the harmonic mean (Hmean) */
 	struct cmp_cell *cells;	/* one per variant */
 };
@@ -66,6 +74,7 @@ struct comparison {
 	double effect;		/* --power: relative effect, 0 = not asked */
 	struct kvlist derived;	/* user formulas: name -> expression */
 	struct strlist runs;
+	json_t *runinfo;	/* array, per run: its facts for the report header */
 	struct strlist warnings;
 	struct strlist notes;
 };

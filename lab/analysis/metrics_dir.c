@@ -121,6 +121,63 @@ enum metric_kind metric_kind(const char *name)
 	return KIND_MAIN;
 }
 
+static bool is_collector(const char *name)
+{
+	static const char *const prefix[] = { "kthread.", "extfrag.", "dmesg.",
+					      "trace." };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefix); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
+static bool is_numa(const char *name)
+{
+	static const char *const pat[] = {
+		"node[0-9]*.*", "numastat.*", "vmstat.numa_*", "vmstat.pgpromote_*",
+		"vmstat.pgdemote_*", "derived.autonuma_cost",
+		"derived.numa_hint_local_pct",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pat); i++)
+		if (!fnmatch(pat[i], name, 0))
+			return true;
+	return false;
+}
+
+enum metric_group metric_group(const char *name, enum metric_kind kind)
+{
+	if (kind == KIND_DURATION)
+		return GROUP_DURATION;
+	if (!strncmp(name, "rate.", 5))
+		return GROUP_OPS;
+	if (is_collector(name))
+		return GROUP_COLLECTORS;
+	if (kind == KIND_MAIN)
+		return GROUP_WORKLOAD;
+	return is_numa(name) ? GROUP_NUMA : GROUP_OPS;
+}
+
+const char *metric_group_name(enum metric_group g)
+{
+	static const char *const names[GROUP_COUNT] = {
+		"workload", "duration", "ops", "numa", "collectors",
+	};
+
+	return g < GROUP_COUNT ? names[g] : "?";
+}
+
+const char *metric_group_title(enum metric_group g)
+{
+	static const char *const titles[GROUP_COUNT] = {
+		"Workload metrics", "Duration", "Ops (vmstat)", "Per-node and NUMA",
+		"Collectors (kthread, extfrag, dmesg, tracepoints)",
+	};
+
+	return g < GROUP_COUNT ? titles[g] : "?";
+}
+
 const char *metric_counter_rule(size_t i, enum metric_dir *d)
 {
 	if (i >= ARRAY_SIZE(counter_rules))

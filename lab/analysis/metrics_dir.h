@@ -21,8 +21,26 @@ enum metric_kind {
 	KIND_DURATION,	/* one "Duration" row (time.user_s/system_s/elapsed_s) */
 };
 
+/* the groups of the evidence tables, in the order they are shown */
+enum metric_group {
+	GROUP_WORKLOAD,		/* the workload's own metrics, user formulas */
+	GROUP_DURATION,		/* time.user_s, time.system_s, time.elapsed_s */
+	GROUP_OPS,		/* vmstat counters, built-in derived, rate.* */
+	GROUP_NUMA,		/* node<N>.*, numastat.*, vmstat.numa_*, tiering */
+	GROUP_COLLECTORS,	/* kthread.*, extfrag.*, dmesg.*, trace.* */
+	GROUP_COUNT
+};
+
 enum metric_dir metric_direction(const char *name);
 enum metric_kind metric_kind(const char *name);
+/*
+ * The group of a metric shown as kind, by name: rate.* rows are Ops,
+ * kthread/extfrag/dmesg/trace collectors, other KIND_MAIN metrics the
+ * workload's. (compare.c puts user formulas in the workload group.)
+ */
+enum metric_group metric_group(const char *name, enum metric_kind kind);
+const char *metric_group_name(enum metric_group g);	/* "workload", ... */
+const char *metric_group_title(enum metric_group g);	/* "Workload metrics", ... */
 
 /* the i-th counter rule (pattern on the counter's own name), NULL past the end */
 const char *metric_counter_rule(size_t i, enum metric_dir *d);

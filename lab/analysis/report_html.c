@@ -1,28 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_html.c - the comparison as one self-contained HTML page: the
- * table with p-values and confidence intervals, an SVG box plot per metric
- * (one <svg class="box"> each) and the 1 Hz time series per variant when the
- * run has them (<svg class="ts">). Written with libxml2's xmlTextWriter so
- * every name and value is escaped. No external assets, no script.
+ * report_html.c - the comparison as one self-contained HTML page, in the
+ * order a reviewer reads it: the run's facts (kernels, cmdline, topology,
+ * accelerator, order and seed, comparability warnings), the summary (what
+ * changed, with a forest plot; or the smallest change the run could have
+ * seen), the time series, the evidence tables by group with constant
+ * metrics folded, and a box plot per metric that varies. Written with
+ * libxml2's xmlTextWriter so every name and value is escaped. No external
+ * assets, no script; prints on paper. Plots: report_svg.c, report_ts.c.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-#include <libxml/xmlwriter.h>
-
-#include "analysis/compare.h"
-
-#define SVG_NS "http://www.w3.org/2000/svg"
-#define PLOT_W 640
-#define PLOT_LEFT 170
-#define PLOT_RIGHT 20
-#define ROW_H 26
-#define TS_H 180
-#define TS_MAX_SERIES 16
+#include "analysis/report_html.h"
+#include "lib/strbuf.h"
 
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -30,29 +22,51 @@ static const char *const palette[] = {
 };
 
 static const char css[] =
-	"body{font-family:sans-serif;margin:1.5em;color:#222}"
+	"body{font-family:sans-serif;margin:1.2em auto;max-width:1180px;"
+	"padding:0 1em;color:#222;line-height:1.35}"
+	"h1{font-size:22px;margin:0 0 .2em}"
+	"h2{font-size:17px;border-bottom:1px solid #ccc;margin:1.4em 0 .4em}"
+	"h3{font-size:14px;margin:1em 0 .3em}h4{font-size:13px;margin:.4em 0 0}"
+	"a{color:#1f4f8f;text-decoration:none}"
+	".sub{color:#555;margin:0 0 .6em}.small{font-size:12px;color:#555}"
 	"table{border-collapse:collapse;font-size:13px}"
-	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-	"td.m,th.m{text-align:left;font-family:monospace}"
-	"td.sig{background:#e6f4e6}td.sig div.v{font-weight:bold}"
-	"div.v{white-space:nowrap}div.st{white-space:nowrap;font-size:11px;color:#666}"
-	".warn{color:#a40}.plot{margin:1em 0}"
-	"svg text{font-size:11px;font-family:sans-serif}";
+	"td,th{border:1px solid #d4d4d4;padding:2px 6px;text-align:right;"
+	"vertical-align:top}"
+	"th{background:#f4f4f4}td.m,th.m{text-align:left;font-family:monospace}"
+	"table.facts td,table.facts th{border:none;text-align:left;padding:1px 12px 1px 0}"
+	"table.facts th{background:none;color:#555;font-weight:normal;white-space:nowrap}"
+	".warn{background:#fff3dc;border-left:4px solid #e08a00;padding:3px 8px;"
+	"margin:4px 0;font-size:13px}"
+	".verdict{font-size:15px;margin:.4em 0}"
+	"td.sig{background:#e6f4e6}div.v{white-space:nowrap}"
+	"div.st{white-space:nowrap;font-size:11px;color:#666}"
+	".better{color:#1a7f37}.worse{color:#c62828}.more,.less{color:#1f5fa8}"
+	".ns{color:#777}"
+	".grid{display:flex;flex-wrap:wrap;gap:6px 14px}.plot{margin:.2em 0}"
+	".legend span{margin-right:1em;font-size:13px}"
+	"p.unchanged{font-size:12px;color:#444;max-width:1100px}"
+	"svg text{font-size:11px;font-family:sans-serif}"
+	"@media print{body{max-width:none;margin:0}a{color:inherit}"
+	"svg,table,.plot{break-inside:avoid}h2{break-after:avoid}}";
 
-static void el(xmlTextWriterPtr w, const char *name)
+/* ---- writer helpers (report_html.h) ---- */
+
+const char *rep_color(size_t j)
+{
+	return palette[j % ARRAY_SIZE(palette)];
+}
+
+void rep_el(xmlTextWriterPtr w, const char *name)
 {
 	xmlTextWriterStartElement(w, BAD_CAST name);
 }
 
-static void end(xmlTextWriterPtr w)
+void rep_end(xmlTextWriterPtr w)
 {
 	xmlTextWriterFullEndElement(w);
 }
 
-static void attr(xmlTextWriterPtr w, const char *k, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void attr(xmlTextWriterPtr w, const char *k, const char *fmt, ...)
+void rep_attr(xmlTextWriterPtr w, const char *k, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -65,365 +79,637 @@ static void attr(xmlTextWriterPtr w, const char *k, const char *fmt, ...)
 	free(s);
 }
 
-static void text_el(xmlTextWriterPtr w, const char *name, const char *cls,
-		    const char *text)
+void rep_text(xmlTextWriterPtr w, const char *text)
 {
-	el(w, name);
+	xmlTextWriterWriteString(w, BAD_CAST text);
+}
+
+void rep_text_el(xmlTextWriterPtr w, const char *name, const char *cls,
+		 const char *text)
+{
+	rep_el(w, name);
 	if (cls)
-		attr(w, "class", "%s", cls);
-	xmlTextWriterWriteString(w, BAD_CAST text);
-	end(w);
+		rep_attr(w, "class", "%s", cls);
+	rep_text(w, text);
+	rep_end(w);
 }
 
-static void svg_text(xmlTextWriterPtr w, double x, double y,
-		     const char *anchor, const char *text)
+void rep_svg_open(xmlTextWriterPtr w, const char *cls, int width, int height,
+		  const char *title, const char *metric)
 {
-	el(w, "text");
-	attr(w, "x", "%.1f", x);
-	attr(w, "y", "%.1f", y);
-	attr(w, "text-anchor", "%s", anchor);
-	xmlTextWriterWriteString(w, BAD_CAST text);
-	end(w);
+	rep_el(w, "svg");
+	rep_attr(w, "xmlns", SVG_NS);
+	rep_attr(w, "class", "%s", cls);
+	rep_attr(w, "width", "%d", width);
+	rep_attr(w, "height", "%d", height);
+	rep_attr(w, "viewBox", "0 0 %d %d", width, height);
+	rep_attr(w, "role", "img");
+	if (metric)
+		rep_attr(w, "data-metric", "%s", metric);
+	rep_text_el(w, "title", NULL, title);
 }
 
-static void svg_line(xmlTextWriterPtr w, double x1, double y1, double x2,
-		     double y2, const char *color)
+void rep_svg_text(xmlTextWriterPtr w, double x, double y, const char *anchor,
+		  const char *text)
 {
-	el(w, "line");
-	attr(w, "x1", "%.1f", x1);
-	attr(w, "y1", "%.1f", y1);
-	attr(w, "x2", "%.1f", x2);
-	attr(w, "y2", "%.1f", y2);
-	attr(w, "stroke", "%s", color);
-	end(w);
+	rep_el(w, "text");
+	rep_attr(w, "x", "%.1f", x);
+	rep_attr(w, "y", "%.1f", y);
+	rep_attr(w, "text-anchor", "%s", anchor);
+	rep_text(w, text);
+	rep_end(w);
 }
 
-static void fmt_value(char *buf, size_t len, double v)
+void rep_svg_line(xmlTextWriterPtr w, double x1, double y1, double x2,
+		  double y2, const char *color)
 {
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.6g", v);
+	rep_el(w, "line");
+	rep_attr(w, "x1", "%.1f", x1);
+	rep_attr(w, "y1", "%.1f", y1);
+	rep_attr(w, "x2", "%.1f", x2);
+	rep_attr(w, "y2", "%.1f", y2);
+	rep_attr(w, "stroke", "%s", color);
+	rep_end(w);
 }
 
-/* axis labels: four significant digits are plenty */
-static void fmt_axis(char *buf, size_t len, double v)
+char *rep_metric_id(const char *prefix, const char *name)
 {
-	if (fabs(v) >= 1e4 && fabs(v) < 1e15)
-		snprintf(buf, len, "%.0f", v);	/* 72457, not 7.246e+04 */
-	else
-		snprintf(buf, len, "%.4g", v);
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, prefix);
+	/* ids and fragments: keep the name readable, no blanks */
+	for (const char *p = name; *p; p++)
+		strbuf_addch(&sb, *p == ' ' ? '_' : *p);
+	return strbuf_detach(&sb);
 }
 
-/* ---- table ---- */
+/* ---- the run's facts ---- */
 
-/* one cell: "mean (n=N) pct% *" and below it, smaller, p, q and the CI */
-static void table_cell(xmlTextWriterPtr w, const struct comparison *c,
-		       const struct cmp_metric *m, size_t j)
+static const char *js(const json_t *o, const char *key, const char *dflt)
 {
-	const struct cmp_cell *e = &m->cells[j];
-	char num[64], *head, *stat = NULL;
+	const char *s = json_string_value(json_object_get(o, key));
 
-	fmt_value(num, sizeof(num), cmp_mean_value(m, e));
-	el(w, "td");
-	if (e->significant)
-		attr(w, "class", "sig");
-	if (j == c->baseline || isnan(e->pct))
-		head = xasprintf("%s (n=%zu)%s", num, e->s.n, e->significant ? " *" : "");
-	else
-		head = xasprintf("%s (n=%zu) %.2f%%%s", num, e->s.n, e->pct,
-				 e->significant ? " *" : "");
-	if (j == c->baseline)
-		stat = NULL;
-	else if (!e->t.valid)
-		stat = xasprintf("no test: %s", e->t.why);
-	else if (isnan(e->pct) || !isfinite(e->ci_low) || !isfinite(e->ci_high))
-		stat = xasprintf("p=%.3g q=%.3g CI unbounded", e->t.p, e->q);
-	else
-		stat = xasprintf("p=%.3g q=%.3g CI [%.2f%%, %.2f%%]", e->t.p, e->q,
-				 e->ci_low, e->ci_high);
-	text_el(w, "div", "v", head);
-	if (stat)
-		text_el(w, "div", "st", stat);
-	free(head);
-	free(stat);
-	end(w);
+	return s ? s : dflt;
 }
 
-static void write_table(xmlTextWriterPtr w, const struct comparison *c)
+static void fact(xmlTextWriterPtr w, const char *key, const char *value)
 {
-	el(w, "table");
-	el(w, "tr");
-	text_el(w, "th", "m", "metric");
-	text_el(w, "th", NULL, "");
+	if (!value || !*value)
+		return;
+	rep_el(w, "tr");
+	rep_text_el(w, "th", NULL, key);
+	rep_text_el(w, "td", NULL, value);
+	rep_end(w);
+}
+
+/* "key=value ..." of a flat object (params, sysctl, thp) */
+static void add_pairs(struct strbuf *sb, json_t *o)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		char *s = json_is_string(v) ? xstrdup(json_string_value(v)) :
+			  json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		strbuf_addf(sb, "%s%s=%s", sb->len ? " " : "", k, s ? s : "?");
+		free(s);
+	}
+}
+
+static char *fmt_kernel(const struct cmp_variant *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *k = v->kinfo;
+	const char *src = json_string_value(json_object_get(k, "source"));
+	const char *base = json_string_value(json_object_get(k, "base_commit"));
+	size_t i;
+	json_t *op;
+
+	strbuf_addstr(&sb, v->kernel ? v->kernel : "kernel release unknown");
+	if (src && !strcmp(src, "build")) {
+		strbuf_addf(&sb, ", built from %.12s", base ? base : "?");
+		json_array_foreach(json_object_get(k, "operations"), i, op)
+			strbuf_addf(&sb, " + %s %s",
+				    js(op, "op", "?"),
+				    js(op, "arg", "?"));
+	} else if (json_string_value(json_object_get(k, "path"))) {
+		strbuf_addf(&sb, " (%s)", json_string_value(json_object_get(k, "path")));
+	}
+	return strbuf_detach(&sb);
+}
+
+/* what the job sets for the variant besides the kernel */
+static char *fmt_settings(const struct cmp_variant *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *jv = v->jvariant;
+	const char *cmd = json_string_value(json_object_get(jv, "cmdline"));
+
+	strbuf_addf(&sb, "cmdline: %s", cmd && *cmd ? cmd : "(mmlab's console "
+		    "and init arguments only)");
+	if (json_object_size(json_object_get(jv, "thp"))) {
+		strbuf_addstr(&sb, "; THP ");
+		add_pairs(&sb, json_object_get(jv, "thp"));
+	}
+	if (json_object_size(json_object_get(jv, "sysctl"))) {
+		strbuf_addstr(&sb, "; sysctl ");
+		add_pairs(&sb, json_object_get(jv, "sysctl"));
+	}
+	return strbuf_detach(&sb);
+}
+
+static long long node_mib(const json_t *n)
+{
+	const json_t *kib = json_object_get(n, "memory_kib");
+	const char *s = json_string_value(json_object_get(n, "memory"));
+
+	if (json_is_integer(kib))
+		return json_integer_value(kib) / 1024;
+	if (s) {
+		char *end;
+		long long v = strtoll(s, &end, 10);
+
+		return *end == 'G' ? v * 1024 : *end == 'K' ? v / 1024 : v;
+	}
+	return -1;
+}
+
+static char *fmt_topology(const json_t *topo)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *nodes = json_object_get(topo, "nodes"), *n, *row;
+	size_t i, k;
+
+	strbuf_addf(&sb, "%zu node%s:", json_array_size(nodes),
+		    json_array_size(nodes) == 1 ? "" : "s");
+	json_array_foreach(nodes, i, n)
+		strbuf_addf(&sb, "%s node%zu %lld CPU%s %lld MiB", i ? ";" : "", i,
+			    json_integer_value(json_object_get(n, "cpus")),
+			    json_integer_value(json_object_get(n, "cpus")) == 1 ? "" : "s",
+			    node_mib(n));
+	if (json_array_size(json_object_get(topo, "distances"))) {
+		strbuf_addstr(&sb, "; distances");
+		json_array_foreach(json_object_get(topo, "distances"), i, row) {
+			json_t *d;
+
+			strbuf_addstr(&sb, i ? " /" : "");
+			json_array_foreach(row, k, d)
+				strbuf_addf(&sb, " %lld", json_integer_value(d));
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+static char *fmt_machine(const json_t *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *h = json_object_get(f, "host");
+	const char *acc = json_string_value(json_object_get(h, "accel"));
+	const char *why = json_string_value(json_object_get(h, "accel_reason"));
+
+	strbuf_addf(&sb, "%s", acc ? acc : "accelerator unknown");
+	if (acc && !strcmp(acc, "tcg") && why)
+		strbuf_addf(&sb, " (%s)", why);
+	if (json_string_value(json_object_get(f, "accel")))
+		strbuf_addf(&sb, "; job asked for %s",
+			    json_string_value(json_object_get(f, "accel")));
+	strbuf_addf(&sb, "; QEMU %s, libvirt %s; host %s",
+		    js(h, "qemu", "?"),
+		    js(h, "libvirt", "?"),
+		    js(h, "hostname", "?"));
+	if (json_integer_value(json_object_get(h, "cpus")))
+		strbuf_addf(&sb, " (%lld CPUs%s%s)",
+			    json_integer_value(json_object_get(h, "cpus")),
+			    json_string_value(json_object_get(h, "cpu")) ? ", " : "",
+			    js(h, "cpu", ""));
+	return strbuf_detach(&sb);
+}
+
+static char *fmt_order(const json_t *order)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *seq = json_object_get(order, "sequence"), *s;
+	const char *mode = json_string_value(json_object_get(order, "mode"));
+	size_t i;
+
+	if (!mode)
+		return strbuf_detach(&sb);
+	strbuf_addstr(&sb, mode);
+	if (json_is_integer(json_object_get(order, "seed")))
+		strbuf_addf(&sb, ", seed %lld",
+			    json_integer_value(json_object_get(order, "seed")));
+	json_array_foreach(seq, i, s) {
+		if (i == 24) {
+			strbuf_addf(&sb, " ... (%zu boots)", json_array_size(seq));
+			break;
+		}
+		strbuf_addf(&sb, "%s%s", i ? " " : ": ",
+			    json_string_value(s) ? json_string_value(s) : "?");
+	}
+	return strbuf_detach(&sb);
+}
+
+static char *fmt_workload(const json_t *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *wl = json_object_get(f, "workload");
+	const char *name = json_string_value(json_object_get(wl, "name"));
+
+	strbuf_addstr(&sb, name ? name : "custom command");
+	if (json_object_size(json_object_get(wl, "params"))) {
+		strbuf_addch(&sb, ' ');
+		add_pairs(&sb, json_object_get(wl, "params"));
+	}
+	if (json_is_integer(json_object_get(f, "iterations")))
+		strbuf_addf(&sb, "; %lld iterations per variant, %lld per boot",
+			    json_integer_value(json_object_get(f, "iterations")),
+			    json_integer_value(json_object_get(f, "iterations_per_boot")));
+	if (json_string_value(json_object_get(json_object_get(f, "image"), "kind")))
+		strbuf_addf(&sb, "; image %s", json_string_value(
+			json_object_get(json_object_get(f, "image"), "kind")));
+	return strbuf_detach(&sb);
+}
+
+static void run_facts(xmlTextWriterPtr w, const struct comparison *c,
+		      const json_t *f)
+{
+	const char *id = json_string_value(json_object_get(f, "run"));
+	char *s;
+
+	rep_el(w, "table");
+	rep_attr(w, "class", "facts");
+	s = xasprintf("%s (job %s%s%s)", id ? id : "?", js(f, "job", "?"),
+		      json_object_get(f, "created") ? ", created " : "",
+		      js(f, "created", ""));
+	fact(w, "Run", s);
+	free(s);
+	for (size_t j = 0; j < c->nvars; j++) {
+		char *k, *set, *label;
+
+		if (!id || !c->vars[j].run || strcmp(c->vars[j].run, id))
+			continue;
+		k = fmt_kernel(&c->vars[j]);
+		set = fmt_settings(&c->vars[j]);
+		label = xasprintf("%s%s", c->vars[j].name,
+				  j == c->baseline ? " (baseline)" : "");
+		s = xasprintf("%s; %s; %zu ok iterations", k, set, c->vars[j].niter);
+		fact(w, label, s);
+		free(s);
+		free(label);
+		free(k);
+		free(set);
+	}
+	s = fmt_topology(json_object_get(f, "topology"));
+	fact(w, "Topology", s);
+	free(s);
+	s = fmt_workload(f);
+	fact(w, "Workload", s);
+	free(s);
+	s = fmt_machine(f);
+	fact(w, "Machine", s);
+	free(s);
+	s = fmt_order(json_object_get(f, "order"));
+	fact(w, "Order", s);
+	free(s);
+	rep_end(w);
+}
+
+static void write_header(xmlTextWriterPtr w, const struct comparison *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	json_t *f;
+
+	strbuf_addstr(&sb, "mmlab report");
+	if (json_array_size(c->runinfo) == 1 &&
+	    json_string_value(json_object_get(json_array_get(c->runinfo, 0), "job")))
+		strbuf_addf(&sb, ": %s", json_string_value(
+			json_object_get(json_array_get(c->runinfo, 0), "job")));
+	rep_text_el(w, "h1", NULL, sb.buf);
+	strbuf_reset(&sb);
 	for (size_t j = 0; j < c->nvars; j++)
-		text_el(w, "th", NULL, c->vars[j].name);
-	end(w);
+		strbuf_addf(&sb, "%s%s%s (n=%zu)", j ? ", " : "", c->vars[j].name,
+			    j == c->baseline ? " [baseline]" : "", c->vars[j].niter);
+	rep_text_el(w, "p", "sub", sb.buf);
+	strbuf_release(&sb);
+	json_array_foreach(c->runinfo, i, f)
+		run_facts(w, c, f);
+	for (i = 0; i < c->runs.n; i++)
+		if (!strncmp(c->runs.v[i], "samples:", 8))
+			rep_text_el(w, "p", "small", c->runs.v[i]);
+	for (i = 0; i < c->warnings.n; i++)
+		rep_text_el(w, "div", "warn", c->warnings.v[i]);
+	for (i = 0; i < c->notes.n; i++)
+		rep_text_el(w, "p", "small", c->notes.v[i]);
+}
+
+/* ---- the summary ---- */
+
+static void sum_row(xmlTextWriterPtr w, const struct comparison *c,
+		    const struct cmp_sig *r)
+{
+	const struct cmp_metric *m = &c->metrics[r->metric];
+	char b[48], n[48], chg[32], ci[64], q[32];
+	char *href = rep_metric_id("#m-", m->name);
+
+	cmp_fmt_sig(b, sizeof(b), m->cells[c->baseline].s.mean, 4, true);
+	cmp_fmt_sig(n, sizeof(n), m->cells[r->variant].s.mean, 4, true);
+	if (isnan(r->change))
+		snprintf(chg, sizeof(chg), "from 0");
+	else
+		cmp_fmt_change(chg, sizeof(chg), r->change);
+	cmp_fmt_ci(ci, sizeof(ci), r->lo, r->hi);
+	snprintf(q, sizeof(q), "%.2g", m->cells[r->variant].q);
+	rep_el(w, "tr");
+	rep_attr(w, "class", "%s", cmp_verdict_name(r->verdict));
+	rep_text_el(w, "td", "m", c->vars[r->variant].name);
+	rep_el(w, "td");
+	rep_attr(w, "class", "m");
+	rep_el(w, "a");
+	rep_attr(w, "href", "%s", href);
+	rep_text(w, m->name);
+	rep_end(w);
+	rep_end(w);
+	rep_text_el(w, "td", NULL, b);
+	rep_text_el(w, "td", NULL, n);
+	rep_text_el(w, "td", NULL, chg);
+	rep_text_el(w, "td", NULL, ci);
+	rep_text_el(w, "td", NULL, cmp_verdict_name(r->verdict));
+	rep_text_el(w, "td", NULL, q);
+	rep_end(w);
+	free(href);
+}
+
+static void sum_table(xmlTextWriterPtr w, const struct comparison *c,
+		      const struct cmp_summary *s)
+{
+	static const char *const head[] = { "variant", "metric", "mean before",
+					     "mean after", "change", "95% CI", "",
+					     "q" };
+	char *t = xasprintf("%zu significant change%s against %s (Welch's t-test, "
+			    "Benjamini-Hochberg q < %.3g), largest first. Change: "
+			    "difference of the means relative to %s.", s->nsig,
+			    s->nsig == 1 ? "" : "s", c->vars[c->baseline].name,
+			    c->alpha, c->vars[c->baseline].name);
+
+	rep_text_el(w, "p", "verdict", t);
+	free(t);
+	rep_el(w, "table");
+	rep_attr(w, "class", "sum");
+	rep_el(w, "tr");
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		rep_text_el(w, "th", i < 2 ? "m" : NULL, head[i]);
+	rep_end(w);
+	for (size_t k = 0; k < s->nsig; k++)
+		sum_row(w, c, &s->sig[k]);
+	rep_end(w);
+}
+
+/* no significant row: the workload and Duration intervals, in grey */
+static void quiet_forest(xmlTextWriterPtr w, const struct comparison *c)
+{
+	struct cmp_sig *rows = NULL;
+	size_t n = 0;
+
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
 
-		el(w, "tr");
-		text_el(w, "td", "m", m->name);
-		text_el(w, "td", NULL, cmp_mean_label(m));
-		for (size_t j = 0; j < c->nvars; j++)
-			table_cell(w, c, m, j);
-		end(w);
-	}
-	end(w);
-}
-
-/* ---- box plots ---- */
-
-static double xpos(double v, double lo, double hi)
-{
-	return PLOT_LEFT + (v - lo) / (hi - lo) * (PLOT_W - PLOT_LEFT - PLOT_RIGHT);
-}
-
-static void range_of(const struct cmp_metric *m, size_t nvars, double *lo,
-		     double *hi)
-{
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	for (size_t j = 0; j < nvars; j++) {
-		if (!m->cells[j].s.n)
+		if (m->constant || (m->group != GROUP_WORKLOAD &&
+				    m->group != GROUP_DURATION))
 			continue;
-		*lo = fmin(*lo, m->cells[j].s.min);
-		*hi = fmax(*hi, m->cells[j].s.max);
-	}
-	if (*hi <= *lo) {
-		double pad = *lo != 0 ? fabs(*lo) * 0.05 : 1;
-
-		*lo -= pad;
-		*hi += pad;
-	}
-}
-
-static void box_row(xmlTextWriterPtr w, const struct cmp_cell *e, size_t j,
-		    double lo, double hi, double y)
-{
-	const char *col = palette[j % ARRAY_SIZE(palette)];
-	double *v = xmalloc((e->n ? e->n : 1) * sizeof(*v));
-	double q1, med, q3;
-	size_t k = 0;
-
-	for (size_t i = 0; i < e->n; i++)
-		if (isfinite(e->v[i]))
-			v[k++] = e->v[i];
-	gsl_sort(v, 1, k);
-	q1 = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.25);
-	med = gsl_stats_median_from_sorted_data(v, 1, k);
-	q3 = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.75);
-	svg_line(w, xpos(v[0], lo, hi), y, xpos(v[k - 1], lo, hi), y, col);
-	el(w, "rect");
-	attr(w, "x", "%.1f", xpos(q1, lo, hi));
-	attr(w, "y", "%.1f", y - 8);
-	attr(w, "width", "%.1f", fmax(xpos(q3, lo, hi) - xpos(q1, lo, hi), 1));
-	attr(w, "height", "16");
-	attr(w, "fill", "%s", col);
-	attr(w, "fill-opacity", "0.25");
-	attr(w, "stroke", "%s", col);
-	end(w);
-	svg_line(w, xpos(med, lo, hi), y - 8, xpos(med, lo, hi), y + 8, col);
-	for (size_t i = 0; i < k; i++) {
-		el(w, "circle");
-		attr(w, "cx", "%.1f", xpos(v[i], lo, hi));
-		attr(w, "cy", "%.1f", y);
-		attr(w, "r", "2");
-		attr(w, "fill", "%s", col);
-		end(w);
-	}
-	free(v);
-}
-
-static void box_plot(xmlTextWriterPtr w, const struct comparison *c,
-		     const struct cmp_metric *m)
-{
-	int h = (int)c->nvars * ROW_H + 30;
-	double lo, hi;
-	char a[64], b[64];
-
-	range_of(m, c->nvars, &lo, &hi);
-	el(w, "div");
-	attr(w, "class", "plot");
-	text_el(w, "h3", NULL, m->name);
-	el(w, "svg");
-	attr(w, "xmlns", SVG_NS);
-	attr(w, "class", "box");
-	attr(w, "data-metric", "%s", m->name);
-	attr(w, "width", "%d", PLOT_W);
-	attr(w, "height", "%d", h);
-	attr(w, "viewBox", "0 0 %d %d", PLOT_W, h);
-	for (size_t j = 0; j < c->nvars; j++) {
-		double y = 14 + (double)j * ROW_H;
-
-		svg_text(w, PLOT_LEFT - 8, y + 4, "end", c->vars[j].name);
-		if (m->cells[j].s.n)
-			box_row(w, &m->cells[j], j, lo, hi, y);
-		else
-			svg_text(w, PLOT_LEFT, y + 4, "start", "no samples");
-	}
-	svg_line(w, PLOT_LEFT, h - 22, PLOT_W - PLOT_RIGHT, h - 22, "#888");
-	fmt_axis(a, sizeof(a), lo);
-	fmt_axis(b, sizeof(b), hi);
-	svg_text(w, PLOT_LEFT, h - 6, "start", a);
-	svg_text(w, PLOT_W - PLOT_RIGHT, h - 6, "end", b);
-	fmt_axis(a, sizeof(a), (lo + hi) / 2);
-	svg_line(w, (PLOT_LEFT + PLOT_W - PLOT_RIGHT) / 2.0, h - 22,
-		 (PLOT_LEFT + PLOT_W - PLOT_RIGHT) / 2.0, h - 18, "#888");
-	svg_text(w, (PLOT_LEFT + PLOT_W - PLOT_RIGHT) / 2.0, h - 6, "middle", a);
-	end(w);
-	end(w);
-}
-
-/* ---- time series ---- */
-
-static json_t *series_obj(json_t *ts)
-{
-	json_t *s = json_object_get(ts, "series");
-
-	return json_is_object(s) ? s : ts;
-}
-
-static void ts_range(const struct comparison *c, const char *key, double *lo,
-		     double *hi, size_t *len)
-{
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	*len = 1;
-	for (size_t j = 0; j < c->nvars; j++) {
-		size_t i, k;
-		json_t *ts, *v;
-
-		json_array_foreach(c->vars[j].timeseries, i, ts) {
-			json_t *arr = json_object_get(series_obj(ts), key);
-
-			if (json_array_size(arr) > *len)
-				*len = json_array_size(arr);
-			json_array_foreach(arr, k, v) {
-				*lo = fmin(*lo, json_number_value(v));
-				*hi = fmax(*hi, json_number_value(v));
-			}
-		}
-	}
-	if (!(*hi > *lo)) {
-		*lo = isfinite(*lo) ? *lo - 1 : 0;
-		*hi = *lo + 2;
-	}
-}
-
-static void ts_plot(xmlTextWriterPtr w, const struct comparison *c,
-		    const char *key)
-{
-	double lo, hi, xw = PLOT_W - 60 - PLOT_RIGHT;
-	size_t len;
-	char a[64], b[64];
-
-	ts_range(c, key, &lo, &hi, &len);
-	el(w, "div");
-	attr(w, "class", "plot");
-	text_el(w, "h3", NULL, key);
-	el(w, "svg");
-	attr(w, "xmlns", SVG_NS);
-	attr(w, "class", "ts");
-	attr(w, "data-metric", "%s", key);
-	attr(w, "width", "%d", PLOT_W);
-	attr(w, "height", "%d", TS_H);
-	for (size_t j = 0; j < c->nvars; j++) {
-		size_t i, k;
-		json_t *ts, *v;
-
-		json_array_foreach(c->vars[j].timeseries, i, ts) {
-			json_t *arr = json_object_get(series_obj(ts), key);
-			char *pts = xstrdup("");
-
-			json_array_foreach(arr, k, v) {
-				double x = 60 + xw * (double)k / (double)(len > 1 ? len - 1 : 1);
-				double y = TS_H - 20 - (json_number_value(v) - lo) /
-					   (hi - lo) * (TS_H - 30);
-				char *n = xasprintf("%s%.1f,%.1f ", pts, x, y);
-
-				free(pts);
-				pts = n;
-			}
-			el(w, "polyline");
-			attr(w, "points", "%s", pts);
-			attr(w, "fill", "none");
-			attr(w, "stroke", "%s", palette[j % ARRAY_SIZE(palette)]);
-			el(w, "title");
-			xmlTextWriterWriteString(w, BAD_CAST c->vars[j].name);
-			end(w);
-			end(w);
-			free(pts);
-		}
-	}
-	fmt_axis(a, sizeof(a), lo);
-	fmt_axis(b, sizeof(b), hi);
-	svg_text(w, 56, TS_H - 20, "end", a);
-	svg_text(w, 56, 14, "end", b);
-	svg_text(w, PLOT_W - PLOT_RIGHT, TS_H - 4, "end", "seconds");
-	end(w);
-	end(w);
-}
-
-static void time_series(xmlTextWriterPtr w, const struct comparison *c)
-{
-	struct strlist keys = { 0 };
-
-	for (size_t j = 0; j < c->nvars; j++) {
-		json_t *s = series_obj(json_array_get(c->vars[j].timeseries, 0));
-		const char *key;
-		json_t *val;
-
-		json_object_foreach(s, key, val) {
-			bool seen = false;
-
-			for (size_t k = 0; k < keys.n; k++)
-				seen |= !strcmp(keys.v[k], key);
-			if (!seen && json_is_array(val) && keys.n < TS_MAX_SERIES)
-				strlist_push(&keys, key);
-		}
-	}
-	if (keys.n) {
-		text_el(w, "h2", NULL, "Time series (1 Hz)");
 		for (size_t j = 0; j < c->nvars; j++) {
-			el(w, "span");
-			attr(w, "style", "color:%s", palette[j % ARRAY_SIZE(palette)]);
-			xmlTextWriterWriteFormatString(w, "\xe2\x96\xa0 %s  ",
-						       c->vars[j].name);
-			end(w);
+			if (j == c->baseline || !m->cells[j].t.valid)
+				continue;
+			rows = xrealloc(rows, (n + 1) * sizeof(*rows));
+			rows[n].metric = i;
+			rows[n].variant = j;
+			rows[n].verdict = cmp_cell_verdict(c, m, j);
+			cmp_cell_change(m, j, &rows[n].change, &rows[n].lo, &rows[n].hi);
+			n++;
 		}
 	}
-	for (size_t k = 0; k < keys.n; k++)
-		ts_plot(w, c, keys.v[k]);
-	strlist_free(&keys);
+	if (n) {
+		rep_text_el(w, "p", "small", "The workload and Duration metrics with "
+			    "the 95% confidence intervals of their change (grey: "
+			    "not significant):");
+		rep_forest(w, c, rows, n, false);
+	}
+	free(rows);
+}
+
+static void write_summary(xmlTextWriterPtr w, const struct comparison *c)
+{
+	struct cmp_summary s;
+
+	cmp_summarize(c, &s);
+	rep_el(w, "h2");
+	rep_attr(w, "id", "summary");
+	rep_text(w, "Summary");
+	rep_end(w);
+	if (s.nsig) {
+		sum_table(w, c, &s);
+		rep_text_el(w, "p", "small", "Each bar is the 95% confidence interval "
+			    "of a change, the dot its estimate; green better, red "
+			    "worse, blue more or less of a metric with no direction.");
+		rep_forest(w, c, s.sig, s.nsig, true);
+	}
+	for (size_t k = 0; k < s.nquiet; k++) {
+		char *q = cmp_quiet_sentence(c, &s.quiet[k], true);
+
+		rep_text_el(w, "p", "verdict", q);
+		free(q);
+	}
+	if (!s.nsig && s.nquiet)
+		quiet_forest(w, c);
+	cmp_summary_release(&s);
+}
+
+/* ---- the evidence ---- */
+
+static void ev_cell(xmlTextWriterPtr w, const struct comparison *c,
+		    const struct cmp_metric *m, size_t j)
+{
+	const struct cmp_cell *e = &m->cells[j];
+	const struct cmp_cell *b = &m->cells[c->baseline];
+	double base = cmp_mean_value(m, b), val = cmp_mean_value(m, e);
+	double chg = isfinite(base) && base != 0 ? 100 * (val - base) / fabs(base) : NAN;
+	char num[48], cs[32], ci[64], cov[32];
+	struct strbuf st = STRBUF_INIT;
+
+	cmp_fmt_sig(num, sizeof(num), val, 4, true);
+	cmp_fmt_change(cs, sizeof(cs), chg);
+	cmp_fmt_sig(cov, sizeof(cov), e->s.cov, 3, true);
+	cmp_fmt_ci(ci, sizeof(ci), NAN, NAN);
+	rep_el(w, "td");
+	if (e->significant)
+		rep_attr(w, "class", "sig");
+	if (j != c->baseline && e->t.valid) {
+		double lo, hi, d;
+
+		cmp_cell_change(m, j, &d, &lo, &hi);
+		cmp_fmt_ci(ci, sizeof(ci), lo, hi);
+		rep_attr(w, "title", "p=%.3g q=%.3g 95%% CI %s", e->t.p, e->q, ci);
+	} else if (j != c->baseline) {
+		rep_attr(w, "title", "no test: %s", e->t.why ? e->t.why : "?");
+	}
+	rep_el(w, "div");
+	rep_attr(w, "class", "v");
+	rep_text(w, num);
+	if (j != c->baseline && !isnan(chg)) {
+		rep_text(w, " ");
+		rep_text_el(w, "span", e->significant ?
+			    cmp_verdict_name(cmp_cell_verdict(c, m, j)) : "ns", cs);
+		if (e->significant)
+			rep_text(w, " *");
+	}
+	rep_end(w);
+	strbuf_addf(&st, "n=%zu", e->s.n);
+	if (!isnan(e->s.cov))
+		strbuf_addf(&st, " \xc2\xb7 CoV %s%%", cov);
+	if (e->significant)
+		strbuf_addf(&st, " \xc2\xb7 CI %s", ci);
+	rep_text_el(w, "div", "st", st.buf);
+	strbuf_release(&st);
+	rep_end(w);
+}
+
+static void ev_row(xmlTextWriterPtr w, const struct comparison *c,
+		   const struct cmp_metric *m)
+{
+	char *id = rep_metric_id("m-", m->name);
+	char *href = rep_metric_id("#box-", m->name);
+
+	rep_el(w, "tr");
+	rep_attr(w, "id", "%s", id);
+	rep_el(w, "td");
+	rep_attr(w, "class", "m");
+	rep_el(w, "a");
+	rep_attr(w, "href", "%s", href);
+	rep_attr(w, "title", "its box plot");
+	rep_text(w, m->name);
+	rep_end(w);
+	rep_end(w);
+	rep_text_el(w, "td", NULL, cmp_mean_label(m));
+	for (size_t j = 0; j < c->nvars; j++)
+		ev_cell(w, c, m, j);
+	rep_end(w);
+	free(id);
+	free(href);
+}
+
+/* "Unchanged: a = 0, b = -1" with an anchor on each name */
+static void ev_unchanged(xmlTextWriterPtr w, const struct comparison *c,
+			 enum metric_group g)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct cmp_metric *m = &c->metrics[i];
+		char v[48], *id;
+
+		if (!m->constant || m->group != g)
+			continue;
+		if (first) {
+			rep_el(w, "p");
+			rep_attr(w, "class", "unchanged");
+			rep_text(w, "Unchanged (one value in every sample of every "
+				 "variant): ");
+		}
+		cmp_fmt_sig(v, sizeof(v), m->cells[c->baseline].s.mean, 4, true);
+		id = rep_metric_id("m-", m->name);
+		rep_text(w, first ? "" : ", ");
+		rep_el(w, "span");
+		rep_attr(w, "id", "%s", id);
+		xmlTextWriterWriteFormatString(w, "%s = %s", m->name, v);
+		rep_end(w);
+		free(id);
+		first = false;
+	}
+	if (!first)
+		rep_end(w);
+}
+
+static void ev_group(xmlTextWriterPtr w, const struct comparison *c,
+		     enum metric_group g)
+{
+	size_t rows = 0, all = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		all += c->metrics[i].group == g;
+		rows += c->metrics[i].group == g && !c->metrics[i].constant;
+	}
+	if (!all)
+		return;
+	rep_el(w, "h3");
+	rep_attr(w, "id", "g-%s", metric_group_name(g));
+	rep_text(w, metric_group_title(g));
+	rep_end(w);
+	if (rows) {
+		rep_el(w, "table");
+		rep_attr(w, "class", "ev");
+		rep_el(w, "tr");
+		rep_text_el(w, "th", "m", "metric");
+		rep_text_el(w, "th", NULL, "");
+		for (size_t j = 0; j < c->nvars; j++) {
+			char *h = xasprintf("%s%s", c->vars[j].name,
+					    j == c->baseline ? " (baseline)" : "");
+
+			rep_text_el(w, "th", NULL, h);
+			free(h);
+		}
+		rep_end(w);
+		for (size_t i = 0; i < c->nmetrics; i++)
+			if (c->metrics[i].group == g && !c->metrics[i].constant)
+				ev_row(w, c, &c->metrics[i]);
+		rep_end(w);
+	}
+	ev_unchanged(w, c, g);
+}
+
+static void write_evidence(xmlTextWriterPtr w, const struct comparison *c)
+{
+	char *s = xasprintf("Mean (Hmean for higher-is-better workload metrics) "
+			    "and its change against %s; * and green: significant "
+			    "at q < %.3g, the 95%% CI below; hover a cell for p, q "
+			    "and the CI. Every number is rounded to 4 significant "
+			    "digits.", c->vars[c->baseline].name, c->alpha);
+
+	rep_el(w, "h2");
+	rep_attr(w, "id", "evidence");
+	rep_text(w, "Evidence");
+	rep_end(w);
+	rep_text_el(w, "p", "small", s);
+	free(s);
+	for (int g = 0; g < GROUP_COUNT; g++)
+		ev_group(w, c, (enum metric_group)g);
+}
+
+static void write_distributions(xmlTextWriterPtr w, const struct comparison *c)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nmetrics; i++)
+		any |= !c->metrics[i].constant;
+	if (!any)
+		return;
+	rep_el(w, "h2");
+	rep_attr(w, "id", "distributions");
+	rep_text(w, "Distributions");
+	rep_end(w);
+	rep_text_el(w, "p", "small", "Every metric that varies: box from the first "
+		    "to the third quartile, tick at the median, line from the "
+		    "smallest to the largest sample, a dot per sample.");
+	rep_el(w, "div");
+	rep_attr(w, "class", "grid");
+	for (int g = 0; g < GROUP_COUNT; g++)
+		for (size_t i = 0; i < c->nmetrics; i++)
+			if ((int)c->metrics[i].group == g && !c->metrics[i].constant)
+				rep_box_plot(w, c, &c->metrics[i]);
+	rep_end(w);
 }
 
 /* ---- page ---- */
-
-static void write_body(xmlTextWriterPtr w, const struct comparison *c)
-{
-	char *s;
-
-	text_el(w, "h1", NULL, "mmlab comparison");
-	for (size_t i = 0; i < c->runs.n; i++)
-		text_el(w, "p", NULL, c->runs.v[i]);
-	s = xasprintf("Baseline %s. Percentages are changes against it, "
-		      "positive when better; * = significant at alpha %.3g "
-		      "(Welch's t-test, Benjamini-Hochberg q); CI = 95%% "
-		      "confidence interval of the change (Fieller).",
-		      c->vars[c->baseline].name, c->alpha);
-	text_el(w, "p", NULL, s);
-	free(s);
-	for (size_t i = 0; i < c->warnings.n; i++)
-		text_el(w, "p", "warn", c->warnings.v[i]);
-	for (size_t i = 0; i < c->notes.n; i++)
-		text_el(w, "p", NULL, c->notes.v[i]);
-	write_table(w, c);
-	text_el(w, "h2", NULL, "Distributions");
-	for (size_t i = 0; i < c->nmetrics; i++)
-		box_plot(w, c, &c->metrics[i]);
-	time_series(w, c);
-}
 
 int cmp_write_html(const struct comparison *c, FILE *out)
 {
@@ -436,19 +722,23 @@ int cmp_write_html(const struct comparison *c, FILE *out)
 		xmlBufferFree(buf);
 		return -1;
 	}
-	el(w, "html");
-	attr(w, "lang", "en");
-	el(w, "head");
-	el(w, "meta");
-	attr(w, "charset", "utf-8");
+	rep_el(w, "html");
+	rep_attr(w, "lang", "en");
+	rep_el(w, "head");
+	rep_el(w, "meta");
+	rep_attr(w, "charset", "utf-8");
 	xmlTextWriterEndElement(w);
-	text_el(w, "title", NULL, "mmlab comparison");
-	text_el(w, "style", NULL, css);
-	end(w);
-	el(w, "body");
-	write_body(w, c);
-	end(w);
-	end(w);
+	rep_text_el(w, "title", NULL, "mmlab report");
+	rep_text_el(w, "style", NULL, css);
+	rep_end(w);
+	rep_el(w, "body");
+	write_header(w, c);
+	write_summary(w, c);
+	rep_time_series(w, c);
+	write_evidence(w, c);
+	write_distributions(w, c);
+	rep_end(w);
+	rep_end(w);
 	if (xmlTextWriterEndDocument(w) < 0)
 		rc = -1;
 	xmlFreeTextWriter(w);

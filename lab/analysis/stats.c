@@ -197,3 +197,14 @@ size_t stats_power_n(double cov, double effect, double alpha, double power)
 	}
 	return 0;
 }
+
+double stats_mde(double cov, size_t n1, size_t n2, double alpha, double power)
+{
+	double df = (double)n1 + (double)n2 - 2;
+
+	if (n1 < 2 || n2 < 2 || !isfinite(cov) || cov < 0 ||
+	    !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+		return NAN;
+	return (gsl_cdf_tdist_Qinv(alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) *
+	       cov * sqrt(1.0 / (double)n1 + 1.0 / (double)n2);
+}

@@ -72,4 +72,14 @@ double stats_ci_halfwidth_rel(const double *x, size_t n, double conf);
  */
 size_t stats_power_n(double cov, double effect, double alpha, double power);
 
+/*
+ * The other way round: the smallest relative change (a fraction) a
+ * two-sided Welch test at alpha detects with the given power when the two
+ * sides have n1 and n2 samples and coefficient of variation cov (a
+ * fraction): (t_{1-alpha/2,df} + t_{power,df}) * cov * sqrt(1/n1 + 1/n2),
+ * df = n1 + n2 - 2. For n1 = n2 = n this is the effect at which
+ * stats_power_n() gives n. NaN when n1 or n2 < 2 or cov is not finite.
+ */
+double stats_mde(double cov, size_t n1, size_t n2, double alpha, double power);
+
 #endif

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "batch/queue.h"
+#include "lib/db.h"
 #include "lib/util.h"
 
 struct queue {
@@ -89,38 +90,17 @@ static double now_wall(void)
 
 static int qexec(struct queue *q, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		lab_err("queue %s: %s (in '%.60s'); check the file or remove it to start an "
-			"empty queue", q->path, msg ? msg : sqlite3_errmsg(q->db), sql);
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
+	return db_exec(q->db, "queue", sql);
 }
 
 static sqlite3_stmt *prep(struct queue *q, const char *sql)
 {
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		lab_err("queue %s: %s", q->path, sqlite3_errmsg(q->db));
-		return NULL;
-	}
-	return st;
+	return db_prepare(q->db, "queue", sql);
 }
 
 static int step_done(struct queue *q, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
-
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		lab_err("queue %s: %s", q->path, sqlite3_errmsg(q->db));
-		return -1;
-	}
-	return 0;
+	return db_step_done(q->db, "queue", st);
 }
 
 struct queue *queue_open(const char *results_dir)
@@ -130,14 +110,8 @@ struct queue *queue_open(const char *results_dir)
 	if (mkdir_p(results_dir, 0755))
 		goto fail;
 	q->path = xasprintf("%s/queue.db", results_dir);
-	if (sqlite3_open(q->path, &q->db) != SQLITE_OK) {
-		lab_err("cannot open the queue %s: %s", q->path,
-			q->db ? sqlite3_errmsg(q->db) : "out of memory");
-		goto fail;
-	}
-	sqlite3_busy_timeout(q->db, 30000);
-	if (qexec(q, "PRAGMA journal_mode=WAL;") || qexec(q, "PRAGMA synchronous=FULL;") ||
-	    qexec(q, schema))
+	q->db = db_open(q->path, "queue", DB_CREATE);
+	if (!q->db || qexec(q, schema))
 		goto fail;
 	return q;
 fail:
@@ -149,8 +123,7 @@ void queue_close(struct queue *q)
 {
 	if (!q)
 		return;
-	if (q->db)
-		sqlite3_close(q->db);
+	db_close(q->db);
 	free(q->path);
 	free(q);
 }

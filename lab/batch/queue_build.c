@@ -8,7 +8,6 @@
 
 #include <jansson.h>
 
-#include "builtin/builtin.h"
 #include "kernel/kernel.h"
 #include "batch/queue_build.h"
 #include "lib/util.h"
@@ -104,7 +103,8 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
 	return ret;
 }
 
-int build_item_build(struct queue *q, struct store *s, const struct queue_item *it)
+int build_item_build(struct queue *q, struct store *s, const struct queue_item *it,
+		     const char *cache_dir)
 {
 	struct job *job = load_run_job(s, it->run);
 	json_t *rj = store_run_read(s, it->run), *res;
@@ -132,7 +132,7 @@ int build_item_build(struct queue *q, struct store *s, const struct queue_item *
 	}
 	lab_info("building the kernel of variant '%s' of %s (request %.12s)", it->variant,
 		 it->run, it->request);
-	rc = kernel_resolve_job(job, i, gopts.cache_dir, &ki);
+	rc = kernel_resolve_job(job, i, cache_dir, &ki);
 	res = kernel_info_json(&ki);
 	if (!ki.build_failed && rc) {	/* not a build: the request itself failed */
 		json_decref(res);

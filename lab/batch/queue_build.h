@@ -32,10 +32,12 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
 
 /*
  * Build the kernel of build item it (claimed, running) through the kernel
- * cache, at the commit its request resolved when it was queued, and store
- * the outcome (kernel_info_json()) in the queue. 0 built, -1 not.
+ * cache in cache_dir, at the commit its request resolved when it was
+ * queued, and store the outcome (kernel_info_json()) in the queue. 0
+ * built, -1 not.
  */
-int build_item_build(struct queue *q, struct store *s, const struct queue_item *it);
+int build_item_build(struct queue *q, struct store *s, const struct queue_item *it,
+		     const char *cache_dir);
 
 /*
  * The build item it ended: its outcome becomes the kernel of every variant

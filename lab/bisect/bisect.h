@@ -5,8 +5,8 @@
  * good or the bad endpoint (metric mode: Welch tests and the position of
  * its mean between the endpoints; pass/fail mode: how often the signature
  * occurred), how sure the result is, and the YAML of the job that measures
- * one commit. Pure functions: the git and VM side is in cmd-bisect.c, the
- * state in bisect_store.c.
+ * one commit. Pure functions: the git and VM side is the engine
+ * (session.h), the state is bisect_store.c.
  */
 #ifndef MMLAB_BISECT_H
 #define MMLAB_BISECT_H

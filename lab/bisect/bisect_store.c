@@ -2,6 +2,7 @@
 /*
  * bisect_store.c - a bisection's state in SQLite; see bisect_store.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -9,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "bisect/bisect_store.h"
+#include "lib/db.h"
 #include "lib/util.h"
 
 struct bstore {
@@ -36,37 +38,17 @@ static double now_wall(void)
 
 static int bexec(struct bstore *b, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(b->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		lab_err("bisect state %s: %s", b->path, msg ? msg : sqlite3_errmsg(b->db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
+	return db_exec(b->db, "bisect state", sql);
 }
 
 static sqlite3_stmt *prep(struct bstore *b, const char *sql)
 {
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(b->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		lab_err("bisect state %s: %s", b->path, sqlite3_errmsg(b->db));
-		return NULL;
-	}
-	return st;
+	return db_prepare(b->db, "bisect state", sql);
 }
 
 static int finish(struct bstore *b, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
-
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		lab_err("bisect state %s: %s", b->path, sqlite3_errmsg(b->db));
-		return -1;
-	}
-	return 0;
+	return db_step_done(b->db, "bisect state", st);
 }
 
 static void bind_json(sqlite3_stmt *st, int i, json_t *j)
@@ -103,7 +85,6 @@ static json_t *col_text(sqlite3_stmt *st, int i)
 struct bstore *bstore_open(const char *dir, bool create)
 {
 	struct bstore *b = xcalloc(1, sizeof(*b));
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 
 	b->path = xasprintf("%s/bisect.db", dir);
 	if (create && mkdir_p(dir, 0755))
@@ -113,14 +94,8 @@ struct bstore *bstore_open(const char *dir, bool create)
 			"start' (see 'mmlab bisect --help')", b->path);
 		goto fail;
 	}
-	if (sqlite3_open_v2(b->path, &b->db, flags, NULL) != SQLITE_OK) {
-		lab_err("cannot open the bisect state %s: %s", b->path,
-			b->db ? sqlite3_errmsg(b->db) : "out of memory");
-		goto fail;
-	}
-	sqlite3_busy_timeout(b->db, 30000);
-	if (bexec(b, "PRAGMA journal_mode=WAL;") || bexec(b, "PRAGMA synchronous=FULL;") ||
-	    bexec(b, schema))
+	b->db = db_open(b->path, "bisect state", create ? DB_CREATE : 0);
+	if (!b->db || bexec(b, schema))
 		goto fail;
 	return b;
 fail:
@@ -132,8 +107,7 @@ void bstore_close(struct bstore *b)
 {
 	if (!b)
 		return;
-	if (b->db)
-		sqlite3_close(b->db);
+	db_close(b->db);
 	free(b->path);
 	free(b);
 }
@@ -273,4 +247,88 @@ json_t *bstore_steps(struct bstore *b)
 			"started", col_real(st, 5), "finished", col_real(st, 6)));
 	sqlite3_finalize(st);
 	return a;
+}
+
+/* the typed state ---------------------------------------------------------- */
+
+static const char *const status_names[] = {
+	[BISECT_STARTED] = "started", [BISECT_RUNNING] = "running",
+	[BISECT_REFUSED] = "refused", [BISECT_FAILED] = "failed", [BISECT_DONE] = "done",
+};
+
+const char *bisect_status_name(enum bisect_status s)
+{
+	return (size_t)s < ARRAY_SIZE(status_names) ? status_names[s] : "?";
+}
+
+static int status_from_name(const char *name, enum bisect_status *s)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(status_names); i++) {
+		if (!strcmp(name, status_names[i])) {
+			*s = (enum bisect_status)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void bisect_state_release(struct bisect_state *st)
+{
+	bisect_params_release(&st->params);
+	free(st->progress);
+	json_decref(st->result);
+	memset(st, 0, sizeof(*st));
+}
+
+json_t *bisect_state_json(const struct bisect_state *st)
+{
+	return json_pack("{s:o, s:s, s:s?, s:o, s:f, s:o}",
+		"params", bisect_params_to_json(&st->params),
+		"status", bisect_status_name(st->status), "progress", st->progress,
+		"result", st->result ? json_incref(st->result) : json_null(),
+		"started", st->started,
+		"finished", isfinite(st->finished) ? json_real(st->finished) : json_null());
+}
+
+int bstore_load(struct bstore *b, struct bisect_state *st)
+{
+	json_t *row = bstore_get(b), *v;
+	const char *status = json_string_value(json_object_get(row, "status"));
+	char err[256];
+
+	memset(st, 0, sizeof(*st));
+	if (!row)
+		return 1;
+	if (bisect_params_from_json(json_object_get(row, "params"), &st->params, err,
+				    sizeof(err)))
+		goto damaged;
+	if (status_from_name(status, &st->status)) {
+		snprintf(err, sizeof(err), "the status '%s' is not one mmlab writes",
+			 status ? status : "(none)");
+		goto damaged;
+	}
+	v = json_object_get(row, "progress");
+	st->progress = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+	v = json_object_get(row, "result");
+	st->result = json_is_null(v) ? NULL : json_incref(v);
+	st->started = json_number_value(json_object_get(row, "started"));
+	v = json_object_get(row, "finished");
+	st->finished = json_is_number(v) ? json_number_value(v) : NAN;
+	json_decref(row);
+	return 0;
+damaged:
+	lab_err("the bisect state in %s is damaged (%s); 'mmlab bisect reset' and start again",
+		b->path, err);
+	bisect_state_release(st);
+	json_decref(row);
+	return -1;
+}
+
+int bstore_create(struct bstore *b, const struct bisect_params *p)
+{
+	json_t *j = bisect_params_to_json(p);
+	int ret = bstore_init(b, j);
+
+	json_decref(j);
+	return ret;
 }

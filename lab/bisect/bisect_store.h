@@ -12,6 +12,11 @@
  * "done". data is a JSON object: runs, values, verdict, why, builds, ...
  * Every change is one transaction with synchronous=FULL: after a kill -9
  * the state is the last change made.
+ *
+ * bstore_get() and bstore_init() are the JSON level; the engine reads and
+ * starts the bisection through bstore_load() and bstore_create(), which
+ * convert the parameters to and from struct bisect_params (params.h) here,
+ * at the store boundary.
  */
 #ifndef MMLAB_BISECT_STORE_H
 #define MMLAB_BISECT_STORE_H
@@ -20,7 +25,32 @@
 
 #include <jansson.h>
 
+#include "bisect/params.h"
+
 struct bstore;
+
+/* the bisection's status, stored by name */
+enum bisect_status {
+	BISECT_STARTED,		/* "started": nothing measured yet */
+	BISECT_RUNNING,		/* "running": a 'bisect run' went on */
+	BISECT_REFUSED,		/* "refused": the endpoints do not differ as asked */
+	BISECT_FAILED,		/* "failed": an endpoint could not be measured */
+	BISECT_DONE,		/* "done": git named the commit (or only skips are left) */
+};
+const char *bisect_status_name(enum bisect_status s);
+
+/* the bisection row, typed */
+struct bisect_state {
+	struct bisect_params params;
+	enum bisect_status status;
+	char *progress;		/* git's last output ("" when none) */
+	json_t *result;		/* the result, {"refused": why}, or NULL */
+	double started;		/* unix time */
+	double finished;	/* unix time, NaN until the result is stored */
+};
+void bisect_state_release(struct bisect_state *st);
+/* {"params", "status", "progress", "result", "started", "finished"} as stored */
+json_t *bisect_state_json(const struct bisect_state *st);
 
 /* open dir/bisect.db (create: make it and its tables); NULL + message */
 struct bstore *bstore_open(const char *dir, bool create);
@@ -30,6 +60,13 @@ void bstore_close(struct bstore *b);
 int bstore_init(struct bstore *b, json_t *params);
 /* {"params", "status", "progress", "result", "started", "finished"}, NULL when none */
 json_t *bstore_get(struct bstore *b);
+/*
+ * The bisection, typed: 0; 1 when there is none (no message); -1 after one
+ * message when its row does not read as a bisection (a damaged state).
+ */
+int bstore_load(struct bstore *b, struct bisect_state *st);
+/* bstore_init() of p's stored form */
+int bstore_create(struct bstore *b, const struct bisect_params *p);
 /* status (and result when not NULL; finished is set when result is) */
 int bstore_set_status(struct bstore *b, const char *status, json_t *result);
 int bstore_set_progress(struct bstore *b, const char *text);

@@ -5,7 +5,6 @@
  * kernels are there to boot, and the tools later steps need.
  */
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,24 +15,24 @@
 #include "builtin/builtin.h"
 #include "image/initramfs.h"
 #include "kernel/kernel.h"
+#include "lib/parse-options.h"
 #include "vm/probe.h"
 #include "lib/util.h"
 #include "vm/vm.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mmlab doctor [--reprobe] [--no-probe] [--json]\n"
-		"\n"
-		"Check this host: the guest programs, QEMU and libvirt (and whether\n"
-		"libvirtd answers), /dev/kvm, whether KVM can really run a guest or the\n"
-		"lab falls back to TCG (a probe boot, cached per host), the kernels in\n"
-		"/boot, and the build tools. Exit 0 when 'mmlab run' can work here.\n"
-		"\n"
-		"  --reprobe   redo the KVM probe instead of reading the cached verdict\n"
-		"  --no-probe  do not boot anything (report the cached verdict, if any)\n"
-		"  --json      machine-readable output\n");
-}
+static const char *const doctor_synopsis[] = {
+	"mmlab doctor [--reprobe] [--no-probe] [--json]",
+	NULL,
+};
+
+static const struct opt_usage doctor_usage = {
+	.synopsis = doctor_synopsis,
+	.text =
+	"Check this host: the guest programs, QEMU and libvirt (and whether\n"
+	"libvirtd answers), /dev/kvm, whether KVM can really run a guest or the\n"
+	"lab falls back to TCG (a probe boot, cached per host), the kernels in\n"
+	"/boot, and the build tools. Exit 0 when 'mmlab run' can work here.",
+};
 
 static char *which(const char *prog)
 {
@@ -140,33 +139,44 @@ static void print_text(json_t *d)
 	       "ready: 'mmlab run jobs/quick.yaml'" : "NOT READY (see above)");
 }
 
+/* the KVM-or-TCG verdict into d["accel"]; false when the probe failed */
+static bool check_accel(json_t *d, struct vm_host *h, bool reprobe, struct image *img)
+{
+	struct accel_choice ac;
+	char *kernel = kernel_find_distro();
+	bool ok = kernel && !image_initramfs(gopts.cache_dir, img) &&
+		  !probe_accel(h, ACCEL_AUTO, gopts.cache_dir, kernel, img, reprobe, &ac);
+
+	if (ok)
+		json_object_set_new(d, "accel", json_pack("{s:s, s:s, s:b, s:b}",
+			"accel", ac.accel == DOM_ACCEL_KVM ? "kvm" : "tcg",
+			"reason", ac.reason, "probed", ac.probed, "cached", ac.cached));
+	else
+		json_object_set_new(d, "accel", json_string("the probe failed"));
+	free(kernel);
+	return ok;
+}
+
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "reprobe", no_argument, NULL, 'P' },
-		{ "no-probe", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool reprobe = false, noprobe = false, json = false, guest_ok, ok;
+	struct opt opts[] = {
+		OPT_BOOL(0, "reprobe", &reprobe,
+			 "redo the KVM probe instead of reading the cached verdict"),
+		OPT_BOOL(0, "no-probe", &noprobe,
+			 "do not boot anything (report the cached verdict, if any)"),
+		OPT_BOOL(0, "json", &json, "machine-readable output"),
+		OPT_END(),
+	};
 	struct vm_host *h = NULL;
 	struct image img = { 0 };
-	char *kernel = NULL;
 	json_t *d, *lv;
-	int c;
+	int n = parse_options(argc, argv, opts, &doctor_usage, 0);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'P': reprobe = true; break;
-		case 'n': noprobe = true; break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	if (n) {
+		lab_err("doctor: unexpected argument '%s'; see 'mmlab doctor --help'", argv[0]);
 		return EXIT_USAGE;
 	}
 	d = json_pack("{s:s, s:s, s:s}", "version", MMLAB_VERSION,
@@ -180,23 +190,11 @@ int cmd_doctor(int argc, char **argv)
 	json_object_set_new(lv, "reachable", json_boolean(h != NULL));
 	json_object_set_new(d, "libvirt", lv);
 	ok = guest_ok && h && json_array_size(json_object_get(d, "kernels"));
-	if (ok && !noprobe) {
-		struct accel_choice ac;
-
-		kernel = kernel_find_distro();
-		if (kernel && !image_initramfs(gopts.cache_dir, &img) &&
-		    !probe_accel(h, ACCEL_AUTO, gopts.cache_dir, kernel, &img, reprobe, &ac)) {
-			json_object_set_new(d, "accel", json_pack("{s:s, s:s, s:b, s:b}",
-				"accel", ac.accel == DOM_ACCEL_KVM ? "kvm" : "tcg",
-				"reason", ac.reason, "probed", ac.probed, "cached", ac.cached));
-		} else {
-			json_object_set_new(d, "accel", json_string("the probe failed"));
-			ok = false;
-		}
-	} else {
+	if (ok && !noprobe)
+		ok = check_accel(d, h, reprobe, &img);
+	else
 		json_object_set_new(d, "accel", json_string(noprobe ? "not probed (--no-probe)"
 								    : "cannot probe"));
-	}
 	json_object_set_new(d, "ok", json_boolean(ok));
 	if (json) {
 		json_dumpf(d, stdout, JSON_INDENT(2));
@@ -206,7 +204,6 @@ int cmd_doctor(int argc, char **argv)
 	}
 	json_decref(d);
 	image_release(&img);
-	free(kernel);
 	if (h)
 		vm_disconnect(h);
 	return ok ? 0 : EXIT_RUN_FAILED;

@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-image.c - "mmlab image build|list": the guest images.
+ * cmd-image.c - "mmlab image build|list|gc|initrd": the guest images
+ * (lab/image/, recipes in images/, docs/image.md).
  */
-#include <getopt.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "builtin/builtin.h"
+#include "image/cache.h"
 #include "image/diskimage.h"
+#include "image/image.h"
 #include "image/initramfs.h"
 #include "kernel/kernel.h"
-#include "vm/probe.h"
+#include "lib/parse-options.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
+#include "vm/probe.h"
 #include "vm/vm.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mmlab image build [--kind initramfs|debootstrap] [--suite SUITE]\n"
-		"                         [--packages A,B] [--size SIZE] [--json]\n"
+		"usage: mmlab image build [--recipe NAME|FILE] [--kind initramfs|debootstrap]\n"
+		"                         [--suite SUITE] [--packages A,B] [--size SIZE]\n"
+		"                         [--dry-run] [--json]\n"
 		"       mmlab image list [--json]\n"
 		"       mmlab image gc [--all] [--json]\n"
 		"       mmlab image initrd [--plan KEY=VALUE]... -o FILE\n"
@@ -33,6 +38,7 @@ static void usage(FILE *f)
 		"       debootstrap --variant=minbase SUITE (default bookworm) plus PACKAGES,\n"
 		"       the agent and workloads, a SIZE (default 4G) qcow2 made with\n"
 		"       libguestfs; minutes the first time, then cached by its recipe\n"
+		"       --recipe: the image a recipe file describes (images/NAME.yaml)\n"
 		"list   the cached images\n"
 		"gc     remove leftovers of interrupted builds and the images made from\n"
 		"       other guest programs than the current ones; --all removes every image\n"
@@ -42,19 +48,22 @@ static void usage(FILE *f)
 		"       'console=ttyS0 rdinit=/init' -serial stdio -serial file:data.bin\n"
 		"\n"
 		"Images live in $MMLAB_CACHE/images (default ~/.cache/mmlab/images). The\n"
-		"guest programs come from build/guest next to ./mmlab, or $MMLAB_GUEST_DIR.\n");
+		"guest programs come from build/guest next to ./mmlab, or $MMLAB_GUEST_DIR;\n"
+		"the recipes from images/ next to ./mmlab, or $MMLAB_IMAGES_DIR.\n");
 }
 
-struct disk_opts {
-	const char *kind, *suite, *packages, *size;
-	bool all;
-};
+static void print_json(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(j);
+}
 
 /*
  * libguestfs boots an appliance with the host's kernel, so the lab's own
  * KVM-or-TCG verdict (accel.json, or a probe boot) applies to it too.
  */
-void image_guestfs_accel(void)
+static void image_guestfs_accel(void)
 {
 	struct vm_host *h = NULL;
 	struct accel_choice ac;
@@ -83,196 +92,336 @@ void image_guestfs_accel(void)
 	lab_info("libguestfs appliance under %s (%s)", dom_accel_name(ac.accel), ac.reason);
 }
 
-static int build_disk(const struct disk_opts *o, bool json)
+/* ---- build ---- */
+
+static const char *const build_synopsis[] = {
+	"mmlab image build [--recipe NAME|FILE] [--kind initramfs|debootstrap]",
+	"                  [--suite SUITE] [--packages A,B] [--size SIZE]",
+	"                  [--dry-run] [--json]",
+	NULL,
+};
+
+static const struct opt_usage build_usage = {
+	.synopsis = build_synopsis,
+	.text =
+	"Make the guest image a recipe describes, unless the cache already holds\n"
+	"one with the same contents, and print its path and hash. The default is\n"
+	"the initramfs (images/initramfs.yaml): the guest agent as /init and the\n"
+	"workload programs. --kind debootstrap is a Debian disk image\n"
+	"(images/debootstrap.yaml, docs/image.md): debootstrap --variant=minbase\n"
+	"SUITE (default bookworm) plus PACKAGES, the agent and workloads, a SIZE\n"
+	"(default 4G) qcow2 made with libguestfs; minutes the first time, then\n"
+	"cached by its recipe.",
+	.footer = "Exit status: 0 ok, 1 the build failed, 2 bad usage or a bad recipe.",
+};
+
+static int kind_cb(const struct opt *opt, const char *arg)
+{
+	int *k = opt->value;
+
+	if (!strcmp(arg, "initramfs") || !strcmp(arg, "debootstrap")) {
+		*k = !strcmp(arg, "debootstrap") ? RECIPE_DEBOOTSTRAP : RECIPE_INITRAMFS;
+		return 0;
+	}
+	lab_err("--kind %s: unknown image kind; expected initramfs or debootstrap", arg);
+	return -1;
+}
+
+static int suite_cb(const struct opt *opt, const char *arg)
+{
+	if (!*arg || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(arg)) {
+		lab_err("--suite '%s': expected a Debian suite name such as bookworm", arg);
+		return -1;
+	}
+	*(const char **)opt->value = arg;
+	return 0;
+}
+
+static int packages_cb(const struct opt *opt, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789+-.") != strlen(t)) {
+			lab_err("--packages: '%s' is not a Debian package name", t);
+			free(copy);
+			return -1;
+		}
+		strlist_push(opt->value, t);
+	}
+	free(copy);
+	return 0;
+}
+
+static int size_cb(const struct opt *opt, const char *arg)
+{
+	uint64_t *b = opt->value;
+
+	if (parse_size(arg, b) || *b < (512ULL << 20) || *b % (1ULL << 20)) {
+		lab_err("--size %s: expected a whole number of MiB of at least 512M, e.g. 4G", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_plan(const struct image_recipe *r, const struct image_built *b)
+{
+	char sz[32], *pk;
+
+	printf("recipe    %s\nkind      %s\nimage     %s (%s)\nhash      %s\n", r->path,
+	       image_recipe_kind_name(r->kind), b->path, b->cached ? "cached" : "not built",
+	       b->hash);
+	if (r->kind != RECIPE_DEBOOTSTRAP)
+		return;
+	fmt_size(r->size_bytes, sz, sizeof(sz));
+	pk = strlist_join(&r->packages, ",");
+	printf("suite     %s\nvariant   %s\npackages  %s\nsize      %s\nmirror    %s\n",
+	       r->suite, r->variant, *pk ? pk : "(none)", sz,
+	       r->mirror ? r->mirror : "(the environment's or the host's)");
+	free(pk);
+}
+
+static json_t *plan_json(const struct image_recipe *r, const struct image_built *b)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "kind",
+			      image_recipe_kind_name(r->kind), "recipe", r->path, "name", r->name,
+			      "path", b->path, "hash", b->hash, "cached", b->cached);
+	json_t *pk = json_array();
+
+	if (r->kind != RECIPE_DEBOOTSTRAP) {
+		json_decref(pk);
+		return j;
+	}
+	for (size_t i = 0; i < r->packages.n; i++)
+		json_array_append_new(pk, json_string(r->packages.v[i]));
+	json_object_update_new(j, json_pack("{s:s, s:s, s:o, s:I, s:s?}", "suite", r->suite,
+					    "variant", r->variant, "packages", pk, "size",
+					    (json_int_t)r->size_bytes, "mirror", r->mirror));
+	return j;
+}
+
+static void print_built(const struct image_recipe *r, const struct image_built *b, bool json)
+{
+	if (json)
+		print_json(json_pack("{s:s, s:s, s:s, s:b, s:s}", "kind",
+				     image_recipe_kind_name(r->kind), "path", b->path, "hash",
+				     b->hash, "built", b->built, "recipe", r->path));
+	else
+		printf("%s %s (%s)\n", b->path, b->hash, b->built ? "built" : "cached");
+}
+
+static int image_build(int argc, char **argv)
 {
 	struct strlist pk = { 0 };
-	struct disk_recipe r = { .suite = o->suite, .packages = &pk };
-	struct disk_image d;
-	int ret = EXIT_USAGE;
+	struct image_request rq = { .kind = -1, .packages = &pk };
+	struct image_recipe r;
+	struct image_built b;
+	bool dry = false, json = false;
+	int ret;
+	struct opt opts[] = {
+		OPT_STRING(0, "recipe", &rq.recipe, "NAME|FILE",
+			   "the recipe: images/NAME.yaml, or a .yaml file\n"
+			   "(default: the kind's, images/initramfs.yaml)"),
+		OPT_CALLBACK(0, "kind", &rq.kind, "initramfs|debootstrap",
+			     "the image kind (default initramfs, or the recipe's)", kind_cb),
+		OPT_CALLBACK(0, "suite", &rq.suite, "SUITE",
+			     "debootstrap: the Debian suite instead of the recipe's", suite_cb),
+		OPT_CALLBACK(0, "packages", &pk, "A,B",
+			     "debootstrap: more packages (added to the recipe's)", packages_cb),
+		OPT_CALLBACK(0, "size", &rq.size_bytes, "SIZE",
+			     "debootstrap: the disk size instead of the recipe's", size_cb),
+		OPT_BOOL(0, "dry-run", &dry,
+			 "build nothing: print the resolved recipe, the image's\n"
+			 "hash and path, and whether it is cached"),
+		OPT_BOOL(0, "json", &json, "print JSON"),
+		OPT_END(),
+	};
+	int argn = parse_options(argc, argv, opts, &build_usage, 0);
 
-	if (o->size && (parse_size(o->size, &r.size_bytes) || r.size_bytes < (512ULL << 20) ||
-			r.size_bytes % (1ULL << 20))) {
-		lab_err("--size %s: expected a whole number of MiB of at least 512M, e.g. 4G",
-			o->size);
-		return EXIT_USAGE;
+	if (argn < 0 || argn) {
+		if (argn > 0)
+			lab_err("image build takes no operands, not '%s'", argv[0]);
+		strlist_free(&pk);
+		return argn == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	}
-	if (o->suite && (!*o->suite || strspn(o->suite, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-			 strlen(o->suite))) {
-		lab_err("--suite '%s': expected a Debian suite name such as bookworm", o->suite);
-		return EXIT_USAGE;
-	}
-	if (o->packages) {
-		char *copy = xstrdup(o->packages), *save = NULL;
-
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			if (strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789+-.") != strlen(t)) {
-				lab_err("--packages: '%s' is not a Debian package name", t);
-				free(copy);
-				goto out;
-			}
-			strlist_push(&pk, t);
-		}
-		free(copy);
-	}
-	image_guestfs_accel();
-	ret = EXIT_RUN_FAILED;
-	if (disk_image_get(gopts.cache_dir, &r, &d))
-		goto out;
-	if (json) {
-		json_t *j = json_pack("{s:s, s:s, s:s, s:b}", "kind", "debootstrap",
-				      "path", d.path, "hash", d.hash, "built", d.built);
-
-		json_dumpf(j, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(j);
-	} else {
-		printf("%s %s (%s)\n", d.path, d.hash, d.built ? "built" : "cached");
-	}
-	disk_image_release(&d);
-	ret = 0;
-out:
+	ret = image_resolve(&rq, &r);
 	strlist_free(&pk);
+	if (ret)
+		return ret;
+	if (!dry && r.kind == RECIPE_DEBOOTSTRAP)
+		image_guestfs_accel();
+	ret = image_make(gopts.cache_dir, &r, dry, &b) ? EXIT_RUN_FAILED : 0;
+	if (!ret && dry && json)
+		print_json(plan_json(&r, &b));
+	else if (!ret && dry)
+		print_plan(&r, &b);
+	else if (!ret)
+		print_built(&r, &b, json);
+	image_built_release(&b);
+	image_recipe_release(&r);
 	return ret;
 }
 
-static int image_gc(const struct disk_opts *o, bool json)
+/* ---- list, gc ---- */
+
+static int no_operands(int argn, char **argv, const char *sub)
 {
-	json_t *removed = disk_image_gc(gopts.cache_dir, o->all), *x;
+	if (argn > 0)
+		lab_err("image %s takes no operands, not '%s'", sub, argv[0]);
+	return argn == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+}
+
+static int image_list_cmd(int argc, char **argv)
+{
+	static const char *const synopsis[] = { "mmlab image list [--json]", NULL };
+	static const struct opt_usage u = {
+		.synopsis = synopsis,
+		.text = "The cached images: kind, hash, size in bytes, creation time, path.",
+	};
+	bool json = false;
+	struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "print JSON"),
+		OPT_END(),
+	};
+	int argn = parse_options(argc, argv, opts, &u, 0);
+	json_t *l, *x;
 	size_t i;
 
+	if (argn)
+		return no_operands(argn, argv, "list");
+	l = image_cache_list(gopts.cache_dir);
+	if (json) {
+		print_json(l);
+		return 0;
+	}
+	json_array_foreach(l, i, x)
+		printf("%-10s %-16s %10lld  %s  %s\n",
+		       json_string_value(json_object_get(x, "kind")),
+		       json_string_value(json_object_get(x, "hash")),
+		       (long long)json_integer_value(json_object_get(x, "size")),
+		       json_string_value(json_object_get(x, "created")),
+		       json_string_value(json_object_get(x, "path")));
+	json_decref(l);
+	return 0;
+}
+
+static int image_gc(int argc, char **argv)
+{
+	static const char *const synopsis[] = { "mmlab image gc [--all] [--json]", NULL };
+	static const struct opt_usage u = {
+		.synopsis = synopsis,
+		.text =
+		"Remove leftovers of interrupted builds and the images made from other\n"
+		"guest programs than the current ones.",
+	};
+	bool all = false, json = false;
+	struct opt opts[] = {
+		OPT_BOOL(0, "all", &all, "remove every image"),
+		OPT_BOOL(0, "json", &json, "print the removed paths as JSON"),
+		OPT_END(),
+	};
+	int argn = parse_options(argc, argv, opts, &u, 0);
+	json_t *removed, *x;
+	size_t i;
+
+	if (argn)
+		return no_operands(argn, argv, "gc");
+	removed = image_cache_gc(gopts.cache_dir, all);
 	if (!removed)
 		return EXIT_RUN_FAILED;
 	if (json) {
-		json_dumpf(removed, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		json_array_foreach(removed, i, x)
-			printf("removed %s\n", json_string_value(x));
+		print_json(removed);
+		return 0;
 	}
+	json_array_foreach(removed, i, x)
+		printf("removed %s\n", json_string_value(x));
 	json_decref(removed);
 	return 0;
 }
 
-int cmd_image(int argc, char **argv)
+/* ---- initrd ---- */
+
+static int plan_cb(const struct opt *opt, const char *arg)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "plan", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "suite", required_argument, NULL, 's' },
-		{ "packages", required_argument, NULL, 'P' },
-		{ "size", required_argument, NULL, 'S' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const char *eq = strchr(arg, '=');
+	char *key;
+
+	if (!eq || eq == arg || strchr(arg, '\n')) {
+		lab_err("--plan wants KEY=VALUE, not '%s'", arg);
+		return -1;
+	}
+	key = xstrndup(arg, (size_t)(eq - arg));
+	kvlist_set(opt->value, key, eq + 1);
+	free(key);
+	return 0;
+}
+
+static int image_initrd(int argc, char **argv)
+{
+	static const char *const synopsis[] = {
+		"mmlab image initrd [--plan KEY=VALUE]... -o FILE", NULL,
+	};
+	static const struct opt_usage u = {
+		.synopsis = synopsis,
+		.text =
+		"Write the image plus a guest plan (docs/workloads.md lists the keys, e.g.\n"
+		"--plan workload=noop --plan iterations=1) to FILE, to boot by hand:\n"
+		"qemu-system-x86_64 -kernel K -initrd FILE -append 'console=ttyS0\n"
+		"rdinit=/init' -serial stdio -serial file:data.bin",
 	};
 	struct kvlist plan = { 0 };
-	struct disk_opts dopt = { 0 };
-	const char *sub, *out = NULL;
-	bool json = false;
-	int c, ret;
+	const char *out = NULL;
+	struct image img;
+	struct opt opts[] = {
+		OPT_CALLBACK(0, "plan", &plan, "KEY=VALUE", "one line of the guest plan", plan_cb),
+		OPT_STRING('o', "output", &out, "FILE", "where to write the initrd"),
+		OPT_END(),
+	};
+	int argn = parse_options(argc, argv, opts, &u, 0), ret;
 
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'o': out = optarg; break;
-		case 'p': {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg || strchr(optarg, '\n')) {
-				lab_err("--plan wants KEY=VALUE, not '%s'", optarg);
-				kvlist_free(&plan);
-				return EXIT_USAGE;
-			}
-			*eq = '\0';
-			kvlist_set(&plan, optarg, eq + 1);
-			*eq = '=';
-			break;
-		}
-		case 'k': dopt.kind = optarg; break;
-		case 's': dopt.suite = optarg; break;
-		case 'P': dopt.packages = optarg; break;
-		case 'S': dopt.size = optarg; break;
-		case 'a': dopt.all = true; break;
-		case 'h': usage(stdout); return 0;
-		default: kvlist_free(&plan); usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
+	if (argn || !out) {
 		kvlist_free(&plan);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	sub = argv[optind];
-	if (!strcmp(sub, "initrd")) {
-		struct image img;
-
-		if (!out) {
+		if (!argn)
 			lab_err("'image initrd' wants -o FILE");
-			kvlist_free(&plan);
-			return EXIT_USAGE;
-		}
-		ret = image_initramfs(gopts.cache_dir, &img) ||
-		      image_boot_initrd(img.path, &plan, out) ? EXIT_RUN_FAILED : 0;
-		image_release(&img);
-		kvlist_free(&plan);
-		return ret;
+		return argn ? no_operands(argn, argv, "initrd") : EXIT_USAGE;
 	}
+	ret = image_initramfs(gopts.cache_dir, &img) ||
+	      image_boot_initrd(img.path, &plan, out) ? EXIT_RUN_FAILED : 0;
+	image_release(&img);
 	kvlist_free(&plan);
-	if (!strcmp(sub, "gc"))
-		return image_gc(&dopt, json);
-	if (!strcmp(sub, "build") && dopt.kind && strcmp(dopt.kind, "initramfs")) {
-		if (strcmp(dopt.kind, "debootstrap")) {
-			lab_err("--kind %s: unknown image kind; expected initramfs or debootstrap",
-				dopt.kind);
-			return EXIT_USAGE;
-		}
-		return build_disk(&dopt, json);
-	}
-	if (!strcmp(sub, "build")) {
-		struct image img;
+	return ret;
+}
 
-		if (image_initramfs(gopts.cache_dir, &img))
-			return EXIT_RUN_FAILED;
-		if (json) {
-			json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "kind", "initramfs",
-					      "path", img.path, "hash", img.hash,
-					      "built", img.built);
+static const struct {
+	const char *name, *full;	/* full: in messages and help */
+	int (*fn)(int argc, char **argv);
+} subcommands[] = {
+	{ "build", "image build", image_build },
+	{ "list", "image list", image_list_cmd },
+	{ "gc", "image gc", image_gc },
+	{ "initrd", "image initrd", image_initrd },
+};
 
-			json_dumpf(o, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-			json_decref(o);
-		} else {
-			printf("%s %s (%s)\n", img.path, img.hash,
-			       img.built ? "built" : "cached");
-		}
-		image_release(&img);
+int cmd_image(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : NULL;
+
+	if (sub && (!strcmp(sub, "--help") || !strcmp(sub, "-h"))) {
+		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(sub, "list")) {
-		json_t *l = image_list(gopts.cache_dir), *x;
-		json_t *dl = disk_image_list(gopts.cache_dir);
-		size_t i;
-
-		json_array_extend(l, dl);
-		json_decref(dl);
-
-		if (json) {
-			json_dumpf(l, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-		} else {
-			json_array_foreach(l, i, x)
-				printf("%-10s %-16s %10lld  %s  %s\n",
-				       json_string_value(json_object_get(x, "kind")),
-				       json_string_value(json_object_get(x, "hash")),
-				       (long long)json_integer_value(json_object_get(x, "size")),
-				       json_string_value(json_object_get(x, "created")),
-				       json_string_value(json_object_get(x, "path")));
-		}
-		json_decref(l);
-		return 0;
+	for (size_t i = 0; sub && i < ARRAY_SIZE(subcommands); i++) {
+		if (strcmp(sub, subcommands[i].name))
+			continue;
+		argv[1] = (char *)subcommands[i].full;
+		return subcommands[i].fn(argc - 1, argv + 1);
 	}
-	lab_err("no 'image %s'; the subcommands are build, list, gc and initrd", sub);
+	if (!sub)
+		usage(stderr);
+	else if (sub[0] == '-')
+		lab_err("image: '%s' before the subcommand; write 'mmlab image build|list|gc|"
+			"initrd [options]' (see 'mmlab image --help')", sub);
+	else
+		lab_err("no 'image %s'; the subcommands are build, list, gc and initrd", sub);
 	return EXIT_USAGE;
 }

@@ -3,7 +3,6 @@
  * cmd-kernel.c - "mmlab kernel build|list|show|gc": kernel variants built
  * from a git tree into the content-addressed cache (docs/kernels.md).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,17 +11,23 @@
 #include "job/job.h"
 #include "kernel/kcache.h"
 #include "kernel/kernel.h"
+#include "lib/parse-options.h"
 #include "lib/util.h"
 
-static const char usage[] =
-	"usage: mmlab kernel build JOB [--json]\n"
-	"       mmlab kernel build --tree DIR --ref REF [--revert C]... [--cherry-pick C]...\n"
-	"                          [--apply PATCH]... [--fragment FILE]... [--config-base B]\n"
-	"                          [--name NAME] [--rebuild] [--json]\n"
-	"       mmlab kernel list [--json]\n"
-	"       mmlab kernel show KEY [--json]\n"
-	"       mmlab kernel gc [--dry-run] [--json]\n"
-	"\n"
+static const char *const kernel_synopsis[] = {
+	"mmlab kernel build JOB [--json]",
+	"mmlab kernel build --tree DIR --ref REF [--revert C]... [--cherry-pick C]...",
+	"                   [--apply PATCH]... [--fragment FILE]... [--config-base B]",
+	"                   [--name NAME] [--rebuild] [--json]",
+	"mmlab kernel list [--json]",
+	"mmlab kernel show KEY [--json]",
+	"mmlab kernel gc [--dry-run] [--json]",
+	NULL,
+};
+
+static const struct opt_usage kernel_usage = {
+	.synopsis = kernel_synopsis,
+	.text =
 	"Build kernel variants from a git tree into the kernel cache ($MMLAB_CACHE/kernels):\n"
 	"the ref checked out in a lab-owned worktree, then reverts, cherry-picks and patches\n"
 	"in that order; config = base (tinyconfig by default) + fragments + olddefconfig;\n"
@@ -33,11 +38,24 @@ static const char usage[] =
 	"  build --tree ... one variant from the command line (options repeat, in order)\n"
 	"  list             the cached kernels\n"
 	"  show KEY         one cached kernel's metadata (KEY may be a unique prefix)\n"
-	"  gc               remove cached kernels no stored run uses (--results DIR)\n"
-	"  --rebuild        run make even when the kernel is cached (replaces the entry)\n"
-	"  --json           machine-readable output\n"
-	"\n"
-	"Exit status: 0 done, 1 a build failed, 2 bad usage or input. See docs/kernels.md.\n";
+	"  gc               remove cached kernels no stored run uses (--results DIR)",
+	.footer =
+	"Exit status: 0 done, 1 a build failed, 2 bad usage or input. See docs/kernels.md.",
+};
+
+/* what the options set; the variant of "build --tree ..." */
+struct kernel_opts {
+	bool json, dry_run, rebuild;
+	const char *ref, *name;
+	char *tree, *config_base;
+	struct strlist revert, cherry_pick, apply, fragments;
+};
+
+static void print_json(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	putchar('\n');
+}
 
 static json_t *result_json(const char *variant, const struct kernel_info *ki)
 {
@@ -82,10 +100,8 @@ static int build_job(const char *path, bool json)
 	}
 	if (!n)
 		lab_warn("%s: no variant has 'ref:'; nothing to build", path);
-	if (json) {
-		json_dumpf(out, stdout, JSON_INDENT(2));
-		putchar('\n');
-	}
+	if (json)
+		print_json(out);
 	json_decref(out);
 	job_free(job);
 	return failed ? EXIT_RUN_FAILED : 0;
@@ -100,113 +116,105 @@ static char *abs_path(const char *p)
 	return r;
 }
 
-static int build_args(int argc, char **argv, bool json)
+/* --tree: an existing directory, made absolute */
+static int path_cb(const struct opt *o, const char *arg)
 {
-	static const struct option opts[] = {
-		{ "tree", required_argument, NULL, 't' },
-		{ "ref", required_argument, NULL, 'r' },
-		{ "revert", required_argument, NULL, 'R' },
-		{ "cherry-pick", required_argument, NULL, 'C' },
-		{ "apply", required_argument, NULL, 'A' },
-		{ "fragment", required_argument, NULL, 'F' },
-		{ "config-base", required_argument, NULL, 'B' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "rebuild", no_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct job job = { 0 };
-	struct job_variant v = { .kernel_kind = KERNEL_SOURCE };
-	struct kernel_info ki;
-	char *name = xstrdup("cli"), *p;
-	int c, ret = EXIT_USAGE;
-	bool rebuild = false;
+	char **p = o->value;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			free(job.kernels.tree);
-			job.kernels.tree = abs_path(optarg);
-			if (!job.kernels.tree)
-				goto out;
-			break;
-		case 'r':
-			free(v.ref);
-			v.ref = xstrdup(optarg);
-			break;
-		case 'R':
-			strlist_push(&v.revert, optarg);
-			break;
-		case 'C':
-			strlist_push(&v.cherry_pick, optarg);
-			break;
-		case 'A':
-		case 'F':
-			p = abs_path(optarg);
-			if (!p)
-				goto out;
-			strlist_push(c == 'A' ? &v.apply : &job.kernels.fragments, p);
-			free(p);
-			break;
-		case 'B':
-			free(job.kernels.config_base);
-			if (!strcmp(optarg, "tinyconfig") || !strcmp(optarg, "defconfig") ||
-			    !strcmp(optarg, "distro"))
-				job.kernels.config_base = xstrdup(optarg);
-			else if (!(job.kernels.config_base = abs_path(optarg)))
-				goto out;
-			break;
-		case 'n':
-			free(name);
-			name = xstrdup(optarg);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'b':
-			rebuild = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			ret = 0;
-			goto out;
-		default:
-			fputs(usage, stderr);
-			goto out;
-		}
-	}
-	if (!job.kernels.tree || !v.ref || optind < argc) {
-		lab_err("kernel build: give a job file, or --tree DIR and --ref REF (and no other "
-			"arguments); see 'mmlab kernel --help'");
-		goto out;
-	}
-	v.name = name;
+	free(*p);
+	*p = abs_path(arg);
+	return *p ? 0 : -1;
+}
+
+/* --apply, --fragment: each an existing file, made absolute, in order */
+static int path_list_cb(const struct opt *o, const char *arg)
+{
+	char *p = abs_path(arg);
+
+	if (!p)
+		return -1;
+	strlist_push(o->value, p);
+	free(p);
+	return 0;
+}
+
+/* --config-base: a named base, or the path of a .config */
+static int config_base_cb(const struct opt *o, const char *arg)
+{
+	char **p = o->value;
+
+	if (strcmp(arg, "tinyconfig") && strcmp(arg, "defconfig") && strcmp(arg, "distro"))
+		return path_cb(o, arg);
+	free(*p);
+	*p = xstrdup(arg);
+	return 0;
+}
+
+static void kernel_opts_release(struct kernel_opts *ko)
+{
+	free(ko->tree);
+	free(ko->config_base);
+	strlist_free(&ko->revert);
+	strlist_free(&ko->cherry_pick);
+	strlist_free(&ko->apply);
+	strlist_free(&ko->fragments);
+}
+
+/* any option that describes a variant on the command line */
+static bool variant_given(const struct kernel_opts *ko)
+{
+	return ko->tree || ko->ref || ko->revert.n || ko->cherry_pick.n || ko->apply.n ||
+	       ko->fragments.n || ko->config_base || ko->name || ko->rebuild;
+}
+
+/* "build --tree DIR --ref REF ...": one variant from the options */
+static int build_args(struct kernel_opts *ko)
+{
+	struct job_variant v = { .kernel_kind = KERNEL_SOURCE };
+	struct job job = { 0 };
+	const char *name = ko->name ? ko->name : "cli";
+	struct kernel_info ki;
+	int ret;
+
+	v.name = (char *)name;
+	v.ref = (char *)ko->ref;
+	v.revert = ko->revert;
+	v.cherry_pick = ko->cherry_pick;
+	v.apply = ko->apply;
+	job.kernels.tree = ko->tree;
+	job.kernels.config_base = ko->config_base;
+	job.kernels.fragments = ko->fragments;
 	job.variants = &v;
 	job.nvariants = 1;
-	ret = kernel_resolve_job_opt(&job, 0, gopts.cache_dir, rebuild, &ki) ?
+	ret = kernel_resolve_job_opt(&job, 0, gopts.cache_dir, ko->rebuild, &ki) ?
 	      EXIT_RUN_FAILED : 0;
-	if (json) {
+	if (ko->json) {
 		json_t *o = result_json(name, &ki);
 
-		json_dumpf(o, stdout, JSON_INDENT(2));
-		putchar('\n');
+		print_json(o);
 		json_decref(o);
 	} else {
 		print_result(name, &ki);
 	}
 	kernel_info_release(&ki);
-out:
-	free(name);
-	free(v.ref);
-	strlist_free(&v.revert);
-	strlist_free(&v.cherry_pick);
-	strlist_free(&v.apply);
-	free(job.kernels.tree);
-	free(job.kernels.config_base);
-	strlist_free(&job.kernels.fragments);
 	return ret;
+}
+
+static int do_build(int argc, char **argv, struct kernel_opts *ko)
+{
+	if (argc == 1 && !variant_given(ko))
+		return build_job(argv[0], ko->json);
+	if (argc == 1) {
+		lab_err("kernel build JOB: only --json goes with a job file; --tree, --ref and "
+			"the other options build one variant without one");
+		return EXIT_USAGE;
+	}
+	if (argc || !ko->tree || !ko->ref) {
+		lab_err("kernel build: give a job file, or --tree DIR and --ref REF (and no other "
+			"arguments); see 'mmlab kernel --help'");
+		return EXIT_USAGE;
+	}
+	return build_args(ko);
 }
 
 static void print_meta(json_t *m)
@@ -222,110 +230,187 @@ static void print_meta(json_t *m)
 	}
 }
 
-int cmd_kernel(int argc, char **argv)
+static int do_list(struct kernel_opts *ko)
 {
-	bool json = false, dry = false;
-	const char *sub = argc > 1 ? argv[1] : NULL;
-	json_t *out;
+	json_t *out = kcache_list(gopts.cache_dir), *m;
 	size_t i;
 
-	if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-		fputs(usage, sub ? stdout : stderr);
-		return sub ? 0 : EXIT_USAGE;
+	if (ko->json) {
+		print_json(out);
+	} else {
+		if (!json_array_size(out))
+			printf("no kernels in %s/kernels\n", gopts.cache_dir);
+		json_array_foreach(out, i, m)
+			printf("%s  %-20s  %-12.12s  %s  %s\n",
+			       json_string_value(json_object_get(m, "key")),
+			       json_string_value(json_object_get(m, "built")) ?: "",
+			       json_string_value(json_object_get(m, "base_commit")) ?: "",
+			       json_string_value(json_object_get(m, "variant")) ?: "",
+			       json_string_value(json_object_get(m, "release")) ?: "");
 	}
-	for (int a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-	}
-	if (!strcmp(sub, "build")) {
-		if (argc >= 3 && argv[2][0] != '-') {
-			for (int a = 3; a < argc; a++) {
-				if (!strcmp(argv[a], "--json")) {
-					json = true;
-				} else {
-					lab_err("kernel build JOB: unexpected argument '%s'; only "
-						"--json may follow the job", argv[a]);
-					return EXIT_USAGE;
-				}
-			}
-			return build_job(argv[2], json);
-		}
-		return build_args(argc - 1, argv + 1, false);
-	}
-	for (int a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "--json"))
-			json = true;
-		else if (!strcmp(argv[a], "--dry-run") && !strcmp(sub, "gc"))
-			dry = true;
-		else if (!strcmp(sub, "show") && a == 2)
-			continue;
-		else {
-			lab_err("kernel %s: unexpected argument '%s'; see 'mmlab kernel --help'",
-				sub, argv[a]);
-			return EXIT_USAGE;
-		}
-	}
-	if (!strcmp(sub, "list")) {
-		out = kcache_list(gopts.cache_dir);
-		if (json) {
-			json_dumpf(out, stdout, JSON_INDENT(2));
-			putchar('\n');
-		} else {
-			json_t *m;
+	json_decref(out);
+	return 0;
+}
 
-			if (!json_array_size(out))
-				printf("no kernels in %s/kernels\n", gopts.cache_dir);
-			json_array_foreach(out, i, m)
-				printf("%s  %-20s  %-12.12s  %s  %s\n",
-				       json_string_value(json_object_get(m, "key")),
-				       json_string_value(json_object_get(m, "built")) ?: "",
-				       json_string_value(json_object_get(m, "base_commit")) ?: "",
-				       json_string_value(json_object_get(m, "variant")) ?: "",
-				       json_string_value(json_object_get(m, "release")) ?: "");
-		}
-		json_decref(out);
-		return 0;
-	}
-	if (!strcmp(sub, "show")) {
-		if (argc < 3 || argv[2][0] == '-') {
-			lab_err("kernel show: give a cache key (or a unique prefix); "
-				"'mmlab kernel list' shows them");
-			return EXIT_USAGE;
-		}
-		out = kcache_show(gopts.cache_dir, argv[2]);
-		if (!out)
-			return EXIT_USAGE;
-		if (json) {
-			json_dumpf(out, stdout, JSON_INDENT(2));
-			putchar('\n');
-		} else {
-			print_meta(out);
-		}
-		json_decref(out);
-		return 0;
-	}
-	if (!strcmp(sub, "gc")) {
-		json_t *k;
+static int do_show(const char *key, struct kernel_opts *ko)
+{
+	json_t *out = kcache_show(gopts.cache_dir, key);
 
-		out = kcache_gc(gopts.cache_dir, gopts.results_dir, dry);
-		if (json) {
-			json_t *o = json_pack("{s:O, s:b}", "removed", out, "dry_run", dry);
+	if (!out)
+		return EXIT_USAGE;
+	if (ko->json)
+		print_json(out);
+	else
+		print_meta(out);
+	json_decref(out);
+	return 0;
+}
 
-			json_dumpf(o, stdout, JSON_INDENT(2));
-			putchar('\n');
-			json_decref(o);
-		} else {
-			json_array_foreach(out, i, k)
-				printf("%s %s\n", dry ? "would remove" : "removed",
-				       json_string_value(k));
-			printf("%zu kernel%s %s\n", json_array_size(out),
-			       json_array_size(out) == 1 ? "" : "s", dry ? "unused" : "removed");
-		}
-		json_decref(out);
-		return 0;
+static int do_gc(struct kernel_opts *ko)
+{
+	json_t *out = kcache_gc(gopts.cache_dir, gopts.results_dir, ko->dry_run), *k;
+	size_t i;
+
+	if (ko->json) {
+		json_t *o = json_pack("{s:O, s:b}", "removed", out, "dry_run", ko->dry_run);
+
+		print_json(o);
+		json_decref(o);
+	} else {
+		json_array_foreach(out, i, k)
+			printf("%s %s\n", ko->dry_run ? "would remove" : "removed",
+			       json_string_value(k));
+		printf("%zu kernel%s %s\n", json_array_size(out),
+		       json_array_size(out) == 1 ? "" : "s", ko->dry_run ? "unused" : "removed");
 	}
-	lab_err("kernel: unknown subcommand '%s'; expected build, list, show or gc", sub);
+	json_decref(out);
+	return 0;
+}
+
+#define KERNEL_NOPTS 12
+
+/* every option of "mmlab kernel", in the order of the help */
+static void kernel_all_opts(struct kernel_opts *ko, struct opt all[KERNEL_NOPTS])
+{
+	const struct opt opts[KERNEL_NOPTS] = {
+		OPT_CALLBACK(0, "tree", &ko->tree, "DIR", "build: the git kernel tree", path_cb),
+		OPT_STRING(0, "ref", &ko->ref, "REF", "build: the commit-ish to start from"),
+		OPT_STRLIST(0, "revert", &ko->revert, "C", "build: revert commit C"),
+		OPT_STRLIST(0, "cherry-pick", &ko->cherry_pick, "C", "build: cherry-pick commit C"),
+		OPT_CALLBACK(0, "apply", &ko->apply, "PATCH",
+			     "build: apply a patch file (mbox or diff)", path_list_cb),
+		OPT_CALLBACK(0, "fragment", &ko->fragments, "FILE",
+			     "build: merge a config fragment", path_list_cb),
+		OPT_CALLBACK(0, "config-base", &ko->config_base, "B",
+			     "build: tinyconfig (default), defconfig, distro or a .config",
+			     config_base_cb),
+		OPT_STRING(0, "name", &ko->name, "NAME", "build: the variant's name (default cli)"),
+		OPT_BOOL(0, "rebuild", &ko->rebuild,
+			 "run make even when the kernel is cached (replaces the entry)"),
+		OPT_BOOL(0, "dry-run", &ko->dry_run, "gc: list what would be removed"),
+		OPT_BOOL(0, "json", &ko->json, "machine-readable output"),
+		OPT_END(),
+	};
+
+	memcpy(all, opts, sizeof(opts));
+}
+
+/* the options of one subcommand: those of all named in keep, in order */
+static void kernel_sub_opts(const struct opt *all, const char *const *keep, struct opt *out)
+{
+	size_t n = 0;
+
+	for (const struct opt *o = all; o->type != OPT_T_END; o++)
+		for (size_t k = 0; keep[k]; k++)
+			if (!strcmp(o->long_name, keep[k]))
+				out[n++] = *o;
+	out[n] = (struct opt)OPT_END();
+}
+
+static const char *const build_opts[] = {
+	"tree", "ref", "revert", "cherry-pick", "apply", "fragment", "config-base", "name",
+	"rebuild", "json", NULL,
+};
+static const char *const json_opts[] = { "json", NULL };
+static const char *const gc_opts[] = { "dry-run", "json", NULL };
+
+static const struct kernel_sub {
+	const char *name;
+	const char *const *opts;	/* the options it takes */
+	int max_args;			/* operands */
+	const char *need;		/* the message when an operand is missing */
+} kernel_subs[] = {
+	{ "build", build_opts, 1, NULL },
+	{ "list", json_opts, 0, NULL },
+	{ "show", json_opts, 1, "kernel show: give a cache key (or a unique prefix); "
+				"'mmlab kernel list' shows them" },
+	{ "gc", gc_opts, 0, NULL },
+};
+
+/* the subcommand's options and operands checked; -1 to go on, else the exit status */
+static int parse_sub(int argc, char **argv, const struct kernel_sub *sub,
+		     struct kernel_opts *ko, int *nargs)
+{
+	struct opt all[KERNEL_NOPTS], opts[KERNEL_NOPTS];
+	static char name[32];
+
+	kernel_all_opts(ko, all);
+	kernel_sub_opts(all, sub->opts, opts);
+	snprintf(name, sizeof(name), "kernel %s", sub->name);
+	argv[0] = name;
+	*nargs = parse_options(argc, argv, opts, &kernel_usage, 0);
+	if (*nargs < 0)
+		return *nargs == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	if (*nargs > sub->max_args) {
+		lab_err("kernel %s: unexpected argument '%s'; see 'mmlab kernel --help'",
+			sub->name, argv[sub->max_args]);
+		return EXIT_USAGE;
+	}
+	if (!*nargs && sub->need) {
+		lab_err("%s", sub->need);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* "mmlab kernel", "mmlab kernel --help" and the like */
+static int no_sub(const char *arg)
+{
+	struct kernel_opts ko = { 0 };
+	struct opt all[KERNEL_NOPTS];
+
+	kernel_all_opts(&ko, all);
+	if (!arg || !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help")) {
+		usage_with_options(arg ? stdout : stderr, all, &kernel_usage);
+		return arg ? 0 : EXIT_USAGE;
+	}
+	lab_err("kernel: unknown subcommand '%s'; expected build, list, show or gc", arg);
 	return EXIT_USAGE;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	const struct kernel_sub *sub = NULL;
+	struct kernel_opts ko = { 0 };
+	int ret, n;
+
+	for (size_t i = 0; argc > 1 && i < ARRAY_SIZE(kernel_subs); i++)
+		if (!strcmp(argv[1], kernel_subs[i].name))
+			sub = &kernel_subs[i];
+	if (!sub)
+		return no_sub(argc > 1 ? argv[1] : NULL);
+	ret = parse_sub(argc - 1, argv + 1, sub, &ko, &n);
+	if (ret < 0) {
+		argv++;
+		if (!strcmp(sub->name, "build"))
+			ret = do_build(n, argv, &ko);
+		else if (!strcmp(sub->name, "list"))
+			ret = do_list(&ko);
+		else if (!strcmp(sub->name, "show"))
+			ret = do_show(argv[0], &ko);
+		else
+			ret = do_gc(&ko);
+	}
+	kernel_opts_release(&ko);
+	return ret;
 }

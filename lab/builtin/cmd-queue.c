@@ -1,635 +1,199 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd-queue.c - "mmlab queue add|run|status|cancel|retry" (and the
- * "build"/"exec"/"finish" steps Slurm jobs call): batch runs from
- * the resumable queue in lab/batch/queue.c, with concurrent, pinned VMs placed by
- * lab/vm/placement.c. See docs/queue.md.
+ * "build"/"exec"/"finish" steps Slurm jobs call): the command line of the
+ * batch queue (lab/batch/). Each subcommand has its own option table,
+ * calls one engine function and prints what it did. See docs/queue.md.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "builtin/builtin.h"
-#include "job/job.h"
-#include "kernel/kernel.h"
-#include "vm/placement.h"
+#include "batch/enqueue.h"
+#include "batch/pool.h"
 #include "batch/queue.h"
-#include "batch/queue_build.h"
-#include "batch/queue_cli.h"
+#include "batch/runstate.h"
+#include "batch/status.h"
+#include "batch/steps.h"
 #include "store/results.h"
-#include "run/runner.h"
-#include "lib/spawn.h"
-#include "lib/strbuf.h"
-#include "lib/timefmt.h"
+#include "vm/placement.h"
+#include "lib/parse-options.h"
 #include "lib/util.h"
 
-#define STALE_S 120.0	/* another host's owner is dead after this silence */
-#define HEARTBEAT_S 2.0
+static const char *const queue_synopsis[] = {
+	"mmlab queue add [--priority N] [--accel M] [--json] JOB.yaml...",
+	"mmlab queue run [--jobs N] [--build-jobs M]",
+	"mmlab queue status [--json] [--items]",
+	"mmlab queue cancel ID",
+	"mmlab queue retry ID",
+	"mmlab queue build RUN --variant V (one kernel; what Slurm build steps run)",
+	"mmlab queue exec RUN --boot K     (one boot; what Slurm tasks run)",
+	"mmlab queue finish RUN            (mark a Slurm-run run complete)",
+	NULL,
+};
+
+static const char queue_text[] =
+	"A resumable batch queue in the results store (RESULTS/queue.db). 'add'\n"
+	"creates a run per job file and queues its boots (variant x iteration);\n"
+	"'run' boots them, up to N VMs at once, each on its own host CPUs (and host\n"
+	"NUMA nodes), until the queue is empty. 'run' is safe to kill -9 and start\n"
+	"again: boots that were running are requeued, stored iterations are kept.";
+
+static const char queue_footer[] =
+	"Exit status: 0 success, 1 a boot failed or the run was interrupted, 2 bad\n"
+	"usage or input. See docs/queue.md.";
+
+/* every option of every subcommand; the table of subcommands says whose */
+struct queue_args {
+	int priority;
+	const char *accel, *variant, *boot;
+	unsigned int jobs, build_jobs;
+	bool json, items;
+	long long id;		/* the operand of cancel and retry */
+	/* what a subcommand works on */
+	char **args;		/* the operands */
+	int n;
+	struct store *s;
+	struct queue *q;	/* NULL for finish */
+};
+
+static int priority_cb(const struct opt *o, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || v < -1000000 || v > 1000000) {
+		lab_err("--priority wants an integer, not '%s'", arg);
+		return -1;
+	}
+	*(int *)o->value = (int)v;
+	return 0;
+}
+
+static int accel_cb(const struct opt *o, const char *arg)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
+		lab_err("--accel is auto, kvm or tcg, not '%s'", arg);
+		return -1;
+	}
+	*(const char **)o->value = arg;
+	return 0;
+}
+
+/* bit i: entry i of queue_options()' table */
+enum {
+	O_PRIORITY = 1u << 0,
+	O_ACCEL = 1u << 1,
+	O_JOBS = 1u << 2,
+	O_BUILD_JOBS = 1u << 3,
+	O_ITEMS = 1u << 4,
+	O_VARIANT = 1u << 5,
+	O_BOOT = 1u << 6,
+	O_JSON = 1u << 7,
+	O_ALL = (1u << 8) - 1,
+};
+
+/* the options whose bits are in mask, in help order, into out[] (OPT_END last) */
+static void queue_options(struct queue_args *a, unsigned int mask, struct opt out[9])
+{
+	const struct opt all[] = {
+		OPT_CALLBACK(0, "priority", &a->priority, "N", "higher runs first (default 0)",
+			     priority_cb),
+		OPT_CALLBACK(0, "accel", &a->accel, "M", "auto, kvm or tcg (default: the job's)",
+			     accel_cb),
+		OPT_UINT(0, "jobs", &a->jobs, 1, PLACE_MAX_CPUS, "N",
+			 "at most N VMs at once (default: as many as the host's\n"
+			 "CPUs and free memory hold, one host CPU per vCPU)"),
+		OPT_UINT(0, "build-jobs", &a->build_jobs, 1, 64, "M",
+			 "kernel builds at once, beside the VMs (default 1); each\n"
+			 "kernel a job builds from source is one build item,\n"
+			 "shared by every queued job that needs the same kernel"),
+		OPT_BOOL(0, "items", &a->items, "status: every item with its state and placement"),
+		OPT_STRING(0, "variant", &a->variant, "V",
+			   "build: the variant whose kernel to build"),
+		OPT_STRING(0, "boot", &a->boot, "K",
+			   "exec: the boot of the run's plan to run (0-based)"),
+		OPT_BOOL(0, "json", &a->json, "machine-readable output"),
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		if (mask & (1u << i))
+			out[n++] = all[i];
+	out[n] = (struct opt)OPT_END();
+}
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mmlab queue add [--priority N] [--accel M] [--json] JOB.yaml...\n"
-		"       mmlab queue run [--jobs N] [--build-jobs M]\n"
-		"       mmlab queue status [--json] [--items]\n"
-		"       mmlab queue cancel ID\n"
-		"       mmlab queue retry ID\n"
-		"       mmlab queue build RUN --variant V (one kernel; what Slurm build steps run)\n"
-		"       mmlab queue exec RUN --boot K     (one boot; what Slurm tasks run)\n"
-		"       mmlab queue finish RUN            (mark a Slurm-run run complete)\n"
-		"\n"
-		"A resumable batch queue in the results store (RESULTS/queue.db). 'add'\n"
-		"creates a run per job file and queues its boots (variant x iteration);\n"
-		"'run' boots them, up to N VMs at once, each on its own host CPUs (and host\n"
-		"NUMA nodes), until the queue is empty. 'run' is safe to kill -9 and start\n"
-		"again: boots that were running are requeued, stored iterations are kept.\n"
-		"\n"
-		"options:\n"
-		"  --priority N     higher runs first (default 0)\n"
-		"  --accel M        auto, kvm or tcg (default: the job's)\n"
-		"  --jobs N         at most N VMs at once (default: as many as the host's\n"
-		"                   CPUs and free memory hold, one host CPU per vCPU)\n"
-		"  --build-jobs M   kernel builds at once, beside the VMs (default 1); each\n"
-		"                   kernel a job builds from source is one build item,\n"
-		"                   shared by every queued job that needs the same kernel\n"
-		"  --items          status: every item with its state and placement\n"
-		"  --variant V      build: the variant whose kernel to build\n"
-		"  --boot K         exec: the boot of the run's plan to run (0-based)\n"
-		"  --json           machine-readable output\n"
-		"  -h, --help       this help\n"
-		"\n"
-		"Exit status: 0 success, 1 a boot failed or the run was interrupted, 2 bad\n"
-		"usage or input. See docs/queue.md.\n");
+	struct queue_args a = { 0 };
+	const struct opt_usage u = { queue_synopsis, queue_text, queue_footer };
+	struct opt opts[9];
+
+	queue_options(&a, O_ALL, opts);
+	usage_with_options(f, opts, &u);
 }
 
-/* ------------------------------------------------------------------ */
-
-static int run_status_set(struct store *s, const char *run, const char *status)
+static void print_json(json_t *j)
 {
-	json_t *rj = store_run_read(s, run);
-	char now[TIME_STR_LEN];
-	time_t t = time(NULL);
-	int ret;
-
-	if (!rj)
-		return -1;
-	json_object_set_new(rj, "status", json_string(status));
-	if (!strcmp(status, "running")) {
-		struct queue_owner o;
-
-		queue_owner_self(&o);
-		json_object_set_new(rj, "pid", json_integer(getpid()));
-		json_object_set_new(rj, "host_boot_id", json_string(o.boot));
-		json_object_del(rj, "finished");
-	} else if (!strcmp(status, "complete") || !strcmp(status, "cancelled")) {
-		time_iso(t, now);
-		json_object_set_new(rj, "finished", json_string(now));
-	}
-	ret = store_run_write(s, run, rj);
-	json_decref(rj);
-	return ret;
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
 }
 
-static bool item_stored(const struct queue_item *it, void *arg)
+static void print_added(long long id, const char *run, json_t *boots, const char *file)
 {
-	struct store *s = arg;
+	char *kernels = queue_build_variants(boots);
+	size_t n = json_array_size(boots);
 
-	if (it->kind == ITEM_BUILD)
-		return false;	/* a build is never "stored": it runs again */
-	for (unsigned int i = 0; i < it->count; i++)
-		if (!store_iteration_done(s, it->run, it->variant, it->first + i))
-			return false;
-	return true;
+	printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run, n, n == 1 ? "" : "s",
+	       kernels ? ", kernels built from source: " : "", kernels ? kernels : "", file);
+	free(kernels);
 }
 
-/* ------------------------------------------------------------------ */
-/* queue run */
-
-struct worker {
-	pid_t pid;
-	struct queue_item it;
-	struct placement pl;
-};
-
-struct cached_job {
-	char *run;
-	struct job *job;
-};
-
-struct qrun {
-	struct queue *q;
-	struct store *s;
-	struct queue_owner self;
-	struct placer placer;
-	struct worker *w;
-	unsigned int nw, max;		/* workers running; at most max VMs */
-	unsigned int nvm, nbuild, build_max;
-	struct cached_job *jobs;
-	size_t njobs;
-	/* set by fits() for the item it accepted */
-	struct placement pending;
-	bool pending_never;
-	unsigned int done, failed;
-};
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
+static int do_add(struct queue_args *a)
 {
-	(void)sig;
-	stop_requested = 1;
-}
-
-static struct job *cached_job(struct qrun *qr, const char *run)
-{
-	for (size_t i = 0; i < qr->njobs; i++)
-		if (!strcmp(qr->jobs[i].run, run))
-			return qr->jobs[i].job;
-	qr->jobs = xrealloc(qr->jobs, (qr->njobs + 1) * sizeof(*qr->jobs));
-	qr->jobs[qr->njobs].run = xstrdup(run);
-	qr->jobs[qr->njobs].job = load_run_job(qr->s, run);
-	return qr->jobs[qr->njobs++].job;
-}
-
-static bool fits(const struct queue_item *it, void *arg)
-{
-	struct qrun *qr = arg;
-	struct job *job;
-	int rc;
-
-	qr->pending_never = false;
-	if (it->kind == ITEM_BUILD)
-		return qr->nbuild < qr->build_max;
-	if (qr->nvm >= qr->max)
-		return false;
-	job = cached_job(qr, it->run);
-	if (!job) {
-		qr->pending_never = true;	/* claim it to fail it with the reason */
-		return true;
-	}
-	rc = placer_place(&qr->placer, &job->topo, &qr->pending);
-	if (rc < 0)
-		qr->pending_never = true;
-	return rc <= 0;
-}
-
-static char *item_log(struct qrun *qr, const struct queue_item *it)
-{
-	char *dir = xasprintf("%s/%s/queue", store_dir(qr->s), it->run);
-	char *log = it->kind == ITEM_BUILD ? xasprintf("%s/build-%s.log", dir, it->variant) :
-		    xasprintf("%s/%s-%u.log", dir, it->variant, it->first);
-
-	mkdir_p(dir, 0755);
-	free(dir);
-	return log;
-}
-
-static void __attribute__((noreturn)) worker_main(struct qrun *qr, struct worker *w,
-						  pid_t parent, const char *log)
-{
-	struct boot_opts bo = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri,
-				.vcpu_pins = w->pl.vcpu_pins,
-				.memnodes = w->pl.numa ? w->pl.memnodes : NULL,
-				.attempt = w->it.attempts };
-	struct store *s;
-	int fd, rc;
-
-	/* die with the queue runner: our libvirt connection closes, and
-	 * AUTODESTROY takes the domain with it */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(3);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-		close(fd);
-	}
-	/* a connection of our own: SQLite and libvirt must not cross fork */
-	s = store_open(qr->s ? store_dir(qr->s) : gopts.results_dir);
-	if (!s)
-		_exit(EXIT_RUN_FAILED);
-	bo.placement = placement_json(&w->pl);
-	rc = runner_boot(s, w->it.run, w->it.variant, w->it.first, &bo);
-	json_decref(bo.placement);
-	store_close(s);
-	fflush(NULL);
-	_exit(rc);
-}
-
-/* a build item, in a worker: exit 0 built, 1 not */
-static void __attribute__((noreturn)) build_main(struct qrun *qr, const struct queue_item *it)
-{
-	struct store *s = store_open(store_dir(qr->s));
-	struct queue *q = s ? queue_open(store_dir(qr->s)) : NULL;
-	int rc = q ? build_item_build(q, s, it) : -1;
-
-	queue_close(q);
-	store_close(s);
-	fflush(NULL);
-	_exit(rc ? EXIT_RUN_FAILED : 0);
-}
-
-static int start_worker(struct qrun *qr, const struct queue_item *it)
-{
-	struct worker *w = &qr->w[qr->nw];
-	char *log = item_log(qr, it);
-	char *pj;
-	json_t *p;
-	pid_t parent = getpid(), pid;
-
-	w->it = *it;
-	if (it->kind == ITEM_BUILD)
-		memset(&w->pl, 0, sizeof(w->pl));
-	else
-		w->pl = qr->pending;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		lab_err("cannot fork a worker for %s %s/%u: %s", it->run, it->variant,
-			it->first, strerror(errno));
-		free(log);
-		if (it->kind == ITEM_BOOT)
-			placer_release(&qr->placer, &w->pl);
-		queue_finish(qr->q, it->id, ITEM_QUEUED, "fork failed");
-		return -1;
-	}
-	if (pid == 0 && it->kind == ITEM_BUILD) {
-		int fd;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(3);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
-		build_main(qr, it);
-	}
-	if (pid == 0)
-		worker_main(qr, w, parent, log);
-	w->pid = pid;
-	qr->nw++;
-	if (it->kind == ITEM_BUILD) {
-		qr->nbuild++;
-		queue_set_placement(qr->q, it->id, pid, NULL);
-		lab_info("building the kernel of %s variant %s (pid %d), log %s", it->run,
-			 it->variant, (int)pid, log);
-		free(log);
-		return 0;
-	}
-	qr->nvm++;
-	p = placement_json(&w->pl);
-	pj = json_dumps(p, JSON_COMPACT);
-	queue_set_placement(qr->q, it->id, pid, pj);
-	lab_info("started %s %s iteration %u (pid %d, host CPUs %s), log %s", it->run,
-		 it->variant, it->first, (int)pid, pj, log);
-	free(pj);
-	json_decref(p);
-	free(log);
-	return 0;
-}
-
-static void job_maybe_final(struct qrun *qr, const struct queue_item *it)
-{
-	bool final, all_done, cancelled;
-
-	if (queue_job_final(qr->q, it->job, &final, &all_done, &cancelled) || !final)
-		return;
-	run_status_set(qr->s, it->run, cancelled ? "cancelled" : "complete");
-	lab_info("run %s %s", it->run, cancelled ? "cancelled" : all_done ?
-		 "complete" : "complete, with failed boots ('mmlab queue status --items')");
-}
-
-/* a build worker ended: settle its item; a failure ends the jobs waiting */
-static void build_reaped(struct qrun *qr, const struct worker *w, int code)
-{
-	char *log = item_log(qr, &w->it), *e;
-	json_t *users, *u;
-	size_t i;
-
-	if (build_item_settle(qr->q, qr->s, &w->it, log, code == 3 || stop_requested, &e,
-			      &users) == 0)
-		qr->failed++;
-	json_array_foreach(users, i, u) {
-		struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
-
-		snprintf(it.run, sizeof(it.run), "%s", json_string_value(json_object_get(u, "run")));
-		job_maybe_final(qr, &it);
-	}
-	json_decref(users);
-	free(e);
-	free(log);
-}
-
-static void reap(struct qrun *qr, bool block)
-{
-	int st;
-	pid_t pid;
-
-	while ((pid = waitpid(-1, &st, block ? 0 : WNOHANG)) > 0) {
-		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		unsigned int i;
-
-		for (i = 0; i < qr->nw && qr->w[i].pid != pid; i++)
-			;
-		if (i == qr->nw)
-			continue;
-		struct worker w = qr->w[i];
-
-		qr->w[i] = qr->w[--qr->nw];
-		if (w.it.kind == ITEM_BUILD) {
-			qr->nbuild--;
-			build_reaped(qr, &w, code);
-			if (block)
-				block = qr->nw > 0;
-			if (!block && !qr->nw)
-				break;
-			continue;
-		}
-		qr->nvm--;
-		placer_release(&qr->placer, &w.pl);
-		if (item_stored(&w.it, qr->s)) {
-			queue_finish(qr->q, w.it.id, ITEM_DONE, code ? "stored, not ok" : NULL);
-			qr->done++;
-			lab_info("%s %s iteration %u: stored%s", w.it.run, w.it.variant,
-				 w.it.first, code == 1 ? " (not ok: see 'mmlab results show')" : "");
-		} else if (code == 3 || stop_requested) {
-			queue_finish(qr->q, w.it.id, ITEM_QUEUED, "interrupted");
-		} else {
-			char *log = item_log(qr, &w.it);
-			char *e = xasprintf("the boot stored nothing (exit %d); see %s", code, log);
-
-			queue_finish(qr->q, w.it.id, ITEM_FAILED, e);
-			lab_err("%s %s iteration %u: %s", w.it.run, w.it.variant, w.it.first, e);
-			qr->failed++;
-			free(e);
-			free(log);
-		}
-		job_maybe_final(qr, &w.it);
-		if (block)
-			block = qr->nw > 0;
-		if (!block && !qr->nw)
-			break;
-	}
-}
-
-static int claim_and_start(struct qrun *qr)
-{
-	struct queue_item it;
-	int rc;
-
-	while ((qr->nvm < qr->max || qr->nbuild < qr->build_max) && !stop_requested) {
-		char *why;
-
-		rc = queue_claim(qr->q, &qr->self, fits, qr, &it);
-		if (rc)
-			return rc < 0 ? -1 : 0;
-		if (it.kind == ITEM_BUILD) {
-			if (start_worker(qr, &it))
-				return -1;
-			continue;
-		}
-		if (!qr->pending_never &&
-		    build_kernel_ready(qr->q, qr->s, it.run, it.variant, &why)) {
-			placer_release(&qr->placer, &qr->pending);
-			queue_finish(qr->q, it.id, ITEM_FAILED, why ? why : "cannot write run.json");
-			lab_err("%s %s iteration %u: %s", it.run, it.variant, it.first,
-				why ? why : "cannot write run.json");
-			free(why);
-			qr->failed++;
-			job_maybe_final(qr, &it);
-			continue;
-		}
-		if (qr->pending_never) {
-			queue_finish(qr->q, it.id, ITEM_FAILED,
-				     "the job does not fit on this host (or its job file is gone)");
-			qr->failed++;
-			job_maybe_final(qr, &it);
-			continue;
-		}
-		/* first boot of the run: it is running now, under our pid */
-		run_status_set(qr->s, it.run, "running");
-		if (start_worker(qr, &it))
-			return -1;
-	}
-	return 0;
-}
-
-static unsigned int host_cpus(const struct host_topo *h)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < h->nnodes; i++)
-		n += h->nodes[i].ncpus;
-	return n;
-}
-
-static int queue_run(struct queue *q, struct store *s, unsigned int jobs,
-		     unsigned int build_jobs)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-	struct qrun qr = { .q = q, .s = s };
-	struct host_topo *h = xmalloc(sizeof(*h));
-	double last_beat = 0;
-	long long other;
-	int rc, ret = 0;
-
-	queue_owner_self(&qr.self);
-	if (host_topo_read(NULL, h)) {
-		free(h);
-		return EXIT_RUN_FAILED;
-	}
-	rc = queue_runner_register(q, &qr.self, STALE_S, &other);
-	if (rc) {
-		if (rc > 0)
-			lab_err("'mmlab queue run' is already running on %s as pid %lld; it "
-				"picks up jobs added meanwhile: wait for it, or stop it first",
-				store_dir(s), other);
-		free(h);
-		return EXIT_RUN_FAILED;
-	}
-	placer_init(&qr.placer, h);
-	qr.max = jobs ? jobs : host_cpus(h);
-	qr.build_max = build_jobs;
-	free(h);
-	qr.w = xcalloc(qr.max + qr.build_max, sizeof(*qr.w));
-	rc = queue_recover(q, &qr.self, STALE_S, item_stored, s);
-	if (rc > 0)
-		lab_info("requeued or completed %d boot%s of a queue runner that died", rc,
-			 rc == 1 ? "" : "s");
-	lab_info("queue %s: up to %u VM%s at once on %s CPUs, %u kernel build%s", store_dir(s),
-		 qr.max, qr.max == 1 ? "" : "s", qr.placer.host.numa ? "pinned NUMA" : "pinned",
-		 qr.build_max, qr.build_max == 1 ? "" : "s");
-	stop_requested = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	for (;;) {
-		reap(&qr, false);
-		if (stop_requested)
-			break;
-		if (claim_and_start(&qr)) {
-			ret = EXIT_RUN_FAILED;
-			break;
-		}
-		if (!qr.nw)
-			break;	/* nothing running and nothing claimable: empty */
-		if (now_monotonic() - last_beat > HEARTBEAT_S) {
-			queue_heartbeat(q, &qr.self);
-			last_beat = now_monotonic();
-		}
-		usleep(200000);
-	}
-	if (stop_requested) {
-		for (unsigned int i = 0; i < qr.nw; i++)
-			kill(qr.w[i].pid, SIGTERM);
-		lab_info("stopping: %u boot%s interrupted and requeued", qr.nw,
-			 qr.nw == 1 ? "" : "s");
-		while (qr.nw)
-			reap(&qr, true);
-		ret = EXIT_RUN_FAILED;
-	}
-	queue_runner_unregister(q, &qr.self);
-	lab_info("queue run: %u boot%s stored, %u failed", qr.done, qr.done == 1 ? "" : "s",
-		 qr.failed);
-	for (size_t i = 0; i < qr.njobs; i++) {
-		free(qr.jobs[i].run);
-		job_free(qr.jobs[i].job);
-	}
-	free(qr.jobs);
-	free(qr.w);
-	return ret ? ret : qr.failed ? EXIT_RUN_FAILED : 0;
-}
-
-/* ------------------------------------------------------------------ */
-
-int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
-		  const char *accel, const char *slurm, char **run_out, long long *job_out,
-		  json_t **boots_out)
-{
-	/* kernels built from source become the queue's build items */
-	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri,
-			      .job_path = path, .accel = accel, .defer_builds = true };
-	json_t *rj, *boots;
-	char *run = NULL;
-	long long id = 0;
-	int ret = runner_create(s, &o, &run);
-
-	if (ret)
-		return ret;
-	rj = store_run_read(s, run);
-	boots = json_incref(json_object_get(rj, "boots"));
-	id = rj ? queue_add(q, run, json_string_value(json_object_get(rj, "job")), priority,
-			    boots, slurm) : -1;
-	json_decref(rj);
-	if (id < 0) {
-		json_decref(boots);
-		free(run);
-		return EXIT_RUN_FAILED;
-	}
-	*run_out = run;
-	*job_out = id;
-	if (boots_out)
-		*boots_out = boots;
-	else
-		json_decref(boots);
-	return 0;
-}
-
-static int parse_prio(const char *s, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < -1000000 || v > 1000000) {
-		lab_err("--priority wants an integer, not '%s'", s);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
-/* "base, patched": the variants whose kernels are build requests, or NULL */
-static char *kernels_to_build(json_t *boots)
-{
-	struct strlist names = { 0 };
-	char *list = NULL;
-	json_t *b;
-	size_t i, k;
-
-	json_array_foreach(boots, i, b) {
-		const char *v = json_string_value(json_object_get(b, "variant"));
-
-		if (!json_string_value(json_object_get(b, "build")) || !v)
-			continue;
-		for (k = 0; k < names.n && strcmp(names.v[k], v); k++)
-			;
-		if (k == names.n)
-			strlist_push(&names, v);
-	}
-	if (names.n)
-		list = strlist_join(&names, ", ");
-	strlist_free(&names);
-	return list;
-}
-
-static int do_add(struct queue *q, struct store *s, int argc, char **argv, int priority,
-		  const char *accel, bool json)
-{
+	struct run_opts ro = { .accel = a->accel, .cache_dir = gopts.cache_dir,
+			       .connect_uri = gopts.connect_uri };
 	json_t *out = json_array();
 	int ret = 0;
 
-	if (optind >= argc) {
-		lab_err("queue add wants job files; see 'mmlab queue --help'");
-		json_decref(out);
-		return EXIT_USAGE;
-	}
-	for (int i = optind; i < argc; i++) {
-		char *run = NULL, *kernels;
+	for (int i = 0; i < a->n; i++) {
+		char *run = NULL;
 		long long id;
 		json_t *boots;
-		int rc = queue_add_job(q, s, argv[i], priority, accel, NULL, &run, &id, &boots);
+		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, &ro, NULL, &run,
+				       &id, &boots);
 
 		if (rc) {
 			ret = rc;
 			continue;
 		}
-		kernels = kernels_to_build(boots);
-		if (!json)
-			printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run,
-			       json_array_size(boots), json_array_size(boots) == 1 ? "" : "s",
-			       kernels ? ", kernels built from source: " : "",
-			       kernels ? kernels : "", argv[i]);
-		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id",
-			(json_int_t)id, "run", run, "file", argv[i], "boots",
-			(int)json_array_size(boots)));
-		free(kernels);
+		if (!a->json)
+			print_added(id, run, boots, a->args[i]);
+		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)id,
+			"run", run, "file", a->args[i], "boots", (int)json_array_size(boots)));
 		json_decref(boots);
 		free(run);
 	}
-	if (json) {
-		json_dumpf(out, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	}
+	if (a->json)
+		print_json(out);
 	json_decref(out);
 	return ret;
+}
+
+static int do_run(struct queue_args *a)
+{
+	struct pool_opts po = { .jobs = a->jobs, .build_jobs = a->build_jobs,
+				.cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
+
+	return pool_run(a->q, a->s, &po);
+}
+
+static long long jint(json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
 }
 
 static void print_item(json_t *it)
@@ -639,23 +203,59 @@ static void print_item(json_t *it)
 
 	if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
 		printf("     item %lld kernel build of %s (request %.12s, %lld boots need it): "
-		       "%s%s%s\n", (long long)json_integer_value(json_object_get(it, "id")),
+		       "%s%s%s\n", jint(it, "id"),
 		       json_string_value(json_object_get(it, "variant")),
-		       json_string_value(json_object_get(it, "request")),
-		       (long long)json_integer_value(json_object_get(it, "needed_by")),
+		       json_string_value(json_object_get(it, "request")), jint(it, "needed_by"),
 		       json_string_value(json_object_get(it, "state")), err ? ": " : "",
 		       err ?: "");
 		return;
 	}
 	pl = json_object_get(it, "placement") ?
 	     json_dumps(json_object_get(it, "placement"), JSON_COMPACT) : NULL;
-	printf("     item %lld %s/%lld: %s%s%s%s%s\n",
-	       (long long)json_integer_value(json_object_get(it, "id")),
-	       json_string_value(json_object_get(it, "variant")),
-	       (long long)json_integer_value(json_object_get(it, "first")),
+	printf("     item %lld %s/%lld: %s%s%s%s%s\n", jint(it, "id"),
+	       json_string_value(json_object_get(it, "variant")), jint(it, "first"),
 	       json_string_value(json_object_get(it, "state")), pl ? " " : "", pl ? pl : "",
 	       err ? ": " : "", err ?: "");
 	free(pl);
+}
+
+/* the job's line of counts, and its kernel builds */
+static void print_job(json_t *j)
+{
+	json_t *c = json_object_get(j, "counts"), *eta = json_object_get(j, "eta_s"), *v;
+	char etab[32] = "-";
+	const char *key, *sep = "";
+
+	if (json_is_number(eta))
+		snprintf(etab, sizeof(etab), "%.0fs", json_number_value(eta));
+	printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n", jint(j, "id"),
+	       json_string_value(json_object_get(j, "run")), jint(j, "priority"),
+	       jint(c, "done"), jint(c, "running"), jint(c, "queued"), jint(c, "failed"),
+	       jint(c, "cancelled"), etab);
+	if (!json_object_size(json_object_get(j, "builds")))
+		return;
+	printf("     kernel builds:");
+	json_object_foreach(json_object_get(j, "builds"), key, v) {
+		printf("%s %lld %s", sep, (long long)json_integer_value(v), key);
+		sep = ",";
+	}
+	putchar('\n');
+}
+
+/* the Slurm jobs of a job submitted with "mmlab submit --slurm" */
+static void print_slurm(json_t *sl)
+{
+	const char *key;
+	json_t *v;
+
+	printf("     slurm: array job %s, finish job %s",
+	       json_string_value(json_object_get(sl, "array")) ?: "?",
+	       json_string_value(json_object_get(sl, "finish")) ?: "?");
+	json_object_foreach(json_object_get(sl, "builds"), key, v)
+		printf(", build job %s (%s)", json_string_value(v), key);
+	json_object_foreach(json_object_get(sl, "states"), key, v)
+		printf(", %s %s", key, json_string_value(v));
+	putchar('\n');
 }
 
 static void print_status(json_t *st, bool items)
@@ -666,46 +266,9 @@ static void print_status(json_t *st, bool items)
 	printf("%-4s %-40s %4s %5s %5s %6s %6s %6s %8s\n", "ID", "RUN", "PRI", "DONE",
 	       "RUN", "QUEUED", "FAILED", "CANCEL", "ETA");
 	json_array_foreach(st, i, j) {
-		json_t *c = json_object_get(j, "counts"), *eta = json_object_get(j, "eta_s");
-		char etab[32] = "-";
-
-		if (json_is_number(eta))
-			snprintf(etab, sizeof(etab), "%.0fs", json_number_value(eta));
-		printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n",
-		       (long long)json_integer_value(json_object_get(j, "id")),
-		       json_string_value(json_object_get(j, "run")),
-		       (long long)json_integer_value(json_object_get(j, "priority")),
-		       (long long)json_integer_value(json_object_get(c, "done")),
-		       (long long)json_integer_value(json_object_get(c, "running")),
-		       (long long)json_integer_value(json_object_get(c, "queued")),
-		       (long long)json_integer_value(json_object_get(c, "failed")),
-		       (long long)json_integer_value(json_object_get(c, "cancelled")), etab);
-		if (json_object_size(json_object_get(j, "builds"))) {
-			const char *key;
-			json_t *v;
-			const char *sep = "";
-
-			printf("     kernel builds:");
-			json_object_foreach(json_object_get(j, "builds"), key, v) {
-				printf("%s %lld %s", sep, (long long)json_integer_value(v), key);
-				sep = ",";
-			}
-			putchar('\n');
-		}
-		if (json_is_object(json_object_get(j, "slurm"))) {
-			json_t *sl = json_object_get(j, "slurm");
-			const char *key;
-			json_t *v;
-
-			printf("     slurm: array job %s, finish job %s",
-			       json_string_value(json_object_get(sl, "array")) ?: "?",
-			       json_string_value(json_object_get(sl, "finish")) ?: "?");
-			json_object_foreach(json_object_get(sl, "builds"), key, v)
-				printf(", build job %s (%s)", json_string_value(v), key);
-			json_object_foreach(json_object_get(sl, "states"), key, v)
-				printf(", %s %s", key, json_string_value(v));
-			putchar('\n');
-		}
+		print_job(j);
+		if (json_is_object(json_object_get(j, "slurm")))
+			print_slurm(json_object_get(j, "slurm"));
 		if (!items)
 			continue;
 		json_array_foreach(json_object_get(j, "items"), k, it)
@@ -713,434 +276,155 @@ static void print_status(json_t *st, bool items)
 	}
 }
 
-static int do_status(struct queue *q, struct store *s, bool json, bool items)
+static int do_status(struct queue_args *a)
 {
-	json_t *st = queue_status(q, 0), *j;
-	size_t i;
-	unsigned int running = 0;
+	json_t *st = batch_status(a->q, a->s);
 
-	if (!st)
-		return EXIT_RUN_FAILED;
-	json_array_foreach(st, i, j)
-		running += (unsigned int)json_integer_value(json_object_get(
-			json_object_get(j, "counts"), "running"));
-	if (running > 1) {	/* ETA over the VMs running now */
-		json_decref(st);
-		st = queue_status(q, running);
-	}
-	json_array_foreach(st, i, j)
-		if (json_is_object(json_object_get(j, "slurm")))
-			slurm_status_fill(j, s);
-	if (json) {
-		json_dumpf(st, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else {
-		print_status(st, items);
-	}
+	if (st && a->json)
+		print_json(st);
+	else if (st)
+		print_status(st, a->items);
 	json_decref(st);
-	return 0;
+	return st ? 0 : EXIT_RUN_FAILED;
 }
 
-/* after cancel/retry: the run's status says what the queue holds for it */
-static void run_status_follow(struct queue *q, struct store *s, long long id)
+static int do_cancel(struct queue_args *a)
 {
-	json_t *st = queue_status(q, 1), *j;
-	bool final, all_done, cancelled;
-	size_t i;
+	int moved = batch_cancel(a->q, a->s, a->id);
 
-	if (!st || queue_job_final(q, id, &final, &all_done, &cancelled)) {
-		json_decref(st);
-		return;
-	}
-	json_array_foreach(st, i, j) {
-		const char *run = json_string_value(json_object_get(j, "run"));
-
-		if (json_integer_value(json_object_get(j, "id")) != id || !run)
-			continue;
-		if (final && cancelled)
-			run_status_set(s, run, "cancelled");
-		else if (!final && !json_integer_value(json_object_get(
-				json_object_get(j, "counts"), "running")))
-			run_status_set(s, run, "queued");
-	}
-	json_decref(st);
+	if (moved >= 0)
+		printf("job %lld: %d queued boot%s cancelled (running ones finish)\n", a->id,
+		       moved, moved == 1 ? "" : "s");
+	return moved < 0 ? EXIT_USAGE : 0;
 }
 
-static int parse_id(const char *s, long long *id)
+static int do_retry(struct queue_args *a)
 {
-	uint64_t v;
+	int moved = batch_retry(a->q, a->s, a->id);
 
-	if (!s || parse_uint(s, &v) || !v) {
-		lab_err("wants a queue job id (a number from 'mmlab queue status'), not '%s'",
-			s ? s : "");
+	if (moved >= 0)
+		printf("job %lld: %d boot%s queued again\n", a->id, moved, moved == 1 ? "" : "s");
+	return moved < 0 ? EXIT_USAGE : 0;
+}
+
+static int do_build(struct queue_args *a)
+{
+	return step_build(a->q, a->s, a->args[0], a->variant, gopts.cache_dir);
+}
+
+static int do_exec(struct queue_args *a)
+{
+	return step_exec(a->q, a->s, a->args[0], a->boot, gopts.cache_dir, gopts.connect_uri);
+}
+
+static int do_finish(struct queue_args *a)
+{
+	return runstate_finish(a->s, a->args[0]);
+}
+
+enum operands { NO_OPERANDS, JOB_FILES, JOB_ID, ONE_RUN };
+
+/* in the order of queue_synopsis */
+static const struct subcmd {
+	const char *name;
+	unsigned int opts;	/* the options it takes: O_* */
+	enum operands operands;
+	bool no_queue;		/* the store alone */
+	int (*fn)(struct queue_args *a);
+} subcmds[] = {
+	{ "add", O_PRIORITY | O_ACCEL | O_JSON, JOB_FILES, false, do_add },
+	{ "run", O_JOBS | O_BUILD_JOBS, NO_OPERANDS, false, do_run },
+	{ "status", O_JSON | O_ITEMS, NO_OPERANDS, false, do_status },
+	{ "cancel", 0, JOB_ID, false, do_cancel },
+	{ "retry", 0, JOB_ID, false, do_retry },
+	{ "build", O_VARIANT, ONE_RUN, false, do_build },
+	{ "exec", O_BOOT, ONE_RUN, false, do_exec },
+	{ "finish", 0, ONE_RUN, true, do_finish },
+};
+_Static_assert(ARRAY_SIZE(subcmds) + 1 == ARRAY_SIZE(queue_synopsis),
+	       "a synopsis line per subcommand");
+
+/* the operands are what c wants; 0, or -1 after a message */
+static int check_operands(const struct subcmd *c, int n, char **args, struct queue_args *a)
+{
+	uint64_t id;
+
+	switch (c->operands) {
+	case JOB_FILES:
+		if (n)
+			return 0;
+		lab_err("queue add wants job files; see 'mmlab queue --help'");
+		return -1;
+	case NO_OPERANDS:
+		if (!n)
+			return 0;
+		lab_err("'mmlab queue %s' takes no arguments; see 'mmlab queue --help'", c->name);
+		return -1;
+	case JOB_ID:
+		if (n == 1 && !parse_uint(args[0], &id) && id) {
+			a->id = (long long)id;
+			return 0;
+		}
+		lab_err("'mmlab queue %s' wants a queue job id (a number from 'mmlab queue "
+			"status'), not '%s'", c->name, n ? args[0] : "");
+		return -1;
+	default:
+		if (n == 1)
+			return 0;
+		lab_err("'mmlab queue %s' wants one run; see 'mmlab queue --help'", c->name);
 		return -1;
 	}
-	*id = (long long)v;
-	return 0;
 }
 
-/* one boot of a run, in this process: what a Slurm array task runs */
-static int do_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot)
+/* argv[0] is "queue SUB": parse c's options and operands, open the store, run it */
+static int subcmd_main(const struct subcmd *c, int argc, char **argv)
 {
-	char *run = store_run_resolve(s, run_arg), *why;
-	json_t *rj, *b, *pl;
-	uint64_t k;
-	char host[256] = "";
-	int ret;
+	const char *const synopsis[] = { queue_synopsis[c - subcmds], NULL };
+	const struct opt_usage u = { synopsis, queue_text, queue_footer };
+	struct queue_args a = { .build_jobs = 1 };
+	struct opt opts[9];
+	int n, ret;
 
-	if (!run)
+	queue_options(&a, c->opts, opts);
+	n = parse_options(argc, argv, opts, &u, 0);
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	if (check_operands(c, n, argv, &a))
 		return EXIT_USAGE;
-	rj = store_run_read(s, run);
-	if (!boot || parse_uint(boot, &k) || !rj ||
-	    !(b = json_array_get(json_object_get(rj, "boots"), k))) {
-		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run,
-			boot ? boot : "", json_array_size(json_object_get(rj, "boots")) - 1);
-		json_decref(rj);
-		free(run);
-		return EXIT_USAGE;
-	}
-	if (build_kernel_ready(q, s, run, json_string_value(json_object_get(b, "variant")), &why)) {
-		lab_err("run %s boot %s: %s", run, boot, why);
-		free(why);
-		json_decref(rj);
-		free(run);
+	a.args = argv;
+	a.n = n;
+	a.s = store_open(gopts.results_dir);
+	if (a.s && !c->no_queue)
+		a.q = queue_open(gopts.results_dir);
+	if (!a.s || (!a.q && !c->no_queue)) {
+		store_close(a.s);
 		return EXIT_RUN_FAILED;
 	}
-	gethostname(host, sizeof(host) - 1);
-	pl = json_pack("{s:s, s:s?, s:s?}", "host", host, "slurm_job",
-		       getenv("SLURM_JOB_ID"), "slurm_array_task", getenv("SLURM_ARRAY_TASK_ID"));
-	{
-		/* Slurm counts the requeues of a task: a requeued task is a new attempt */
-		const char *restarts = getenv("SLURM_RESTART_COUNT");
-		uint64_t nr = 0;
-		struct boot_opts bo = { .cache_dir = gopts.cache_dir,
-					.connect_uri = gopts.connect_uri, .placement = pl };
-
-		if (restarts && !parse_uint(restarts, &nr) && nr < 1000000)
-			bo.attempt = (unsigned int)nr + 1;
-
-		ret = runner_boot(s, run, json_string_value(json_object_get(b, "variant")),
-				  (unsigned int)json_integer_value(json_object_get(b, "first")), &bo);
-	}
-	json_decref(pl);
-	json_decref(rj);
-	free(run);
-	return ret == 3 ? EXIT_RUN_FAILED : ret;
-}
-
-/* where a Slurm build step's output goes (cmd-submit.c names it) */
-static char *build_step_log(struct store *s, const char *run, const char *variant)
-{
-	if (getenv("SLURM_JOB_ID"))
-		return xasprintf("%s/%s/slurm/build-%s.out", store_dir(s), run, variant);
-	return xstrdup("the output of 'mmlab queue build'");
-}
-
-/* build it (claimed) in a child, heartbeating; the child's exit code */
-static int build_in_child(struct queue *q, struct store *s, const struct queue_owner *self,
-			  const struct queue_item *it)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-	pid_t parent = getpid(), pid;
-	double last_beat = 0;
-	int st;
-
-	stop_requested = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		lab_err("cannot fork the build: %s", strerror(errno));
-		return 3;
-	}
-	if (pid == 0) {
-		struct store *cs;
-		struct queue *cq;
-		int rc;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(3);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		/* connections of our own: SQLite must not cross fork */
-		cs = store_open(store_dir(s));
-		cq = cs ? queue_open(store_dir(s)) : NULL;
-		rc = cq ? build_item_build(cq, cs, it) : -1;
-		queue_close(cq);
-		store_close(cs);
-		fflush(NULL);
-		_exit(rc ? EXIT_RUN_FAILED : 0);
-	}
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
-			lab_err("waiting for the build: %s", strerror(errno));
-			return 3;
-		}
-		if (stop_requested == 1) {
-			kill(pid, SIGTERM);
-			stop_requested = 2;
-		}
-		if (now_monotonic() - last_beat > HEARTBEAT_S) {
-			queue_heartbeat(q, self);
-			last_beat = now_monotonic();
-		}
-		usleep(200000);
-	}
-	if (stop_requested)
-		return 3;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/*
- * The kernel build of a run's variant, in this process: what a Slurm
- * build step runs. It claims the variant's build item as a queue run
- * worker would (this process owns it, with heartbeats), builds in a child
- * and settles the item: every run waiting for that kernel gets it. An item
- * another process is building is waited for; a done one is only handed on.
- */
-static int do_build(struct queue *q, struct store *s, const char *run_arg,
-		    const char *variant)
-{
-	char *run = store_run_resolve(s, run_arg), *req = NULL, *why = NULL, *log, *e;
-	struct queue_owner self;
-	struct queue_item it;
-	bool waiting = false;
-	json_t *rj, *k, *users;
-	int ret = EXIT_RUN_FAILED, rc;
-
-	if (!run)
-		return EXIT_USAGE;
-	rj = store_run_read(s, run);
-	k = variant ? run_variant_kernel(rj, variant, NULL) : NULL;
-	if (!k) {
-		lab_err("run %s has no variant '%s'; give --variant NAME", run,
-			variant ? variant : "");
-		json_decref(rj);
-		free(run);
-		return EXIT_USAGE;
-	}
-	if (!json_is_true(json_object_get(k, "build_pending")) ||
-	    !json_is_string(json_object_get(k, "request"))) {
-		lab_info("run %s variant '%s' has its kernel (%s): nothing to build", run, variant,
-			 json_string_value(json_object_get(k, "path")) ?: "not built from source");
-		json_decref(rj);
-		free(run);
-		return 0;
-	}
-	req = xstrdup(json_string_value(json_object_get(k, "request")));
-	json_decref(rj);
-	queue_owner_self(&self);
-	for (;;) {
-		enum item_state state;
-		long long bid;
-		json_t *res = queue_build_result(q, req, &state, &bid);
-
-		json_decref(res);
-		if (!bid) {
-			lab_err("the queue in %s has no build item for request %.12s of run %s "
-				"variant '%s'", store_dir(s), req, run, variant);
-			goto out;
-		}
-		if (state == ITEM_DONE || state == ITEM_FAILED || state == ITEM_CANCELLED) {
-			/* built (or failed) by someone else: hand on the outcome */
-			if (build_kernel_ready(q, s, run, variant, &why)) {
-				lab_err("%s", why);
-				goto out;
-			}
-			lab_info("run %s variant '%s': the kernel was built by build item %lld",
-				 run, variant, bid);
-			ret = 0;
-			goto out;
-		}
-		rc = queue_claim_item(q, &self, bid, &it);
-		if (rc < 0)
-			goto out;
-		if (rc == 0)
-			break;
-		if (!waiting)
-			lab_info("build item %lld (request %.12s) is being built by another process; "
-				 "waiting for it", bid, req);
-		waiting = true;
-		queue_recover(q, &self, STALE_S, item_stored, s);
-		sleep(5);
-	}
-	rc = build_in_child(q, s, &self, &it);
-	log = build_step_log(s, run, variant);
-	if (build_item_settle(q, s, &it, log, rc == 3, &e, &users) == 1)
-		ret = 0;
-	else if (!e)
-		lab_err("the build of run %s variant '%s' was interrupted; it is queued again",
-			run, variant);
-	json_decref(users);
-	free(e);
-	free(log);
-out:
-	free(why);
-	free(req);
-	free(run);
+	ret = c->fn(&a);
+	queue_close(a.q);
+	store_close(a.s);
 	return ret;
-}
-
-/* every boot stored: complete; else incomplete (exit 1) */
-static int do_finish(struct store *s, const char *run_arg)
-{
-	char *run = store_run_resolve(s, run_arg);
-	json_t *rj, *b;
-	size_t i, missing = 0;
-
-	if (!run)
-		return EXIT_USAGE;
-	rj = store_run_read(s, run);
-	json_array_foreach(json_object_get(rj, "boots"), i, b) {
-		struct queue_item it = { .first = (unsigned int)json_integer_value(
-						 json_object_get(b, "first")),
-					 .count = (unsigned int)json_integer_value(
-						 json_object_get(b, "count")) };
-
-		snprintf(it.run, sizeof(it.run), "%s", run);
-		snprintf(it.variant, sizeof(it.variant), "%s",
-			 json_string_value(json_object_get(b, "variant")) ?: "");
-		missing += !item_stored(&it, s);
-	}
-	json_decref(rj);
-	if (run_status_set(s, run, missing ? "incomplete" : "complete")) {
-		free(run);
-		return EXIT_RUN_FAILED;
-	}
-	if (missing)
-		lab_err("run %s: %zu boot%s not stored; 'mmlab queue status --items' and the "
-			"Slurm task logs under %s/%s/slurm say why", run, missing,
-			missing == 1 ? "" : "s", store_dir(s), run);
-	else
-		lab_info("run %s complete", run);
-	free(run);
-	return missing ? EXIT_RUN_FAILED : 0;
 }
 
 int cmd_queue(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "priority", required_argument, NULL, 'p' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "build-jobs", required_argument, NULL, 'b' },
-		{ "boot", required_argument, NULL, 'k' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "items", no_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *sub, *accel = NULL, *boot = NULL, *variant = NULL;
-	bool json = false, items = false;
-	int priority = 0, c, ret;
-	uint64_t jobs = 0, build_jobs = 1;
-	struct queue *q;
-	struct store *s;
-	long long id = 0;
+	char *name;
+	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
-	sub = argv[1];
-	argc--;
-	argv++;
-	optind = 0;	/* reinitialise getopt: options may follow operands */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_prio(optarg, &priority))
-				return EXIT_USAGE;
-			break;
-		case 'a': accel = optarg; break;
-		case 'j':
-			if (parse_uint(optarg, &jobs) || !jobs || jobs > PLACE_MAX_CPUS) {
-				lab_err("--jobs wants a number of VMs from 1 to %d, not '%s'",
-					PLACE_MAX_CPUS, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			if (parse_uint(optarg, &build_jobs) || !build_jobs || build_jobs > 64) {
-				lab_err("--build-jobs wants a number of builds from 1 to 64, not '%s'",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'k': boot = optarg; break;
-		case 'v': variant = optarg; break;
-		case 'J': json = true; break;
-		case 'i': items = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (accel && strcmp(accel, "auto") && strcmp(accel, "kvm") && strcmp(accel, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", accel);
-		return EXIT_USAGE;
-	}
-	if (strcmp(sub, "add") && strcmp(sub, "run") && strcmp(sub, "status") &&
-	    strcmp(sub, "cancel") && strcmp(sub, "retry") && strcmp(sub, "exec") &&
-	    strcmp(sub, "finish") && strcmp(sub, "build")) {
-		lab_err("no queue command '%s'; 'mmlab queue --help' lists them", sub);
-		return EXIT_USAGE;
-	}
-	if ((!strcmp(sub, "run") || !strcmp(sub, "status")) && optind != argc) {
-		lab_err("'mmlab queue %s' takes no arguments; see 'mmlab queue --help'", sub);
-		return EXIT_USAGE;
-	}
-	if ((!strcmp(sub, "cancel") || !strcmp(sub, "retry")) &&
-	    (optind != argc - 1 || parse_id(argv[optind], &id)))
-		return EXIT_USAGE;
-	if ((!strcmp(sub, "exec") || !strcmp(sub, "finish") || !strcmp(sub, "build")) &&
-	    optind != argc - 1) {
-		lab_err("'mmlab queue %s' wants one run; see 'mmlab queue --help'", sub);
-		return EXIT_USAGE;
-	}
-	s = store_open(gopts.results_dir);
-	if (!s)
-		return EXIT_RUN_FAILED;
-	if (!strcmp(sub, "finish")) {
-		ret = do_finish(s, argv[optind]);
-		store_close(s);
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++) {
+		if (strcmp(argv[1], subcmds[i].name))
+			continue;
+		/* "queue SUB" names the subcommand in parse_options' messages */
+		name = xasprintf("queue %s", argv[1]);
+		argv[1] = name;
+		ret = subcmd_main(&subcmds[i], argc - 1, argv + 1);
+		free(name);
 		return ret;
 	}
-	q = queue_open(gopts.results_dir);
-	if (!q) {
-		store_close(s);
-		return EXIT_RUN_FAILED;
-	}
-	if (!strcmp(sub, "exec")) {
-		ret = do_exec(q, s, argv[optind], boot);
-	} else if (!strcmp(sub, "build")) {
-		ret = do_build(q, s, argv[optind], variant);
-	} else if (!strcmp(sub, "add")) {
-		ret = do_add(q, s, argc, argv, priority, accel, json);
-	} else if (!strcmp(sub, "run")) {
-		ret = queue_run(q, s, (unsigned int)jobs, (unsigned int)build_jobs);
-	} else if (!strcmp(sub, "status")) {
-		ret = do_status(q, s, json, items);
-	} else {
-		int n = !strcmp(sub, "cancel") ? queue_cancel(q, id) : queue_retry(q, id);
-
-		ret = n < 0 ? EXIT_USAGE : 0;
-		if (n > 0)
-			run_status_follow(q, s, id);
-		if (n >= 0 && !strcmp(sub, "cancel"))
-			printf("job %lld: %d queued boot%s cancelled (running ones finish)\n",
-			       id, n, n == 1 ? "" : "s");
-		else if (n >= 0)
-			printf("job %lld: %d boot%s queued again\n", id, n, n == 1 ? "" : "s");
-	}
-	queue_close(q);
-	store_close(s);
-	return ret;
+	lab_err("no queue command '%s'; 'mmlab queue --help' lists them", argv[1]);
+	return EXIT_USAGE;
 }

@@ -2,31 +2,46 @@
 /*
  * cmd-results.c - "mmlab results list|show": what the store holds.
  */
-#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "builtin/builtin.h"
 #include "store/results.h"
+#include "lib/parse-options.h"
 #include "lib/util.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mmlab results list [--json]\n"
-		"       mmlab results show [RUN] [--json]\n"
-		"       mmlab results path [RUN]\n"
-		"\n"
-		"list   the stored runs, newest first: id, job, status, iterations ok/all\n"
-		"show   one run (the latest when RUN is omitted; RUN may be a unique part of\n"
-		"       the id): its host, variants, kernels and each iteration's status and\n"
-		"       metrics; --json prints the whole run as documented in docs/mmlab.md\n"
-		"path   the run's directory\n"
-		"\n"
-		"The store is --results DIR, $MMLAB_RESULTS, or ./results.\n");
-}
+static const char *const results_synopsis[] = {
+	"mmlab results list [--json]",
+	"mmlab results show [RUN] [--json]",
+	"mmlab results path [RUN]",
+	NULL,
+};
+
+static const struct opt_usage results_usage = {
+	.synopsis = results_synopsis,
+	.text =
+	"list   the stored runs, newest first: id, job, status, iterations ok/all\n"
+	"show   one run (the latest when RUN is omitted; RUN may be a unique part of\n"
+	"       the id): its host, variants, kernels and each iteration's status and\n"
+	"       metrics; --json prints the whole run as documented in docs/mmlab.md\n"
+	"path   the run's directory\n"
+	"\n"
+	"The store is --results DIR, $MMLAB_RESULTS, or ./results.",
+};
+
+/* the subcommands, each with the options it takes */
+static const struct results_sub {
+	const char *name;
+	bool json;		/* takes --json */
+	bool run;		/* takes a RUN */
+} results_subs[] = {
+	{ "list", true, false },
+	{ "show", true, true },
+	{ "path", false, true },
+};
 
 static int do_list(struct store *s, bool json)
 {
@@ -126,64 +141,111 @@ static int do_show(struct store *s, const char *run, bool json)
 	return 0;
 }
 
-int cmd_results(int argc, char **argv)
+static int do_path(struct store *s, const char *run)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *sub, *run = NULL;
-	bool json = false;
-	struct store *s;
-	int c, ret;
+	char *id = store_run_resolve(s, run), *p;
 
-	/* options anywhere: "results show RUN --json" and "results --json show" */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
-		}
+	if (!id)
+		return EXIT_USAGE;
+	p = store_run_path(s, id);
+	printf("%s\n", p);
+	free(p);
+	free(id);
+	return 0;
+}
+
+/*
+ * The index of the subcommand: the first argument that is not an option
+ * (results options take no value), so that "results --json show" works
+ * like "results show --json"; 0 when there is none.
+ */
+static int find_sub(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return i + 1 < argc ? i + 1 : 0;
+		if (argv[i][0] != '-' || !argv[i][1])
+			return i;
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	return 0;
+}
+
+/* argv without the subcommand, parsed with the subcommand's options */
+static int parse_sub(int argc, char **argv, int at, const struct results_sub *sub,
+		     bool *json)
+{
+	struct opt json_opts[] = {
+		OPT_BOOL(0, "json", json, "machine-readable output"),
+		OPT_END(),
+	};
+	struct opt no_opts[] = { OPT_END() };
+	static char name[32];
+	int n;
+
+	snprintf(name, sizeof(name), "results %s", sub->name);
+	memmove(argv + at, argv + at + 1, (size_t)(argc - at) * sizeof(*argv));
+	argv[0] = name;
+	n = parse_options(argc - 1, argv, sub->json ? json_opts : no_opts, &results_usage, 0);
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	if (n > 0 && !sub->run) {
+		lab_err("'results %s' takes no run", sub->name);
 		return EXIT_USAGE;
 	}
-	sub = argv[optind++];
-	if (optind < argc)
-		run = argv[optind++];
-	if (optind < argc) {
+	if (n > 1) {
 		lab_err("too many arguments; see 'mmlab results --help'");
 		return EXIT_USAGE;
 	}
-	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "path")) {
-		lab_err("no 'results %s'; the subcommands are list, show and path", sub);
+	return -1;
+}
+
+/* no subcommand: --help, an unknown option, or nothing */
+static int no_sub(int argc, char **argv)
+{
+	bool json = false;
+	struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "machine-readable output (list, show)"),
+		OPT_END(),
+	};
+	int n = parse_options(argc, argv, opts, &results_usage, 0);
+
+	if (n == PARSE_OPT_HELP)
+		return 0;
+	if (n == 0)
+		usage_with_options(stderr, opts, &results_usage);
+	return EXIT_USAGE;
+}
+
+int cmd_results(int argc, char **argv)
+{
+	int at = find_sub(argc, argv), ret;
+	const struct results_sub *sub = NULL;
+	const char *run;
+	bool json = false;
+	struct store *s;
+
+	if (!at)
+		return no_sub(argc, argv);
+	for (size_t i = 0; i < ARRAY_SIZE(results_subs); i++)
+		if (!strcmp(argv[at], results_subs[i].name))
+			sub = &results_subs[i];
+	if (!sub) {
+		lab_err("no 'results %s'; the subcommands are list, show and path", argv[at]);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(sub, "list") && run) {
-		lab_err("'results list' takes no run");
-		return EXIT_USAGE;
-	}
+	ret = parse_sub(argc, argv, at, sub, &json);
+	if (ret >= 0)
+		return ret;
+	run = argv[0];		/* NULL when not given */
 	s = store_open(gopts.results_dir);
 	if (!s)
 		return EXIT_RUN_FAILED;
-	if (!strcmp(sub, "list")) {
+	if (!strcmp(sub->name, "list"))
 		ret = do_list(s, json);
-	} else if (!strcmp(sub, "show")) {
+	else if (!strcmp(sub->name, "show"))
 		ret = do_show(s, run, json);
-	} else {
-		char *id = store_run_resolve(s, run);
-
-		ret = id ? 0 : EXIT_USAGE;
-		if (id) {
-			char *p = store_run_path(s, id);
-
-			printf("%s\n", p);
-			free(p);
-		}
-		free(id);
-	}
+	else
+		ret = do_path(s, run);
 	store_close(s);
 	return ret;
 }

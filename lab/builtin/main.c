@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * main.c - "mmlab <command>" dispatch, in the manner of git's builtin/ and
- * perf's builtin-*.c: each command lives in lab/cmd-<command>.c.
+ * perf's builtin-*.c: each command lives in lab/builtin/cmd-<command>.c.
+ * The global options (an option table, lib/parse-options.h) stop at the
+ * command name; the command parses the rest.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 
 #include "builtin/builtin.h"
+#include "lib/parse-options.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 struct command {
@@ -31,28 +35,26 @@ static const struct command commands[] = {
 	{ "bisect", cmd_bisect, "find the commit that changed a metric or brought a warning" },
 };
 
-static void usage(FILE *f)
+static const char *const main_synopsis[] = {
+	"mmlab [--results DIR] [--connect URI] <command> [<args>]",
+	NULL,
+};
+
+/* the help's text: what mmlab is, then the commands */
+static void main_text(struct strbuf *sb)
 {
-	fprintf(f,
-		"usage: mmlab [--results DIR] [--connect URI] <command> [<args>]\n"
-		"\n"
+	strbuf_addstr(sb,
 		"mmlab builds kernel variants, boots them on NUMA guests through libvirt,\n"
 		"runs memory-management workloads and compares the statistics.\n"
 		"\n"
-		"commands:\n");
+		"commands:");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f,
-		"\n"
-		"global options:\n"
-		"  --results DIR   results store (default $MMLAB_RESULTS or ./results)\n"
-		"  --connect URI   libvirt URI (default $MMLAB_LIBVIRT_URI or qemu:///system)\n"
-		"  -q, --quiet     no progress messages\n"
-		"  --version       print the version\n"
-		"\n"
-		"'mmlab help <command>' or 'mmlab <command> --help' describes a command;\n"
-		"docs/mmlab.md is the manual.\n");
+		strbuf_addf(sb, "\n  %-10s %s", commands[i].name, commands[i].summary);
 }
+
+static const char main_footer[] =
+	"'mmlab help <command>' or 'mmlab <command> --help' describes a command;\n"
+	"docs/mmlab.md is the manual.";
 
 static const struct command *find_command(const char *name)
 {
@@ -62,73 +64,77 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+static const struct command *command_or_err(const char *name)
 {
-	static const struct option opts[] = {
-		{ "results", required_argument, NULL, 'r' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	const struct command *cmd = find_command(name);
+
+	if (!cmd)
+		lab_err("no command '%s'; 'mmlab help' lists them", name);
+	return cmd;
+}
+
+/* the global options, then the command with argv from its name on */
+static int run_main(int argc, char **argv, const struct opt_usage *u)
+{
+	static char self[] = "";	/* messages say "see 'mmlab --help'" */
+	bool version = false;
+	struct opt opts[] = {
+		OPT_STRING(0, "results", &gopts.results_dir, "DIR",
+			   "results store (default $MMLAB_RESULTS or ./results)"),
+		OPT_STRING(0, "connect", &gopts.connect_uri, "URI",
+			   "libvirt URI (default $MMLAB_LIBVIRT_URI or qemu:///system)"),
+		OPT_BOOL('q', "quiet", &lab_quiet, "no progress messages"),
+		OPT_BOOL(0, "version", &version, "print the version"),
+		OPT_END(),
 	};
 	const struct command *cmd;
-	int c;
+	char *hargv[3];
+	int n;
 
 	gopts_init();
-	/* "+": stop at the command name; the command parses the rest */
-	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			gopts.results_dir = optarg;
-			break;
-		case 'c':
-			gopts.connect_uri = optarg;
-			break;
-		case 'q':
-			lab_quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("mmlab %s\n", MMLAB_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
+	argv[0] = self;
+	n = parse_options(argc, argv, opts, u, PARSE_OPT_STOP_AT_NON_OPTION);
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	if (version) {
+		printf("mmlab %s\n", MMLAB_VERSION);
+		return 0;
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (!n) {
+		usage_with_options(stderr, opts, u);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[optind], "help")) {
-		if (optind + 1 >= argc) {
-			usage(stdout);
+	if (!strcmp(argv[0], "help")) {
+		if (n < 2) {
+			usage_with_options(stdout, opts, u);
 			return 0;
 		}
-		cmd = find_command(argv[optind + 1]);
-		if (!cmd) {
-			lab_err("no command '%s'; 'mmlab help' lists them", argv[optind + 1]);
+		cmd = command_or_err(argv[1]);
+		if (!cmd)
 			return EXIT_USAGE;
-		}
-		char *hargv[] = { argv[optind + 1], "--help", NULL };
-
-		optind = 0;
-		return cmd->fn(2, hargv);
+		hargv[0] = argv[1];
+		hargv[1] = "--help";
+		hargv[2] = NULL;
+		argv = hargv;
+		n = 2;
+	} else {
+		cmd = command_or_err(argv[0]);
+		if (!cmd)
+			return EXIT_USAGE;
 	}
-	cmd = find_command(argv[optind]);
-	if (!cmd) {
-		lab_err("no command '%s'; 'mmlab help' lists them", argv[optind]);
-		return EXIT_USAGE;
-	}
-	argc -= optind;
-	argv += optind;
-	/*
-	 * the command runs its own getopt_long from argv[1]; 0, not 1, makes
-	 * glibc start afresh, so options may follow operands again (main's "+")
-	 */
 	optind = 0;
-	return cmd->fn(argc, argv);
+	return cmd->fn(n, argv);
+}
+
+int main(int argc, char **argv)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct opt_usage u = { .synopsis = main_synopsis, .footer = main_footer };
+	int ret;
+
+	main_text(&text);
+	u.text = text.buf;
+	ret = run_main(argc, argv, &u);
+	strbuf_release(&text);
+	return ret;
 }

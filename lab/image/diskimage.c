@@ -22,11 +22,20 @@
 
 #include "image/diskimage.h"
 #include "image/initramfs.h"
+#include "image/recipe.h"
 #include "lib/spawn.h"
 #include "lib/timefmt.h"
 #include "lib/strbuf.h"
 
 #define DISK_FORMAT "mmlab-debootstrap-1"
+/*
+ * sha256 of the layout (image_recipe_layout(): /var/log/mmlab, /etc/hostname,
+ * /etc/fstab) that format 1 hard-wired and images/debootstrap.yaml lists:
+ * an image with it and variant minbase hashes as before the recipes, so the
+ * images cached then stay valid.
+ */
+#define DISK_FORMAT1_LAYOUT "c9eb651604d85475865ce22cad9d0c2b41c729454d1425cf9a7e17efe14cd4bb"
+#define DISK_FORMAT1_VARIANT "minbase"
 #define DEBOOTSTRAP_TIMEOUT_S 3600.0
 #define TAR_TIMEOUT_S 1800.0
 
@@ -102,36 +111,57 @@ static char *package_list(const struct strlist *p)
 	return strbuf_detach(&out);
 }
 
-static const char *suite_of(const struct disk_recipe *r)
+void disk_recipe_apply(const struct disk_recipe *r, struct image_recipe *rec)
 {
-	return r->suite ? r->suite : DISK_DEFAULT_SUITE;
+	if (r->suite) {
+		free(rec->suite);
+		rec->suite = xstrdup(r->suite);
+	}
+	for (size_t i = 0; r->packages && i < r->packages->n; i++)
+		strlist_push(&rec->packages, r->packages->v[i]);
+	if (r->size_bytes)
+		rec->size_bytes = r->size_bytes;
 }
 
-static uint64_t size_of(const struct disk_recipe *r)
+int disk_recipe_resolve(const struct disk_recipe *r, struct image_recipe *out)
 {
-	return r->size_bytes ? r->size_bytes : DISK_DEFAULT_SIZE;
-}
-
-static char *recipe_text(const struct disk_recipe *r, const char *guest_hash)
-{
-	char *pk = package_list(r->packages);
-	char *t = xasprintf(DISK_FORMAT "\nsuite=%s\npackages=%s\nsize=%llu\nguest=%s\n",
-			    suite_of(r), pk, (unsigned long long)size_of(r), guest_hash);
-
-	free(pk);
-	return t;
-}
-
-int disk_recipe_hash(const struct disk_recipe *r, char out[65])
-{
-	char gh[65], *t;
-
-	if (image_guest_hash(gh))
+	if (r->recipe ? image_recipe_load(r->recipe, out) :
+			image_recipe_load_default(RECIPE_DEBOOTSTRAP, out))
 		return -1;
-	t = recipe_text(r, gh);
-	sha256_buf(t, strlen(t), out);
-	free(t);
+	if (out->kind != RECIPE_DEBOOTSTRAP) {
+		lab_err("the image recipe %s is of kind %s, not a disk image; give a recipe "
+			"with 'kind: debootstrap'", out->path, image_recipe_kind_name(out->kind));
+		image_recipe_release(out);
+		return -1;
+	}
+	disk_recipe_apply(r, out);
 	return 0;
+}
+
+/*
+ * What the image hash covers, also kept next to the image and in it as
+ * /etc/mmlab-image. The variant and the layout appear only when they are
+ * not what format 1 hard-wired, so the images cached then keep their hash.
+ */
+static char *recipe_text(const struct image_recipe *r, const char *guest_hash)
+{
+	char *pk = package_list(&r->packages), *layout = image_recipe_layout(r), lh[65];
+	struct strbuf t = STRBUF_INIT;
+
+	if (!layout) {
+		free(pk);
+		return NULL;
+	}
+	strbuf_addf(&t, DISK_FORMAT "\nsuite=%s\npackages=%s\nsize=%llu\nguest=%s\n",
+		    r->suite, pk, (unsigned long long)r->size_bytes, guest_hash);
+	if (strcmp(r->variant, DISK_FORMAT1_VARIANT))
+		strbuf_addf(&t, "variant=%s\n", r->variant);
+	sha256_buf(layout, strlen(layout), lh);
+	if (strcmp(lh, DISK_FORMAT1_LAYOUT))
+		strbuf_addf(&t, "layout=%s\n", lh);
+	free(pk);
+	free(layout);
+	return strbuf_detach(&t);
 }
 
 /* ---- the mirror: the host's apt sources, else debootstrap's default ---- */
@@ -182,7 +212,8 @@ static char *mirror_in_file(const char *path, bool deb822)
 	return found;
 }
 
-static char *host_mirror(void)
+/* $MMLAB_DEBIAN_MIRROR, the recipe's, the host's, or NULL: debootstrap's default */
+static char *host_mirror(const char *recipe_mirror)
 {
 	const char *env = getenv("MMLAB_DEBIAN_MIRROR");
 	const char *dir = "/etc/apt/sources.list.d";
@@ -193,6 +224,8 @@ static char *host_mirror(void)
 
 	if (env && *env)
 		return xstrdup(env);
+	if (recipe_mirror)
+		return xstrdup(recipe_mirror);
 	m = mirror_in_file("/etc/apt/sources.list", false);
 	if (m)
 		return m;
@@ -260,45 +293,53 @@ static void explain_debootstrap(const char *out, const char *mirror, const char 
 	}
 }
 
-static int run_debootstrap(const struct disk_recipe *r, const char *root,
+/* the last lines of debootstrap's own log, then what they mean */
+static void debootstrap_failed(const struct spawn_result *res, unsigned int timeout_s,
+			       const char *mirror, const char *work)
+{
+	const char *nl = res->out ? res->out : "";
+
+	if (res->out_len > 2000)
+		nl = res->out + res->out_len - 2000;
+	if (*nl)
+		fprintf(stderr, "%s\n", nl);
+	if (res->timed_out)
+		lab_err("image build: debootstrap did not finish within %u s; check the "
+			"network", timeout_s);
+	else if (res->exit_code == 127)
+		lab_err("image build: debootstrap is not installed; run scripts/install-deps");
+	else if (res->exit_code >= 0 || res->term_signal)
+		explain_debootstrap(res->out ? res->out : "", mirror, work);
+}
+
+static int run_debootstrap(const struct image_recipe *r, const char *root,
 			   const char *work)
 {
-	char *pk = package_list(r->packages), *inc = NULL, *mirror = host_mirror();
+	char *pk = package_list(&r->packages), *inc = NULL, *mirror = host_mirror(r->mirror);
+	char *variant = xasprintf("--variant=%s", r->variant);
 	const char *argv[8];
 	struct spawn_opts o = { .timeout_s = DEBOOTSTRAP_TIMEOUT_S, .capture_max = 16384 };
 	struct spawn_result res;
 	int n = 0, ret;
 
 	argv[n++] = "debootstrap";
-	argv[n++] = "--variant=minbase";
+	if (strcmp(r->variant, "standard"))	/* debootstrap's default set has no name */
+		argv[n++] = variant;
 	if (*pk) {
 		inc = xasprintf("--include=%s", pk);
 		argv[n++] = inc;
 	}
-	argv[n++] = suite_of(r);
+	argv[n++] = r->suite;
 	argv[n++] = root;
 	if (mirror)
 		argv[n++] = mirror;
 	argv[n] = NULL;
-	lab_info("image build: debootstrap --variant=minbase %s%s%s from %s (a few minutes)",
-		 suite_of(r), *pk ? " with " : "", pk, mirror ? mirror : "the default mirror");
+	lab_info("image build: debootstrap %s %s%s%s from %s (a few minutes)", variant,
+		 r->suite, *pk ? " with " : "", pk, mirror ? mirror : "the default mirror");
 	ret = spawn_run(argv, &o, &res);
-	if (ret) {
-		const char *nl = res.out ? res.out : "";
-
-		/* the last lines of debootstrap's own log say what went wrong */
-		if (res.out_len > 2000)
-			nl = res.out + res.out_len - 2000;
-		if (*nl)
-			fprintf(stderr, "%s\n", nl);
-		if (res.timed_out)
-			lab_err("image build: debootstrap did not finish within %u s; check the "
-				"network", o.timeout_s);
-		else if (res.exit_code == 127)
-			lab_err("image build: debootstrap is not installed; run scripts/install-deps");
-		else if (res.exit_code >= 0 || res.term_signal)
-			explain_debootstrap(res.out ? res.out : "", mirror, work);
-	}
+	if (ret)
+		debootstrap_failed(&res, o.timeout_s, mirror, work);
+	free(variant);
 	spawn_result_free(&res);
 	free(pk);
 	free(inc);
@@ -306,28 +347,40 @@ static int run_debootstrap(const struct disk_recipe *r, const char *root,
 	return ret;
 }
 
-static int write_text(const char *root, const char *path, const char *text)
+/* root/path with mode: the text, or a copy of the host file src */
+static int put_file(const char *root, const char *path, const char *text, const char *src,
+		    unsigned int mode)
 {
-	char *p = xasprintf("%s/%s", root, path);
-	int ret = write_file_atomic(p, text, strlen(text), 0644);
+	char *p = xasprintf("%s/%s", root, path), *slash = strrchr(p, '/');
+	int ret;
 
+	*slash = '\0';
+	ret = mkdir_p(p, 0755);
+	*slash = '/';
+	if (!ret)
+		ret = src ? copy_file(src, p, mode) : write_file_atomic(p, text, strlen(text), mode);
 	free(p);
 	return ret;
 }
 
-/* the agent as init, the workloads, and a few files that make it a lab guest */
-static int customise(const char *root, const char *recipe)
+/* the recipe's dirs, the agent as init, the workloads, the recipe's files */
+static int customise(const char *root, const struct image_recipe *r, const char *text)
 {
-	char *d = xasprintf("%s/var/log/mmlab", root);
-	int ret = mkdir_p(d, 0755);
+	for (size_t i = 0; i < r->dirs.n; i++) {
+		char *d = xasprintf("%s/%s", root, r->dirs.v[i]);
+		int ret = mkdir_p(d, 0755);
 
-	free(d);
-	if (ret || image_guest_install(root, DISK_AGENT_PATH) ||
-	    write_text(root, "etc/hostname", "mmlab\n") ||
-	    write_text(root, "etc/fstab", "/dev/vda1 / ext4 rw,errors=remount-ro 0 1\n") ||
-	    write_text(root, "etc/mmlab-image", recipe))
+		free(d);
+		if (ret)
+			return -1;
+	}
+	if (image_guest_install(root, DISK_AGENT_PATH))
 		return -1;
-	return 0;
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (put_file(root, r->files[i].path, r->files[i].text, r->files[i].src,
+			     r->files[i].mode))
+			return -1;
+	return put_file(root, "etc/mmlab-image", text, NULL, 0644);
 }
 
 static int make_qcow2(const char *tar, const char *qcow2, uint64_t size)
@@ -373,7 +426,7 @@ out:
 	return ret;
 }
 
-static int build(const char *work, const struct disk_recipe *r, const char *recipe,
+static int build(const char *work, const struct image_recipe *r, const char *recipe,
 		 const char *tmp_qcow2)
 {
 	char *root = xasprintf("%s/root", work), *tar = xasprintf("%s/root.tar", work);
@@ -384,69 +437,96 @@ static int build(const char *work, const struct disk_recipe *r, const char *reci
 
 	if (mkdir_p(root, 0755) || run_debootstrap(r, root, work))
 		goto out;
-	if (customise(root, recipe))
+	if (customise(root, r, recipe))
 		goto out;
 	if (spawn_run(argv, &o, NULL))
 		goto out;
 	/* the tree is in the tar now: free its space before the qcow2 grows */
 	rm_rf(root);
-	ret = make_qcow2(tar, tmp_qcow2, size_of(r));
+	ret = make_qcow2(tar, tmp_qcow2, r->size_bytes);
 out:
 	free(root);
 	free(tar);
 	return ret;
 }
 
-int disk_image_get(const char *cache_dir, const struct disk_recipe *r,
-		   struct disk_image *out)
+/*
+ * Build the image of r in dir/debootstrap-HASH.tmp.<pid> and rename it into
+ * place only when complete: a build killed outright leaves the work
+ * directory behind, which no lookup or listing takes for an image and
+ * "image gc" removes.
+ */
+static int build_into(const char *dir, const struct image_recipe *r, const char *text,
+		      struct disk_image *out)
 {
-	char gh[65], *dir, *recipe, *work = NULL, *tmp = NULL, *meta = NULL;
+	char *work = xasprintf("%s/debootstrap-%.16s.tmp.%ld", dir, out->hash, (long)getpid());
+	char *tmp = xasprintf("%s/image.qcow2", work);
+	char *mp = xasprintf("%s/debootstrap-%.16s.json", dir, out->hash);
+	char *meta = xasprintf("%srecipe=%s\n", text, r->name);
 	double t0 = now_monotonic();
+	int ret = -1;
+
+	rm_rf(work);
+	if (mkdir_p(work, 0755) || build(work, r, text, tmp))
+		goto out;
+	chmod(tmp, 0644);
+	if (write_file_atomic(mp, meta, strlen(meta), 0644))
+		goto out;
+	if (rename(tmp, out->path)) {
+		lab_err("image build: cannot store %s: %s", out->path, strerror(errno));
+		unlink(mp);
+		goto out;
+	}
+	ret = 0;
+	lab_info("image build: %s done in %.0f s", out->path, now_monotonic() - t0);
+out:
+	rm_rf(work);
+	free(work);
+	free(tmp);
+	free(mp);
+	free(meta);
+	return ret;
+}
+
+int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+		    struct disk_image *out)
+{
+	char gh[65], *dir, *text;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (image_guest_hash(gh))
 		return -1;
-	recipe = recipe_text(r, gh);
-	sha256_buf(recipe, strlen(recipe), out->hash);
+	text = recipe_text(r, gh);
+	if (!text)
+		return -1;
+	sha256_buf(text, strlen(text), out->hash);
 	dir = xasprintf("%s/images", cache_dir);
 	out->path = xasprintf("%s/debootstrap-%.16s.qcow2", dir, out->hash);
-	if (path_exists(out->path)) {
+	if (dry_run || path_exists(out->path)) {
 		ret = 0;
-		goto done;
+	} else if (!mkdir_p(dir, 0755) && !build_into(dir, r, text, out)) {
+		out->built = true;
+		ret = 0;
 	}
-	if (mkdir_p(dir, 0755))
-		goto done;
-	work = xasprintf("%s/debootstrap-%.16s.tmp.%ld", dir, out->hash, (long)getpid());
-	tmp = xasprintf("%s/image.qcow2", work);
-	meta = xasprintf("%s/debootstrap-%.16s.json", dir, out->hash);
-	/*
-	 * Everything happens in work (*.tmp.<pid>); only a complete image is
-	 * renamed into place. A build killed outright leaves work behind, which
-	 * no lookup or listing takes for an image and "image gc" removes.
-	 */
-	rm_rf(work);
-	if (mkdir_p(work, 0755) || build(work, r, recipe, tmp))
-		goto clean;
-	chmod(tmp, 0644);
-	if (write_file_atomic(meta, recipe, strlen(recipe), 0644) || rename(tmp, out->path)) {
-		lab_err("image build: cannot store %s: %s", out->path, strerror(errno));
-		unlink(meta);
-		goto clean;
-	}
-	out->built = true;
-	ret = 0;
-	lab_info("image build: %s done in %.0f s", out->path, now_monotonic() - t0);
-clean:
-	rm_rf(work);
-done:
 	free(dir);
-	free(recipe);
-	free(work);
-	free(tmp);
-	free(meta);
+	free(text);
 	if (ret)
 		disk_image_release(out);
+	return ret;
+}
+
+int disk_image_get(const char *cache_dir, const struct disk_recipe *r,
+		   struct disk_image *out)
+{
+	struct image_recipe rec;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (disk_recipe_resolve(r, &rec))
+		return -1;
+	ret = disk_image_make(cache_dir, &rec, false, out);
+	image_recipe_release(&rec);
 	return ret;
 }
 
@@ -454,114 +534,6 @@ void disk_image_release(struct disk_image *d)
 {
 	free(d->path);
 	d->path = NULL;
-}
-
-/* ---- list and gc ---- */
-
-static char *meta_value(const char *meta, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (const char *l = meta; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, key, kl) && l[kl] == '=')
-			return xstrndup(l + kl + 1, strcspn(l + kl + 1, "\n"));
-	return NULL;
-}
-
-json_t *disk_image_list(const char *cache_dir)
-{
-	char *dir = xasprintf("%s/images", cache_dir);
-	json_t *out = json_array();
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	while (d && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		char *p, *mp, *meta, when[TIME_STR_LEN], hash[17];
-		struct stat st;
-
-		if (strncmp(e->d_name, "debootstrap-", 12) || n < 6 ||
-		    strcmp(e->d_name + n - 6, ".qcow2"))
-			continue;
-		snprintf(hash, sizeof(hash), "%.16s", e->d_name + 12);
-		p = xasprintf("%s/%s", dir, e->d_name);
-		mp = xasprintf("%s/debootstrap-%s.json", dir, hash);
-		meta = read_file(mp, NULL, 1u << 16);
-		if (stat(p, &st) == 0) {
-			char *suite = meta ? meta_value(meta, "suite") : NULL;
-			char *pk = meta ? meta_value(meta, "packages") : NULL;
-
-			time_iso(st.st_mtime, when);
-			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s?, s:s?}",
-				"kind", "debootstrap", "path", p, "hash", hash,
-				"size", (json_int_t)st.st_blocks * 512, "created", when,
-				"suite", suite, "packages", pk));
-			free(suite);
-			free(pk);
-		}
-		free(meta);
-		free(mp);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	return out;
-}
-
-static bool pid_alive(const char *name)
-{
-	const char *t = strstr(name, ".tmp.");
-	long pid = t ? strtol(t + 5, NULL, 10) : 0;
-
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-}
-
-json_t *disk_image_gc(const char *cache_dir, bool all)
-{
-	char *dir = xasprintf("%s/images", cache_dir), gh[65];
-	json_t *removed = json_array();
-	struct image cur = { 0 };
-	struct dirent *e;
-	DIR *d;
-
-	if (!all && image_guest_hash(gh)) {
-		free(dir);
-		json_decref(removed);
-		return NULL;
-	}
-	if (!all)
-		snprintf(cur.hash, sizeof(cur.hash), "%s", gh);
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		char *p, *meta = NULL, *g = NULL;
-		bool drop = false;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "."))
-			continue;
-		p = xasprintf("%s/%s", dir, e->d_name);
-		if (strstr(e->d_name, ".tmp.")) {
-			drop = !pid_alive(e->d_name);
-		} else if (!strncmp(e->d_name, "initramfs-", 10)) {
-			drop = all || strncmp(e->d_name + 10, cur.hash, 16);
-		} else if (!strncmp(e->d_name, "debootstrap-", 12)) {
-			char *mp = xasprintf("%s/debootstrap-%.16s.json", dir, e->d_name + 12);
-
-			meta = read_file(mp, NULL, 1u << 16);
-			g = meta ? meta_value(meta, "guest") : NULL;
-			drop = all || !g || strcmp(g, cur.hash);
-			free(mp);
-		}
-		if (drop && !rm_rf(p))
-			json_array_append_new(removed, json_string(p));
-		free(meta);
-		free(g);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	return removed;
 }
 
 /* ---- per boot ---- */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * diskimage.h - the Debian disk image (docs/image.md): debootstrap
- * --variant=minbase into a staging directory, the guest agent installed as
- * /sbin/mmlab-agent (booted with init=/sbin/mmlab-agent) and the workloads
- * under /mmlab/workloads, packed into a qcow2 with the libguestfs C API and
- * cached under CACHE/images/ by the hash of the recipe. Each boot gets a
+ * diskimage.h - the Debian disk image (docs/image.md): debootstrap into a
+ * staging directory as its recipe says (images/debootstrap.yaml: suite,
+ * variant, packages, size, dirs, files; recipe.h), the guest agent
+ * installed as /sbin/mmlab-agent (booted with init=/sbin/mmlab-agent) and
+ * the workloads under /mmlab/workloads, packed into a qcow2 with the
+ * libguestfs C API and cached under CACHE/images/ by the hash of the recipe. Each boot gets a
  * qcow2 overlay on top of it (the base never changes) holding the guest
  * plan; files are collected from the overlay after the guest stops.
  */
@@ -15,17 +16,19 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "image/cache.h"
+#include "image/recipe.h"
 #include "lib/util.h"
 
-#define DISK_DEFAULT_SUITE "bookworm"
-#define DISK_DEFAULT_SIZE (4ULL << 30)
 #define DISK_AGENT_PATH "sbin/mmlab-agent"
 #define DISK_COLLECT_MAX (64u << 20)	/* per collected file */
 
+/* a recipe file and what a job or the command line changes in it */
 struct disk_recipe {
-	const char *suite;		/* NULL = bookworm */
-	const struct strlist *packages;	/* extra packages, may be NULL */
-	uint64_t size_bytes;		/* 0 = 4 GiB */
+	const char *recipe;		/* the recipe file; NULL: images/debootstrap.yaml */
+	const char *suite;		/* NULL: the recipe's */
+	const struct strlist *packages;	/* added to the recipe's, may be NULL */
+	uint64_t size_bytes;		/* 0: the recipe's */
 };
 
 struct disk_image {
@@ -40,30 +43,26 @@ struct disk_image {
  * becomes "direct" and, under TCG, LIBGUESTFS_BACKEND_SETTINGS "force_tcg".
  */
 void disk_set_tcg(bool tcg);
-/* disk_set_tcg() from the lab's accel verdict (cmd-image.c; probes if needed) */
-void image_guestfs_accel(void);
 
-/* the recipe hash (suite, sorted packages, size, agent and workloads) */
-int disk_recipe_hash(const struct disk_recipe *r, char out[65]);
+/* r's recipe file (kind debootstrap) with r's changes; 0 or -1 after a message */
+int disk_recipe_resolve(const struct disk_recipe *r, struct image_recipe *out);
+/* r's changes (suite, packages, size; not its recipe) applied to rec */
+void disk_recipe_apply(const struct disk_recipe *r, struct image_recipe *rec);
 
 /*
- * Find the image for r in cache_dir/images, or build it (minutes: prints
- * progress with lab_info). A failed build leaves nothing in the cache.
- * 0, or -1 after one message.
+ * Find the image of a resolved recipe in cache_dir/images, or build it
+ * (minutes: prints progress with lab_info). A failed build leaves nothing
+ * in the cache. The hash covers the suite, the sorted packages, the size,
+ * the agent and workloads, and the variant and layout when they are not
+ * format 1's. With dry_run only the hash and path are filled (the image is
+ * cached when the path exists). 0, or -1 after one message.
  */
+int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+		    struct disk_image *out);
+/* disk_recipe_resolve() + disk_image_make() */
 int disk_image_get(const char *cache_dir, const struct disk_recipe *r,
 		   struct disk_image *out);
 void disk_image_release(struct disk_image *d);
-
-/* [{"kind":"debootstrap","path","hash","size","created","suite","packages"}] */
-json_t *disk_image_list(const char *cache_dir);
-
-/*
- * Remove leftovers of interrupted builds and every cached image (initramfs
- * and debootstrap) whose guest programs are not the current ones; with all,
- * every image. Returns the removed paths as a JSON array, NULL on error.
- */
-json_t *disk_image_gc(const char *cache_dir, bool all);
 
 /*
  * Per boot: create overlay (qcow2, backing file base, which must be

@@ -17,11 +17,18 @@
 #include <archive_entry.h>
 
 #include "image/initramfs.h"
+#include "image/recipe.h"
 #include "proto.h"
 #include "lib/timefmt.h"
 #include "lib/strbuf.h"
 
 #define IMAGE_FORMAT "mmlab-initramfs-1"
+/*
+ * sha256 of the layout (image_recipe_layout()) that format 1 hard-wired
+ * and images/initramfs.yaml lists: an image with it hashes as before the
+ * recipes, so the images cached then stay valid.
+ */
+#define IMAGE_FORMAT1_LAYOUT "a4a33edc1b5c54e5c54b96a51afab3bf59775e5da78bc1782303ea68c4732546"
 #define GUEST_FILE_MAX (256u << 20)
 
 const char *image_guest_dir(void)
@@ -143,7 +150,7 @@ static int add_entry(struct archive *a, const char *name, unsigned int type,
 	archive_entry_set_mtime(e, 0, 0);
 	archive_entry_set_nlink(e, type == AE_IFDIR ? 2 : 1);
 	archive_entry_set_ino(e, (la_int64_t)ino);
-	if (type == AE_IFCHR)
+	if (type == AE_IFCHR || type == AE_IFBLK)
 		archive_entry_set_rdev(e, rdev);
 	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)len : 0);
 	if (archive_write_header(a, e) != ARCHIVE_OK)
@@ -154,53 +161,113 @@ static int add_entry(struct archive *a, const char *name, unsigned int type,
 	return ret;
 }
 
-static int write_base(const char *path, struct guest_file *files, size_t n)
+/* the base image being written: the directories in it so far */
+struct cpio {
+	struct archive *a;
+	struct strlist dirs;
+	unsigned long ino;
+};
+
+static int cpio_dir(struct cpio *c, const char *d)
 {
-	static const char *const dirs[] = {
-		"dev", "proc", "sys", "tmp", "run", "root", "mmlab", "mmlab/workloads",
-	};
-	struct archive *a = archive_write_new();
-	unsigned long ino = 1;
+	for (size_t i = 0; i < c->dirs.n; i++)
+		if (!strcmp(c->dirs.v[i], d))
+			return 0;
+	strlist_push(&c->dirs, d);
+	return add_entry(c->a, d, AE_IFDIR, 0755, NULL, 0, 0, c->ino++);
+}
+
+/* the kernel does not make the directories above an entry: add the missing ones */
+static int cpio_parents(struct cpio *c, const char *path)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = strchr(p, '/'); s && !ret; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		ret = cpio_dir(c, p);
+		*s = '/';
+	}
+	free(p);
+	return ret;
+}
+
+/* a regular file from the host file src, or with the contents text */
+static int cpio_file(struct cpio *c, const char *dst, const char *src, const char *text,
+		     unsigned int mode)
+{
+	size_t len = text ? strlen(text) : 0;
+	char *data = src ? read_file(src, &len, GUEST_FILE_MAX) : NULL;
+	int ret;
+
+	if (src && !data)
+		return -1;
+	ret = cpio_parents(c, dst) ||
+	      add_entry(c->a, dst, AE_IFREG, mode, src ? data : text, len, 0, c->ino++);
+	free(data);
+	return ret ? -1 : 0;
+}
+
+/* the recipe's dirs and devices, the guest programs, the recipe's files */
+static int write_entries(struct cpio *c, const struct image_recipe *r,
+			 const struct guest_file *files, size_t n)
+{
+	for (size_t i = 0; i < r->dirs.n; i++)
+		if (cpio_parents(c, r->dirs.v[i]) || cpio_dir(c, r->dirs.v[i]))
+			return -1;
+	for (size_t i = 0; i < r->ndevices; i++) {
+		const struct recipe_device *d = &r->devices[i];
+
+		if (cpio_parents(c, d->path) ||
+		    add_entry(c->a, d->path, d->block ? AE_IFBLK : AE_IFCHR, d->mode, NULL, 0,
+			      makedev(d->major, d->minor), c->ino++))
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (cpio_file(c, files[i].dst, files[i].src, NULL, 0755))
+			return -1;
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (cpio_file(c, r->files[i].path, r->files[i].src, r->files[i].text,
+			      r->files[i].mode))
+			return -1;
+	return 0;
+}
+
+static int write_base(const char *path, const struct image_recipe *r,
+		      const struct guest_file *files, size_t n)
+{
+	struct cpio c = { .a = archive_write_new(), .ino = 1 };
 	int ret = -1;
 
-	if (archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
-	    archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_write_open_filename(a, path) != ARCHIVE_OK) {
-		ar_fail(a, path);
+	if (archive_write_set_format_cpio_newc(c.a) != ARCHIVE_OK ||
+	    archive_write_add_filter_gzip(c.a) != ARCHIVE_OK ||
+	    archive_write_open_filename(c.a, path) != ARCHIVE_OK) {
+		ar_fail(c.a, path);
 		goto out;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		if (add_entry(a, dirs[i], AE_IFDIR, 0755, NULL, 0, 0, ino++))
-			goto out;
-	/* the kernel opens /dev/console for init before devtmpfs is mounted */
-	if (add_entry(a, "dev/console", AE_IFCHR, 0600, NULL, 0, makedev(5, 1), ino++) ||
-	    add_entry(a, "dev/null", AE_IFCHR, 0666, NULL, 0, makedev(1, 3), ino++))
+	if (write_entries(&c, r, files, n))
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		size_t len;
-		char *data = read_file(files[i].src, &len, GUEST_FILE_MAX);
-
-		if (!data)
-			goto out;
-		if (add_entry(a, files[i].dst, AE_IFREG, 0755, data, len, 0, ino++)) {
-			free(data);
-			goto out;
-		}
-		free(data);
-	}
-	if (archive_write_close(a) != ARCHIVE_OK) {
-		ar_fail(a, path);
+	if (archive_write_close(c.a) != ARCHIVE_OK) {
+		ar_fail(c.a, path);
 		goto out;
 	}
 	ret = 0;
 out:
-	archive_write_free(a);
+	archive_write_free(c.a);
+	strlist_free(&c.dirs);
 	return ret;
 }
 
-static int inputs_hash(struct guest_file *files, size_t n, char out[65])
+/*
+ * The image hash: the format, each guest program, and the recipe's layout
+ * unless it is the one format 1 hard-wired (layout NULL: the guest
+ * programs only, image_guest_hash()).
+ */
+static int inputs_hash(struct guest_file *files, size_t n, const char *layout,
+		       char out[65])
 {
 	struct strbuf text = STRBUF_INIT;
+	char lh[65];
 
 	strbuf_addstr(&text, IMAGE_FORMAT "\n");
 	for (size_t i = 0; i < n; i++) {
@@ -212,52 +279,106 @@ static int inputs_hash(struct guest_file *files, size_t n, char out[65])
 		}
 		strbuf_addf(&text, "%s %s\n", files[i].dst, h);
 	}
+	if (layout) {
+		sha256_buf(layout, strlen(layout), lh);
+		if (strcmp(lh, IMAGE_FORMAT1_LAYOUT))
+			strbuf_addf(&text, "layout %s\n", lh);
+	}
 	sha256_buf(text.buf, text.len, out);
 	strbuf_release(&text);
 	return 0;
 }
 
-int image_initramfs(const char *cache_dir, struct image *img)
+/* the recipe next to the image: which recipe, which guest programs (image gc) */
+static char *meta_text(const struct image_recipe *r, struct guest_file *files, size_t n)
+{
+	char gh[65];
+
+	if (inputs_hash(files, n, NULL, gh))
+		return NULL;
+	return xasprintf(IMAGE_FORMAT "\nrecipe=%s\nguest=%s\n", r->name, gh);
+}
+
+static int store(const struct image_recipe *r, struct guest_file *files, size_t n,
+		 const char *dir, struct image *img)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", img->path, (long)getpid());
+	char *mp = xasprintf("%s/initramfs-%.16s.json", dir, img->hash);
+	char *meta = meta_text(r, files, n);
+	int ret = -1;
+
+	if (!meta || mkdir_p(dir, 0755) || write_base(tmp, r, files, n) ||
+	    write_file_atomic(mp, meta, strlen(meta), 0644))
+		goto out;
+	if (rename(tmp, img->path)) {
+		lab_err("cannot store the image %s: %s", img->path, strerror(errno));
+		unlink(mp);
+		goto out;
+	}
+	ret = 0;
+out:
+	unlink(tmp);
+	free(tmp);
+	free(mp);
+	free(meta);
+	return ret;
+}
+
+int image_initramfs_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+			 struct image *img)
 {
 	struct guest_file *files;
-	char *dir, *tmp;
+	char *dir = xasprintf("%s/images", cache_dir), *layout = NULL;
 	size_t n;
 	int ret = -1;
 
 	memset(img, 0, sizeof(*img));
-	if (guest_files(&files, &n))
-		return -1;
-	if (inputs_hash(files, n, img->hash))
-		goto out;
-	dir = xasprintf("%s/images", cache_dir);
-	if (mkdir_p(dir, 0755)) {
+	if (guest_files(&files, &n)) {
 		free(dir);
-		goto out;
+		return -1;
 	}
+	layout = image_recipe_layout(r);
+	if (!layout || inputs_hash(files, n, layout, img->hash))
+		goto out;
 	img->path = xasprintf("%s/initramfs-%.16s.cpio.gz", dir, img->hash);
-	free(dir);
-	if (path_exists(img->path)) {
+	if (dry_run || path_exists(img->path)) {
 		ret = 0;
 		goto out;
 	}
-	tmp = xasprintf("%s.tmp.%ld", img->path, (long)getpid());
-	if (write_base(tmp, files, n) || rename(tmp, img->path)) {
-		if (path_exists(tmp))
-			lab_err("cannot store the image %s: %s", img->path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		goto out;
-	}
-	free(tmp);
-	img->built = true;
-	ret = 0;
+	ret = store(r, files, n, dir, img);
+	img->built = !ret;
 out:
 	free_files(files, n);
-	if (ret) {
-		free(img->path);
-		img->path = NULL;
-	}
+	free(layout);
+	free(dir);
+	if (ret)
+		image_release(img);
 	return ret;
+}
+
+int image_initramfs_get(const char *cache_dir, const char *recipe, struct image *img)
+{
+	struct image_recipe r;
+	int ret;
+
+	memset(img, 0, sizeof(*img));
+	if (recipe ? image_recipe_load(recipe, &r) :
+		     image_recipe_load_default(RECIPE_INITRAMFS, &r))
+		return -1;
+	if (r.kind != RECIPE_INITRAMFS) {
+		lab_err("the image recipe %s is a %s recipe, not an initramfs; give an "
+			"initramfs recipe (kind: initramfs)", r.path, image_recipe_kind_name(r.kind));
+		image_recipe_release(&r);
+		return -1;
+	}
+	ret = image_initramfs_make(cache_dir, &r, false, img);
+	image_recipe_release(&r);
+	return ret;
+}
+
+int image_initramfs(const char *cache_dir, struct image *img)
+{
+	return image_initramfs_get(cache_dir, NULL, img);
 }
 
 int image_guest_hash(char out[65])
@@ -268,7 +389,7 @@ int image_guest_hash(char out[65])
 
 	if (guest_files(&files, &n))
 		return -1;
-	ret = inputs_hash(files, n, out);
+	ret = inputs_hash(files, n, NULL, out);
 	free_files(files, n);
 	return ret;
 }
@@ -422,38 +543,4 @@ int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
 	free(b);
 	free(p);
 	return ret;
-}
-
-json_t *image_list(const char *cache_dir)
-{
-	char *dir = xasprintf("%s/images", cache_dir);
-	json_t *out = json_array();
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d) {
-		free(dir);
-		return out;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		char *p, when[TIME_STR_LEN], hash[17];
-
-		if (strncmp(e->d_name, "initramfs-", 10) || strstr(e->d_name, ".tmp."))
-			continue;
-		snprintf(hash, sizeof(hash), "%.16s", e->d_name + 10);
-		p = xasprintf("%s/%s", dir, e->d_name);
-		if (stat(p, &st) == 0) {
-
-			time_iso(st.st_mtime, when);
-			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:I, s:s}",
-				"kind", "initramfs", "path", p,
-				"hash", hash, "size", (json_int_t)st.st_size,
-				"created", when));
-		}
-		free(p);
-	}
-	closedir(d);
-	free(dir);
-	return out;
 }

@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "image/cache.h"
+#include "image/recipe.h"
 #include "lib/util.h"
 
 /* directory holding agent and workloads/ (MMLAB_GUEST_DIR overrides) */
@@ -22,8 +24,17 @@ struct image {
 	bool built;		/* built now rather than found in the cache */
 };
 
-/* find or build the initramfs; 0 or -1 after a message */
+/* find or build the default initramfs (images/initramfs.yaml); 0 or -1 after a message */
 int image_initramfs(const char *cache_dir, struct image *img);
+/* the same from the recipe file recipe (NULL: the default) */
+int image_initramfs_get(const char *cache_dir, const char *recipe, struct image *img);
+/*
+ * The same from a loaded recipe of kind initramfs. With dry_run, only the
+ * hash and the path the image has in the cache are filled (nothing built;
+ * the image is cached when the path exists).
+ */
+int image_initramfs_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+			 struct image *img);
 void image_release(struct image *img);
 
 /* write base + a cpio holding the plan (key=value lines) to out_path */
@@ -44,8 +55,5 @@ char *image_plan_text(const struct kvlist *plan);
 int image_guest_hash(char out[65]);
 /* copy the agent to root/agent_path and the workloads to root/mmlab/workloads/ */
 int image_guest_install(const char *root, const char *agent_path);
-
-/* [{"path","hash","size","created"}] for "mmlab image list" */
-json_t *image_list(const char *cache_dir);
 
 #endif

@@ -119,9 +119,10 @@ enum image_kind {
 
 struct job_image {
 	enum image_kind kind;
-	char *suite;			/* debootstrap: default "bookworm" */
+	char *recipe;			/* image.recipe's file (images/NAME.yaml); NULL: the kind's */
+	char *suite;			/* debootstrap: default the recipe's (bookworm) */
 	struct strlist packages;	/* extra Debian packages, as given */
-	uint64_t size_bytes;		/* virtual disk size, default 4G */
+	uint64_t size_bytes;		/* virtual disk size, default the recipe's (4G) */
 };
 
 struct job {

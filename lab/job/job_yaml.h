@@ -2,7 +2,8 @@
 /*
  * job_yaml.h - for files in the job format with more top-level keys (the
  * repro recipes of lab/repro/recipe.c): job.c parses the job keys and hands each
- * extra key's YAML node to the caller, who checks it with these helpers so
+ * extra key's YAML node to the caller, who checks it with these helpers
+ * (job_yaml.c, the same ones the job's own sections use) so
  * that every problem is reported like the job's own, as
  * "FILE:LINE:COLUMN: error: FIELD: what; what is allowed", and counted.
  *
@@ -47,8 +48,9 @@ bool job_yaml_uint(struct job_yaml *y, yaml_node_t *n, const char *path,
 int job_yaml_enum(struct job_yaml *y, yaml_node_t *n, const char *path,
 		  const char *const *choices);
 /*
- * Fill f[0..nf) (nf <= 15) from mapping n; unknown and duplicate keys are
- * errors. false after an error when n is not a mapping.
+ * Fill f[0..nf) (any number of keys; each field's key_node and val start
+ * NULL) from mapping n; unknown, duplicate and non-scalar keys are errors at
+ * their mark. false after an error when n is not a mapping.
  */
 bool job_yaml_map(struct job_yaml *y, yaml_node_t *n, const char *path,
 		  const char *want, struct job_field *f, size_t nf);

@@ -28,7 +28,7 @@ static const struct wl_metric usemem_metrics[] = {
 	{ "usemem.system_s.T*", "s", false, "system CPU time of the measured phase, per thread count" },
 	{ "usemem.user_s.T*", "s", false, "user CPU time of the measured phase, per thread count" },
 	{ "usemem.throughput_mbs.T*", "MB/s", true, "bytes touched per second of wall time" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param thpfault_params[] = {
@@ -55,7 +55,7 @@ static const struct wl_metric thpfault_metrics[] = {
 	{ "thpfault.local_pct.T*", "%", true, "faults whose page is on the faulting CPU's node" },
 	{ "thpfault.faults.T*", "count", false, "2 MB faults timed" },
 	{ "thpfault.region_mb", "MiB", false, "size of the faulted region" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param compact_params[] = {
@@ -82,7 +82,7 @@ static const struct wl_metric compact_metrics[] = {
 	{ "compact.free_blocks_after", "count", true, "free blocks of the order after" },
 	{ "compact.thp_tries", "count", false, "2 MB THP faults tried after the phase" },
 	{ "compact.thp_success_pct", "%", true, "of those, the ones that got a huge page" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param numamigrate_params[] = {
@@ -110,7 +110,7 @@ static const struct wl_metric numamigrate_metrics[] = {
 	{ "numamigrate.move_pages_requested", "pages", false, "pages move_pages(2) was asked to move" },
 	{ "numamigrate.move_pages_moved", "pages", true, "pages it moved to the target node" },
 	{ "numamigrate.move_pages_per_s", "pages/s", true, "move_pages(2) throughput" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param pagebench_params[] = {
@@ -127,7 +127,7 @@ static const struct wl_metric pagebench_metrics[] = {
 	{ "pagebench.alloc_cycles.o*", "cycles", false, "alloc_pages cycles per call at order K" },
 	{ "pagebench.free_cycles.o*", "cycles", false, "__free_pages cycles per call at order K" },
 	{ "pagebench.failed.o*", "count", false, "allocations that failed at order K" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param noop_params[] = {
@@ -135,7 +135,7 @@ static const struct wl_param noop_params[] = {
 };
 
 static const struct wl_metric noop_metrics[] = {
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param crash_params[] = {
@@ -150,7 +150,7 @@ static const struct wl_param crash_params[] = {
 
 static const struct wl_metric crash_metrics[] = {
 	{ "crash.crashed", "", false, "0 when the iteration did not crash (reported only then)" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct wl_param hang_params[] = {
@@ -221,7 +221,7 @@ static const struct wl_param writefile_params[] = {
 
 static const struct wl_metric writefile_metrics[] = {
 	{ "writefile.elapsed_s", "s", false, "wall time of the write and fsync" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static const struct workload_def writefile = {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "kernel/build.h"
-#include "kernel/kernel.h"
+#include "kernel/bzimage.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
 
@@ -164,17 +164,11 @@ static int config_base(const char *src, const char *outdir, const char *base,
 		return ret;
 	}
 	if (!strcmp(base, "distro")) {
-		struct kernel_info ki;
-		char *vmlinuz = kernel_find_distro();
-
-		if (!vmlinuz || kernel_read_info(vmlinuz, &ki)) {
-			free(vmlinuz);
+		from = kernel_distro_config();
+		if (!from) {
 			free(dst);
 			return -1;
 		}
-		from = xasprintf("/boot/config-%s", ki.release);
-		kernel_info_release(&ki);
-		free(vmlinuz);
 	} else {
 		from = xstrdup(base);
 	}

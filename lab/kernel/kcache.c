@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "kernel/build.h"
+#include "kernel/bzimage.h"
 #include "kernel/kcache.h"
-#include "kernel/kernel.h"
 #include "lib/spawn.h"
 #include "lib/timefmt.h"
 #include "lib/strbuf.h"

@@ -41,7 +41,10 @@ static int bad(const char *cmd, const char *fmt, const char *a, const char *b)
 {
 	char *what = xasprintf(fmt, a, b);
 
-	lab_err("%s: %s; see 'mmlab %s --help'", cmd, what, cmd);
+	if (*cmd)
+		lab_err("%s: %s; see 'mmlab %s --help'", cmd, what, cmd);
+	else	/* mmlab's own options, before the command */
+		lab_err("%s; see 'mmlab --help'", what);
 	free(what);
 	return PARSE_OPT_ERROR;
 }

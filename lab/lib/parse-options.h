@@ -89,7 +89,8 @@ struct opt_usage {
 #define PARSE_OPT_ERROR (-1)	/* a message was printed: exit 2 */
 
 /*
- * Parse argv[1..argc-1] (argv[0] names the command in messages). Returns
+ * Parse argv[1..argc-1] (argv[0] names the command in messages: "run",
+ * "kernel build", or "" for mmlab's own options before the command). Returns
  * the number of operands, moved to argv[0..n-1] (argv[n] = NULL), or
  * PARSE_OPT_HELP, or PARSE_OPT_ERROR after one message: an unknown option
  * ("mmlab run: unknown option --foo; see 'mmlab run --help'"), a missing

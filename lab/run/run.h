@@ -8,11 +8,12 @@
  *   setup.c     set-up, written once: the job and its record, the initramfs,
  *               libvirt, KVM or TCG, the stage, the disk image
  *   kernels.c   each variant's kernel (and the workload's module for it)
- *   schedule.c  the boots of a run and their order; the observer twins
+ *   schedule.c  the boots of a run, their order, running them; the observer twins
  *   boot.c      one boot: stage -> domain -> watch -> collect -> record
  *   record.c    storing the iterations of a boot (record)
  *   until.c     --until-significant: rounds of boots until precise
  *   stage.c     the staging directories
+ *   signals.c   SIGINT and SIGTERM during a run
  *
  * The three entry points differ in what they ask of these steps, and that
  * is data (struct run_spec), not modes of the steps.
@@ -20,6 +21,7 @@
 #ifndef MMLAB_RUN_RUN_H
 #define MMLAB_RUN_RUN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -89,9 +91,14 @@ struct run {
 	bool setup_failed;		/* the guest refused the plan (SETUP_ERROR) */
 };
 
-/* runner.c: SIGINT or SIGTERM arrived; every boot not stored yet, in order */
+/* signals.c: SIGINT and SIGTERM caught while a run boots */
+struct run_signals {
+	struct sigaction old_int, old_term;
+};
+void run_signals_catch(struct run_signals *s);
+void run_signals_restore(const struct run_signals *s);
 bool run_interrupted(void);
-int run_boots(struct run *r);
+void run_interrupt_reset(void);
 
 /* setup.c */
 int run_load_new(struct run *r, const struct run_opts *o);
@@ -116,6 +123,7 @@ void run_add_round(struct run *r, unsigned int round);
 void run_record_order(struct run *r, size_t from);
 void run_record_boots(struct run *r);
 bool run_boot_done(struct run *r, const struct boot *b);
+int run_boots(struct run *r);
 int run_find_boot(struct run *r, const char *variant, unsigned int first, struct boot *b);
 
 /* boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a message) */

@@ -17,7 +17,6 @@
  * order, and the status of the run they leave. What differs between them
  * is a struct run_spec (run.h).
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,40 +26,6 @@
 #include "run/run.h"
 #include "run/runner.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-	vm_request_stop();
-}
-
-bool run_interrupted(void)
-{
-	return interrupted;
-}
-
-struct signals {
-	struct sigaction old_int, old_term;
-};
-
-/* SIGINT and SIGTERM stop the running domain and leave the run to resume */
-static void signals_catch(struct signals *s)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &s->old_int);
-	sigaction(SIGTERM, &sa, &s->old_term);
-}
-
-static void signals_restore(const struct signals *s)
-{
-	sigaction(SIGINT, &s->old_int, NULL);
-	sigaction(SIGTERM, &s->old_term, NULL);
-}
-
 /* the runner's options need the places the command layer knows */
 static bool spec_ok(const struct run_spec *spec)
 {
@@ -69,35 +34,6 @@ static bool spec_ok(const struct run_spec *spec)
 	lab_err("the runner was called without a cache directory (run_opts.cache_dir or "
 		"boot_opts.cache_dir); this is a bug in the calling command");
 	return false;
-}
-
-/* every boot not stored yet, in run order */
-int run_boots(struct run *r)
-{
-	struct progress pg;
-	unsigned int todo = 0;
-
-	for (size_t i = 0; i < r->nboots; i++)
-		if (!run_boot_done(r, &r->boots[i]))
-			todo += r->boots[i].count;
-	progress_init(&pg, todo);
-	lab_info("run %s: %u iteration%s to run (%zu variant%s, order %s)", r->id, todo,
-		 todo == 1 ? "" : "s", r->job->nvariants, r->job->nvariants == 1 ? "" : "s",
-		 r->rec.order.mode == RUN_ORDER_SEQUENTIAL ? "sequential" : "random");
-	for (size_t i = 0; i < r->nboots && !interrupted && !r->setup_failed; i++) {
-		const struct boot *b = &r->boots[i];
-
-		if (run_boot_done(r, b))
-			continue;
-		if (r->kernels[b->variant].build_failed) {
-			record_build_failed(r, b, &pg);
-			continue;
-		}
-		if (run_boot(r, b, &pg) < 0 && !interrupted)
-			r->failed_iterations += b->count;
-	}
-	progress_clear(&pg);
-	return interrupted ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -121,10 +57,10 @@ static int run_start(struct run *r, const struct run_opts *o)
 /* the boots, then the status they leave: the exit status */
 static int run_measure(struct run *r, const struct run_opts *o, struct run_result *res)
 {
-	struct signals sig;
+	struct run_signals sig;
 	int ret = EXIT_RUN_FAILED;
 
-	signals_catch(&sig);
+	run_signals_catch(&sig);
 	run_plan_boots(r);
 	run_record_order(r, 0);
 	if (run_boots(r) || (o->until_significant && run_until_significant(r, o))) {
@@ -137,7 +73,7 @@ static int run_measure(struct run *r, const struct run_opts *o, struct run_resul
 	} else if (!run_write_status(r, "complete")) {
 		ret = r->failed_iterations ? EXIT_RUN_FAILED : 0;
 	}
-	signals_restore(&sig);
+	run_signals_restore(&sig);
 	return ret;
 }
 
@@ -151,7 +87,7 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	interrupted = 0;
+	run_interrupt_reset();
 	if (!spec_ok(&spec))
 		return EXIT_USAGE;
 	ret = o->resume ? run_load_resume(&r, o->resume) : run_load_new(&r, o);
@@ -164,7 +100,7 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 	ret = EXIT_RUN_FAILED;
 	if (!run_connect(&r) && !run_start(&r, o))
 		ret = run_measure(&r, o, res);
-	if (ret == EXIT_RUN_FAILED && r.id && !interrupted && r.rec.status &&
+	if (ret == EXIT_RUN_FAILED && r.id && !run_interrupted() && r.rec.status &&
 	    !strcmp(r.rec.status, "running"))
 		run_write_status(&r, "failed");
 	res->failed_iterations = r.failed_iterations;
@@ -244,12 +180,12 @@ int runner_boot(struct store *s, const char *run_id, const char *variant,
 		.queued = true, .attempt = bo && bo->attempt ? bo->attempt : 1, .place = bo,
 	};
 	struct run r = { .spec = &spec, .store = s, .attempt = spec.attempt };
-	struct signals sig;
+	struct run_signals sig;
 	struct progress pg;
 	struct boot b;
 	int ret;
 
-	interrupted = 0;
+	run_interrupt_reset();
 	if (!spec_ok(&spec))
 		return EXIT_USAGE;
 	ret = run_load_resume(&r, run_id);
@@ -267,13 +203,13 @@ int runner_boot(struct store *s, const char *run_id, const char *variant,
 	ret = EXIT_RUN_FAILED;
 	if (run_connect(&r) || run_prepare(&r))
 		goto out;
-	signals_catch(&sig);
+	run_signals_catch(&sig);
 	progress_init(&pg, b.count);
-	if (run_boot(&r, &b, &pg) < 0 && !interrupted)
+	if (run_boot(&r, &b, &pg) < 0 && !run_interrupted())
 		r.failed_iterations += b.count;
 	progress_clear(&pg);
-	signals_restore(&sig);
-	ret = interrupted ? 3 : r.failed_iterations ? EXIT_RUN_FAILED : 0;
+	run_signals_restore(&sig);
+	ret = run_interrupted() ? 3 : r.failed_iterations ? EXIT_RUN_FAILED : 0;
 out:
 	run_free(&r);
 	return ret;

@@ -177,3 +177,32 @@ int run_find_boot(struct run *r, const char *variant, unsigned int first, struct
 	}
 	return 0;
 }
+
+/* every boot not stored yet, in run order */
+int run_boots(struct run *r)
+{
+	struct progress pg;
+	unsigned int todo = 0;
+
+	for (size_t i = 0; i < r->nboots; i++)
+		if (!run_boot_done(r, &r->boots[i]))
+			todo += r->boots[i].count;
+	progress_init(&pg, todo);
+	lab_info("run %s: %u iteration%s to run (%zu variant%s, order %s)", r->id, todo,
+		 todo == 1 ? "" : "s", r->job->nvariants, r->job->nvariants == 1 ? "" : "s",
+		 r->rec.order.mode == RUN_ORDER_SEQUENTIAL ? "sequential" : "random");
+	for (size_t i = 0; i < r->nboots && !run_interrupted() && !r->setup_failed; i++) {
+		const struct boot *b = &r->boots[i];
+
+		if (run_boot_done(r, b))
+			continue;
+		if (r->kernels[b->variant].build_failed) {
+			record_build_failed(r, b, &pg);
+			continue;
+		}
+		if (run_boot(r, b, &pg) < 0 && !run_interrupted())
+			r->failed_iterations += b->count;
+	}
+	progress_clear(&pg);
+	return run_interrupted() ? -1 : 0;
+}

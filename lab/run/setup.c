@@ -72,10 +72,16 @@ int run_load_resume(struct run *r, const char *run_arg)
 	return 0;
 }
 
-/* the guest's initramfs and the libvirt connection */
+/*
+ * The guest's initramfs, of the job's recipe (images/NAME.yaml; a disk
+ * job's is the default), and the libvirt connection.
+ */
 int run_connect(struct run *r)
 {
-	if (image_initramfs(r->spec->cache_dir, &r->img))
+	const struct job_image *im = &r->job->image;
+
+	if (image_initramfs_get(r->spec->cache_dir,
+				im->kind == IMAGE_INITRAMFS ? im->recipe : NULL, &r->img))
 		return -1;
 	if (r->img.built)
 		lab_info("built the guest image %s", r->img.path);
@@ -133,6 +139,7 @@ static int resolve_accel(struct run *r)
 static int prepare_disk(struct run *r)
 {
 	struct disk_recipe rc = {
+		.recipe = r->job->image.recipe,
 		.suite = r->job->image.suite, .packages = &r->job->image.packages,
 		.size_bytes = r->job->image.size_bytes,
 	};

@@ -18,6 +18,7 @@
 
 #include "store/results.h"
 #include "store/run_record.h"
+#include "lib/db.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
 
@@ -37,16 +38,9 @@ static const char schema[] =
 	"  run TEXT NOT NULL, variant TEXT NOT NULL, idx INTEGER NOT NULL,"
 	"  name TEXT NOT NULL, value REAL, PRIMARY KEY(run, variant, idx, name));";
 
-static int db_exec(struct store *s, const char *sql)
+static int store_exec(struct store *s, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		lab_err("results index %s/mmlab.db: %s", s->dir, msg ? msg : "?");
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
+	return db_exec(s->db, "results index", sql);
 }
 
 static int store_reindex(struct store *s);
@@ -62,15 +56,9 @@ struct store *store_open(const char *dir)
 		goto fail;
 	dbpath = xasprintf("%s/mmlab.db", dir);
 	fresh = !path_exists(dbpath);
-	if (sqlite3_open(dbpath, &s->db) != SQLITE_OK) {
-		lab_err("cannot open the results index %s: %s", dbpath,
-			s->db ? sqlite3_errmsg(s->db) : "out of memory");
-		free(dbpath);
-		goto fail;
-	}
+	s->db = db_open(dbpath, "results index", DB_CREATE);
 	free(dbpath);
-	sqlite3_busy_timeout(s->db, 10000);
-	if (db_exec(s, "PRAGMA journal_mode=WAL;") || db_exec(s, schema))
+	if (!s->db || store_exec(s, schema))
 		goto fail;
 	if (fresh && store_reindex(s))
 		goto fail;
@@ -84,8 +72,7 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	if (s->db)
-		sqlite3_close(s->db);
+	db_close(s->db);
 	free(s->dir);
 	free(s);
 }
@@ -177,16 +164,13 @@ static const char *jstr(json_t *o, const char *key, const char *def)
 static int index_run(struct store *s, json_t *r)
 {
 	sqlite3_stmt *st;
-	int rc;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO runs(id, job, status, created, finished)"
-			       " VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO UPDATE SET"
-			       " job=?2, status=?3, created=?4, finished=?5",
-			       -1, &st, NULL) != SQLITE_OK) {
-		lab_err("results index: %s", sqlite3_errmsg(s->db));
+	st = db_prepare(s->db, "results index",
+			"INSERT INTO runs(id, job, status, created, finished)"
+			" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO UPDATE SET"
+			" job=?2, status=?3, created=?4, finished=?5");
+	if (!st)
 		return -1;
-	}
 	sqlite3_bind_text(st, 1, jstr(r, "run", "?"), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, jstr(r, "job", "?"), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, jstr(r, "status", "?"), -1, SQLITE_TRANSIENT);
@@ -195,13 +179,7 @@ static int index_run(struct store *s, json_t *r)
 		sqlite3_bind_text(st, 5, jstr(r, "finished", ""), -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 5);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		lab_err("results index: %s", sqlite3_errmsg(s->db));
-		return -1;
-	}
-	return 0;
+	return db_step_done(s->db, "results index", st);
 }
 
 int store_run_write(struct store *s, const char *run, json_t *runjson)
@@ -241,6 +219,31 @@ json_t *store_run_read(struct store *s, const char *run)
 	return j;
 }
 
+int store_record_read(struct store *s, const char *run, struct run_record *rec)
+{
+	json_t *j = store_run_read(s, run);
+	int ret;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!j)
+		return -1;
+	ret = run_record_from_json(j, rec);
+	json_decref(j);
+	if (ret)
+		lab_err("run %s: run.json in %s is not a JSON object; it cannot be resumed",
+			run, store_dir(s));
+	return ret;
+}
+
+int store_record_write(struct store *s, const char *run, const struct run_record *rec)
+{
+	json_t *j = run_record_to_json(rec);
+	int ret = store_run_write(s, run, j);
+
+	json_decref(j);
+	return ret;
+}
+
 char *store_iteration_path(const struct store *s, const char *run,
 			   const char *variant, unsigned int index)
 {
@@ -255,7 +258,7 @@ static int index_iteration(struct store *s, const char *run, const char *variant
 	json_t *v;
 	int rc;
 
-	if (db_exec(s, "BEGIN IMMEDIATE"))
+	if (store_exec(s, "BEGIN IMMEDIATE"))
 		return -1;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT OR REPLACE INTO iterations(run, variant, idx, status)"
@@ -287,7 +290,7 @@ static int index_iteration(struct store *s, const char *run, const char *variant
 			goto fail;
 	}
 	sqlite3_finalize(st);
-	return db_exec(s, "COMMIT");
+	return store_exec(s, "COMMIT");
 fail:
 	lab_err("results index: %s", sqlite3_errmsg(s->db));
 	sqlite3_finalize(st);

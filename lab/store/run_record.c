@@ -679,31 +679,6 @@ void run_record_release(struct run_record *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
-int store_record_read(struct store *s, const char *run, struct run_record *rec)
-{
-	json_t *j = store_run_read(s, run);
-	int ret;
-
-	memset(rec, 0, sizeof(*rec));
-	if (!j)
-		return -1;
-	ret = run_record_from_json(j, rec);
-	json_decref(j);
-	if (ret)
-		lab_err("run %s: run.json in %s is not a JSON object; it cannot be resumed",
-			run, store_dir(s));
-	return ret;
-}
-
-int store_record_write(struct store *s, const char *run, const struct run_record *rec)
-{
-	json_t *j = run_record_to_json(rec);
-	int ret = store_run_write(s, run, j);
-
-	json_decref(j);
-	return ret;
-}
-
 const char *run_status_effective(const char *status, long long pid, const char *boot_id)
 {
 	bool rebooted;

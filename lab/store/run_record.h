@@ -4,8 +4,8 @@
  * and reads back when it resumes the run or boots one of its queue items
  * (status, the process, the order and its seed, the variants' kernels, the
  * queue's boot plan, --until-significant, the observer check, the attempt).
- * JSON is read and written in run_record.c only; the runner works on the
- * struct.
+ * JSON is converted in run_record.c only (the store reads and writes the
+ * file: store_record_read(), results.h); the runner works on the struct.
  *
  * run.json has other writers (the queue records its builds' kernels, repro
  * its verdict) and readers (results show, compare, queue status): every key
@@ -28,7 +28,6 @@
 #include "job/job.h"
 #include "kernel/kernel.h"
 #include "lib/util.h"
-#include "store/results.h"
 
 enum run_order_mode {
 	RUN_ORDER_NONE,		/* no "order" */
@@ -127,10 +126,6 @@ int run_record_from_json(const json_t *j, struct run_record *rec);
 /* run.json's object of rec, a new reference */
 json_t *run_record_to_json(const struct run_record *rec);
 void run_record_release(struct run_record *rec);
-
-/* DIR/<run>/run.json: 0, or -1 after a message */
-int store_record_read(struct store *s, const char *run, struct run_record *rec);
-int store_record_write(struct store *s, const char *run, const struct run_record *rec);
 
 /* free what a part holds, and zero it (before it is written anew) */
 void run_host_reset(struct run_host *h);

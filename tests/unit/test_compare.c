@@ -6,6 +6,7 @@
  *
  * MMLAB_UPDATE_GOLDEN=1 rewrites the golden files (then review the diff).
  */
+#include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,9 +18,13 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+#include <libxml/xpathInternals.h>
 
 #include "builtin/builtin.h"
 #include "analysis/compare.h"
+#include "analysis/summary.h"
 
 
 static char *fixture(const char *name)
@@ -274,6 +279,12 @@ static void test_bad_input(void **state)
 	assert_int_equal(cmp_add_samples_buf(c, "t", "\"a\",x,1\n"), -1);
 	assert_int_equal(cmp_add_derived(c, "bad", "a +"), -1);
 	cmp_free(c);
+	/* the header may follow comments; a second header row is an error */
+	c = cmp_new();
+	assert_int_equal(cmp_add_samples_buf(c, "t", "# c\n\nvariant,metric,value\n"
+					     "a,x,1\n"), 0);
+	assert_int_equal(cmp_add_samples_buf(c, "t", "a,x,1\nvariant,metric,value\n"), -1);
+	cmp_free(c);
 	c = cmp_new();
 	assert_int_equal(cmp_add_samples_buf(c, "t", "# only a comment\n"), -1);
 	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), -1);
@@ -338,26 +349,308 @@ static void test_builtin_and_work(void **state)
 	cmp_free(c);
 }
 
-static void test_html(void **state)
+static struct comparison *from_fixture_run(const char *name)
 {
-	struct comparison *c = run1(NULL, NULL);
-	char *out = render(c, CMP_HTML);
-	size_t boxes = 0, ts = 0;
+	struct comparison *c = cmp_new();
+	json_t *run = load_json(name);
+
+	assert_int_equal(cmp_add_run(c, run), 0);
+	json_decref(run);
+	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
+	return c;
+}
+
+static struct comparison *from_fixture_csv(const char *name)
+{
+	struct comparison *c = cmp_new();
+	char *path = fixture(name);
+
+	assert_int_equal(cmp_add_samples_csv(c, path), 0);
+	free(path);
+	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
+	return c;
+}
+
+/* the text up to its first empty line: the summary block */
+static char *summary_block(const char *text)
+{
+	const char *end = strstr(text, "\n\n");
+
+	return end ? xstrndup(text, (size_t)(end - text) + 1) : xstrdup(text);
+}
+
+/* rows of the text summary: "  variant  metric ..." lines but the header */
+static size_t text_summary_rows(const char *text)
+{
+	char *block = summary_block(text);
+	size_t n = 0;
+
+	for (const char *l = block; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+		n += !strncmp(l, "  ", 2) && l[2] != ' ' && strncmp(l, "  variant ", 10);
+	free(block);
+	return n;
+}
+
+/* significant cells in `compare --format json`; checks "summary" agrees */
+static size_t json_significant(const struct comparison *c)
+{
+	char *out = render(c, CMP_JSON);
+	json_t *root = json_loads(out, 0, NULL), *m, *v;
+	size_t i, k, n = 0;
+
+	assert_non_null(root);
+	json_array_foreach(json_object_get(root, "metrics"), i, m)
+		json_array_foreach(json_object_get(m, "variants"), k, v)
+			n += json_is_true(json_object_get(v, "significant"));
+	assert_int_equal(json_integer_value(json_object_get(
+		json_object_get(root, "summary"), "significant")), n);
+	assert_int_equal(json_array_size(json_object_get(
+		json_object_get(root, "summary"), "changes")), n);
+	json_decref(root);
+	free(out);
+	return n;
+}
+
+static xmlDocPtr parse_html(const char *html)
+{
+	xmlDocPtr doc = xmlReadMemory(html, (int)strlen(html), "report.html", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR);
+
+	if (!doc)
+		fail_msg("the report is not well-formed");
+	return doc;
+}
+
+static long xcount(xmlDocPtr doc, const char *fmt, ...)
+{
+	xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+	xmlXPathObjectPtr r;
+	va_list ap;
+	char *expr;
+	long n;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&expr, fmt, ap) >= 0);
+	va_end(ap);
+	xmlXPathRegisterNs(ctx, BAD_CAST "s", BAD_CAST "http://www.w3.org/2000/svg");
+	r = xmlXPathEvalExpression(BAD_CAST expr, ctx);
+	if (!r || r->type != XPATH_NUMBER)
+		fail_msg("XPath %s", expr);
+	n = (long)r->floatval;
+	xmlXPathFreeObject(r);
+	xmlXPathFreeContext(ctx);
+	free(expr);
+	return n;
+}
+
+/* the summary has as many rows as the json has significant cells */
+static void test_summary_count(void **state)
+{
+	static const struct { const char *name; bool csv; size_t want; } f[] = {
+		{ "run1.json", false, 7 }, { "demo.json", false, 0 },
+		{ "samples.csv", true, 2 }, { "aa.csv", true, 0 },
+	};
 
 	(void)state;
-	for (const char *p = out; (p = strstr(p, "<svg ")); p++) {
-		size_t tag = strcspn(p, ">");
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		struct comparison *c = f[i].csv ? from_fixture_csv(f[i].name) :
+						  from_fixture_run(f[i].name);
+		char *text = render(c, CMP_TEXT), *md = render(c, CMP_MARKDOWN);
+		char *html = render(c, CMP_HTML);
+		xmlDocPtr doc = parse_html(html);
+		size_t sig = json_significant(c);
 
-		boxes += memmem(p, tag, "class=\"box\"", 11) != NULL;
-		ts += memmem(p, tag, "class=\"ts\"", 10) != NULL;
+		print_message("%s: %zu significant\n", f[i].name, sig);
+		assert_int_equal(sig, f[i].want);
+		assert_int_equal(text_summary_rows(text), sig);
+		/* markdown: the summary table's rows before the main table */
+		{
+			size_t rows = 0;
+			char *end = strstr(md, "\n| Metric | |");
+
+			for (char *l = md; l && l < end; l = strchr(l, '\n'), l = l ? l + 1 : l)
+				rows += !strncmp(l, "| ", 2) && strncmp(l, "| Variant", 9);
+			assert_int_equal(rows, sig);
+		}
+		/* html: table rows (and a header) and a row per cell in the forest */
+		assert_int_equal(xcount(doc, "count(//table[@class='sum']/tr)"),
+				 sig ? sig + 1 : 0);
+		if (sig)
+			assert_int_equal(xcount(doc, "count(//s:svg[@class='forest']/s:g)"),
+					 sig);
+		if (!sig)
+			assert_non_null(strstr(text, "Summary: no significant change in"));
+		xmlFreeDoc(doc);
+		free(text);
+		free(md);
+		free(html);
+		cmp_free(c);
 	}
-	assert_int_equal(boxes, c->nmetrics);
-	assert_int_equal(ts, 1);
-	assert_non_null(strstr(out, "<!DOCTYPE html>"));
-	assert_null(strstr(out, "src=\"http"));
-	assert_null(strstr(out, "href=\"http"));
+}
+
+/* an A/A comparison says so in one sentence with the detectable change */
+static void test_aa(void **state)
+{
+	struct comparison *c = from_fixture_csv("aa.csv");
+	char *text = render(c, CMP_TEXT), *block = summary_block(text);
+	const struct cmp_metric *m = metric(c, "throughput_mbs");
+	double cov = fmax(m->cells[0].s.cov, m->cells[1].s.cov) / 100;
+	char want[128], fig[32];
+	xmlDocPtr doc;
+	char *html;
+
+	(void)state;
+	check_golden(block, "aa.summary.golden");
+	/* throughput_mbs has the smallest CoV: its detectable change */
+	cmp_fmt_sig(fig, sizeof(fig), 100 * stats_mde(cov, 5, 5, 0.05, 0.8), 3, true);
+	snprintf(want, sizeof(want), "could detect changes of %s%% or more", fig);
+	{
+		/* the sentence may wrap: compare with blanks collapsed */
+		char *flat = xstrdup(block), *o = flat;
+
+		for (const char *p = block; *p; p++)
+			if (!(isspace((unsigned char)*p) && o > flat && o[-1] == ' '))
+				*o++ = isspace((unsigned char)*p) ? ' ' : *p;
+		*o = 0;
+		if (!strstr(flat, want))
+			fail_msg("\"%s\" not in the summary:\n%s", want, block);
+		free(flat);
+	}
+	html = render(c, CMP_HTML);
+	doc = parse_html(html);
+	assert_int_equal(xcount(doc, "count(//table[@class='sum'])"), 0);
+	assert_int_equal(xcount(doc, "count(//p[@class='verdict'][starts-with(., "
+				"'No significant change in b against a')])"), 1);
+	/* the workload intervals, in grey */
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='forest']//s:circle)"), 2);
+	xmlFreeDoc(doc);
+	free(html);
+	free(block);
+	free(text);
+	cmp_free(c);
+}
+
+static void test_golden_demo(void **state)
+{
+	struct comparison *c = from_fixture_run("demo.json");
+	char *out = render(c, CMP_TEXT);
+
+	(void)state;
+	check_golden(out, "demo.text.golden");
 	free(out);
 	cmp_free(c);
+}
+
+/* constants get no plot, an anchor in their group's Unchanged line */
+static void test_html(void **state)
+{
+	struct comparison *c = from_fixture_run("demo.json");
+	char *out = render(c, CMP_HTML);
+	xmlDocPtr doc = parse_html(out);
+	size_t varying = 0;
+
+	(void)state;
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct cmp_metric *m = &c->metrics[i];
+		long box = xcount(doc, "count(//s:svg[@class='box'][@data-metric='%s'])",
+				  m->name);
+
+		varying += !m->constant;
+		assert_int_equal(box, m->constant ? 0 : 1);
+		assert_int_equal(xcount(doc, "count(//*[@id='m-%s'])", m->name), 1);
+		if (m->constant)
+			assert_int_equal(xcount(doc, "count(//p[@class='unchanged']"
+						"/span[@id='m-%s'])", m->name), 1);
+	}
+	assert_true(varying > 10 && varying < c->nmetrics);
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='box'])"), varying);
+	/* series: the issue's four first; flat ones are listed, not drawn */
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'][1][@data-metric="
+				"'node0.vmstat.nr_free_pages'])"), 1);
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'][@data-metric="
+				"'vmstat.compact_stall'])"), 0);
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'][@data-metric="
+				"'vmstat.pgmigrate_success'])"), 1);
+	assert_non_null(strstr(out, "vmstat.compact_stall 0"));
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='nodemem']//s:rect)"), 4);
+	/* the header: kernels, order and seed, accelerator, the warning */
+	assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
+				"'random, seed 42: always/2')])"), 1);
+	assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
+				"'6.1.0-57-amd64')])"), 2);
+	assert_int_equal(xcount(doc, "count(//td[starts-with(., 'tcg')])"), 1);
+	assert_int_equal(xcount(doc, "count(//div[@class='warn'])"), 1);
+	/* self-contained */
+	assert_int_equal(xcount(doc, "count(//script|//link|//*[starts-with(@src, "
+				"'http')]|//*[starts-with(@href, 'http')])"), 0);
+	xmlFreeDoc(doc);
+	free(out);
+	cmp_free(c);
+
+	/* a kernel built from source: its base commit and operations */
+	{
+		json_t *run = load_json("demo.json");
+		json_t *k = json_object_get(json_array_get(json_object_get(run, "variants"),
+							   1), "kernel");
+
+		json_object_set_new(k, "source", json_string("build"));
+		json_object_set_new(k, "base_commit",
+				    json_string("0123456789abcdef0123456789abcdef01234567"));
+		json_object_set_new(k, "operations", json_pack("[{s:s, s:s, s:s}]",
+			"op", "revert", "arg", "v6.4-rc2~3", "resolved", "fedcba"));
+		c = cmp_new();
+		assert_int_equal(cmp_add_run(c, run), 0);
+		json_decref(run);
+		assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
+		out = render(c, CMP_HTML);
+		doc = parse_html(out);
+		assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
+					"'6.1.0-57-amd64, built from 0123456789ab + revert "
+					"v6.4-rc2~3; cmdline')])"), 1);
+		xmlFreeDoc(doc);
+		free(out);
+		cmp_free(c);
+	}
+
+	/* the fixture with a plain series: one panel, no node chart */
+	c = run1(NULL, NULL);
+	out = render(c, CMP_HTML);
+	doc = parse_html(out);
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'])"), 1);
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='nodemem'])"), 0);
+	assert_int_equal(xcount(doc, "count(//s:svg[@class='box'])"), c->nmetrics);
+	xmlFreeDoc(doc);
+	free(out);
+	cmp_free(c);
+}
+
+static void test_formats(void **state)
+{
+	static const struct { double v; int d; const char *want; } sig[] = {
+		{ 64837.7, 4, "64838" }, { 0.0053333, 4, "0.005333" },
+		{ 7.7512, 4, "7.751" }, { 301.92, 4, "301.9" }, { -1, 4, "-1" },
+		{ 0.058, 4, "0.058" }, { 0, 4, "0" }, { 128.1735, 3, "128" },
+		{ 1e-12, 3, "1e-12" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(sig); i++) {
+		cmp_fmt_sig(buf, sizeof(buf), sig[i].v, sig[i].d, true);
+		assert_string_equal(buf, sig[i].want);
+	}
+	cmp_fmt_sig(buf, sizeof(buf), 0.5, 3, false);
+	assert_string_equal(buf, "0.500");
+	cmp_fmt_change(buf, sizeof(buf), -23.18);
+	assert_string_equal(buf, "-23.2%");
+	cmp_fmt_change(buf, sizeof(buf), 5140);
+	assert_string_equal(buf, "+5140%");
+	cmp_fmt_change(buf, sizeof(buf), -0.001);
+	assert_string_equal(buf, "+0.00%");
+	cmp_fmt_ci(buf, sizeof(buf), -INFINITY, INFINITY);
+	assert_string_equal(buf, "unbounded");
+	cmp_fmt_ci(buf, sizeof(buf), -9.851, 4.2);
+	assert_string_equal(buf, "[-9.85%, +4.20%]");
 }
 
 /* ---- statistical validation with fixed seeds ---- */
@@ -463,6 +756,10 @@ int main(void)
 		cmocka_unit_test(test_derived),
 		cmocka_unit_test(test_builtin_and_work),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_golden_demo),
+		cmocka_unit_test(test_summary_count),
+		cmocka_unit_test(test_aa),
+		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_false_positive_rate),
 		cmocka_unit_test(test_detection_rate),
 		cmocka_unit_test(test_bh_family),

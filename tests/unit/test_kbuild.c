@@ -4,7 +4,8 @@
  * fragment options checked against a .config, the cache key, spawn_run()
  * (exit codes, captured tail, deadline, log file, line callback) and the
  * git operations on a small real repository (a conflicting revert and a
- * patch that does not apply leave the worktree clean).
+ * patch that does not apply leave the worktree clean), and the distro
+ * config base read from MMLAB_BOOT_DIR like the distro kernel.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,10 +19,13 @@
 #include <cmocka.h>
 
 #include "kernel/build.h"
+#include "kernel/bzimage.h"
 #include "kernel/gitops.h"
 #include "kernel/kcache.h"
 #include "lib/spawn.h"
 #include "lib/util.h"
+
+#include "capture.h"
 
 static void test_kconfig_check(void **state)
 {
@@ -240,6 +244,62 @@ static void test_gitops(void **state)
 	free(c1tree);
 }
 
+static void fake_bzimage(const char *path, const char *version)
+{
+	unsigned char img[0x800] = { 0 };
+
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x20f] = 0x04;	/* kernel_version = 0x200 + 0x400 */
+	memcpy(img + 0x600, version, strlen(version) + 1);
+	assert_int_equal(write_file_atomic(path, img, sizeof(img), 0644), 0);
+}
+
+/* base: distro is the config next to the distro kernel, MMLAB_BOOT_DIR too */
+static void test_distro_config(void **state)
+{
+	char t[] = "/tmp/mmlab-test-kbuild-XXXXXX", *dir = mkdtemp(t);
+	char *vmlinuz, *want, *cfg, *out, *log, *got, *msg;
+	struct capture c;
+
+	(void)state;
+	assert_non_null(dir);
+	setenv("MMLAB_BOOT_DIR", dir, 1);
+	capture_start(&c);
+	assert_null(kernel_distro_config());	/* no kernel in the boot dir */
+	msg = capture_end(&c);
+	assert_non_null(strstr(msg, dir));
+	free(msg);
+
+	vmlinuz = xasprintf("%s/vmlinuz-6.1.0-9-amd64", dir);
+	fake_bzimage(vmlinuz, "6.1.0-9-amd64 (debian-kernel@lists.debian.org) #1 SMP");
+	want = xasprintf("%s/config-6.1.0-9-amd64", dir);
+	assert_int_equal(write_file_atomic(want, "CONFIG_NUMA=y\n", 14, 0644), 0);
+	cfg = kernel_distro_config();
+	assert_string_equal(cfg, want);
+
+	/* kconfig_make copies it, then olddefconfig fails: dir has no Makefile */
+	out = xasprintf("%s/out", dir);
+	log = xasprintf("%s/log", dir);
+	capture_start(&c);
+	assert_int_equal(kconfig_make(dir, out, "distro", NULL, 0, "v", log), -1);
+	msg = capture_end(&c);
+	assert_non_null(strstr(msg, "olddefconfig"));
+	free(msg);
+	free(out);
+	out = xasprintf("%s/out/.config", dir);
+	got = read_file(out, NULL, 1 << 16);
+	assert_string_equal(got, "CONFIG_NUMA=y\n");
+
+	unsetenv("MMLAB_BOOT_DIR");
+	rm_rf(dir);
+	free(vmlinuz);
+	free(want);
+	free(cfg);
+	free(out);
+	free(log);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_kcache_key),
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_gitops),
+		cmocka_unit_test(test_distro_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

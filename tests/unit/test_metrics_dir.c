@@ -159,11 +159,46 @@ static void test_unlisted(void **state)
 	assert_int_equal(metric_kind("usemem.elapsed_s.T1"), KIND_MAIN);
 }
 
+static void test_groups(void **state)
+{
+	static const struct { const char *name; enum metric_group g; } t[] = {
+		{ "usemem.elapsed_s.T1", GROUP_WORKLOAD },
+		{ "time.elapsed_s", GROUP_DURATION },
+		{ "vmstat.compact_stall", GROUP_OPS },
+		{ "derived.compaction_cost", GROUP_OPS },
+		{ "rate.time.elapsed_s/vmstat.compact_stall", GROUP_OPS },
+		{ "rate.kthread.kcompactd0.cpu_s/vmstat.compact_stall", GROUP_OPS },
+		{ "vmstat.numa_hint_faults", GROUP_NUMA },
+		{ "vmstat.pgpromote_success", GROUP_NUMA },
+		{ "derived.autonuma_cost", GROUP_NUMA },
+		{ "node1.vmstat.nr_free_pages", GROUP_NUMA },
+		{ "numastat.node0.numa_miss", GROUP_NUMA },
+		{ "kthread.kcompactd0.cpu_s", GROUP_COLLECTORS },
+		{ "extfrag.node0.DMA32.index_o9.after", GROUP_COLLECTORS },
+		{ "dmesg.warnings", GROUP_COLLECTORS },
+		{ "trace.compaction:mm_compaction_begin", GROUP_COLLECTORS },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (metric_group(t[i].name, metric_kind(t[i].name)) != t[i].g)
+			fail_msg("%s: group %s, expected %s", t[i].name,
+				 metric_group_name(metric_group(t[i].name,
+							        metric_kind(t[i].name))),
+				 metric_group_name(t[i].g));
+	/* by name; compare.c puts user formulas in the workload group */
+	assert_int_equal(metric_group("trace.ratio", KIND_MAIN), GROUP_COLLECTORS);
+	assert_int_equal(metric_group("numa_ratio", KIND_MAIN), GROUP_WORKLOAD);
+	assert_string_equal(metric_group_name(GROUP_NUMA), "numa");
+	assert_string_equal(metric_group_title(GROUP_DURATION), "Duration");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_docs_agree),
 		cmocka_unit_test(test_unlisted),
+		cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

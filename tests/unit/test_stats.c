@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_stats.c - lab/analysis/stats.c: summaries, Welch, Fieller, BH, power */
+/* test_stats.c - lab/analysis/stats.c: summaries, Welch, Fieller, BH, power, MDE */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,6 +146,27 @@ static void test_power(void **state)
 	assert_int_equal(stats_power_n(NAN, 0.02, 0.05, 0.8), 0);
 }
 
+static void test_mde(void **state)
+{
+	(void)state;
+	/* n = 6 per side is what 4 % needs at CoV 2 %: 6 detects just under 4 % */
+	assert_true(stats_mde(0.02, 6, 6, 0.05, 0.8) <= 0.04);
+	assert_true(stats_mde(0.02, 5, 5, 0.05, 0.8) > 0.04);
+	/* the inverse of stats_power_n() for equal n */
+	for (size_t n = 2; n <= 40; n++) {
+		double e = stats_mde(0.03, n, n, 0.05, 0.8);
+
+		assert_int_equal(stats_power_n(0.03, e * 1.000001, 0.05, 0.8), n);
+	}
+	/* t_{.975,4} + t_{.8,4} = 2.776445 + 0.940965; sqrt(2/3) */
+	assert_near(stats_mde(0.1, 3, 3, 0.05, 0.8),
+		    (2.7764451051977987 + 0.94096457723) * 0.1 * sqrt(2.0 / 3), 1e-6);
+	assert_near(stats_mde(0, 3, 3, 0.05, 0.8), 0, EPS);
+	assert_true(stats_mde(0.1, 3, 4, 0.05, 0.8) < stats_mde(0.1, 3, 3, 0.05, 0.8));
+	assert_true(isnan(stats_mde(0.1, 1, 3, 0.05, 0.8)));
+	assert_true(isnan(stats_mde(NAN, 3, 3, 0.05, 0.8)));
+}
+
 static void test_halfwidth(void **state)
 {
 	const double c[] = { 10, 10, 10 }, x[] = { 9, 10, 11 };
@@ -167,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_welch_degenerate),
 		cmocka_unit_test(test_bh),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_mde),
 		cmocka_unit_test(test_halfwidth),
 	};
 

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare_load.c - the inputs of a comparison: the variants of a stored
+ * run (samples of its ok iterations, what must match between variants,
+ * the time series) and samples CSV files.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/compare.h"
+#include "analysis/compare_int.h"
+#include "lib/strbuf.h"
+
+#define CSV_MAX_BYTES (256u << 20)
+
+/* ---- loading runs ---- */
+
+static void flatten(struct kvlist *kv, const char *prefix, json_t *val)
+{
+	const char *key;
+	json_t *sub;
+	char *s;
+
+	if (json_is_object(val)) {
+		json_object_foreach(val, key, sub) {
+			char *p = *prefix ? xasprintf("%s.%s", prefix, key) :
+					    xstrdup(key);
+
+			flatten(kv, p, sub);
+			free(p);
+		}
+		return;
+	}
+	if (json_is_string(val)) {
+		kvlist_set(kv, prefix, json_string_value(val));
+		return;
+	}
+	s = json_dumps(val, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	kvlist_set(kv, prefix, s ? s : "?");
+	free(s);
+}
+
+static json_t *job_variant(const json_t *run, const char *name)
+{
+	json_t *vars = json_object_get(json_object_get(run, "job_resolved"),
+				       "variants");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(vars, i, v) {
+		const char *n = json_string_value(json_object_get(v, "name"));
+
+		if (n && !strcmp(n, name))
+			return v;
+	}
+	return NULL;
+}
+
+/* what must be equal between variants, except the kernel itself */
+static void variant_config(struct cmp_variant *v, const json_t *run,
+			   const char *name)
+{
+	json_t *job = json_object_get(run, "job_resolved");
+	json_t *jv = job_variant(run, name);
+	json_t *host = json_object_get(run, "host");
+	static const char *const job_keys[] = { "topology", "workload",
+						"accel", "image" };
+	const char *key;
+	json_t *val;
+
+	json_object_foreach(jv, key, val)
+		if (strcmp(key, "name") && strcmp(key, "kernel"))
+			flatten(&v->config, key, val);
+	for (size_t i = 0; i < ARRAY_SIZE(job_keys); i++)
+		if (json_object_get(job, job_keys[i]))
+			flatten(&v->config, job_keys[i],
+				json_object_get(job, job_keys[i]));
+	json_object_foreach(host, key, val) {
+		char *p = xasprintf("host.%s", key);
+
+		if (strcmp(key, "accel_reason"))
+			flatten(&v->config, p, val);
+		free(p);
+	}
+}
+
+/*
+ * Keep an iteration's 1 Hz time series for the report, normalised to
+ * {"series": {name: [values]}, "interval_s": s, "elapsed_s": the
+ * iteration's time.elapsed_s or null}; the run may store the series object
+ * directly or under "series".
+ */
+static void add_timeseries(struct cmp_variant *v, const json_t *it)
+{
+	json_t *ts = json_object_get(it, "timeseries");
+	json_t *series = json_object_get(ts, "series");
+	json_t *iv = json_object_get(ts, "interval_s");
+	json_t *el = json_object_get(json_object_get(it, "metrics"), "time.elapsed_s");
+
+	if (!json_is_object(ts))
+		return;
+	if (!json_is_object(series))
+		series = ts;
+	if (!v->timeseries)
+		v->timeseries = json_array();
+	json_array_append_new(v->timeseries, json_pack("{s:O, s:f, s:o}",
+		"series", series,
+		"interval_s", json_number_value(iv) > 0 ? json_number_value(iv) : 1.0,
+		"elapsed_s", json_is_number(el) ? json_real(json_number_value(el)) :
+						  json_null()));
+}
+
+static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
+			 const char *where)
+{
+	json_t *metrics = json_object_get(it, "metrics");
+	struct cmp_variant *v = &c->vars[vi];
+	const char *key;
+	json_t *val;
+
+	if (!json_is_object(metrics)) {
+		lab_err("%s: an ok iteration has no \"metrics\" object; "
+			"check the run with `mmlab results show`", where);
+		return -1;
+	}
+	json_object_foreach(metrics, key, val) {
+		struct cmp_metric *m;
+
+		if (!json_is_number(val))
+			continue;
+		m = cmp_metric_get(c, key);
+		cmp_cell_set(&m->cells[vi], v->niter, json_number_value(val));
+	}
+	add_timeseries(v, it);
+	v->niter++;
+	return 0;
+}
+
+static int add_variant_json(struct comparison *c, const json_t *run,
+			    const char *run_id, const json_t *jv)
+{
+	const char *name = json_string_value(json_object_get(jv, "name"));
+	json_t *its = json_object_get(jv, "iterations");
+	json_t *kernel = json_object_get(jv, "kernel");
+	size_t vi, i, bad = 0;
+	json_t *it;
+
+	if (!name || !json_is_array(its)) {
+		lab_err("run %s: a variant without \"name\" or \"iterations\"; "
+			"the results file may be damaged", run_id);
+		return -1;
+	}
+	vi = cmp_variant_add(c, name, run_id);
+	if (json_is_string(json_object_get(kernel, "release")))
+		c->vars[vi].kernel = xstrdup(json_string_value(
+			json_object_get(kernel, "release")));
+	variant_config(&c->vars[vi], run, name);
+	if (json_is_object(kernel))
+		c->vars[vi].kinfo = json_deep_copy(kernel);
+	if (job_variant(run, name))
+		c->vars[vi].jvariant = json_deep_copy(job_variant(run, name));
+	json_array_foreach(its, i, it) {
+		const char *st = json_string_value(json_object_get(it, "status"));
+		char *where;
+		int rc;
+
+		if (!st || strcmp(st, "ok")) {
+			bad++;
+			continue;
+		}
+		where = xasprintf("run %s variant %s iteration %zu", run_id,
+				  name, i);
+		rc = add_iteration(c, vi, it, where);
+		free(where);
+		if (rc < 0)
+			return -1;
+	}
+	if (bad)
+		strlist_pushf(&c->notes, "variant %s: %zu of %zu iterations not ok "
+			      "(crashed, timeout or failed) are left out",
+			      c->vars[vi].name, bad, json_array_size(its));
+	return 0;
+}
+
+/* what the report's header says about a run */
+static json_t *run_facts(const json_t *run)
+{
+	static const char *const top[] = { "run", "job", "created", "host",
+					   "order", "until_significant" };
+	static const char *const job[] = { "topology", "workload", "image",
+					   "accel", "iterations",
+					   "iterations_per_boot", "collectors" };
+	json_t *jr = json_object_get(run, "job_resolved");
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < ARRAY_SIZE(top); i++)
+		if (json_object_get(run, top[i]))
+			json_object_set_new(o, top[i],
+				json_deep_copy(json_object_get(run, top[i])));
+	for (size_t i = 0; i < ARRAY_SIZE(job); i++)
+		if (json_object_get(jr, job[i]))
+			json_object_set_new(o, job[i],
+				json_deep_copy(json_object_get(jr, job[i])));
+	return o;
+}
+
+int cmp_add_run(struct comparison *c, const json_t *run)
+{
+	const char *id = json_string_value(json_object_get(run, "run"));
+	json_t *vars = json_object_get(run, "variants");
+	size_t i;
+	json_t *jv;
+
+	if (!id || !json_is_array(vars)) {
+		lab_err("a run without \"run\" or \"variants\"; is this the "
+			"output of `mmlab results show RUN --json`?");
+		return -1;
+	}
+	strlist_push(&c->runs, id);
+	if (!c->runinfo)
+		c->runinfo = json_array();
+	json_array_append_new(c->runinfo, run_facts(run));
+	json_array_foreach(vars, i, jv)
+		if (add_variant_json(c, run, id, jv) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- samples CSV ---- */
+
+static int csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	for (char *p = line;; ) {
+		char *comma = strchr(p, ',');
+
+		if (n == max)
+			return -1;
+		if (comma)
+			*comma = 0;
+		f[n++] = cmp_trim(p);
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
+static int csv_row(struct comparison *c, const char *name, size_t lineno,
+		   char **f, int nf)
+{
+	enum metric_dir dir = DIR_NEUTRAL;
+	struct cmp_metric *m;
+	char *end;
+	double v;
+	size_t vi;
+
+	if (nf < 3 || !*f[0] || !*f[1]) {
+		lab_err("%s:%zu: expected variant,metric,value[,direction]", name,
+			lineno);
+		return -1;
+	}
+	v = strtod(f[2], &end);
+	if (end == f[2] || *end) {
+		lab_err("%s:%zu: value \"%s\" is not a number", name, lineno, f[2]);
+		return -1;
+	}
+	if (nf == 4 && metric_dir_parse(f[3], &dir) < 0) {
+		lab_err("%s:%zu: direction \"%s\": use lower, higher or neutral",
+			name, lineno, f[3]);
+		return -1;
+	}
+	vi = cmp_variant_find(c, f[0]);
+	if (vi == (size_t)-1)
+		vi = cmp_variant_add(c, f[0], NULL);
+	m = cmp_metric_get(c, f[1]);
+	if (nf == 4)
+		m->dir = dir;
+	cmp_cell_set(&m->cells[vi], m->cells[vi].n, v);
+	if (m->cells[vi].n > c->vars[vi].niter)
+		c->vars[vi].niter = m->cells[vi].n;
+	return 0;
+}
+
+int cmp_add_samples_buf(struct comparison *c, const char *name,
+			const char *buf)
+{
+	char *copy = xstrdup(buf), *save = NULL, *line;
+	size_t lineno = 0, rows = 0;
+	int rc = 0;
+
+	strlist_pushf(&c->runs, "samples:%s", name);
+	for (line = copy; line && !rc; line = save) {
+		char *nl = strchr(line, '\n'), *f[4];
+		int nf;
+
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		line = cmp_trim(line);
+		if (!*line || *line == '#')
+			continue;
+		if (strchr(line, '"')) {
+			lab_err("%s:%zu: quoted CSV fields are not supported; "
+				"use plain variant,metric,value rows", name, lineno);
+			rc = -1;
+			break;
+		}
+		nf = csv_split(line, f, 4);
+		if (nf < 0) {
+			lab_err("%s:%zu: more than 4 fields", name, lineno);
+			rc = -1;
+		} else if (!rows++ && nf >= 3 && !strcmp(f[0], "variant")) {
+			continue;	/* the header: the first row after comments */
+		} else {
+			rc = csv_row(c, name, lineno, f, nf);
+		}
+	}
+	free(copy);
+	if (!rc && !c->nvars) {
+		lab_err("%s: no samples; expected variant,metric,value rows", name);
+		rc = -1;
+	}
+	return rc;
+}
+
+int cmp_add_samples_csv(struct comparison *c, const char *path)
+{
+	char *buf = read_file(path, NULL, CSV_MAX_BYTES);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = cmp_add_samples_buf(c, path, buf);
+	free(buf);
+	return rc;
+}

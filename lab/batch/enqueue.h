@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * enqueue.h - adding a job to the queue: a run of the job file is created
+ * in the store (runner_create(), nothing booted or built) and its boots
+ * become queue items. "queue add" and "submit --slurm" both go through
+ * here. See docs/queue.md.
+ */
+#ifndef MMLAB_BATCH_ENQUEUE_H
+#define MMLAB_BATCH_ENQUEUE_H
+
+#include <jansson.h>
+
+#include "batch/queue.h"
+#include "run/runner.h"
+#include "store/results.h"
+
+/*
+ * Create a run of the job file at path and queue its boots; kernels built
+ * from source become build items. ro: the runner's options (accel,
+ * cache_dir, connect_uri; job_path and defer_builds are set here); slurm: NULL = local work for "queue run", else the Slurm
+ * job ids as JSON text. Exit status (0, 1, 2); on 0 *run_out (malloc'd),
+ * *job_out and, if asked, *boots_out (run.json "boots", a new reference)
+ * are set.
+ */
+int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
+		  const struct run_opts *ro, const char *slurm, char **run_out, long long *job_out,
+		  json_t **boots_out);
+
+/*
+ * "base, patched": the variants of boots (run.json "boots") whose kernels
+ * are build requests, malloc'd; NULL when none is.
+ */
+char *queue_build_variants(json_t *boots);
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runstate.c - a queued run's status (see runstate.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "batch/runstate.h"
+#include "lib/timefmt.h"
+#include "lib/util.h"
+
+int runstate_set(struct store *s, const char *run, const char *status)
+{
+	json_t *rj = store_run_read(s, run);
+	char now[TIME_STR_LEN];
+	int ret;
+
+	if (!rj)
+		return -1;
+	json_object_set_new(rj, "status", json_string(status));
+	if (!strcmp(status, "running")) {
+		struct queue_owner o;
+
+		queue_owner_self(&o);
+		json_object_set_new(rj, "pid", json_integer(getpid()));
+		json_object_set_new(rj, "host_boot_id", json_string(o.boot));
+		json_object_del(rj, "finished");
+	} else if (!strcmp(status, "complete") || !strcmp(status, "cancelled")) {
+		time_iso(time(NULL), now);
+		json_object_set_new(rj, "finished", json_string(now));
+	}
+	ret = store_run_write(s, run, rj);
+	json_decref(rj);
+	return ret;
+}
+
+bool runstate_item_stored(const struct queue_item *it, void *arg)
+{
+	struct store *s = arg;
+
+	if (it->kind == ITEM_BUILD)
+		return false;	/* a build is never "stored": it runs again */
+	for (unsigned int i = 0; i < it->count; i++)
+		if (!store_iteration_done(s, it->run, it->variant, it->first + i))
+			return false;
+	return true;
+}
+
+void runstate_follow(struct queue *q, struct store *s, long long id)
+{
+	json_t *st = queue_status(q, 1), *j;
+	bool final, all_done, cancelled;
+	size_t i;
+
+	if (!st || queue_job_final(q, id, &final, &all_done, &cancelled)) {
+		json_decref(st);
+		return;
+	}
+	json_array_foreach(st, i, j) {
+		const char *run = json_string_value(json_object_get(j, "run"));
+
+		if (json_integer_value(json_object_get(j, "id")) != id || !run)
+			continue;
+		if (final && cancelled)
+			runstate_set(s, run, "cancelled");
+		else if (!final && !json_integer_value(json_object_get(
+				json_object_get(j, "counts"), "running")))
+			runstate_set(s, run, "queued");
+	}
+	json_decref(st);
+}
+
+/* the boots of run's plan (run.json "boots") not stored yet */
+static size_t boots_missing(struct store *s, const char *run)
+{
+	json_t *rj = store_run_read(s, run), *b;
+	size_t i, missing = 0;
+
+	json_array_foreach(json_object_get(rj, "boots"), i, b) {
+		struct queue_item it = { .first = (unsigned int)json_integer_value(
+						 json_object_get(b, "first")),
+					 .count = (unsigned int)json_integer_value(
+						 json_object_get(b, "count")) };
+
+		snprintf(it.run, sizeof(it.run), "%s", run);
+		snprintf(it.variant, sizeof(it.variant), "%s",
+			 json_string_value(json_object_get(b, "variant")) ?: "");
+		missing += !runstate_item_stored(&it, s);
+	}
+	json_decref(rj);
+	return missing;
+}
+
+int runstate_finish(struct store *s, const char *run_arg)
+{
+	char *run = store_run_resolve(s, run_arg);
+	size_t missing;
+
+	if (!run)
+		return EXIT_USAGE;
+	missing = boots_missing(s, run);
+	if (runstate_set(s, run, missing ? "incomplete" : "complete")) {
+		free(run);
+		return EXIT_RUN_FAILED;
+	}
+	if (missing)
+		lab_err("run %s: %zu boot%s not stored; 'mmlab queue status --items' and the "
+			"Slurm task logs under %s/%s/slurm say why", run, missing,
+			missing == 1 ? "" : "s", store_dir(s), run);
+	else
+		lab_info("run %s complete", run);
+	free(run);
+	return missing ? EXIT_RUN_FAILED : 0;
+}

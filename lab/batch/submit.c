@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * submit.c - submitting runs to Slurm (see submit.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "batch/enqueue.h"
+#include "batch/queue_build.h"
+#include "batch/slurm.h"
+#include "batch/submit.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+
+/* one run on its way to Slurm */
+struct run_sub {
+	struct queue *q;
+	struct store *s;
+	struct submit_opts *o;
+	const char *run;
+	struct slurm_target t;		/* dir: RESULTS/<run>/slurm */
+	json_t *builds;			/* {variant: build job id} */
+	struct strbuf deps;		/* ":id:id..." of the build jobs */
+};
+
+static int write_script(const struct run_sub *r, const char *path, const char *const words[],
+			size_t nwords, bool array)
+{
+	char *text = slurm_script_text(r->o->mmlab, store_dir(r->s), r->o->cache_dir, words,
+				       nwords, array);
+	int ret;
+
+	if (!text)
+		return -1;
+	ret = write_file_atomic(path, text, strlen(text), 0755);
+	free(text);
+	return ret;
+}
+
+static unsigned int task_minutes(struct store *s, const char *run, unsigned int count)
+{
+	json_t *rj = store_run_read(s, run);
+	json_t *t = json_object_get(json_object_get(rj, "job_resolved"), "timeouts");
+	double sec = json_integer_value(json_object_get(t, "boot_s")) +
+		     (double)json_integer_value(json_object_get(t, "iteration_s")) * count;
+
+	json_decref(rj);
+	return (unsigned int)(sec / 60) + 5;
+}
+
+/* a task holds as many Slurm CPUs as its guest has vCPUs */
+static unsigned int job_vcpus(struct store *s, const char *run)
+{
+	json_t *rj = store_run_read(s, run), *n;
+	unsigned int cpus = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(json_object_get(rj, "job_resolved"),
+		"topology"), "nodes"), i, n)
+		cpus += (unsigned int)json_integer_value(json_object_get(n, "cpus"));
+	json_decref(rj);
+	return cpus ? cpus : 1;
+}
+
+/* the build job of variant v's kernel (request req); 0 or -1 after a message */
+static int submit_build(struct run_sub *r, const char *v, const char *req)
+{
+	const char *words[] = { "build", r->run, "--variant", v };
+	struct strlist a = { 0 };
+	enum item_state state;
+	char *script, *why = NULL, *id = NULL;
+
+	json_decref(queue_build_result(r->q, req, &state, NULL));
+	if (state == ITEM_DONE && !build_kernel_ready(r->q, r->s, r->run, v, &why)) {
+		lab_info("variant '%s': its kernel is built already (request %.12s)", v, req);
+		return 0;
+	}
+	free(why);
+	script = xasprintf("%s/build-%s.sh", r->t.dir, v);
+	if (!write_script(r, script, words, ARRAY_SIZE(words), false)) {
+		if (!r->o->build_cpus)
+			r->o->build_cpus = slurm_node_cpus(r->o->partition);
+		slurm_build_argv(&a, &r->t, r->run, v, r->o->build_cpus, r->o->build_minutes,
+				 script);
+		id = slurm_sbatch(&a);
+	}
+	if (id) {
+		json_object_set_new(r->builds, v, json_string(id));
+		strbuf_addf(&r->deps, ":%s", id);
+	}
+	strlist_free(&a);
+	free(script);
+	free(id);
+	return id ? 0 : -1;
+}
+
+/*
+ * A build job per kernel of the run still to be built (one per build
+ * request; a build already done is handed to the run now). 0 or -1.
+ */
+static int submit_builds(struct run_sub *r, json_t *boots)
+{
+	struct strlist reqs = { 0 };
+	json_t *b;
+	size_t i, k;
+	int ret = 0;
+
+	json_array_foreach(boots, i, b) {
+		const char *req = json_string_value(json_object_get(b, "build"));
+		const char *v = json_string_value(json_object_get(b, "variant"));
+
+		if (!req || !v)
+			continue;
+		for (k = 0; k < reqs.n && strcmp(reqs.v[k], req); k++)
+			;
+		if (k < reqs.n)
+			continue;	/* another variant of this run needs the same kernel */
+		strlist_push(&reqs, req);
+		ret = submit_build(r, v, req);
+		if (ret)
+			break;
+	}
+	strlist_free(&reqs);
+	return ret;
+}
+
+/* the array of boots and the finishing job; the array's id, or NULL */
+static char *submit_array(struct run_sub *r, json_t *boots, const char *task, const char *fin,
+			  char **fin_id)
+{
+	struct strlist a = { 0 }, b = { 0 };
+	unsigned int n = (unsigned int)json_array_size(boots);
+	unsigned int count = (unsigned int)json_integer_value(
+		json_object_get(json_array_get(boots, 0), "count"));
+	char *arr_id;
+
+	slurm_array_argv(&a, &r->t, r->run, n, job_vcpus(r->s, r->run),
+			 r->o->minutes ? r->o->minutes : task_minutes(r->s, r->run, count),
+			 r->deps.len ? r->deps.buf : NULL, task);
+	arr_id = slurm_sbatch(&a);
+	if (arr_id) {
+		slurm_finish_argv(&b, &r->t, r->run, arr_id, fin);
+		*fin_id = slurm_sbatch(&b);
+	}
+	strlist_free(&a);
+	strlist_free(&b);
+	return arr_id;
+}
+
+/* scancel what was submitted of a run that could not be submitted whole */
+static void cancel_builds(json_t *builds)
+{
+	struct strlist ids = { 0 };
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(builds, key, v)
+		strlist_push(&ids, json_string_value(v));
+	slurm_scancel((const char *const *)ids.v, ids.n);
+	strlist_free(&ids);
+}
+
+/* the scripts, the build jobs, the array and its finishing job; 0 or 1 */
+static int submit_run(struct run_sub *r, long long job, const char *path, json_t *boots,
+		      json_t *out)
+{
+	const char *exec_words[] = { "exec", r->run };
+	const char *fin_words[] = { "finish", r->run };
+	char *task = xasprintf("%s/task.sh", r->t.dir), *fin = xasprintf("%s/finish.sh", r->t.dir);
+	char *arr_id = NULL, *fin_id = NULL, *slurm;
+	int ret = EXIT_RUN_FAILED;
+	json_t *sj;
+
+	if (mkdir_p(r->t.dir, 0755) || write_script(r, task, exec_words, 2, true) ||
+	    write_script(r, fin, fin_words, 2, false) || submit_builds(r, boots))
+		goto out;
+	arr_id = submit_array(r, boots, task, fin, &fin_id);
+	if (!arr_id)
+		goto out;
+	sj = json_pack("{s:s, s:s?, s:O}", "array", arr_id, "finish", fin_id, "builds",
+		       r->builds);
+	slurm = json_dumps(sj, JSON_COMPACT);
+	json_decref(sj);
+	if (!queue_set_slurm(r->q, job, slurm) && fin_id) {
+		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i, s:O, s:s, s:s}", "id",
+			(json_int_t)job, "run", r->run, "file", path, "boots",
+			(int)json_array_size(boots), "build_jobs", r->builds, "array_job", arr_id,
+			"finish_job", fin_id));
+		ret = 0;
+	}
+	free(slurm);
+out:
+	if (ret && !arr_id) {	/* the queue keeps no half-submitted job */
+		cancel_builds(r->builds);
+		queue_cancel(r->q, job);
+	}
+	free(task);
+	free(fin);
+	free(arr_id);
+	free(fin_id);
+	return ret;
+}
+
+static int submit_one(struct queue *q, struct store *s, const char *path,
+		      struct submit_opts *o, json_t *out)
+{
+	struct run_sub r = { .q = q, .s = s, .o = o, .deps = STRBUF_INIT };
+	json_t *boots = NULL;
+	char *run = NULL, *dir;
+	long long job;
+	struct run_opts ro = { .accel = o->accel, .cache_dir = o->cache_dir,
+			       .connect_uri = o->connect_uri };
+	int ret = queue_add_job(q, s, path, o->priority, &ro, "{\"state\":\"submitting\"}",
+				&run, &job, &boots);
+
+	if (ret)
+		return ret;
+	dir = xasprintf("%s/%s/slurm", store_dir(s), run);
+	r.run = run;
+	r.t = (struct slurm_target) { .partition = o->partition, .dir = dir };
+	r.builds = json_object();
+	ret = submit_run(&r, job, path, boots, out);
+	json_decref(r.builds);
+	strbuf_release(&r.deps);
+	json_decref(boots);
+	free(dir);
+	free(run);
+	return ret;
+}
+
+int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
+		struct submit_opts *o, json_t *out)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int rc = submit_one(q, s, paths[i], o, out);
+
+		if (rc && (!ret || rc == EXIT_USAGE))
+			ret = rc;
+	}
+	return ret;
+}

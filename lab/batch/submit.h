@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * submit.h - "mmlab submit --slurm": create each run in the (shared)
+ * results store, queue its boots as Slurm's work rather than "queue run"'s,
+ * and submit them with sbatch: a build job per kernel the run builds from
+ * source ("mmlab queue build RUN --variant V"), one array job per run
+ * depending on them, a task per boot ("mmlab queue exec RUN --boot
+ * $SLURM_ARRAY_TASK_ID"), then a finishing job depending on it ("mmlab
+ * queue finish RUN"). The scripts go to RESULTS/<run>/slurm. See
+ * docs/queue.md.
+ */
+#ifndef MMLAB_BATCH_SUBMIT_H
+#define MMLAB_BATCH_SUBMIT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "batch/queue.h"
+#include "store/results.h"
+
+struct submit_opts {
+	const char *mmlab;		/* this binary, as the nodes run it */
+	const char *cache_dir;		/* MMLAB_CACHE of the nodes (shared) */
+	const char *connect_uri;	/* libvirt here, for creating the runs */
+	const char *partition;		/* or NULL: Slurm's default */
+	const char *accel;		/* "auto", "kvm", "tcg" or NULL: the job's */
+	unsigned int minutes;		/* --time of a task; 0: from the job's timeouts */
+	unsigned int build_cpus;	/* of a build job; 0: sinfo, when first needed */
+	unsigned int build_minutes;	/* --time of a build job */
+	int priority;			/* recorded in the queue */
+};
+
+/*
+ * Submit each job file of paths, one after the other; a job that cannot be
+ * submitted whole is cancelled (queue and Slurm). Appends to out
+ * [{"id","run","file","boots","build_jobs":{variant: id},"array_job",
+ * "finish_job"}] what was submitted. Exit status: 0 all submitted, 2 a bad
+ * job, else 1.
+ */
+int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
+		struct submit_opts *o, json_t *out);
+
+#endif

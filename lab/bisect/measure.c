@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * measure.c - measuring commits and the verdict loop of "mmlab bisect run":
+ * the endpoints, the endpoint check, then one step per commit git picks
+ * (rounds of iterations until the verdict is clear or the step is
+ * skipped), each verdict stored before git is told. See session.h.
+ *
+ * A step's data (internal.h) grows with each round: a round is a run of
+ * the results store named bisect-<id>-<seq>-<round>, found again and
+ * resumed (or taken as it is when it finished) after an interruption.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/internal.h"
+#include "analysis/expr.h"
+#include "job/job.h"
+#include "repro/repro.h"
+#include "run/runner.h"
+#include "store/results.h"
+#include "lib/util.h"
+
+/* a step's data ------------------------------------------------------------- */
+
+double *step_values(json_t *data, size_t *n)
+{
+	json_t *a = json_object_get(data, "values"), *v;
+	double *x = xcalloc(json_array_size(a) + 1, sizeof(*x));
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(a, i, v)
+		x[(*n)++] = json_number_value(v);
+	return x;
+}
+
+unsigned int step_count(json_t *data, const char *key)
+{
+	return (unsigned int)json_integer_value(json_object_get(data, key));
+}
+
+unsigned int step_iterations(json_t *data)
+{
+	return (unsigned int)json_array_size(json_object_get(data, "statuses"));
+}
+
+json_t *step_endpoint(json_t *steps, const char *role)
+{
+	json_t *st;
+	size_t i;
+
+	json_array_foreach(steps, i, st)
+		if (!strcmp(json_string_value(json_object_get(st, "role")) ?: "", role) &&
+		    !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done"))
+			return json_object_get(st, "data");
+	return NULL;
+}
+
+static void add_count(json_t *data, const char *key, json_int_t by)
+{
+	json_object_set_new(data, key, json_integer(
+		json_integer_value(json_object_get(data, key)) + by));
+}
+
+static json_t *array_of(json_t *data, const char *key)
+{
+	json_t *a = json_object_get(data, key);
+
+	if (!json_is_array(a)) {
+		a = json_array();
+		json_object_set_new(data, key, a);
+	}
+	return a;
+}
+
+/* a crash, timeout or lost iteration among the statuses (metric mode skips) */
+static const char *bad_status(json_t *data)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(data, "statuses"), i, s)
+		if (strcmp(json_string_value(s) ?: "", "ok"))
+			return json_string_value(s);
+	return NULL;
+}
+
+/* measuring one round through the runner ---------------------------------------- */
+
+/* the run of this job name in the store: its id and status, or NULL */
+static char *find_run(struct store *st, const char *job, const char **status)
+{
+	json_t *runs = store_run_list(st), *r;
+	char *id = NULL;
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		if (!strcmp(json_string_value(json_object_get(r, "job")) ?: "", job)) {
+			id = xstrdup(json_string_value(json_object_get(r, "run")));
+			*status = !strcmp(json_string_value(json_object_get(r, "status")) ?: "",
+					  "complete") ? "complete" : "incomplete";
+			break;
+		}
+	}
+	json_decref(runs);
+	return id;
+}
+
+static int lookup(void *ctx, const char *name, double *val)
+{
+	json_t *v = json_object_get(ctx, name);
+
+	if (!json_is_number(v))
+		return -1;
+	*val = json_number_value(v);
+	return 0;
+}
+
+/* one iteration of the run into data */
+static void collect_iteration(struct bisect_session *s, json_t *it, const char *run_dir,
+			      const char *vname, json_t *data)
+{
+	const char *st = json_string_value(json_object_get(it, "status")) ?: "missing";
+	json_t *metrics = json_object_get(it, "metrics");
+	double v;
+	char err[256];
+
+	json_array_append_new(array_of(data, "statuses"), json_string(st));
+	if (strcmp(st, "failed"))
+		add_count(data, "vm_runs", 1);
+	if (s->sig_mode) {
+		json_int_t idx = json_integer_value(json_object_get(it, "index"));
+		char *console = repro_read_console(run_dir, vname, idx);
+		int o = repro_eval_run(&s->sig, st, metrics, console, NULL);
+
+		add_count(data, o > 0 ? "met" : o == 0 ? "not_met" : "unknown", 1);
+		free(console);
+	} else if (!strcmp(st, "ok") &&
+		   !expr_eval(s->metric, lookup, metrics, &v, err, sizeof(err)) && isfinite(v)) {
+		json_array_append_new(array_of(data, "values"), json_real(v));
+	} else if (!strcmp(st, "ok")) {
+		add_count(data, "missing", 1);
+	}
+}
+
+/* fold a finished run of one commit into data */
+static void collect(struct bisect_session *s, const char *run_id, json_t *data)
+{
+	json_t *run = store_load_run(s->store, run_id);
+	json_t *var = json_array_get(json_object_get(run, "variants"), 0);
+	json_t *kernel = json_object_get(var, "kernel"), *it;
+	const char *vname = json_string_value(json_object_get(var, "name"));
+	char *run_dir = store_run_path(s->store, run_id);
+	size_t i;
+
+	array_of(data, "values");
+	array_of(data, "statuses");
+	if (json_is_true(json_object_get(kernel, "build_failed"))) {
+		json_object_set_new(data, "build_failed", json_true());
+		json_object_set(data, "build_log", json_object_get(kernel, "build_log"));
+		add_count(data, "builds", 1);
+	} else if (json_is_false(json_object_get(kernel, "cache_hit"))) {
+		add_count(data, "builds", 1);
+	}
+	json_array_foreach(json_object_get(var, "iterations"), i, it)
+		collect_iteration(s, it, run_dir, vname, data);
+	free(run_dir);
+	json_decref(run);
+}
+
+/* the job measuring the round, written to RESULTS/bisect/jobs/NAME.yaml */
+static struct job *round_job(struct bisect_session *s, const char *name,
+			     const struct bisect_round *r)
+{
+	const struct bisect_params *p = s->p;
+	unsigned int per_boot = p->iterations_per_boot < r->n ? p->iterations_per_boot : r->n;
+	char *vname = xasprintf("c-%.12s", r->commit), *jobs = xasprintf("%s/jobs", s->dir);
+	char *path = xasprintf("%s/%s.yaml", jobs, name), *yaml, err[256];
+	struct job *job = NULL;
+
+	yaml = bisect_step_yaml(p->job_text, strlen(p->job_text), p->variant, name, vname,
+				r->commit, p->tree, r->n, per_boot, err, sizeof(err));
+	if (!yaml)
+		lab_err("bisect: the job cannot be made for %.12s: %s", r->commit, err);
+	else if (!mkdir_p(jobs, 0755) && !write_file_atomic(path, yaml, strlen(yaml), 0644))
+		job_load_buffer(path, yaml, strlen(yaml), p->job_dir, &job);
+	free(vname);
+	free(jobs);
+	free(path);
+	free(yaml);
+	return job;
+}
+
+/*
+ * One round of r->n iterations of the commit: a run named
+ * bisect-<id>-<seq>-<round>, resumed when an earlier attempt was stopped,
+ * taken as it is when it finished. 0, 1 interrupted, -1 failed.
+ */
+static int measure_round(struct bisect_session *s, const struct bisect_round *r,
+			 json_t *data)
+{
+	char *name = xasprintf("bisect-%s-%lld-%u", s->p->id, r->seq, r->round), *id;
+	const char *status = NULL;
+	struct run_opts o = { .cache_dir = s->env->cache_dir, .connect_uri = s->env->connect_uri };
+	struct run_result res = { 0 };
+	int ret = -1;
+
+	id = find_run(s->store, name, &status);
+	if (id && !strcmp(status, "complete")) {
+		lab_info("bisect: %.12s: run %s was finished before; using it", r->commit, id);
+		goto collect;
+	}
+	if (id) {
+		lab_info("bisect: %.12s: resuming run %s", r->commit, id);
+		o.resume = id;
+	} else {
+		o.job = round_job(s, name, r);
+		if (!o.job)
+			goto out;
+	}
+	/* its exit status is in the run: failed builds and iterations count there */
+	runner_run(s->store, &o, &res);
+	if (res.interrupted) {
+		ret = 1;
+		goto out;
+	}
+	if (!res.run_id) {
+		lab_err("bisect: %.12s could not be measured (see above)", r->commit);
+		goto out;
+	}
+	free(id);
+	id = xstrdup(res.run_id);
+collect:
+	json_array_append_new(array_of(data, "runs"), json_string(id));
+	collect(s, id, data);
+	ret = 0;
+out:
+	run_result_release(&res);
+	free(id);
+	free(name);
+	return ret;
+}
+
+/* measure a round, through the runner or the env's measure; wall_s grows */
+static int measure(struct bisect_session *s, const struct bisect_round *r, json_t *data)
+{
+	double start = now_monotonic();
+	int ret;
+
+	if (s->env->measure)
+		ret = s->env->measure(s->env->measure_ctx, s->p, r, data);
+	else
+		ret = measure_round(s, r, data);
+	if (!ret)
+		json_object_set_new(data, "wall_s", json_real(json_number_value(
+			json_object_get(data, "wall_s")) + now_monotonic() - start));
+	return ret;
+}
+
+/* verdicts ------------------------------------------------------------------ */
+
+bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
+{
+	json_t *steps = bstore_steps(s->bs);
+	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
+	bool ok;
+
+	if (s->sig_mode) {
+		unsigned int gm = step_count(g, "met"), gu = step_count(g, "unknown");
+		unsigned int bm = step_count(bd, "met");
+
+		snprintf(why, len, "signature in %u of %u runs at the good endpoint%s, in %u of %u "
+			 "at the bad one (%u needed)", gm, step_iterations(g),
+			 gu ? " (some ended before it could be seen)" : "", bm,
+			 step_iterations(bd), s->p->k);
+		ok = !gm && !gu && bm >= s->p->k;
+	} else {
+		struct stats_test t;
+		size_t ng, nb;
+		double *xg = step_values(g, &ng), *xb = step_values(bd, &nb);
+
+		ok = bisect_endpoints_ok(xg, ng, xb, nb, &s->rule, &t, why, len);
+		free(xg);
+		free(xb);
+	}
+	json_decref(steps);
+	return ok;
+}
+
+/* metric mode: the step's values against the endpoints' */
+static enum bisect_call decide_metric(struct bisect_session *s, json_t *steps, json_t *data,
+				      double *pw, char *why, size_t len)
+{
+	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
+	size_t ng, nb, ns;
+	double *xg = step_values(g, &ng), *xb = step_values(bd, &nb);
+	double *xs = step_values(data, &ns), pos;
+	enum bisect_call c;
+
+	c = bisect_call_metric(xg, ng, xb, nb, xs, ns, &s->rule, &pos, pw, why, len);
+	json_object_set_new(data, "position", isfinite(pos) ? json_real(pos) : json_null());
+	free(xg);
+	free(xb);
+	free(xs);
+	return c;
+}
+
+enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data,
+			     char *why, size_t len, bool *final)
+{
+	enum bisect_call c;
+	double pw = NAN;
+
+	*final = true;
+	if (json_is_true(json_object_get(data, "build_failed"))) {
+		snprintf(why, len, "the build failed: %s",
+			 json_string_value(json_object_get(data, "build_log")) ?: "no log");
+		return BISECT_UNSURE;
+	}
+	if (s->sig_mode) {
+		c = bisect_call_signature(step_count(data, "met"), step_count(data, "unknown"),
+					  step_iterations(data), s->p->k, why, len);
+	} else if (bad_status(data)) {
+		snprintf(why, len, "an iteration %s (not a measurement): skipped",
+			 bad_status(data));
+		return BISECT_UNSURE;
+	} else {
+		c = decide_metric(s, steps, data, &pw, why, len);
+	}
+	json_object_set_new(data, "p_wrong", isfinite(pw) ? json_real(pw) : json_null());
+	if (c == BISECT_UNSURE && step_iterations(data) < s->p->max_iterations)
+		*final = false;
+	return c;
+}
+
+/* the loop ------------------------------------------------------------------ */
+
+/* measure an endpoint unless done; 0, 1 interrupted, -1 failed */
+static int endpoint(struct bisect_session *s, const char *role)
+{
+	const char *commit = strcmp(role, "good") ? s->p->bad : s->p->good;
+	json_t *steps = bstore_steps(s->bs), *data;
+	struct bisect_round r = { .commit = commit, .n = s->p->iterations };
+	bool done = step_endpoint(steps, role) != NULL;
+	char *line;
+	int ret;
+
+	json_decref(steps);
+	if (done)
+		return 0;
+	r.seq = bstore_step_open(s->bs, commit, role);
+	if (r.seq < 0)
+		return -1;
+	line = bisect_commit_line(s->p->tree, commit);
+	lab_info("bisect: measuring the %s endpoint %s (%u iterations)", role,
+		 line ? line : commit, s->p->iterations);
+	free(line);
+	data = json_object();
+	ret = measure(s, &r, data);
+	if (!ret) {
+		json_object_set_new(data, "verdict", json_string(role));
+		json_object_set_new(data, "why", json_string("endpoint"));
+		if (json_is_true(json_object_get(data, "build_failed"))) {
+			lab_err("bisect: the %s endpoint %.12s does not build; see %s", role, commit,
+				json_string_value(json_object_get(data, "build_log")) ?: "its log");
+			ret = -1;
+		} else if (bstore_step_set(s->bs, r.seq, "done", data)) {
+			ret = -1;
+		}
+	}
+	json_decref(data);
+	return ret;
+}
+
+/* rounds of the step until its verdict is clear or final; 0, 1, -1 */
+static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_round *r,
+			json_t *data, char *why, size_t len)
+{
+	enum bisect_call c = BISECT_UNSURE;
+	bool final = false;
+	int ret;
+
+	r->round = (unsigned int)json_array_size(json_object_get(data, "runs"));
+	for (;;) {
+		unsigned int have = step_iterations(data);
+
+		/* a failed build has runs but no iterations: step_decide() skips it */
+		if (json_array_size(json_object_get(data, "runs"))) {
+			c = step_decide(s, steps, data, why, len, &final);
+			if (final || c != BISECT_UNSURE)
+				break;
+			lab_info("bisect: %.12s is not clear yet (%s); more iterations",
+				 r->commit, why);
+		}
+		r->n = s->p->iterations;
+		if (have + r->n > s->p->max_iterations)
+			r->n = s->p->max_iterations > have ? s->p->max_iterations - have : 1;
+		ret = measure(s, r, data);
+		if (ret)
+			return ret;
+		r->round++;
+		/* the rounds so far are kept: a kill -9 loses at most one */
+		if (bstore_step_set(s->bs, r->seq, "running", data))
+			return -1;
+	}
+	json_object_set_new(data, "verdict", json_string(
+		c == BISECT_UNSURE ? "skip" : bisect_call_name(c)));
+	json_object_set_new(data, "why", json_string(why));
+	return bstore_step_set(s->bs, r->seq, "decided", data);
+}
+
+/* the data of the step's row (a copy), or a new object */
+static json_t *step_data(json_t *steps, long long seq)
+{
+	json_t *st, *data = NULL;
+	size_t i;
+
+	json_array_foreach(steps, i, st)
+		if (json_integer_value(json_object_get(st, "seq")) == seq)
+			data = json_deep_copy(json_object_get(st, "data"));
+	return data ? data : json_object();
+}
+
+/* one step: measure and decide unless decided, tell git unless told; 0, 1, -1 */
+static int step(struct bisect_session *s, const char *commit, unsigned int stepno)
+{
+	struct bisect_round r = { .commit = commit };
+	json_t *steps = NULL, *data = NULL;
+	const char *term;
+	char why[512], *line = NULL, *out = NULL;
+	int ret = -1;
+
+	r.seq = bstore_step_open(s->bs, commit, "step");
+	if (r.seq < 0)
+		return -1;
+	steps = bstore_steps(s->bs);
+	data = step_data(steps, r.seq);
+	line = bisect_commit_line(s->p->tree, commit);
+	if (!json_object_get(data, "verdict")) {
+		lab_info("bisect: step %u: testing %s", stepno, line ? line : commit);
+		ret = measure_step(s, steps, &r, data, why, sizeof(why));
+		if (ret)
+			goto out;
+		ret = -1;
+	}
+	term = json_string_value(json_object_get(data, "verdict")) ?: "skip";
+	lab_info("bisect: %s is %s: %s", line ? line : commit, term,
+		 json_string_value(json_object_get(data, "why")) ?: "");
+	if (strcmp(term, "skip"))
+		term = session_term(s, !strcmp(term, "bad"));
+	if (!session_git_has_verdict(s, commit) && session_tell_git(s, term, commit, &out))
+		goto out;
+	if (bstore_step_set(s->bs, r.seq, "done", data) || bisect_write_log(s))
+		goto out;
+	ret = 0;
+out:
+	free(out);
+	free(line);
+	json_decref(data);
+	json_decref(steps);
+	return ret;
+}
+
+/* the endpoints measured and worth bisecting: 0, or the exit status */
+static int check_endpoints(struct bisect_session *s)
+{
+	char why[1024];
+	json_t *r;
+	int rc;
+
+	for (int i = 0; i < 2; i++) {
+		rc = endpoint(s, i ? "bad" : "good");
+		if (rc > 0) {
+			lab_err("bisect: interrupted; 'mmlab bisect run' goes on from here");
+			return BISECT_EXIT_INTERRUPTED;
+		}
+		if (rc) {
+			bstore_set_status(s->bs, bisect_status_name(BISECT_FAILED), NULL);
+			return EXIT_RUN_FAILED;
+		}
+	}
+	if (!step_endpoints_ok(s, why, sizeof(why))) {
+		r = json_pack("{s:s}", "refused", why);
+		bstore_set_status(s->bs, bisect_status_name(BISECT_REFUSED), r);
+		json_decref(r);
+		bisect_write_log(s);
+		lab_err("bisect: refusing to bisect: the endpoints do not differ as asked: %s", why);
+		return EXIT_RUN_FAILED;
+	}
+	lab_info("bisect: the endpoints differ: %s", why);
+	bisect_write_log(s);
+	return 0;
+}
+
+/* the steps a run before this one finished */
+static unsigned int steps_done(struct bisect_session *s)
+{
+	json_t *steps = bstore_steps(s->bs), *st;
+	unsigned int n = 0;
+	size_t i;
+
+	json_array_foreach(steps, i, st)
+		n += !strcmp(json_string_value(json_object_get(st, "role")) ?: "", "step") &&
+		     !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
+	json_decref(steps);
+	return n;
+}
+
+/* steps until git is finished; the exit status */
+static int search(struct bisect_session *s, json_t **result)
+{
+	unsigned int stepno = steps_done(s) + 1;
+	char *commit = NULL;
+	int rc;
+
+	for (;; stepno++) {
+		const char *out = s->state.progress ? s->state.progress : "";
+
+		if (bisect_git_finished(out, session_new_term(s)))
+			break;
+		if (strstr(out, "Bisecting:")) {
+			char *l = bisect_progress_line(out);
+
+			lab_info("bisect: %s", l);
+			free(l);
+		}
+		free(commit);
+		if (session_head(s, &commit))
+			return EXIT_RUN_FAILED;
+		rc = step(s, commit, stepno);
+		if (rc) {
+			free(commit);
+			if (rc < 0)
+				return EXIT_RUN_FAILED;
+			lab_err("bisect: interrupted; 'mmlab bisect run' goes on from here");
+			return BISECT_EXIT_INTERRUPTED;
+		}
+	}
+	free(commit);
+	return bisect_conclude(s, s->state.progress, result);
+}
+
+int bisect_run(const struct bisect_env *env, json_t **result)
+{
+	struct bisect_session s;
+	int ret = EXIT_RUN_FAILED;
+
+	*result = NULL;
+	if (session_open(&s, env) || session_lock(&s, "wait for it or stop it first")) {
+		session_close(&s);
+		return EXIT_USAGE;
+	}
+	switch (s.state.status) {
+	case BISECT_DONE:
+		lab_info("bisect: already finished");
+		ret = bisect_conclude(&s, s.state.progress ? s.state.progress : "", result);
+		goto out;
+	case BISECT_REFUSED:
+		lab_err("bisect: refused: %s", json_string_value(json_object_get(
+			s.state.result, "refused")) ?: "?");
+		goto out;
+	default:
+		break;
+	}
+	s.store = store_open(env->results_dir);
+	if (!s.store || bstore_set_status(s.bs, bisect_status_name(BISECT_RUNNING), NULL))
+		goto out;
+	ret = check_endpoints(&s);
+	if (!ret)
+		ret = search(&s, result);
+out:
+	session_close(&s);
+	return ret;
+}

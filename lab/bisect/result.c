@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * result.c - what a bisection found (docs/bisect.md, "Result" and
+ * "Confidence"), the replayable log (the parameters and every measured
+ * step as "# mmlab-bisect" lines, then git's bisect log) and the replay of
+ * such a log. See session.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/internal.h"
+#include "kernel/gitops.h"
+#include "lib/spawn.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+
+/* the result ------------------------------------------------------------------ */
+
+static json_t *commit_json(const char *tree, const char *commit)
+{
+	const char *args[] = { "log", "-1", "--no-show-signature",
+		"--format=%H%x1f%h%x1f%s%x1f%an <%ae>%x1f%aI", commit, NULL };
+	struct spawn_result r;
+	char *f[5] = { 0 }, *p;
+	json_t *o;
+
+	if (git_run(tree, args, &r) || !r.out) {
+		spawn_result_free(&r);
+		return json_pack("{s:s}", "commit", commit);
+	}
+	p = r.out;
+	p[strcspn(p, "\n")] = '\0';
+	for (int i = 0; i < 5; i++) {
+		f[i] = p;
+		p = strchr(p, 0x1f);
+		if (!p) {
+			for (int j = i + 1; j < 5; j++)
+				f[j] = "";
+			break;
+		}
+		*p++ = '\0';
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "commit", f[0], "short", f[1],
+		      "subject", f[2], "author", f[3], "date", f[4]);
+	spawn_result_free(&r);
+	return o;
+}
+
+/* candidates named after "could be any of:" (only skipped commits left) */
+static json_t *candidates(const char *out)
+{
+	json_t *a = json_array();
+	const char *p = strstr(out, "could be any of:");
+
+	if (!p)
+		return a;
+	p = strchr(p, '\n');
+	while (p && *++p) {
+		size_t n = strspn(p, "0123456789abcdef");
+
+		if (n >= 7)
+			json_array_append_new(a, json_stringn(p, n));
+		p = strchr(p, '\n');
+	}
+	return a;
+}
+
+static bool is_done(json_t *st)
+{
+	return !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
+}
+
+static bool has_role(json_t *st, const char *role)
+{
+	return !strcmp(json_string_value(json_object_get(st, "role")) ?: "", role);
+}
+
+/* the table row of a done step */
+static json_t *step_row(struct bisect_session *s, json_t *st)
+{
+	json_t *d = json_object_get(st, "data"), *sample;
+	json_t *row = commit_json(s->p->tree, json_string_value(json_object_get(st, "commit")));
+	size_t n;
+	double *x = step_values(d, &n);
+
+	sample = bisect_sample_json(x, n);
+	free(x);
+	json_object_set(row, "role", json_object_get(st, "role"));
+	json_object_set(row, "verdict", json_object_get(d, "verdict"));
+	json_object_set(row, "why", json_object_get(d, "why"));
+	json_object_set_new(row, "iterations", json_integer(step_iterations(d)));
+	if (s->sig_mode) {
+		json_object_set_new(row, "met", json_integer(step_count(d, "met")));
+	} else {
+		json_object_set(row, "mean", json_object_get(sample, "mean"));
+		json_object_set(row, "ci95", json_object_get(sample, "ci95"));
+		json_object_set(row, "n", json_object_get(sample, "n"));
+	}
+	json_decref(sample);
+	json_object_set(row, "runs", json_object_get(d, "runs"));
+	return row;
+}
+
+/* the totals over the done steps, and what the confidence rests on */
+struct totals {
+	json_int_t builds, vm_runs;
+	double wall, sum_p, rate;
+	unsigned int calls;
+};
+
+static void add_totals(struct totals *t, json_t *st)
+{
+	json_t *d = json_object_get(st, "data");
+
+	t->builds += step_count(d, "builds");
+	t->vm_runs += step_count(d, "vm_runs");
+	t->wall += json_number_value(json_object_get(d, "wall_s"));
+	if (has_role(st, "bad") && step_iterations(d))
+		t->rate = (double)step_count(d, "met") / step_iterations(d);
+	if (json_is_number(json_object_get(d, "p_wrong"))) {
+		t->sum_p += json_number_value(json_object_get(d, "p_wrong"));
+		t->calls++;
+	}
+}
+
+/* the confidence statement into conf; its value */
+static double confidence(struct bisect_session *s, json_t *steps, const struct totals *t,
+			 char *conf, size_t len)
+{
+	double good_ok = 1;
+	json_t *st;
+	size_t i;
+
+	if (!s->sig_mode) {
+		snprintf(conf, len, "each of the %u verdicts rests on a Welch test against "
+			 "the other endpoint; all are right with probability at least %.4f "
+			 "(1 - the sum of their p-values)", t->calls,
+			 t->sum_p < 1 ? 1 - t->sum_p : 0.0);
+		return t->sum_p < 1 ? 1 - t->sum_p : 0;
+	}
+	json_array_foreach(steps, i, st) {
+		json_t *d = json_object_get(st, "data");
+
+		if (!strcmp(json_string_value(json_object_get(d, "verdict")) ?: "", "good") &&
+		    has_role(st, "step"))
+			good_ok *= 1 - bisect_miss_prob(t->rate, step_iterations(d));
+	}
+	snprintf(conf, len, "the signature occurred in %.0f %% of the runs at the "
+		 "bad endpoint; at that rate every 'good' verdict is right with probability "
+		 "%.4f (the chance that all runs of a bad commit miss it is (1 - rate)^n)",
+		 100 * t->rate, good_ok);
+	return good_ok;
+}
+
+/* the first new commit when git's output names it, else NULL */
+static char *first_commit(struct bisect_session *s, const char *out)
+{
+	char *needle = xasprintf("is the first %s commit", session_new_term(s));
+	char *ref = xasprintf("refs/bisect/%s", session_new_term(s)), *first = NULL;
+	const char *args[] = { "rev-parse", ref, NULL };
+
+	if (out && strstr(out, needle))
+		first = git_out(s->wt, args);
+	free(needle);
+	free(ref);
+	return first;
+}
+
+json_t *bisect_make_result(struct bisect_session *s, const char *out)
+{
+	json_t *steps = bstore_steps(s->bs), *rows = json_array(), *st, *res;
+	struct totals t = { .rate = NAN };
+	unsigned long long range = s->p->range_commits;
+	char *first = first_commit(s, out), conf[512];
+	double value;
+	size_t i;
+
+	json_array_foreach(steps, i, st) {
+		if (!is_done(st))
+			continue;
+		json_array_append_new(rows, step_row(s, st));
+		add_totals(&t, st);
+	}
+	value = confidence(s, steps, &t, conf, sizeof(conf));
+	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}",
+		"mode", s->sig_mode ? "signature" : "metric",
+		"looked_for", s->sig_mode ? s->p->signature : s->p->metric,
+		"first", first ? commit_json(s->p->tree, first) : json_null(),
+		"candidates", out ? candidates(out) : json_array(),
+		"steps", rows, "builds", t.builds, "vm_runs", t.vm_runs, "wall_s", t.wall,
+		"range_commits", (json_int_t)range,
+		"log2_range", (json_int_t)ceil(log2(fmax(1, (double)range))),
+		"confidence", conf, "confidence_value", value);
+	json_object_set_new(res, "term", json_string(session_new_term(s)));
+	free(first);
+	json_decref(steps);
+	return res;
+}
+
+int bisect_conclude(struct bisect_session *s, const char *out, json_t **result)
+{
+	json_t *res = bisect_make_result(s, out);
+	int ret = json_is_object(json_object_get(res, "first")) ? 0 : EXIT_RUN_FAILED;
+
+	if (bstore_set_status(s->bs, bisect_status_name(BISECT_DONE), res) ||
+	    bisect_write_log(s))
+		ret = EXIT_RUN_FAILED;
+	*result = res;
+	return ret;
+}
+
+/* the log --------------------------------------------------------------------- */
+
+static void add_json_line(struct strbuf *sb, const char *what, json_t *j)
+{
+	char *p = json_dumps(j, JSON_COMPACT);
+
+	strbuf_addf(sb, BISECT_LOG_TAG "%s %s\n", what, p ? p : "null");
+	free(p);
+}
+
+int bisect_write_log(struct bisect_session *s)
+{
+	json_t *steps = bstore_steps(s->bs), *params = bisect_params_to_json(s->p), *st;
+	char *path = xasprintf("%s/bisect.log", s->dir), *glog = NULL;
+	const char *args[] = { "bisect", "log", NULL };
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int ret;
+
+	strbuf_addf(&sb, "# mmlab bisect log: 'mmlab bisect replay %s' starts the same "
+		    "bisection\n", path);
+	add_json_line(&sb, "params", params);
+	json_array_foreach(steps, i, st)
+		if (is_done(st))
+			add_json_line(&sb, "step", st);
+	if (bisect_git(s->wt, args, &glog) == 0)
+		strbuf_addstr(&sb, glog);
+	free(glog);
+	ret = write_file_atomic(path, sb.buf, sb.len, 0644);
+	strbuf_release(&sb);
+	free(path);
+	json_decref(params);
+	json_decref(steps);
+	return ret;
+}
+
+void bisect_log_parse(const char *text, json_t **params, json_t *steps)
+{
+	static const char ptag[] = BISECT_LOG_TAG "params ", stag[] = BISECT_LOG_TAG "step ";
+
+	*params = NULL;
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		json_t *j = NULL;
+
+		if (len > strlen(ptag) && !strncmp(l, ptag, strlen(ptag))) {
+			j = json_loadb(l + strlen(ptag), len - strlen(ptag), 0, NULL);
+			/* the last one counts, as a whole */
+			json_decref(*params);
+			*params = json_is_object(j) ? json_incref(j) : NULL;
+		} else if (len > strlen(stag) && !strncmp(l, stag, strlen(stag))) {
+			j = json_loadb(l + strlen(stag), len - strlen(stag), 0, NULL);
+			if (json_is_object(j))
+				json_array_append(steps, j);
+		}
+		json_decref(j);
+		l = nl ? nl + 1 : NULL;
+	}
+}
+
+/* the log's parameters, typed; 0 or -1 after a message */
+static int replay_params(const char *file, const char *text, struct bisect_params *p,
+			 json_t *steps)
+{
+	json_t *params;
+	char err[256];
+	int ret = 0;
+
+	bisect_log_parse(text, &params, steps);
+	if (!params) {
+		lab_err("%s is not a log of 'mmlab bisect' (no '%sparams' line); "
+			"'mmlab bisect log' writes one", file, BISECT_LOG_TAG);
+		return -1;
+	}
+	if (bisect_params_from_json(params, p, err, sizeof(err))) {
+		lab_err("%s: its '%sparams' line is not one mmlab wrote (%s); "
+			"'mmlab bisect log' writes one", file, BISECT_LOG_TAG, err);
+		ret = -1;
+	}
+	json_decref(params);
+	return ret;
+}
+
+/* the replayed bisection: made, and concluded when git finished */
+static int replay_create(const struct bisect_env *env, const struct bisect_params *p,
+			 json_t *steps, const char *file, const char *afile, json_t **result)
+{
+	struct bisect_session s;
+	char *out = NULL;
+	int ret = EXIT_USAGE;
+
+	if (session_create(&s, env, p, steps, afile, &out))
+		goto out;
+	lab_info("bisect: replayed %zu measured commits from %s", json_array_size(steps), file);
+	ret = 0;
+	if (bisect_git_finished(out, session_new_term(&s)))
+		ret = bisect_conclude(&s, out, result);
+out:
+	session_close(&s);
+	free(out);
+	return ret;
+}
+
+int bisect_replay(const struct bisect_env *env, const char *file, json_t **result)
+{
+	char *text = read_file(file, NULL, 64u << 20), *afile;
+	json_t *steps = json_array();
+	struct bisect_params p = { 0 };
+	int ret = EXIT_USAGE;
+
+	*result = NULL;
+	if (!text) {
+		lab_err("cannot read the bisect log %s", file);
+	} else if (!replay_params(file, text, &p, steps)) {
+		afile = path_abs(file);
+		ret = replay_create(env, &p, steps, file, afile, result);
+		free(afile);
+	}
+	bisect_params_release(&p);
+	json_decref(steps);
+	free(text);
+	return ret;
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - a bisection's directory (RESULTS/bisect), its lock, its git
+ * worktree and git's bisect commands there; the 'start' half that makes
+ * them, 'reset', 'status' and 'log'. See session.h and internal.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bisect/internal.h"
+#include "analysis/expr.h"
+#include "kernel/gitops.h"
+#include "store/results.h"
+#include "lib/spawn.h"
+#include "lib/timefmt.h"
+#include "lib/util.h"
+
+/* the open bisection --------------------------------------------------------- */
+
+void session_init(struct bisect_session *s, const struct bisect_env *env)
+{
+	memset(s, 0, sizeof(*s));
+	s->env = env;
+	s->lock_fd = -1;
+	s->dir = xasprintf("%s/bisect", env->results_dir);
+	s->wt = xasprintf("%s/wt", s->dir);
+	s->lock = xasprintf("%s/lock", s->dir);
+}
+
+void session_close(struct bisect_session *s)
+{
+	if (s->metric)
+		expr_free(s->metric);
+	if (s->sig_mode)
+		expect_release(&s->sig);
+	if (s->store)
+		store_close(s->store);
+	bstore_close(s->bs);
+	bisect_state_release(&s->state);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	free(s->dir);
+	free(s->wt);
+	free(s->lock);
+	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
+}
+
+/* the mode and the rules of the loaded parameters; 0 or -1 after a message */
+static int load_mode(struct bisect_session *s)
+{
+	const struct bisect_params *p = &s->state.params;
+	char err[256];
+
+	s->p = p;
+	s->rule.alpha = p->alpha;
+	s->rule.min_change = p->min_change;
+	s->rule.better = p->better;
+	s->rule.near = 1.0 / 3;
+	if (p->metric) {
+		s->metric = expr_parse(p->metric, err, sizeof(err));
+		if (!s->metric) {
+			lab_err("--metric '%s': %s", p->metric, err);
+			return -1;
+		}
+	} else {
+		if (expect_from_signature(p->signature, p->k, &s->sig, err, sizeof(err))) {
+			lab_err("--signature: %s", err);
+			return -1;
+		}
+		s->sig_mode = true;
+	}
+	return 0;
+}
+
+int session_open(struct bisect_session *s, const struct bisect_env *env)
+{
+	int rc;
+
+	session_init(s, env);
+	s->bs = bstore_open(s->dir, false);
+	if (!s->bs)
+		return -1;
+	rc = bstore_load(s->bs, &s->state);
+	if (rc > 0)
+		lab_err("no bisection in %s; start one with 'mmlab bisect start'", s->dir);
+	if (rc)
+		return -1;
+	return load_mode(s);
+}
+
+int session_lock(struct bisect_session *s, const char *what)
+{
+	s->lock_fd = open(s->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (s->lock_fd < 0) {
+		lab_err("cannot open %s: %s", s->lock, strerror(errno));
+		return -1;
+	}
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB)) {
+		lab_err("another 'mmlab bisect run' is working on %s; %s", s->dir, what);
+		return -1;
+	}
+	return 0;
+}
+
+int session_set_progress(struct bisect_session *s, const char *out)
+{
+	free(s->state.progress);
+	s->state.progress = xstrdup(out);
+	return bstore_set_progress(s->bs, out);
+}
+
+/* git in the worktree ---------------------------------------------------------- */
+
+int bisect_git(const char *dir, const char *const args[], char **out)
+{
+	struct spawn_result r;
+	int rc = git_run(dir, args, &r);
+
+	if (out)
+		*out = xstrdup(r.out ? r.out : "");
+	spawn_result_free(&r);
+	return rc;
+}
+
+const char *session_term(const struct bisect_session *s, bool bad)
+{
+	if (s->p->reverse)
+		return bad ? "broken" : "fixed";
+	return bad ? "bad" : "good";
+}
+
+const char *session_new_term(const struct bisect_session *s)
+{
+	return s->p->reverse ? "fixed" : "bad";
+}
+
+bool bisect_git_finished(const char *out, const char *term)
+{
+	char *first = xasprintf("is the first %s commit", term);
+	bool done = strstr(out, first) || strstr(out, "only 'skip'ped commits left");
+
+	free(first);
+	return done;
+}
+
+char *bisect_progress_line(const char *out)
+{
+	const char *p = strstr(out, "Bisecting:");
+
+	if (!p)
+		p = out;
+	return xstrndup(p, strcspn(p, "\n"));
+}
+
+char *bisect_commit_line(const char *tree, const char *commit)
+{
+	const char *args[] = { "log", "-1", "--no-show-signature",
+		"--format=%h %s", commit, NULL };
+
+	return git_out(tree, args);
+}
+
+int session_head(struct bisect_session *s, char **commit)
+{
+	const char *args[] = { "rev-parse", "--verify", "-q", "BISECT_HEAD", NULL };
+
+	*commit = git_out(s->wt, args);
+	if (!*commit) {
+		lab_err("bisect: git has no commit to test in %s (BISECT_HEAD); "
+			"'mmlab bisect status' shows the state", s->wt);
+		return -1;
+	}
+	return 0;
+}
+
+bool session_git_has_verdict(struct bisect_session *s, const char *commit)
+{
+	const char *args[] = { "bisect", "log", NULL };
+	const char *terms[] = { session_term(s, false), session_term(s, true), "skip" };
+	char *log = NULL;
+	bool has = false;
+
+	if (bisect_git(s->wt, args, &log) == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(terms) && !has; i++) {
+			char *needle = xasprintf("git bisect %s %s\n", terms[i], commit);
+
+			has = strstr(log, needle) != NULL;
+			free(needle);
+		}
+	}
+	free(log);
+	return has;
+}
+
+int session_tell_git(struct bisect_session *s, const char *term, const char *commit,
+		     char **out)
+{
+	const char *args[] = { "bisect", term, commit, NULL };
+	int rc = bisect_git(s->wt, args, out);
+
+	if (rc != 0 && !bisect_git_finished(*out, session_new_term(s))) {
+		lab_err("bisect: 'git bisect %s %.12s' failed in %s: %s", term, commit, s->wt,
+			*out);
+		return -1;
+	}
+	return session_set_progress(s, *out);
+}
+
+/* making and removing the bisection -------------------------------------------- */
+
+/* remove the worktree wt of tree (and git's record of it) */
+static void remove_worktree(const char *tree, const char *wt)
+{
+	const char *rm[] = { "worktree", "remove", "--force", wt, NULL };
+	const char *prune[] = { "worktree", "prune", NULL };
+
+	if (tree)
+		git_run(tree, rm, NULL);
+	rm_rf(wt);
+	if (tree)
+		git_run(tree, prune, NULL);
+}
+
+/* git bisect start (or replay); its output in *out */
+static int git_start(struct bisect_session *s, const struct bisect_params *p,
+		     const char *replay_file, char **out)
+{
+	const char *start[24] = { "bisect", "start", "--no-checkout" };
+	const char *replay[] = { "bisect", "replay", replay_file, NULL };
+	size_t n = 3;
+
+	if (replay_file) {
+		if (bisect_git(s->wt, replay, out) &&
+		    !bisect_git_finished(*out, p->reverse ? "fixed" : "bad")) {
+			lab_err("git bisect replay %s failed: %s", replay_file, *out);
+			return -1;
+		}
+		return 0;
+	}
+	if (p->reverse) {
+		start[n++] = "--term-old=broken";
+		start[n++] = "--term-new=fixed";
+	}
+	start[n++] = p->reverse ? p->good : p->bad;
+	start[n++] = p->reverse ? p->bad : p->good;
+	start[n++] = "--";
+	for (size_t i = 0; i < p->paths.n && n < ARRAY_SIZE(start) - 1; i++)
+		start[n++] = p->paths.v[i];
+	start[n] = NULL;
+	if (bisect_git(s->wt, start, out)) {
+		lab_err("git bisect start failed: %s", *out);
+		return -1;
+	}
+	return 0;
+}
+
+/* the state: the parameters, git's output, the steps of a log */
+static int fill_state(struct bisect_session *s, const struct bisect_params *p, json_t *steps,
+		      const char *out)
+{
+	json_t *st;
+	size_t i;
+
+	s->bs = bstore_open(s->dir, true);
+	if (!s->bs || bstore_create(s->bs, p) || bstore_set_progress(s->bs, out))
+		return -1;
+	json_array_foreach(steps, i, st)
+		if (bstore_step_add_done(s->bs, json_string_value(json_object_get(st, "commit")),
+					 json_string_value(json_object_get(st, "role")),
+					 json_object_get(st, "data"),
+					 json_number_value(json_object_get(st, "started")),
+					 json_number_value(json_object_get(st, "finished"))))
+			return -1;
+	if (bstore_load(s->bs, &s->state))
+		return -1;
+	return load_mode(s);
+}
+
+/* a failed create leaves neither a worktree nor a state behind */
+static void undo_create(struct bisect_session *s, const char *tree)
+{
+	char *db = xasprintf("%s/bisect.db", s->dir);
+	char *wal = xasprintf("%s-wal", db), *shm = xasprintf("%s-shm", db);
+
+	bstore_close(s->bs);
+	s->bs = NULL;
+	remove_worktree(tree, s->wt);
+	unlink(db);
+	unlink(wal);
+	unlink(shm);
+	free(db);
+	free(wal);
+	free(shm);
+}
+
+int session_create(struct bisect_session *s, const struct bisect_env *env,
+		   const struct bisect_params *p, json_t *steps, const char *replay_file,
+		   char **out)
+{
+	const char *add[] = { "worktree", "add", "--detach", "--no-checkout", NULL, NULL, NULL };
+	char *dbpath;
+
+	session_init(s, env);
+	*out = NULL;
+	dbpath = xasprintf("%s/bisect.db", s->dir);
+	if (path_exists(dbpath)) {
+		lab_err("a bisection is already in %s; 'mmlab bisect status' shows it, "
+			"'mmlab bisect reset' ends it", s->dir);
+		free(dbpath);
+		return -1;
+	}
+	free(dbpath);
+	if (path_exists(s->wt))
+		remove_worktree(p->tree, s->wt);
+	if (mkdir_p(s->dir, 0755))
+		return -1;
+	add[4] = s->wt;
+	add[5] = p->reverse ? p->good : p->bad;
+	if (bisect_git(p->tree, add, out)) {
+		lab_err("cannot make the bisect worktree %s of %s: %s", s->wt, p->tree, *out);
+		return -1;
+	}
+	free(*out);
+	*out = NULL;
+	if (git_start(s, p, replay_file, out) || fill_state(s, p, steps, *out) ||
+	    bisect_write_log(s)) {
+		undo_create(s, p->tree);
+		return -1;
+	}
+	return 0;
+}
+
+/* reset, status, log ----------------------------------------------------------- */
+
+int bisect_reset(const struct bisect_env *env, char **kept)
+{
+	struct bisect_session s;
+	char stamp[TIME_STR_LEN], *to;
+	int ret = 0;
+
+	*kept = NULL;
+	if (session_open(&s, env) || session_lock(&s, "stop it before resetting")) {
+		session_close(&s);
+		return EXIT_USAGE;
+	}
+	remove_worktree(s.p->tree, s.wt);
+	time_stamp(time(NULL), true, stamp);
+	to = xasprintf("%s-%s", s.dir, stamp);
+	/* two resets in one second: the second gets a suffix */
+	for (int i = 2; path_exists(to) && i < 1000; i++) {
+		free(to);
+		to = xasprintf("%s-%s-%d", s.dir, stamp, i);
+	}
+	if (rename(s.dir, to)) {
+		lab_err("cannot move %s to %s: %s", s.dir, to, strerror(errno));
+		ret = EXIT_RUN_FAILED;
+		free(to);
+	} else {
+		*kept = to;
+	}
+	session_close(&s);
+	return ret;
+}
+
+int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_report *r)
+{
+	struct bisect_session s;
+
+	memset(r, 0, sizeof(*r));
+	if (session_open(&s, env)) {
+		session_close(&s);
+		return EXIT_USAGE;
+	}
+	r->steps = bstore_steps(s.bs);
+	if (with_result)
+		r->result = bisect_make_result(&s, NULL);
+	/* the state moves to the report */
+	r->state = s.state;
+	memset(&s.state, 0, sizeof(s.state));
+	session_close(&s);
+	return 0;
+}
+
+void bisect_report_release(struct bisect_report *r)
+{
+	bisect_state_release(&r->state);
+	json_decref(r->steps);
+	json_decref(r->result);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *bisect_report_json(const struct bisect_report *r)
+{
+	json_t *o = bisect_state_json(&r->state);
+
+	json_object_set(o, "steps", r->steps);
+	return o;
+}
+
+char *bisect_log(const struct bisect_env *env, size_t *len)
+{
+	char *path = xasprintf("%s/bisect/bisect.log", env->results_dir);
+	char *text = path_exists(path) ? read_file(path, len, 64u << 20) : NULL;
+
+	if (!text)
+		lab_err("no bisect log at %s; start a bisection with 'mmlab bisect start'", path);
+	free(path);
+	return text;
+}

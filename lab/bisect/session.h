@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.h - the bisect engine: what "mmlab bisect" (lab/builtin/
+ * cmd-bisect.c) calls. One bisection per results directory, in
+ * RESULTS/bisect/ (docs/bisect.md, "State"): bisect.db (bisect_store.h),
+ * wt/ (a lab-owned --no-checkout worktree of the tree, where git keeps its
+ * bisect state), jobs/ (the YAML of each measured job), bisect.log (the
+ * replayable log) and lock (held by bisect_run()).
+ *
+ * Every function prints its own error (lib/util.h's convention) and says
+ * what it did on stderr (lab_info); what the command prints on stdout is
+ * handed back. Return values are exit statuses (docs/bisect.md, "Exit
+ * status") unless said otherwise.
+ *
+ * The engine files: session.c (the state directory, its lock, the
+ * worktree and git; start, reset, status, log), start.c (the parameters
+ * from the options and the job), measure.c (measuring a commit and the
+ * verdict loop of 'run'), result.c (the result, the log and replay),
+ * print.c (the result and the status for a terminal).
+ */
+#ifndef MMLAB_BISECT_SESSION_H
+#define MMLAB_BISECT_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "bisect/bisect_store.h"
+#include "bisect/params.h"
+
+#define BISECT_EXIT_INTERRUPTED 130
+
+/* one round of measuring a commit (a run of n iterations) */
+struct bisect_round {
+	long long seq;		/* the step's row in bisect.db */
+	unsigned int round;	/* 0, 1, ...: the step's runs so far */
+	const char *commit;
+	unsigned int n;		/* iterations */
+};
+
+/*
+ * Measure a round into data (a step's data, docs in measure.c): 0, 1
+ * interrupted, -1 failed after a message. The engine's own builds and
+ * boots the commit through the runner; unit tests pass a fake.
+ */
+typedef int (*bisect_measure_fn)(void *ctx, const struct bisect_params *p,
+				 const struct bisect_round *r, json_t *data);
+
+/* what the engine needs from the command line's global options */
+struct bisect_env {
+	const char *results_dir;	/* the results store; the bisection is in its bisect/ */
+	const char *cache_dir;		/* kernel cache and images: for the runner */
+	const char *connect_uri;	/* libvirt URI (NULL: the default): for the runner */
+	bisect_measure_fn measure;	/* NULL: build, boot and run (runner.h) */
+	void *measure_ctx;
+};
+
+/* "mmlab bisect start": the options as given; 0 for a number = its default */
+struct bisect_start_args {
+	const char *job;		/* --job FILE */
+	const char *good, *bad;		/* --good, --bad REF */
+	const char *metric;		/* --metric EXPR, or */
+	const char *signature;		/* --signature SIG */
+	int better;			/* --direction: -1 lower, +1 higher, 0 either */
+	double min_change, alpha;	/* --min-change, --alpha */
+	unsigned int k, n;		/* --k (default 1), --n (default 3) */
+	unsigned int iterations;	/* --iterations (default: the job's, or --n) */
+	unsigned int max_iterations;	/* --max-iterations (default 3 N, N with --signature) */
+	bool reverse;			/* --reverse */
+	const struct strlist *paths;	/* --paths, or NULL */
+	const char *tree;		/* --tree, or NULL: the job's kernels.tree */
+	const char *variant;		/* --variant, or NULL: the job's first */
+};
+
+/*
+ * Check the job and the endpoints, make the worktree and the state, let git
+ * pick the first commit. 0 with the parameters in *p and git's
+ * "Bisecting: ..." line in *progress (malloc'd), or -1 after a message.
+ */
+int bisect_start(const struct bisect_env *env, const struct bisect_start_args *a,
+		 struct bisect_params *p, char **progress);
+
+/*
+ * Measure the endpoints, refuse when they do not differ as asked, then
+ * test the commits git picks until it names the first bad one. Resumes
+ * where an earlier run stopped. *result (NULL unless git finished, also
+ * when it had before) is the result (docs/bisect.md, "Result").
+ */
+int bisect_run(const struct bisect_env *env, json_t **result);
+
+/* "mmlab bisect status" */
+struct bisect_report {
+	struct bisect_state state;
+	json_t *steps;		/* bstore_steps() */
+	json_t *result;		/* the result so far (its "steps"); NULL unless asked */
+};
+int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_report *r);
+void bisect_report_release(struct bisect_report *r);
+/* state, with "steps": what 'status --json' prints */
+json_t *bisect_report_json(const struct bisect_report *r);
+
+/* the replayable log's text (malloc'd, *len bytes), NULL after a message */
+char *bisect_log(const struct bisect_env *env, size_t *len);
+
+/* end the bisection; *kept (malloc'd) is the directory its state moved to */
+int bisect_reset(const struct bisect_env *env, char **kept);
+
+/*
+ * Start a bisection from a log 'mmlab bisect log' printed: its parameters
+ * and measured steps, and git's verdicts replayed. *result as for
+ * bisect_run(): NULL when git has not finished ('run' goes on).
+ */
+int bisect_replay(const struct bisect_env *env, const char *file, json_t **result);
+
+/* the result (bisect_run(), bisect_replay()) and the status for a terminal */
+void bisect_print_result(FILE *f, json_t *result);
+void bisect_print_status(FILE *f, const struct bisect_report *r);
+
+/* "Bisecting: 3 revisions left to test after this (roughly 2 steps)" of git's output */
+char *bisect_progress_line(const char *out);
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_steps.c - what Slurm jobs run on their node (lab/batch/steps.c and
+ * runstate_finish()), without Slurm or a kernel tree, on a real queue and
+ * store in a temporary directory: the kernel build step's answers (no such
+ * variant, nothing to build, built by someone else and handed on, a build
+ * that fails in its forked child and fails the boots waiting for it), the
+ * boot step's refusals, and the finishing step's verdict.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "batch/queue.h"
+#include "batch/runstate.h"
+#include "batch/steps.h"
+#include "store/results.h"
+#include "lib/util.h"
+
+static char *dir;
+static struct store *store;
+static struct queue *queue;
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/mmlab-test-steps.XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	dir = xstrdup(tmpl);
+	unsetenv("SLURM_JOB_ID");
+	lab_quiet = true;
+	store = store_open(dir);
+	queue = queue_open(dir);
+	assert_non_null(store);
+	assert_non_null(queue);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	queue_close(queue);
+	store_close(store);
+	rm_rf(dir);
+	free(dir);
+	return 0;
+}
+
+/*
+ * A queued run as runner_create() leaves it: variant "src" built from
+ * source at a tree that does not exist, waiting for the build of request
+ * "req-1", and variant "dist" with the distro kernel; one boot each. Its
+ * queue job id in *job; the run id, malloc'd.
+ */
+static char *add_run(long long *job)
+{
+	char *run = store_run_create(store, "steps");
+	char *path = xasprintf("%s/%s/job.yaml", dir, run);
+	char *yaml = xasprintf("name: steps\nkernels: { tree: %s/no-tree }\nvariants:\n"
+			       "  - { name: src, ref: v1 }\n  - { name: dist, kernel: distro }\n"
+			       "topology: { nodes: 1, cpus_per_node: 1, memory_per_node: 256M }\n"
+			       "workload: { name: noop }\niterations: 1\n", dir);
+	json_t *boots = json_pack("[{s:s, s:i, s:i, s:s}, {s:s, s:i, s:i}]", "variant", "src",
+				  "first", 0, "count", 1, "build", "req-1", "variant", "dist",
+				  "first", 0, "count", 1);
+	json_t *rj = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:b, s:s, s:[]}}, "
+			       "{s:s, s:{s:s}}], s:O}", "run", run, "job", "steps", "status",
+			       "queued", "job_dir", dir, "variants", "name", "src", "kernel",
+			       "build_pending", 1, "request", "req-1", "operations", "name",
+			       "dist", "kernel", "source", "distro", "boots", boots);
+
+	assert_int_equal(write_file_atomic(path, yaml, strlen(yaml), 0644), 0);
+	assert_int_equal(store_run_write(store, run, rj), 0);
+	*job = queue_add(queue, run, "steps", 0, boots, NULL);
+	assert_true(*job > 0);
+	json_decref(rj);
+	json_decref(boots);
+	free(yaml);
+	free(path);
+	return run;
+}
+
+/* item i of queue job id's status (borrowed from st) */
+static json_t *item(json_t *st, long long id, size_t i)
+{
+	size_t k;
+	json_t *j;
+
+	json_array_foreach(st, k, j)
+		if (json_integer_value(json_object_get(j, "id")) == id)
+			return json_array_get(json_object_get(j, "items"), i);
+	fail();
+	return NULL;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key)) ?: "";
+}
+
+/* run.json's kernel of variant i (a new reference) */
+static json_t *kernel_of(const char *run, size_t i)
+{
+	json_t *rj = store_run_read(store, run);
+	json_t *k = json_incref(json_object_get(json_array_get(json_object_get(rj, "variants"),
+							       i), "kernel"));
+
+	json_decref(rj);
+	return k;
+}
+
+static void test_build_refusals(void **state)
+{
+	long long job;
+	char *run = add_run(&job);
+
+	(void)state;
+	assert_int_equal(step_build(queue, store, run, "nope", dir), EXIT_USAGE);
+	assert_int_equal(step_build(queue, store, run, NULL, dir), EXIT_USAGE);
+	assert_int_equal(step_build(queue, store, "no-such-run", "src", dir), EXIT_USAGE);
+	/* the distro kernel needs no build */
+	assert_int_equal(step_build(queue, store, run, "dist", dir), 0);
+	free(run);
+}
+
+/* another process built it: the step only hands the kernel to the run */
+static void test_build_handed_on(void **state)
+{
+	struct queue_owner other;
+	struct queue_item it;
+	enum item_state st;
+	long long job, bid;
+	char *run = add_run(&job);
+	json_t *res = json_pack("{s:s, s:s, s:s}", "source", "build", "path", "/k/bzImage",
+				"cache_key", "k1");
+	json_t *k;
+
+	(void)state;
+	json_decref(queue_build_result(queue, "req-1", &st, &bid));
+	assert_true(bid > 0);
+	queue_owner_self(&other);
+	other.pid = 1;
+	assert_int_equal(queue_claim_item(queue, &other, bid, &it), 0);
+	assert_int_equal(queue_build_set_result(queue, bid, res), 0);
+	assert_int_equal(queue_finish(queue, bid, ITEM_DONE, NULL), 0);
+	assert_int_equal(step_build(queue, store, run, "src", dir), 0);
+	k = kernel_of(run, 0);
+	assert_string_equal(str(k, "path"), "/k/bzImage");
+	assert_false(json_is_true(json_object_get(k, "build_pending")));
+	json_decref(k);
+	json_decref(res);
+	free(run);
+}
+
+/* the build runs in a forked child and fails: its item and the boot fail */
+static void test_build_fails(void **state)
+{
+	long long job;
+	char *run = add_run(&job);
+	json_t *st, *k;
+
+	(void)state;
+	assert_int_equal(step_build(queue, store, run, "src", dir), EXIT_RUN_FAILED);
+	st = queue_status(queue, 0);
+	assert_string_equal(str(item(st, job, 0), "kind"), "build");
+	assert_string_equal(str(item(st, job, 0), "state"), "failed");
+	assert_int_equal(json_integer_value(json_object_get(item(st, job, 0), "attempts")), 1);
+	assert_string_equal(str(item(st, job, 1), "state"), "failed");
+	assert_non_null(strstr(str(item(st, job, 1), "error"),
+			       "the kernel build of variant 'src' failed"));
+	assert_non_null(strstr(str(item(st, job, 1), "error"),
+			       "the output of 'mmlab queue build'"));
+	/* the other variant's boot does not wait for it */
+	assert_string_equal(str(item(st, job, 2), "state"), "queued");
+	k = kernel_of(run, 0);
+	assert_true(json_is_true(json_object_get(k, "build_failed")));
+	json_decref(k);
+	json_decref(st);
+	free(run);
+}
+
+static void test_exec_refusals(void **state)
+{
+	long long job;
+	char *run = add_run(&job);
+
+	(void)state;
+	assert_int_equal(step_exec(queue, store, run, "2", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, run, "x", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, run, NULL, "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, "no-such-run", "0", "/cache", NULL), EXIT_USAGE);
+	/* boot 0 waits for a build nobody made yet */
+	assert_int_equal(step_exec(queue, store, run, "0", "/cache", NULL), EXIT_RUN_FAILED);
+	free(run);
+}
+
+static const char *run_status(const char *run)
+{
+	static char buf[32];
+	json_t *rj = store_run_read(store, run);
+
+	snprintf(buf, sizeof(buf), "%s", str(rj, "status"));
+	json_decref(rj);
+	return buf;
+}
+
+static void store_boot(const char *run, const char *variant)
+{
+	json_t *it = json_pack("{s:i, s:s, s:{}}", "index", 0, "status", "ok", "metrics");
+
+	assert_int_equal(store_iteration_write(store, run, variant, 0, it), 0);
+	json_decref(it);
+}
+
+/* the finishing job: complete when every boot is stored */
+static void test_finish(void **state)
+{
+	long long job;
+	char *run = add_run(&job);
+
+	(void)state;
+	store_boot(run, "dist");
+	assert_int_equal(runstate_finish(store, run), EXIT_RUN_FAILED);
+	assert_string_equal(run_status(run), "incomplete");
+	store_boot(run, "src");
+	assert_int_equal(runstate_finish(store, run), 0);
+	assert_string_equal(run_status(run), "complete");
+	assert_int_equal(runstate_finish(store, "no-such-run"), EXIT_USAGE);
+	free(run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_build_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_handed_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finish, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
