@@ -13,15 +13,19 @@
 #include "lib/util.h"
 
 int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
-		  const char *accel, const char *slurm, char **run_out, long long *job_out,
+		  const struct run_opts *ro, const char *slurm, char **run_out, long long *job_out,
 		  json_t **boots_out)
 {
 	/* kernels built from source become the queue's build items */
-	struct run_opts o = { .job_path = path, .accel = accel, .defer_builds = true };
+	struct run_opts o = *ro;
 	json_t *rj, *boots;
 	char *run = NULL;
 	long long id = 0;
-	int ret = runner_create(s, &o, &run);
+	int ret;
+
+	o.job_path = path;
+	o.defer_builds = true;
+	ret = runner_create(s, &o, &run);
 
 	if (ret)
 		return ret;

@@ -11,18 +11,19 @@
 #include <jansson.h>
 
 #include "batch/queue.h"
+#include "run/runner.h"
 #include "store/results.h"
 
 /*
  * Create a run of the job file at path and queue its boots; kernels built
- * from source become build items. accel: "auto", "kvm", "tcg" or NULL
- * (the job's); slurm: NULL = local work for "queue run", else the Slurm
+ * from source become build items. ro: the runner's options (accel,
+ * cache_dir, connect_uri; job_path and defer_builds are set here); slurm: NULL = local work for "queue run", else the Slurm
  * job ids as JSON text. Exit status (0, 1, 2); on 0 *run_out (malloc'd),
  * *job_out and, if asked, *boots_out (run.json "boots", a new reference)
  * are set.
  */
 int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
-		  const char *accel, const char *slurm, char **run_out, long long *job_out,
+		  const struct run_opts *ro, const char *slurm, char **run_out, long long *job_out,
 		  json_t **boots_out);
 
 /*

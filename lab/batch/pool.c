@@ -118,7 +118,8 @@ static int boot_worker(struct store *s, struct queue *q, void *arg)
 {
 	const struct pool *p = arg;
 	const struct worker *w = p->starting;
-	struct boot_opts bo = { .vcpu_pins = w->pl.vcpu_pins,
+	struct boot_opts bo = { .cache_dir = p->o->cache_dir, .connect_uri = p->o->connect_uri,
+				.vcpu_pins = w->pl.vcpu_pins,
 				.memnodes = w->pl.numa ? w->pl.memnodes : NULL,
 				.attempt = w->it.attempts };
 	int rc;

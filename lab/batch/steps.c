@@ -21,13 +21,14 @@
 #include "lib/util.h"
 
 /* where Slurm put this task: recorded in each stored iteration's "boot" */
-static int exec_boot(struct store *s, const char *run, json_t *b)
+static int exec_boot(struct store *s, const char *run, json_t *b, const char *cache_dir,
+		     const char *connect_uri)
 {
 	/* Slurm counts the requeues of a task: a requeued task is a new attempt */
 	const char *restarts = getenv("SLURM_RESTART_COUNT");
 	char host[256] = "";
 	uint64_t nr = 0;
-	struct boot_opts bo = { 0 };
+	struct boot_opts bo = { .cache_dir = cache_dir, .connect_uri = connect_uri };
 	int ret;
 
 	gethostname(host, sizeof(host) - 1);
@@ -42,7 +43,8 @@ static int exec_boot(struct store *s, const char *run, json_t *b)
 	return ret;
 }
 
-int step_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot)
+int step_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot,
+	      const char *cache_dir, const char *connect_uri)
 {
 	char *run = store_run_resolve(s, run_arg), *why;
 	json_t *rj, *b;
@@ -67,7 +69,7 @@ int step_exec(struct queue *q, struct store *s, const char *run_arg, const char 
 		free(run);
 		return EXIT_RUN_FAILED;
 	}
-	ret = exec_boot(s, run, b);
+	ret = exec_boot(s, run, b, cache_dir, connect_uri);
 	json_decref(rj);
 	free(run);
 	return ret == 3 ? EXIT_RUN_FAILED : ret;

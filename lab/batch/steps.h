@@ -17,9 +17,10 @@
  * in this process, placed where Slurm put it (recorded: host, Slurm job
  * and task); a task Slurm requeued is the next attempt. Exit status: 0
  * ok, 1 an iteration not ok or the boot interrupted, 2 no such run or
- * boot.
+ * boot. cache_dir and connect_uri: for the runner (runner_boot()).
  */
-int step_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot);
+int step_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot,
+	      const char *cache_dir, const char *connect_uri);
 
 /*
  * The kernel of run's variant, built into the kernel cache cache_dir: the

@@ -211,7 +211,9 @@ static int submit_one(struct queue *q, struct store *s, const char *path,
 	json_t *boots = NULL;
 	char *run = NULL, *dir;
 	long long job;
-	int ret = queue_add_job(q, s, path, o->priority, o->accel, "{\"state\":\"submitting\"}",
+	struct run_opts ro = { .accel = o->accel, .cache_dir = o->cache_dir,
+			       .connect_uri = o->connect_uri };
+	int ret = queue_add_job(q, s, path, o->priority, &ro, "{\"state\":\"submitting\"}",
 				&run, &job, &boots);
 
 	if (ret)

@@ -22,6 +22,7 @@
 struct submit_opts {
 	const char *mmlab;		/* this binary, as the nodes run it */
 	const char *cache_dir;		/* MMLAB_CACHE of the nodes (shared) */
+	const char *connect_uri;	/* libvirt here, for creating the runs */
 	const char *partition;		/* or NULL: Slurm's default */
 	const char *accel;		/* "auto", "kvm", "tcg" or NULL: the job's */
 	unsigned int minutes;		/* --time of a task; 0: from the job's timeouts */

@@ -170,7 +170,7 @@ static int measure_round(struct bisect_session *s, const struct bisect_round *r,
 {
 	char *name = xasprintf("bisect-%s-%lld-%u", s->p->id, r->seq, r->round), *id;
 	const char *status = NULL;
-	struct run_opts o = { 0 };
+	struct run_opts o = { .cache_dir = s->env->cache_dir, .connect_uri = s->env->connect_uri };
 	struct run_result res = { 0 };
 	int ret = -1;
 

@@ -154,6 +154,8 @@ static void print_added(long long id, const char *run, json_t *boots, const char
 
 static int do_add(struct queue_args *a)
 {
+	struct run_opts ro = { .accel = a->accel, .cache_dir = gopts.cache_dir,
+			       .connect_uri = gopts.connect_uri };
 	json_t *out = json_array();
 	int ret = 0;
 
@@ -161,7 +163,7 @@ static int do_add(struct queue_args *a)
 		char *run = NULL;
 		long long id;
 		json_t *boots;
-		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, a->accel, NULL, &run,
+		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, &ro, NULL, &run,
 				       &id, &boots);
 
 		if (rc) {
@@ -184,7 +186,7 @@ static int do_add(struct queue_args *a)
 static int do_run(struct queue_args *a)
 {
 	struct pool_opts po = { .jobs = a->jobs, .build_jobs = a->build_jobs,
-				.cache_dir = gopts.cache_dir };
+				.cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
 
 	return pool_run(a->q, a->s, &po);
 }
@@ -312,7 +314,7 @@ static int do_build(struct queue_args *a)
 
 static int do_exec(struct queue_args *a)
 {
-	return step_exec(a->q, a->s, a->args[0], a->boot);
+	return step_exec(a->q, a->s, a->args[0], a->boot, gopts.cache_dir, gopts.connect_uri);
 }
 
 static int do_finish(struct queue_args *a)

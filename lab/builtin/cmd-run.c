@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-run.c - "mmlab run JOB": the command line of the runner (runner.c)
+ * cmd-run.c - "mmlab run JOB": the command line of the runner (lab/run/)
  * and the per-variant summary it prints at the end.
  */
 #include <math.h>
@@ -294,7 +294,7 @@ static void print_summary(json_t *run, FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { 0 };
+	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
 	struct run_result res;
 	const char *order = NULL;
 	struct store *s;

@@ -128,7 +128,8 @@ static int submit(char *results, char **files, int n, struct submit_opts *so, bo
 
 int cmd_submit(int argc, char **argv)
 {
-	struct submit_opts so = { .build_minutes = 120, .cache_dir = gopts.cache_dir };
+	struct submit_opts so = { .build_minutes = 120, .cache_dir = gopts.cache_dir,
+				  .connect_uri = gopts.connect_uri };
 	unsigned int prio = 0;
 	bool slurm = false, json = false;
 	char mmlab[PATH_MAX], *results;

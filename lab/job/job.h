@@ -66,6 +66,13 @@ struct job_variant {
 	struct strlist cherry_pick;	/* commit-ish */
 	struct strlist apply;		/* absolute paths of patch files (mbox or diff) */
 };
+/*
+ * dst = a deep copy of every field of src (lab/job/variant.c; the build
+ * fails there when a field is added to the struct but not to the copy).
+ * variant_release() frees what a variant owns and zeroes it.
+ */
+void variant_dup(struct job_variant *dst, const struct job_variant *src);
+void variant_release(struct job_variant *v);
 
 /* top-level "kernels:": where source variants are built from */
 struct job_kernels {

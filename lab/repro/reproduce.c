@@ -299,6 +299,8 @@ int repro_run(const struct repro_env *env, struct recipe *r, const struct run_op
 	lab_info("reproducing %s (%s) from %s", r->bug_id, r->bug_title, r->path);
 	ro.job = r->job;
 	r->job = NULL;		/* the runner frees it */
+	ro.cache_dir = env->cache_dir;
+	ro.connect_uri = env->connect_uri;
 	ret = runner_run(s, &ro, &res);
 	if (!res.run_id) {
 		if (ret != EXIT_USAGE)

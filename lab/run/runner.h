@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * runner.h - execute a job into the results store (the engine behind
- * "mmlab run", and for any command that needs measured runs).
+ * "mmlab run", and for any command that needs measured runs: the queue,
+ * bisect, repro). How it is built: lab/run/run.h.
  */
 #ifndef MMLAB_RUNNER_H
 #define MMLAB_RUNNER_H
@@ -12,6 +13,10 @@
 #include "store/results.h"
 
 struct run_opts {
+	/* where things are: the command layer's global options */
+	const char *cache_dir;		/* kernels, images, the accel verdict (required) */
+	const char *connect_uri;	/* libvirt; NULL = $MMLAB_LIBVIRT_URI or qemu:///system */
+
 	const char *job_path;	/* a new run of this job file, */
 	struct job *job;	/* or of this loaded job (the runner frees it), */
 	const char *resume;	/* or finish this incomplete run */
@@ -67,6 +72,8 @@ void run_result_release(struct run_result *res);
 int runner_create(struct store *s, const struct run_opts *o, char **run_id);
 
 struct boot_opts {
+	const char *cache_dir;		/* as in struct run_opts (required) */
+	const char *connect_uri;
 	const char *cpuset;		/* host CPUs of every vCPU, or NULL */
 	const int *vcpu_pins;		/* host CPU per vCPU, or NULL */
 	const int *memnodes;		/* host node per guest node, or NULL */
@@ -77,11 +84,12 @@ struct boot_opts {
 
 /*
  * Run one boot of a created run: the boot of variant whose first iteration
- * is first, placed as bo says; each of its iterations is stored as in
- * runner_run(). A boot already stored is not run again. The domains of earlier
- * attempts of the boot (a killed runner's) are destroyed first. Does not
- * change run.json. Returns 0 ok, 1 an iteration not ok, 2 bad input, 3
- * interrupted (SIGINT/SIGTERM; nothing stored).
+ * is first, placed as bo says, set up as runner_run() sets up its boots
+ * (the workload's module, the disk image); each of its iterations is
+ * stored as in runner_run(). A boot already stored is not run again. The
+ * domains of earlier attempts of the boot (a killed runner's) are
+ * destroyed first. Does not change run.json. Returns 0 ok, 1 an iteration
+ * not ok, 2 bad input, 3 interrupted (SIGINT/SIGTERM; nothing stored).
  */
 int runner_boot(struct store *s, const char *run_id, const char *variant,
 		unsigned int first, const struct boot_opts *bo);

@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/db.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
@@ -218,6 +219,31 @@ json_t *store_run_read(struct store *s, const char *run)
 	return j;
 }
 
+int store_record_read(struct store *s, const char *run, struct run_record *rec)
+{
+	json_t *j = store_run_read(s, run);
+	int ret;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!j)
+		return -1;
+	ret = run_record_from_json(j, rec);
+	json_decref(j);
+	if (ret)
+		lab_err("run %s: run.json in %s is not a JSON object; it cannot be resumed",
+			run, store_dir(s));
+	return ret;
+}
+
+int store_record_write(struct store *s, const char *run, const struct run_record *rec)
+{
+	json_t *j = run_record_to_json(rec);
+	int ret = store_run_write(s, run, j);
+
+	json_decref(j);
+	return ret;
+}
+
 char *store_iteration_path(const struct store *s, const char *run,
 			   const char *variant, unsigned int index)
 {
@@ -396,21 +422,9 @@ static int store_reindex(struct store *s)
 
 const char *store_effective_status(json_t *r)
 {
-	const char *st = jstr(r, "status", "unknown");
-	json_int_t pid = json_integer_value(json_object_get(r, "pid"));
-	const char *boot = jstr(r, "host_boot_id", NULL);
-	bool rebooted;
-	char *cur;
-
-	if (strcmp(st, "running"))
-		return st;
-	cur = host_boot_id();
-	rebooted = boot && *boot && *cur && strcmp(boot, cur);
-	free(cur);
-	/* the host rebooted since, or the run's process is gone */
-	if (rebooted || (pid > 0 && process_gone(pid, NULL)))
-		return "incomplete";
-	return st;
+	return run_status_effective(jstr(r, "status", "unknown"),
+				    json_integer_value(json_object_get(r, "pid")),
+				    jstr(r, "host_boot_id", NULL));
 }
 
 json_t *store_run_list(struct store *s)

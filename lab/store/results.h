@@ -34,6 +34,10 @@ char *store_run_resolve(struct store *s, const char *run);
 /* run.json: written whole, atomically, and indexed */
 int store_run_write(struct store *s, const char *run, json_t *runjson);
 json_t *store_run_read(struct store *s, const char *run);
+/* the same as a struct run_record (run_record.h): 0, or -1 after a message */
+struct run_record;
+int store_record_read(struct store *s, const char *run, struct run_record *rec);
+int store_record_write(struct store *s, const char *run, const struct run_record *rec);
 
 /* iteration.json plus the index rows; it must hold "status" and "metrics" */
 int store_iteration_write(struct store *s, const char *run, const char *variant,

@@ -14,9 +14,6 @@
 #include "job/job.h"
 #include "vm/vm.h"
 
-/* a fresh directory under /tmp that the QEMU user can traverse; NULL + message */
-char *stage_create(void);
-
 /* 1 when the data channel file holds the agent's HELLO */
 int probe_agent_reached(const char *data_path, const char *console_path, void *arg);
 

@@ -193,12 +193,12 @@ static void test_exec_refusals(void **state)
 	char *run = add_run(&job);
 
 	(void)state;
-	assert_int_equal(step_exec(queue, store, run, "2"), EXIT_USAGE);
-	assert_int_equal(step_exec(queue, store, run, "x"), EXIT_USAGE);
-	assert_int_equal(step_exec(queue, store, run, NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(queue, store, "no-such-run", "0"), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, run, "2", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, run, "x", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, run, NULL, "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(queue, store, "no-such-run", "0", "/cache", NULL), EXIT_USAGE);
 	/* boot 0 waits for a build nobody made yet */
-	assert_int_equal(step_exec(queue, store, run, "0"), EXIT_RUN_FAILED);
+	assert_int_equal(step_exec(queue, store, run, "0", "/cache", NULL), EXIT_RUN_FAILED);
 	free(run);
 }
 

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c - the guest plan of one boot (see plan.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "guest/plan.h"
+#include "lib/strbuf.h"
+
+static void plan_collectors(const struct job_collectors *jc,
+			    const struct job_variant *v, struct kvlist *plan)
+{
+	char *list;
+
+	if (jc->disabled) {
+		kvlist_set(plan, "collect.enabled", "0");
+		return;
+	}
+	if (v->no_tracepoints || !jc->tracepoints.n)
+		return;
+	list = strlist_join(&jc->tracepoints, ",");
+	kvlist_set(plan, "collect.tracepoints", list);
+	free(list);
+}
+
+static void plan_prefixed(struct kvlist *plan, const char *prefix,
+			  const struct kvlist *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		char *k = xasprintf("%s.%s", prefix, from->v[i].key);
+
+		kvlist_set(plan, k, from->v[i].value);
+		free(k);
+	}
+}
+
+void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
+		const struct job_variant *v, unsigned int first, unsigned int count)
+{
+	char num[32];
+
+	kvlist_set(plan, "run", run_id);
+	kvlist_set(plan, "variant", v->name);
+	snprintf(num, sizeof(num), "%u", first);
+	kvlist_set(plan, "iteration_first", num);
+	snprintf(num, sizeof(num), "%u", count);
+	kvlist_set(plan, "iterations", num);
+	kvlist_set(plan, "workload", job->workload.name);
+	plan_prefixed(plan, "param", &job->workload.params);
+	plan_prefixed(plan, "sysctl", &v->sysctl);
+	if (v->thp_enabled)
+		kvlist_set(plan, "thp.enabled", v->thp_enabled);
+	if (v->thp_defrag)
+		kvlist_set(plan, "thp.defrag", v->thp_defrag);
+	plan_collectors(&job->collectors, v, plan);
+}

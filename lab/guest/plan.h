@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - the guest plan of one boot: the flat key=value file the agent
+ * reads at start (collectors/plan.c parses it; the guest never sees YAML).
+ * The image code writes it into the boot's initramfs overlay or disk.
+ *
+ *   run, variant, iteration_first, iterations, workload,
+ *   param.<name>, sysctl.<name>, thp.enabled, thp.defrag,
+ *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>
+ */
+#ifndef MMLAB_GUEST_PLAN_H
+#define MMLAB_GUEST_PLAN_H
+
+#include "job/job.h"
+#include "lib/util.h"
+
+/* add the plan of the boot of job's variant v running iterations first.. */
+void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
+		const struct job_variant *v, unsigned int first, unsigned int count);
+
+#endif

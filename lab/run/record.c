@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - the last step of a boot: each of its iterations into the
+ * results store (iteration.json, the console log, the agent's stream, the
+ * snapshots and collected files), with a status that says what happened:
+ * ok, crashed (with the console lines around the crash), timeout or
+ * failed (with why).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "guest/stream.h"
+#include "lib/spawn.h"
+#include "lib/util.h"
+#include "run/run.h"
+
+#define EXCERPT_MAX 8192
+#define CONSOLE_TAIL 2048
+
+static const char *const panic_marks[] = {
+	"Kernel panic", "Oops:", "BUG:", "general protection fault",
+	"kernel BUG at", "Unable to handle kernel",
+};
+
+/* the console lines around the first sign of a crash, or NULL */
+static char *crash_excerpt(const char *console)
+{
+	const char *hit = NULL, *start, *end;
+	int lines;
+
+	for (size_t i = 0; i < ARRAY_SIZE(panic_marks); i++) {
+		const char *h = strstr(console, panic_marks[i]);
+
+		if (h && (!hit || h < hit))
+			hit = h;
+	}
+	if (!hit)
+		return NULL;
+	start = hit;
+	for (lines = 0; start > console && lines < 6; start--)
+		if (start[-1] == '\n')
+			lines++;
+	end = hit;
+	for (lines = 0; *end && lines < 30; end++)
+		if (*end == '\n')
+			lines++;
+	if (end - start > EXCERPT_MAX)
+		end = start + EXCERPT_MAX;
+	return xstrndup(start, (size_t)(end - start));
+}
+
+static char *console_tail(const char *console, size_t max)
+{
+	size_t len = strlen(console);
+
+	return xstrdup(len > max ? console + len - max : console);
+}
+
+static json_t *find_iteration(json_t *agent, unsigned int index)
+{
+	size_t i;
+	json_t *it;
+
+	json_array_foreach(json_object_get(agent, "iterations"), i, it)
+		if (json_integer_value(json_object_get(it, "index")) == (json_int_t)index)
+			return it;
+	return NULL;
+}
+
+static json_t *guest_json(json_t *agent)
+{
+	json_t *hello = json_object_get(agent, "hello");
+	json_t *nodes = json_object_get(agent, "nodes");
+	const char *rel = json_string_value(json_object_get(hello, "release"));
+
+	return json_pack("{s:s?, s:O?, s:O?}", "kernel_release", rel,
+			 "nodes", json_is_array(nodes) ? nodes : NULL,
+			 "boot_s", json_object_get(hello, "boot_s"));
+}
+
+/* what happened to the iteration the agent reported as ait (or did not) */
+static const char *iteration_status(json_t *ait, const struct vm_result *vr,
+				    const char *excerpt, const char **why)
+{
+	*why = NULL;
+	if (ait && json_string_value(json_object_get(ait, "status")) &&
+	    json_is_true(json_object_get(ait, "ended")))
+		return json_string_value(json_object_get(ait, "status"));
+	if (vr->outcome == VM_CRASHED || excerpt) {
+		*why = excerpt ? "the guest kernel crashed (console excerpt stored)" : vr->detail;
+		return "crashed";
+	}
+	if (vr->outcome == VM_TIMEOUT) {
+		*why = vr->detail;
+		return "timeout";
+	}
+	*why = ait ? "the workload did not finish its iteration"
+		   : "the guest stopped without reporting this iteration";
+	return "failed";
+}
+
+/* set key from src's key, if it has one */
+static void copy_key(json_t *dst, json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key);
+
+	if (v)
+		json_object_set(dst, key, v);
+}
+
+static void set_or(json_t *dst, const char *key, json_t *v, json_t *otherwise)
+{
+	json_object_set_new(dst, key, v ? json_incref(v) : otherwise);
+	if (v)
+		json_decref(otherwise);
+}
+
+/* iteration.json (results/README.md) */
+static json_t *iteration_json(const struct run *r, const struct boot_out *out,
+			      unsigned int index, json_t *ait, const char *excerpt,
+			      const char **statusp)
+{
+	const struct vm_result *vr = &out->vr;
+	const char *why, *status = iteration_status(ait, vr, excerpt, &why);
+	json_t *it = json_pack("{s:i, s:s, s:o, s:{s:s, s:s, s:f, s:s}}",
+		"index", (int)index, "status", status, "guest", guest_json(out->agent),
+		"boot", "domain", out->domain, "outcome", vm_outcome_name(vr->outcome),
+		"elapsed_s", vr->elapsed_s, "detail", vr->detail);
+
+	set_or(it, "metrics", json_object_get(ait, "metrics"), json_object());
+	copy_key(it, ait, "timeseries");
+	copy_key(it, ait, "exit");
+	copy_key(it, ait, "signal");
+	if (r->spec->place && r->spec->place->placement)
+		json_object_set(json_object_get(it, "boot"), "placement",
+				r->spec->place->placement);
+	if (why)
+		json_object_set_new(it, "reason", json_string(why));
+	if (excerpt)
+		json_object_set_new(it, "console_excerpt", json_string(excerpt));
+	if (strcmp(status, "ok") && !excerpt) {
+		char *tail = console_tail(out->console, CONSOLE_TAIL);
+
+		json_object_set_new(it, "console_tail", json_string(tail));
+		free(tail);
+	}
+	set_or(it, "log", json_object_get(out->agent, "log"), json_array());
+	set_or(it, "stream", json_object_get(out->agent, "stream"), json_object());
+	*statusp = status;
+	return it;
+}
+
+/* copy the tree under src (regular files and directories) to dst_dir/<basename of src> */
+static int copy_tree(const char *src, const char *dst_dir)
+{
+	const char *argv[] = { "cp", "-r", "--", src, dst_dir, NULL };
+	struct spawn_opts o = { .timeout_s = 600 };
+
+	return spawn_run(argv, &o, NULL);
+}
+
+static void copy_if_there(const char *from_dir, const char *to_dir, const char *name)
+{
+	char *src = xasprintf("%s/%s", from_dir, name);
+	char *dst = xasprintf("%s/%s", to_dir, name);
+
+	if (path_exists(src))
+		copy_file(src, dst, 0644);
+	free(src);
+	free(dst);
+}
+
+/* the boot's files into the iteration's directory */
+static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it,
+			   const char *dir)
+{
+	if (mkdir_p(dir, 0755))
+		return -1;
+	copy_if_there(out->dir, dir, "console.log");
+	copy_if_there(out->dir, dir, "agent.bin");
+	if (out->files) {
+		char *src = xasprintf("%s/files", out->dir);
+		int bad;
+
+		json_object_set(it, "files", out->files);
+		bad = is_dir(src) && copy_tree(src, dir);
+		free(src);
+		if (bad)
+			return -1;
+	}
+	return ait ? agent_save_snapshots(ait, dir) : 0;
+}
+
+/* store one iteration of a finished boot; *status its status */
+static int store_iteration(struct run *r, const struct boot *b, unsigned int index,
+			   const struct boot_out *out, const char **status)
+{
+	const char *name = r->job->variants[b->variant].name;
+	json_t *ait = find_iteration(out->agent, index);
+	char *excerpt = crash_excerpt(out->console);
+	char *dir = store_iteration_path(r->store, r->id, name, index);
+	const char *st;
+	json_t *it = iteration_json(r, out, index, ait, excerpt, &st);
+	int ret = -1;
+
+	*status = "?";
+	if (iteration_files(out, ait, it, dir))
+		goto out;
+	ret = store_iteration_write(r->store, r->id, name, index, it);
+	*status = st;
+	if (strcmp(st, "ok"))
+		r->failed_iterations++;
+out:
+	json_decref(it);
+	free(excerpt);
+	free(dir);
+	return ret;
+}
+
+int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
+		struct progress *pg)
+{
+	const char *name = r->job->variants[b->variant].name;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < b->count; i++) {
+		unsigned int idx = b->first + i;
+		const char *st;
+
+		if (store_iteration(r, b, idx, out, &st))
+			ret = -1;
+		progress_step_done(pg, out->vr.elapsed_s / b->count, "%s iteration %u: %s",
+				   name, idx, st);
+	}
+	return ret;
+}
+
+/* a variant whose kernel failed to build: its iterations, failed, with the log */
+int record_build_failed(struct run *r, const struct boot *b, struct progress *pg)
+{
+	const struct job_variant *v = &r->job->variants[b->variant];
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	int ret = 0;
+
+	for (unsigned int i = 0; i < b->count; i++) {
+		unsigned int idx = b->first + i;
+		json_t *it = json_pack("{s:i, s:s, s:s, s:s?, s:o}", "index", (int)idx,
+			"status", "failed", "reason", "the kernel build failed",
+			"build_log", ki->build_log, "metrics", json_object());
+		char *dir = store_iteration_path(r->store, r->id, v->name, idx);
+
+		if (mkdir_p(dir, 0755) ||
+		    store_iteration_write(r->store, r->id, v->name, idx, it))
+			ret = -1;
+		r->failed_iterations++;
+		progress_step_done(pg, 0, "%s iteration %u: failed (kernel build; log %s)",
+				   v->name, idx, ki->build_log ? ki->build_log : "none");
+		json_decref(it);
+		free(dir);
+	}
+	return ret;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run.h - the parts of the runner (lab/run/), shared between its files.
+ * runner.h is the runner's interface; this is how it is built:
+ *
+ *   runner.c    the entry points (runner_run, runner_create, runner_boot):
+ *               which steps, in which order, and the run's status
+ *   setup.c     set-up, written once: the job and its record, the initramfs,
+ *               libvirt, KVM or TCG, the stage, the disk image
+ *   kernels.c   each variant's kernel (and the workload's module for it)
+ *   schedule.c  the boots of a run, their order, running them; the observer twins
+ *   boot.c      one boot: stage -> domain -> watch -> collect -> record
+ *   record.c    storing the iterations of a boot (record)
+ *   until.c     --until-significant: rounds of boots until precise
+ *   stage.c     the staging directories
+ *   signals.c   SIGINT and SIGTERM during a run
+ *
+ * The three entry points differ in what they ask of these steps, and that
+ * is data (struct run_spec), not modes of the steps.
+ */
+#ifndef MMLAB_RUN_RUN_H
+#define MMLAB_RUN_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "image/diskimage.h"
+#include "image/initramfs.h"
+#include "job/job.h"
+#include "kernel/kernel.h"
+#include "lib/progress.h"
+#include "run/runner.h"
+#include "store/results.h"
+#include "store/run_record.h"
+#include "vm/accel.h"
+#include "vm/vm.h"
+
+/* how a run gets its variants' kernels */
+enum run_kernels {
+	RUN_KERNELS_RESOLVE,	/* find or build each one now (mmlab run, bisect, repro) */
+	RUN_KERNELS_REQUEST,	/* source variants become build requests (the queue builds) */
+	RUN_KERNELS_RECORDED,	/* the kernel the queue's build item recorded in run.json */
+};
+
+/* what an entry point asks of the set-up and the boots */
+struct run_spec {
+	const char *cache_dir;		/* kernels, images, the accel verdict */
+	const char *connect_uri;	/* libvirt (NULL: vm_connect()'s default) */
+	const char *accel;		/* "auto", "kvm", "tcg"; NULL: the job's. A run
+					   that recorded its accel keeps it */
+	bool reprobe;			/* redo the KVM probe */
+	enum run_kernels kernels;
+	const char *variant;		/* resolve only this variant's kernel (NULL: all) */
+	bool boots;			/* set up to boot: stage, kernels, modules, disk */
+	bool queued;			/* the queue owns the run and its status */
+	/*
+	 * The attempt that names the domains (vm.h): 0 = the run's next
+	 * (recorded in run.json "attempt"); N = a queue item's Nth.
+	 */
+	unsigned int attempt;
+	const struct boot_opts *place;	/* the queue's placement of the boot, or NULL */
+};
+
+/* one boot: iterations first..first+count-1 of a variant */
+struct boot {
+	size_t variant;
+	unsigned int first, count;
+};
+
+struct run {
+	const struct run_spec *spec;
+	struct store *store;		/* the caller's */
+	struct job *job;
+	char *id;			/* the run */
+	struct run_record rec;		/* its run.json */
+	struct kernel_info *kernels;	/* per variant */
+	char **modules;			/* per variant: the workload's .ko, or NULL */
+	struct image img;		/* the initramfs */
+	struct vm_host *host;
+	struct accel_choice accel;
+	char *stage;			/* staged kernels, the disk base, the boots' dirs */
+	struct disk_image disk;		/* image.kind debootstrap: the cached base */
+	char *disk_base;		/* it, linked into the stage for QEMU */
+	unsigned int attempt;		/* names the domains */
+	struct boot *boots;		/* in run order */
+	size_t nboots;
+	unsigned int failed_iterations;
+	bool setup_failed;		/* the guest refused the plan (SETUP_ERROR) */
+};
+
+/* signals.c: SIGINT and SIGTERM caught while a run boots */
+struct run_signals {
+	struct sigaction old_int, old_term;
+};
+void run_signals_catch(struct run_signals *s);
+void run_signals_restore(const struct run_signals *s);
+bool run_interrupted(void);
+void run_interrupt_reset(void);
+
+/* setup.c */
+int run_load_new(struct run *r, const struct run_opts *o);
+int run_load_resume(struct run *r, const char *run_arg);
+int run_connect(struct run *r);
+int run_prepare(struct run *r);
+int run_create_record(struct run *r);
+void run_record_host(struct run *r);
+int run_write_status(struct run *r, const char *status);
+void run_free(struct run *r);
+
+/* kernels.c */
+int run_resolve_kernels(struct run *r);
+int run_check_modules(struct run *r);
+int run_build_modules(struct run *r);
+int run_stage_kernels(struct run *r);
+
+/* schedule.c */
+void run_add_observer_twins(struct job *job);
+void run_plan_boots(struct run *r);
+void run_add_round(struct run *r, unsigned int round);
+void run_record_order(struct run *r, size_t from);
+void run_record_boots(struct run *r);
+bool run_boot_done(struct run *r, const struct boot *b);
+int run_boots(struct run *r);
+int run_find_boot(struct run *r, const char *variant, unsigned int first, struct boot *b);
+
+/* boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a message) */
+int run_boot(struct run *r, const struct boot *b, struct progress *pg);
+
+/* what a boot leaves for its record */
+struct boot_out {
+	const char *dir;	/* the boot's directory: console.log, agent.bin, files/ */
+	const char *domain;	/* its domain's name */
+	struct vm_result vr;
+	json_t *agent;		/* agent_parse_stream() of the data channel */
+	json_t *files;		/* collect_files: disk_collect()'s answer, or NULL */
+	const char *console;	/* the console log, "" when there is none */
+};
+
+/* record.c */
+int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
+		struct progress *pg);
+int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);
+
+/* until.c */
+int run_until_significant(struct run *r, const struct run_opts *o);
+
+#endif

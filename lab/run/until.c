@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * until.c - --until-significant (docs/compare.md, "Adding iterations until
+ * precise"): after the job's iterations, check the stored ones, add a
+ * round of one boot per variant, repeat until every target metric is
+ * precise enough, or max_iterations. The state after every check goes to
+ * run.json "until_significant", so an interrupted run resumes with its
+ * extra iterations.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "analysis/precision.h"
+#include "lib/util.h"
+#include "run/run.h"
+
+static void say_precision(const struct run_until *u)
+{
+	json_t *w = u->worst;
+	json_t *hw = json_object_get(w, "halfwidth_rel");
+
+	if (!w)
+		return;
+	lab_info("precision after %u iteration%s per variant: worst %s in %s "
+		 "+-%s%.2f%% (target %.2f%%)", u->iterations, u->iterations == 1 ? "" : "s",
+		 json_string_value(json_object_get(w, "metric")),
+		 json_string_value(json_object_get(w, "variant")),
+		 json_is_real(hw) ? "" : "inf",
+		 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0, 100 * u->precision);
+}
+
+/* check the stored iterations; 1 precise, 0 not yet, -1 no target metric */
+static int check(struct run *r, const struct precision_opts *po, unsigned int round)
+{
+	struct run_until *u = &r->rec.until;
+	json_t *run = store_load_run(r->store, r->id), *detail = NULL;
+	int rc = run ? precision_check(run, po, &detail) : -1;
+	json_t *metrics = json_object_get(detail, "metrics");
+
+	json_decref(run);
+	u->iterations = r->job->iterations;
+	u->rounds = round;
+	u->reached = rc == 1;
+	json_decref(u->worst);
+	u->worst = json_incref(json_object_get(detail, "worst"));
+	json_decref(u->metrics_detail);
+	u->metrics_detail = metrics ? json_incref(metrics) : json_array();
+	json_decref(detail);
+	return rc;
+}
+
+int run_until_significant(struct run *r, const struct run_opts *o)
+{
+	struct run_until *u = &r->rec.until;
+	struct precision_opts po = { .globs = o->metrics, .precision = o->precision,
+				     .conf = 0.95 };
+	unsigned int round = 0;
+	int rc;
+
+	run_until_reset(u);
+	*u = (struct run_until){ .present = true, .precision = o->precision,
+		.max_iterations = o->max_iterations, .confidence = po.conf,
+		.metrics = xstrdup(o->metrics ? o->metrics : PRECISION_DEFAULT_METRICS) };
+	for (;;) {
+		const char *stop = NULL;
+
+		rc = check(r, &po, round);
+		if (rc < 0)
+			stop = "no target metric in any ok iteration";
+		else if (rc == 1)
+			stop = "precision reached";
+		else if (r->job->iterations >= o->max_iterations)
+			stop = "max_iterations reached";
+		else if (run_interrupted())
+			stop = "interrupted";
+		free(u->stopped);
+		u->stopped = stop ? xstrdup(stop) : NULL;
+		say_precision(u);
+		if (store_record_write(r->store, r->id, &r->rec))
+			return -1;
+		if (stop)
+			break;
+		run_add_round(r, ++round);
+		if (run_boots(r))
+			return -1;
+	}
+	if (rc < 0)
+		lab_err("--until-significant: no metric matches '%s' in run %s; name "
+			"metrics it has with --metrics (see 'mmlab results show %s')",
+			u->metrics, r->id, r->id);
+	return 0;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_guest_plan.c - the guest plan the host writes for one boot
+ * (lab/guest/plan.c): the keys collectors/plan.c reads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "guest/plan.h"
+
+static void job_init(struct job *job, struct job_variant *v)
+{
+	memset(job, 0, sizeof(*job));
+	memset(v, 0, sizeof(*v));
+	v->name = "always";
+	kvlist_set(&v->sysctl, "vm.compaction_proactiveness", "20");
+	v->thp_enabled = "always";
+	job->variants = v;
+	job->nvariants = 1;
+	job->workload.name = "usemem";
+	kvlist_set(&job->workload.params, "size", "1048576");
+	kvlist_set(&job->workload.params, "threads", "1,2");
+	strlist_push(&job->collectors.tracepoints, "compaction:*");
+	strlist_push(&job->collectors.tracepoints, "migrate:mm_migrate_pages");
+}
+
+static void job_fini(struct job *job, struct job_variant *v)
+{
+	kvlist_free(&v->sysctl);
+	kvlist_free(&job->workload.params);
+	strlist_free(&job->collectors.tracepoints);
+}
+
+static void test_plan(void **state)
+{
+	struct job job;
+	struct job_variant v;
+	struct kvlist p = { 0 };
+
+	(void)state;
+	job_init(&job, &v);
+	guest_plan(&p, "20260101-000000-demo-abcd", &job, &v, 3, 2);
+	assert_string_equal(kvlist_get(&p, "run"), "20260101-000000-demo-abcd");
+	assert_string_equal(kvlist_get(&p, "variant"), "always");
+	assert_string_equal(kvlist_get(&p, "iteration_first"), "3");
+	assert_string_equal(kvlist_get(&p, "iterations"), "2");
+	assert_string_equal(kvlist_get(&p, "workload"), "usemem");
+	assert_string_equal(kvlist_get(&p, "param.size"), "1048576");
+	assert_string_equal(kvlist_get(&p, "param.threads"), "1,2");
+	assert_string_equal(kvlist_get(&p, "sysctl.vm.compaction_proactiveness"), "20");
+	assert_string_equal(kvlist_get(&p, "thp.enabled"), "always");
+	assert_null(kvlist_get(&p, "thp.defrag"));
+	assert_string_equal(kvlist_get(&p, "collect.tracepoints"),
+			    "compaction:*,migrate:mm_migrate_pages");
+	assert_null(kvlist_get(&p, "collect.enabled"));
+	assert_int_equal(p.n, 10);
+	kvlist_free(&p);
+
+	/* the observer check's twin counts no tracepoint */
+	v.no_tracepoints = true;
+	guest_plan(&p, "r", &job, &v, 0, 1);
+	assert_null(kvlist_get(&p, "collect.tracepoints"));
+	kvlist_free(&p);
+
+	/* collectors off */
+	job.collectors.disabled = true;
+	guest_plan(&p, "r", &job, &v, 0, 1);
+	assert_string_equal(kvlist_get(&p, "collect.enabled"), "0");
+	kvlist_free(&p);
+	job_fini(&job, &v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
