@@ -5,7 +5,6 @@
  * The global options (an option table, lib/parse-options.h) stop at the
  * command name; the command parses the rest.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +121,6 @@ static int run_main(int argc, char **argv, const struct opt_usage *u)
 		if (!cmd)
 			return EXIT_USAGE;
 	}
-	optind = 0;
 	return cmd->fn(n, argv);
 }
 
