@@ -90,7 +90,7 @@ static void fieller(double m1, double v1, double m2, double v2, double t,
 }
 
 void stats_welch(const struct stats_summary *base,
-		 const struct stats_summary *new, double conf,
+		 const struct stats_summary *cur, double conf,
 		 struct stats_test *out)
 {
 	double v1, v2, se2, diff;
@@ -98,22 +98,22 @@ void stats_welch(const struct stats_summary *base,
 	memset(out, 0, sizeof(*out));
 	out->t = out->df = out->p = NAN;
 	out->ci_low = out->ci_high = NAN;
-	out->rel = (base->n && new->n && base->mean != 0) ?
-		   new->mean / base->mean - 1 : NAN;
-	if (base->n < 2 || new->n < 2) {
+	out->rel = (base->n && cur->n && base->mean != 0) ?
+		   cur->mean / base->mean - 1 : NAN;
+	if (base->n < 2 || cur->n < 2) {
 		out->why = base->n < 2 ? "n < 2 in the baseline" : "n < 2";
 		return;
 	}
 	out->valid = true;
 	v1 = base->stddev * base->stddev / (double)base->n;
-	v2 = new->stddev * new->stddev / (double)new->n;
+	v2 = cur->stddev * cur->stddev / (double)cur->n;
 	se2 = v1 + v2;
-	diff = new->mean - base->mean;
+	diff = cur->mean - base->mean;
 	if (se2 > 0)
 		out->df = se2 * se2 / (v1 * v1 / (double)(base->n - 1) +
-				       v2 * v2 / (double)(new->n - 1));
+				       v2 * v2 / (double)(cur->n - 1));
 	else
-		out->df = (double)(base->n + new->n - 2);
+		out->df = (double)(base->n + cur->n - 2);
 	if (se2 > 0) {
 		out->t = diff / sqrt(se2);
 		out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
@@ -124,7 +124,7 @@ void stats_welch(const struct stats_summary *base,
 	if (out->p > 1)
 		out->p = 1;
 	if (base->mean != 0)
-		fieller(base->mean, v1, new->mean, v2,
+		fieller(base->mean, v1, cur->mean, v2,
 			gsl_cdf_tdist_Qinv((1 - conf) / 2, out->df), out);
 }
 

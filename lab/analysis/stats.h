@@ -46,7 +46,7 @@ struct stats_test {
  * p = 1 when the means are equal, 0 otherwise (df = n1 + n2 - 2).
  */
 void stats_welch(const struct stats_summary *base,
-		 const struct stats_summary *new, double conf,
+		 const struct stats_summary *cur, double conf,
 		 struct stats_test *out);
 
 /*

@@ -58,6 +58,7 @@ struct opt {
 	opt_cb cb;		/* OPT_T_CALLBACK */
 };
 
+/* clang-format off */
 #define OPT_BOOL(s, l, v, h) \
 	{ .type = OPT_T_BOOL, .short_name = (s), .long_name = (l), .value = (v), .help = (h) }
 #define OPT_STRING(s, l, v, a, h) \
@@ -75,6 +76,7 @@ struct opt {
 	  .argh = (a), .help = (h), .cb = (fn) }
 #define OPT_GROUP(h) { .type = OPT_T_GROUP, .help = (h) }
 #define OPT_END() { .type = OPT_T_END }
+/* clang-format on */
 
 struct opt_usage {
 	const char *const *synopsis;	/* NULL-terminated "mmlab cmd ..." lines */

@@ -25,7 +25,9 @@ struct strbuf {
 };
 
 extern char strbuf_empty[];
+/* clang-format off */
 #define STRBUF_INIT { .alloc = 0, .len = 0, .buf = strbuf_empty }
+/* clang-format on */
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 void strbuf_release(struct strbuf *sb);
