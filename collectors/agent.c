@@ -59,8 +59,8 @@ static void send_hello(void)
 	if (!up || sscanf(up, "%lf", &boot_s) != 1)
 		boot_s = -1;
 	free(up);
-	chan_sendf(MMREC_HELLO, NULL, 0, "agent=%s release=%s boot_s=%.3f",
-		   AGENT_VERSION, u.release, boot_s);
+	chan_sendf(MMREC_HELLO, NULL, 0, "agent=%s release=%s boot_s=%.3f", AGENT_VERSION,
+		   u.release, boot_s);
 	console_log("hello: kernel %s, %.2f s after boot", u.release, boot_s);
 }
 
@@ -101,10 +101,8 @@ static void send_nodes(const int *ids, int n)
 		cpus = read_capped(path, 256, &len, &cut);
 		if (cpus)
 			cpus[strcspn(cpus, " \n")] = '\0';
-		used += (size_t)snprintf(body + used, 512,
-					 "node=%d cpus=%s memory_kb=%lld\n",
-					 ids[i], cpus && *cpus ? cpus : "-",
-					 node_memtotal(ids[i]));
+		used += (size_t)snprintf(body + used, 512, "node=%d cpus=%s memory_kb=%lld\n",
+					 ids[i], cpus && *cpus ? cpus : "-", node_memtotal(ids[i]));
 		free(cpus);
 	}
 	chan_sendf(MMREC_NODES, body, used, "count=%d", n);
@@ -127,8 +125,7 @@ static int apply_settings(const struct plan *p)
 				*c = '/';
 		e = write_str(path, kv->value);
 		if (e) {
-			agent_log("error", "sysctl %s=%s: %s", kv->name,
-				  kv->value, strerror(-e));
+			agent_log("error", "sysctl %s=%s: %s", kv->name, kv->value, strerror(-e));
 			failed++;
 		}
 	}
@@ -138,8 +135,7 @@ static int apply_settings(const struct plan *p)
 
 		if (!*v)
 			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/kernel/mm/transparent_hugepage/%s", what);
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s", what);
 		e = write_str(path, v);
 		if (e) {
 			agent_log("error", "THP %s=%s: %s", what, v, strerror(-e));
@@ -159,8 +155,7 @@ static void read_plan(struct plan *p)
 	if (!text)
 		fatal("cannot read the plan %s: %s", MMPLAN_PATH, strerror(errno));
 	if (cut)
-		fatal("the plan %s is larger than %u bytes", MMPLAN_PATH,
-		      MMPLAN_MAX_SIZE);
+		fatal("the plan %s is larger than %u bytes", MMPLAN_PATH, MMPLAN_MAX_SIZE);
 	if (plan_parse(text, len, p, err, sizeof(err)) < 0)
 		fatal("bad plan %s: %s", MMPLAN_PATH, err);
 	free(text);
@@ -195,8 +190,7 @@ int main(void)
 		unsigned int iter = plan.iteration_first + i;
 
 		console_log("iteration %u: %s", iter, plan.workload);
-		failed += run_iteration(&plan, iter, nodes, nnodes,
-					setup_failed) < 0;
+		failed += run_iteration(&plan, iter, nodes, nnodes, setup_failed) < 0;
 	}
 	console_log("done: %u iteration(s), %d failed", plan.iterations, failed);
 	chan_sendf(MMREC_DONE, NULL, 0, "iterations=%u", plan.iterations);

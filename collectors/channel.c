@@ -80,8 +80,7 @@ int chan_open(const char *path)
 	int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
-		console_log("cannot open data channel %s: %s", path,
-			    strerror(errno));
+		console_log("cannot open data channel %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (tcgetattr(fd, &t) == 0) {
@@ -91,18 +90,15 @@ int chan_open(const char *path)
 		t.c_cflag |= CLOCAL | CREAD;
 		t.c_cflag &= ~(tcflag_t)CRTSCTS;
 		if (tcsetattr(fd, TCSANOW, &t) < 0)
-			console_log("cannot set %s raw: %s", path,
-				    strerror(errno));
+			console_log("cannot set %s raw: %s", path, strerror(errno));
 	} else {
-		console_log("%s is not a tty (%s); writing anyway", path,
-			    strerror(errno));
+		console_log("%s is not a tty (%s); writing anyway", path, strerror(errno));
 	}
 	chan_fd = fd;
 	return 0;
 }
 
-void chan_send(unsigned int type, const char *hdr, const char *body,
-	       size_t body_len)
+void chan_send(unsigned int type, const char *hdr, const char *body, size_t body_len)
 {
 	size_t hl = strlen(hdr);
 	size_t plen = hl + (body_len ? 1 + body_len : 0);
@@ -113,8 +109,7 @@ void chan_send(unsigned int type, const char *hdr, const char *body,
 	if (plen > MMREC_MAX_PAYLOAD) {
 		body_len = MMREC_MAX_PAYLOAD - hl - 1;
 		plen = MMREC_MAX_PAYLOAD;
-		console_log("%s record cut to %zu bytes", mmrec_type_name(type),
-			    plen);
+		console_log("%s record cut to %zu bytes", mmrec_type_name(type), plen);
 	}
 	payload = malloc(plen + 1);
 	rec = malloc(MMREC_HDR_SIZE + plen);
@@ -137,8 +132,7 @@ void chan_send(unsigned int type, const char *hdr, const char *body,
 	free(rec);
 }
 
-void chan_sendf(unsigned int type, const char *body, size_t body_len,
-		const char *fmt, ...)
+void chan_sendf(unsigned int type, const char *body, size_t body_len, const char *fmt, ...)
 {
 	char hdr[1024];
 	va_list ap;

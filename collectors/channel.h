@@ -19,13 +19,11 @@ void console_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* open the data tty in raw mode, 115200; 0 or -1 (logged on the console) */
 int chan_open(const char *path);
 /* one record: header line, then "\n" + body when body_len > 0 */
-void chan_send(unsigned int type, const char *hdr, const char *body,
-	       size_t body_len);
-void chan_sendf(unsigned int type, const char *body, size_t body_len,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void chan_send(unsigned int type, const char *hdr, const char *body, size_t body_len);
+void chan_sendf(unsigned int type, const char *body, size_t body_len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* a LOG record (level info|warn|error) and the same line on the console */
-void agent_log(const char *level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void agent_log(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* wait until every byte sent has left the tty */
 void chan_flush(void);
 

@@ -26,10 +26,10 @@
 #include "sysfs.h"
 
 #define MAX_KTHREADS 256
-#define EXTFRAG_ORDER 9		/* the THP order on x86-64 */
+#define EXTFRAG_ORDER 9 /* the THP order on x86-64 */
 
 struct event {
-	char name[520];		/* "system:event" */
+	char name[520]; /* "system:event" */
 	unsigned long long before;
 };
 
@@ -41,12 +41,14 @@ struct kthread {
 
 /* the fields of the 1 Hz series (a fixed set: the plots mm people look at) */
 static const char *const series_fields[] = {
-	"nr_free_pages", "nr_anon_pages", "nr_file_pages",
-	"nr_anon_transparent_hugepages", "compact_stall",
-	"compact_migrate_scanned", "compact_free_scanned", "compact_success",
-	"compact_fail", "pgmigrate_success", "numa_hint_faults",
-	"numa_pages_migrated", "thp_fault_alloc", "thp_fault_fallback",
-	"pgscan_kswapd", "pgscan_direct",
+	"nr_free_pages",	"nr_anon_pages",
+	"nr_file_pages",	"nr_anon_transparent_hugepages",
+	"compact_stall",	"compact_migrate_scanned",
+	"compact_free_scanned", "compact_success",
+	"compact_fail",		"pgmigrate_success",
+	"numa_hint_faults",	"numa_pages_migrated",
+	"thp_fault_alloc",	"thp_fault_fallback",
+	"pgscan_kswapd",	"pgscan_direct",
 };
 #define NFIELDS (sizeof(series_fields) / sizeof(series_fields[0]))
 
@@ -66,7 +68,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stop;
-	double *samples;	/* nsamples rows of nseries values */
+	double *samples; /* nsamples rows of nseries values */
 	unsigned int nsamples, nseries;
 } cs = {
 	.kmsg = -1,
@@ -118,7 +120,7 @@ static int add_event(const char *sys, const char *ev)
 		if (!strncmp(cs.events[i].name, sys, strlen(sys)) &&
 		    cs.events[i].name[strlen(sys)] == ':' &&
 		    !strcmp(cs.events[i].name + strlen(sys) + 1, ev))
-			return 0;	/* matched by an earlier pattern */
+			return 0; /* matched by an earlier pattern */
 	if (cs.nevents == COLLECT_MAX_EVENTS)
 		return -1;
 	e = &cs.events[cs.nevents++];
@@ -145,8 +147,8 @@ static int match_pattern(const char *pat)
 	while ((s = readdir(sd))) {
 		if (s->d_name[0] == '.' || fnmatch(sysglob, s->d_name, 0))
 			continue;
-		if (snprintf(path, sizeof(path), TRACEFS "/events/%s",
-			     s->d_name) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), TRACEFS "/events/%s", s->d_name) >=
+		    (int)sizeof(path))
 			continue;
 		ed = opendir(path);
 		if (!ed)
@@ -156,10 +158,10 @@ static int match_pattern(const char *pat)
 
 			if (e->d_name[0] == '.' || fnmatch(colon + 1, e->d_name, 0))
 				continue;
-			if (snprintf(trig, sizeof(trig), "%s/%s/trigger", path,
-				     e->d_name) >= (int)sizeof(trig) ||
+			if (snprintf(trig, sizeof(trig), "%s/%s/trigger", path, e->d_name) >=
+				    (int)sizeof(trig) ||
 			    access(trig, W_OK))
-				continue;	/* "enable", "filter": not events */
+				continue; /* "enable", "filter": not events */
 			if (add_event(s->d_name, e->d_name) < 0) {
 				closedir(ed);
 				closedir(sd);
@@ -173,13 +175,12 @@ static int match_pattern(const char *pat)
 	return n;
 }
 
-static void event_path(const struct event *e, const char *file, char *out,
-		       size_t len)
+static void event_path(const struct event *e, const char *file, char *out, size_t len)
 {
 	const char *colon = strchr(e->name, ':');
 
-	if (snprintf(out, len, TRACEFS "/events/%.*s/%s/%s",
-		     (int)(colon - e->name), e->name, colon + 1, file) >= (int)len)
+	if (snprintf(out, len, TRACEFS "/events/%.*s/%s/%s", (int)(colon - e->name), e->name,
+		     colon + 1, file) >= (int)len)
 		out[0] = '\0';
 }
 
@@ -187,7 +188,9 @@ static void event_path(const struct event *e, const char *file, char *out,
 static int attach(const struct event *e)
 {
 	static const char *const triggers[] = {
-		"hist:keys=common_cpu", "hist:keys=cpu", "hist:keys=common_pid",
+		"hist:keys=common_cpu",
+		"hist:keys=cpu",
+		"hist:keys=common_pid",
 	};
 	char path[1100];
 	int ret = -EINVAL;
@@ -256,8 +259,9 @@ static int setup_tracepoints(const char *list)
 		return -1;
 	}
 	if (access(TRACEFS "/events", R_OK)) {
-		setup_error("tracepoints asked for (%s) but tracefs is not available at %s on kernel %s; enable CONFIG_FTRACE or drop collectors.tracepoints",
-			    list, TRACEFS, u.release);
+		setup_error(
+			"tracepoints asked for (%s) but tracefs is not available at %s on kernel %s; enable CONFIG_FTRACE or drop collectors.tracepoints",
+			list, TRACEFS, u.release);
 		free(copy);
 		return -1;
 	}
@@ -270,8 +274,9 @@ static int setup_tracepoints(const char *list)
 				    COLLECT_MAX_EVENTS, list);
 			ret = -1;
 		} else if (n == 0) {
-			setup_error("tracepoint '%s' matches no event of kernel %s; the kernel's events are listed in %s/available_events (system:event)",
-				    pat, u.release, TRACEFS);
+			setup_error(
+				"tracepoint '%s' matches no event of kernel %s; the kernel's events are listed in %s/available_events (system:event)",
+				pat, u.release, TRACEFS);
 			ret = -1;
 		}
 	}
@@ -280,8 +285,9 @@ static int setup_tracepoints(const char *list)
 		int e = attach(&cs.events[i]);
 
 		if (e) {
-			setup_error("cannot count tracepoint %s with a hist trigger: %s; the kernel needs CONFIG_HIST_TRIGGERS",
-				    cs.events[i].name, strerror(-e));
+			setup_error(
+				"cannot count tracepoint %s with a hist trigger: %s; the kernel needs CONFIG_HIST_TRIGGERS",
+				cs.events[i].name, strerror(-e));
 			ret = -1;
 		}
 	}
@@ -292,8 +298,7 @@ static int setup_tracepoints(const char *list)
 
 /* ---- kernel threads ---- */
 
-int collect_parse_stat(const char *text, char *comm, size_t commlen,
-		       unsigned long long *ticks)
+int collect_parse_stat(const char *text, char *comm, size_t commlen, unsigned long long *ticks)
 {
 	const char *open = strchr(text, '('), *close = strrchr(text, ')');
 	unsigned long long ut, st;
@@ -308,8 +313,8 @@ int collect_parse_stat(const char *text, char *comm, size_t commlen,
 	comm[n] = '\0';
 	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt
 	 * majflt cmajflt utime stime: utime is the 12th field */
-	if (sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &ut, &st) != 2)
+	if (sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) !=
+	    2)
 		return -1;
 	*ticks = ut + st;
 	return 0;
@@ -341,8 +346,7 @@ static unsigned int read_kthreads(struct kthread *out, unsigned int max)
 		text = read_capped(path, 4096, &len, &cut);
 		if (!text)
 			continue;
-		if (!collect_parse_stat(text, out[n].comm, sizeof(out[n].comm),
-					&out[n].ticks) &&
+		if (!collect_parse_stat(text, out[n].comm, sizeof(out[n].comm), &out[n].ticks) &&
 		    kthread_wanted(out[n].comm)) {
 			out[n].pid = atoi(e->d_name);
 			n++;
@@ -367,7 +371,7 @@ static size_t kthread_counts(char *buf, size_t cap)
 			if (cs.kt[j].pid == now[i].pid)
 				before = cs.kt[j].ticks;
 		bputf(buf, cap, &used, "kthread.%s.cpu_s %.3f\n", now[i].comm,
-					 (double)(now[i].ticks - before) / hz);
+		      (double)(now[i].ticks - before) / hz);
 	}
 	return used < cap ? used : cap;
 }
@@ -384,8 +388,7 @@ static void kmsg_begin(void)
 static size_t kmsg_counts(char *buf, size_t cap)
 {
 	static const char *const oops[] = {
-		"Oops:", "BUG:", "kernel BUG at", "general protection fault",
-		"cut here",
+		"Oops:", "BUG:", "kernel BUG at", "general protection fault", "cut here",
 	};
 	unsigned long warnings = 0, oopses = 0;
 	size_t used = 0;
@@ -398,7 +401,7 @@ static size_t kmsg_counts(char *buf, size_t cap)
 		const char *msg;
 
 		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: go on */
+			continue; /* overwritten records: go on */
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
@@ -414,8 +417,7 @@ static size_t kmsg_counts(char *buf, size_t cap)
 	}
 	close(cs.kmsg);
 	cs.kmsg = -1;
-	bputf(buf, cap, &used, "dmesg.warnings %lu\ndmesg.oopses %lu\n",
-	      warnings, oopses);
+	bputf(buf, cap, &used, "dmesg.warnings %lu\ndmesg.oopses %lu\n", warnings, oopses);
 	return used;
 }
 
@@ -435,8 +437,8 @@ static char *read_small(const char *path)
 }
 
 /* "Node 0, zone   Normal 0.000 0.012 ..." -> one metric per line at EXTFRAG_ORDER */
-static size_t extfrag_lines(const char *text, const char *what,
-			    const char *phase, char *buf, size_t cap)
+static size_t extfrag_lines(const char *text, const char *what, const char *phase, char *buf,
+			    size_t cap)
 {
 	size_t used = 0;
 
@@ -463,9 +465,8 @@ static size_t extfrag_lines(const char *text, const char *what,
 				p += m;
 			}
 			if (k > EXTFRAG_ORDER)
-				bputf(buf, cap, &used, "extfrag.node%d.%s.%s_o%d.%s %.3f\n",
-							 node, zone, what,
-							 EXTFRAG_ORDER, phase, v);
+				bputf(buf, cap, &used, "extfrag.node%d.%s.%s_o%d.%s %.3f\n", node,
+				      zone, what, EXTFRAG_ORDER, phase, v);
 		}
 		text = nl ? nl + 1 : NULL;
 	}
@@ -474,8 +475,8 @@ static size_t extfrag_lines(const char *text, const char *what,
 
 /* ---- the 1 Hz sampler ---- */
 
-static int read_vmstat_fields(const char *path, const char *const *names,
-			      size_t nnames, double *out)
+static int read_vmstat_fields(const char *path, const char *const *names, size_t nnames,
+			      double *out)
 {
 	size_t len;
 	int cut;
@@ -485,8 +486,7 @@ static int read_vmstat_fields(const char *path, const char *const *names,
 		out[i] = -1;
 	if (!text)
 		return -1;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[64];
 		unsigned long long v;
 
@@ -507,8 +507,7 @@ static void take_sample(void)
 
 	if (cs.nsamples == COLLECT_MAX_SAMPLES)
 		return;
-	row = realloc(cs.samples, (size_t)(cs.nsamples + 1) * cs.nseries *
-			 sizeof(*row));
+	row = realloc(cs.samples, (size_t)(cs.nsamples + 1) * cs.nseries * sizeof(*row));
 	if (!row)
 		return;
 	cs.samples = row;
@@ -533,8 +532,7 @@ static void *sampler(void *arg)
 	while (!cs.stop) {
 		take_sample();
 		next.tv_sec++;
-		while (!cs.stop &&
-		       pthread_cond_timedwait(&cs.cond, &cs.lock, &next) != ETIMEDOUT)
+		while (!cs.stop && pthread_cond_timedwait(&cs.cond, &cs.lock, &next) != ETIMEDOUT)
 			;
 	}
 	pthread_mutex_unlock(&cs.lock);
@@ -588,20 +586,17 @@ static void send_series(unsigned int iter)
 		for (unsigned int k = 0; k < cs.nsamples; k++)
 			have |= cs.samples[(size_t)k * cs.nseries + s] >= 0;
 		if (!have)
-			continue;	/* a field this kernel lacks */
+			continue; /* a field this kernel lacks */
 		if (s < NFIELDS)
-			bputf(body, cap, &used, "vmstat.%s",
-						 series_fields[s]);
+			bputf(body, cap, &used, "vmstat.%s", series_fields[s]);
 		else
 			bputf(body, cap, &used, "node%d.vmstat.nr_free_pages",
-						 cs.nodes[s - NFIELDS]);
+			      cs.nodes[s - NFIELDS]);
 		for (unsigned int k = 0; k < cs.nsamples; k++)
-			bputf(body, cap, &used, " %.0f",
-						 cs.samples[(size_t)k * cs.nseries + s]);
+			bputf(body, cap, &used, " %.0f", cs.samples[(size_t)k * cs.nseries + s]);
 		bputf(body, cap, &used, "\n");
 	}
-	chan_sendf(MMREC_SERIES, body, used, "iter=%u interval_s=1 samples=%u",
-		   iter, cs.nsamples);
+	chan_sendf(MMREC_SERIES, body, used, "iter=%u interval_s=1 samples=%u", iter, cs.nsamples);
 	free(body);
 }
 
@@ -650,20 +645,17 @@ void collect_end(unsigned int iter)
 	for (unsigned int i = 0; i < cs.nevents; i++) {
 		unsigned long long now = event_hits(&cs.events[i]);
 
-		bputf(body, cap, &used, "trace.%s %llu\n",
-					 cs.events[i].name,
-					 now >= cs.events[i].before ?
-					 now - cs.events[i].before : 0);
+		bputf(body, cap, &used, "trace.%s %llu\n", cs.events[i].name,
+		      now >= cs.events[i].before ? now - cs.events[i].before : 0);
 	}
 	used += kthread_counts(body + used, cap - used);
 	used += kmsg_counts(body + used, cap - used);
 	for (int i = 0; i < 2; i++) {
 		char *after = read_small(extfrag_files[i]);
 
-		used += extfrag_lines(cs.extfrag_before[i], what[i], "before",
-				      body + used, cap - used);
-		used += extfrag_lines(after, what[i], "after", body + used,
+		used += extfrag_lines(cs.extfrag_before[i], what[i], "before", body + used,
 				      cap - used);
+		used += extfrag_lines(after, what[i], "after", body + used, cap - used);
 		free(after);
 	}
 	chan_sendf(MMREC_COUNTS, body, used < cap ? used : cap - 1, "iter=%u", iter);

@@ -13,7 +13,7 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 #define COLLECT_MAX_EVENTS 512
-#define COLLECT_MAX_SAMPLES 20000	/* 5.5 hours at 1 Hz */
+#define COLLECT_MAX_SAMPLES 20000 /* 5.5 hours at 1 Hz */
 
 /*
  * Resolve the plan's tracepoint patterns against tracefs and attach a hist
@@ -29,7 +29,6 @@ void collect_end(unsigned int iter);
 /* exposed for unit tests: sum of "hitcount:" values in a hist file */
 unsigned long long collect_hist_hits(const char *text, unsigned long long *dropped);
 /* utime+stime ticks from a /proc/<pid>/stat line; comm copied out */
-int collect_parse_stat(const char *text, char *comm, size_t commlen,
-		       unsigned long long *ticks);
+int collect_parse_stat(const char *text, char *comm, size_t commlen, unsigned long long *ticks);
 
 #endif

@@ -15,8 +15,7 @@ static int name_ok(const char *s)
 		return 0;
 	for (; *s; s++) {
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ||
-		      *s == '-' || *s == '+'))
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-' || *s == '+'))
 			return 0;
 		if (s[0] == '.' && s[1] == '.')
 			return 0;
@@ -48,8 +47,7 @@ static int parse_uint(const char *s, unsigned int *out)
 	return 0;
 }
 
-static int add_kv(struct plan_kv *v, unsigned int *n, const char *name,
-		  const char *value)
+static int add_kv(struct plan_kv *v, unsigned int *n, const char *name, const char *value)
 {
 	if (*n >= PLAN_MAX_KV || !name_ok(name))
 		return -1;
@@ -73,24 +71,25 @@ static int set_key(struct plan *p, const char *k, const char *v)
 	if (!strcmp(k, "iterations"))
 		return parse_uint(v, &p->iterations);
 	if (!strcmp(k, "probe"))
-		return (!strcmp(v, "0") || !strcmp(v, "1")) ?
-			(p->probe = v[0] == '1', 0) : -1;
+		return (!strcmp(v, "0") || !strcmp(v, "1")) ? (p->probe = v[0] == '1', 0) : -1;
 	if (!strcmp(k, "thp.enabled"))
 		return name_ok(v) ? copy_str(p->thp_enabled, sizeof(p->thp_enabled), v) : -1;
 	if (!strcmp(k, "thp.defrag"))
 		return name_ok(v) ? copy_str(p->thp_defrag, sizeof(p->thp_defrag), v) : -1;
 	if (!strcmp(k, "collect.enabled"))
 		return (!strcmp(v, "0") || !strcmp(v, "1")) ?
-			(p->collect_enabled = v[0] == '1', 0) : -1;
+			       (p->collect_enabled = v[0] == '1', 0) :
+			       -1;
 	if (!strcmp(k, "collect.tracepoints"))
 		return strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			      "0123456789_:*?,[]-") == strlen(v) ?
-			copy_str(p->tracepoints, sizeof(p->tracepoints), v) : -1;
+				 "0123456789_:*?,[]-") == strlen(v) ?
+			       copy_str(p->tracepoints, sizeof(p->tracepoints), v) :
+			       -1;
 	if (!strncmp(k, "param.", 6))
 		return add_kv(p->params, &p->nparams, k + 6, v);
 	if (!strncmp(k, "sysctl.", 7))
 		return add_kv(p->sysctls, &p->nsysctls, k + 7, v);
-	return 1;	/* unknown: ignored, for forward compatibility */
+	return 1; /* unknown: ignored, for forward compatibility */
 }
 
 static char *trim(char *s)
@@ -105,8 +104,7 @@ static char *trim(char *s)
 	return s;
 }
 
-static int parse_line(struct plan *p, char *line, unsigned int lineno,
-		      char *err, size_t errlen)
+static int parse_line(struct plan *p, char *line, unsigned int lineno, char *err, size_t errlen)
 {
 	char *eq, *k, *v;
 
@@ -115,23 +113,20 @@ static int parse_line(struct plan *p, char *line, unsigned int lineno,
 		return 0;
 	eq = strchr(line, '=');
 	if (!eq) {
-		snprintf(err, errlen, "line %u: no '=' in \"%.64s\"", lineno,
-			 line);
+		snprintf(err, errlen, "line %u: no '=' in \"%.64s\"", lineno, line);
 		return -1;
 	}
 	*eq = '\0';
 	k = trim(line);
 	v = trim(eq + 1);
 	if (set_key(p, k, v) < 0) {
-		snprintf(err, errlen, "line %u: bad value for %.64s: \"%.64s\"",
-			 lineno, k, v);
+		snprintf(err, errlen, "line %u: bad value for %.64s: \"%.64s\"", lineno, k, v);
 		return -1;
 	}
 	return 0;
 }
 
-int plan_parse(const char *text, size_t len, struct plan *p, char *err,
-	       size_t errlen)
+int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t errlen)
 {
 	char *copy = malloc(len + 1), *line, *save = NULL;
 	unsigned int lineno = 0;

@@ -29,14 +29,13 @@ struct plan {
 	unsigned int nparams;
 	struct plan_kv sysctls[PLAN_MAX_KV];
 	unsigned int nsysctls;
-	char thp_enabled[PLAN_NAME_MAX];	/* "" = leave the kernel default */
+	char thp_enabled[PLAN_NAME_MAX]; /* "" = leave the kernel default */
 	char thp_defrag[PLAN_NAME_MAX];
-	int collect_enabled;			/* collect.enabled, default 1 */
-	char tracepoints[PLAN_VALUE_MAX];	/* collect.tracepoints, "" = none */
+	int collect_enabled; /* collect.enabled, default 1 */
+	char tracepoints[PLAN_VALUE_MAX]; /* collect.tracepoints, "" = none */
 };
 
 /* 0, or -1 with a reason in err */
-int plan_parse(const char *text, size_t len, struct plan *p, char *err,
-	       size_t errlen);
+int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t errlen);
 
 #endif

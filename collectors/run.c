@@ -26,9 +26,9 @@
 /* the agent's view of the running workload */
 struct wl_proc {
 	pid_t pid;
-	int ctl;	/* read end: the workload's fd 3 */
-	int go;		/* write end: the workload's fd 4 */
-	int out;	/* read end: its stdout */
+	int ctl; /* read end: the workload's fd 3 */
+	int go; /* write end: the workload's fd 4 */
+	int out; /* read end: its stdout */
 	char line[LINE_MAX_LEN];
 	size_t line_len;
 	char *stdout_buf;
@@ -205,38 +205,37 @@ static void parse_done(const char *line, struct wl_times *t)
 }
 
 /* ready -> before snapshots -> go -> done -> after snapshots -> go */
-static int handshake(struct wl_proc *w, unsigned int iter, const int *nodes,
-		     int nnodes, struct wl_times *t)
+static int handshake(struct wl_proc *w, unsigned int iter, const int *nodes, int nnodes,
+		     struct wl_times *t)
 {
 	if (next_line(w) < 0) {
-		agent_log("error", "iteration %u: workload exited before \"ready\"",
-			  iter);
+		agent_log("error", "iteration %u: workload exited before \"ready\"", iter);
 		return -1;
 	}
 	if (strcmp(w->line, "ready")) {
-		agent_log("error", "iteration %u: expected \"ready\" from the workload, got \"%.64s\"",
-			  iter, w->line);
+		agent_log("error",
+			  "iteration %u: expected \"ready\" from the workload, got \"%.64s\"", iter,
+			  w->line);
 		return -1;
 	}
 	snapshot_phase(iter, "before", nodes, nnodes);
 	collect_begin(iter);
 	if (send_go(w) < 0 || next_line(w) < 0) {
-		collect_end(iter);	/* stops the sampler */
-		agent_log("error", "iteration %u: workload exited before \"done\"",
-			  iter);
+		collect_end(iter); /* stops the sampler */
+		agent_log("error", "iteration %u: workload exited before \"done\"", iter);
 		return -1;
 	}
 	collect_end(iter);
 	if (strncmp(w->line, "done", 4) || (w->line[4] && w->line[4] != ' ')) {
-		agent_log("error", "iteration %u: expected \"done\" from the workload, got \"%.64s\"",
-			  iter, w->line);
+		agent_log("error",
+			  "iteration %u: expected \"done\" from the workload, got \"%.64s\"", iter,
+			  w->line);
 		return -1;
 	}
 	parse_done(w->line, t);
 	snapshot_phase(iter, "after", nodes, nnodes);
 	if (send_go(w) < 0) {
-		agent_log("error", "iteration %u: workload exited after \"done\"",
-			  iter);
+		agent_log("error", "iteration %u: workload exited after \"done\"", iter);
 		return -1;
 	}
 	return 0;
@@ -259,39 +258,35 @@ static int finish(struct wl_proc *w, struct rusage *ru)
 	return status;
 }
 
-static int report(unsigned int iter, struct wl_proc *w, int status,
-		  const struct rusage *ru, struct wl_times *t, double wall)
+static int report(unsigned int iter, struct wl_proc *w, int status, const struct rusage *ru,
+		  struct wl_times *t, double wall)
 {
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
 	if (w->stdout_cut)
-		agent_log("warn", "iteration %u: workload output cut at %u bytes",
-			  iter, WL_STDOUT_CAP);
-	chan_sendf(MMREC_WL_OUTPUT, w->stdout_buf, w->stdout_len, "iter=%u",
-		   iter);
+		agent_log("warn", "iteration %u: workload output cut at %u bytes", iter,
+			  WL_STDOUT_CAP);
+	chan_sendf(MMREC_WL_OUTPUT, w->stdout_buf, w->stdout_len, "iter=%u", iter);
 	if (!t->have) {
-		t->user_s = (double)ru->ru_utime.tv_sec +
-			    (double)ru->ru_utime.tv_usec / 1e6;
-		t->system_s = (double)ru->ru_stime.tv_sec +
-			      (double)ru->ru_stime.tv_usec / 1e6;
+		t->user_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
+		t->system_s = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
 		t->elapsed_s = wall;
 	}
-	chan_sendf(MMREC_RESULT, NULL, 0,
-		   "iter=%u exit=%d signal=%d user_s=%.6f system_s=%.6f elapsed_s=%.6f maxrss_kb=%ld minflt=%ld majflt=%ld",
-		   iter, code, sig, t->user_s, t->system_s, t->elapsed_s,
-		   ru->ru_maxrss, ru->ru_minflt, ru->ru_majflt);
+	chan_sendf(
+		MMREC_RESULT, NULL, 0,
+		"iter=%u exit=%d signal=%d user_s=%.6f system_s=%.6f elapsed_s=%.6f maxrss_kb=%ld minflt=%ld majflt=%ld",
+		iter, code, sig, t->user_s, t->system_s, t->elapsed_s, ru->ru_maxrss, ru->ru_minflt,
+		ru->ru_majflt);
 	if (sig)
-		agent_log("error", "iteration %u: workload killed by signal %d",
-			  iter, sig);
+		agent_log("error", "iteration %u: workload killed by signal %d", iter, sig);
 	else if (code)
-		agent_log("error", "iteration %u: workload exited with status %d",
-			  iter, code);
+		agent_log("error", "iteration %u: workload exited with status %d", iter, code);
 	return code || sig ? -1 : 0;
 }
 
-int run_iteration(const struct plan *p, unsigned int iter, const int *nodes,
-		  int nnodes, int setup_failed)
+int run_iteration(const struct plan *p, unsigned int iter, const int *nodes, int nnodes,
+		  int setup_failed)
 {
 	struct wl_proc w = { .ctl = -1, .go = -1, .out = -1 };
 	struct wl_times t = { 0 };
@@ -310,20 +305,19 @@ int run_iteration(const struct plan *p, unsigned int iter, const int *nodes,
 	w.stdout_buf = malloc(WL_STDOUT_CAP);
 	start = mono_now();
 	if (!w.stdout_buf || spawn(p, &w) < 0) {
-		agent_log("error", "iteration %u: cannot start workload %s: %s",
-			  iter, p->workload, strerror(errno));
+		agent_log("error", "iteration %u: cannot start workload %s: %s", iter, p->workload,
+			  strerror(errno));
 		free(w.stdout_buf);
 		chan_sendf(MMREC_ITER_END, NULL, 0, "iter=%u status=failed", iter);
 		return -1;
 	}
 	ok = handshake(&w, iter, nodes, nnodes, &t) == 0;
-	if (!ok)	/* a broken handshake must not leave us waiting */
+	if (!ok) /* a broken handshake must not leave us waiting */
 		kill(w.pid, SIGKILL);
 	status = finish(&w, &ru);
 	ok &= report(iter, &w, status, &ru, &t, mono_now() - start) == 0;
 	ok &= !setup_failed;
 	free(w.stdout_buf);
-	chan_sendf(MMREC_ITER_END, NULL, 0, "iter=%u status=%s", iter,
-		   ok ? "ok" : "failed");
+	chan_sendf(MMREC_ITER_END, NULL, 0, "iter=%u status=%s", iter, ok ? "ok" : "failed");
 	return ok ? 0 : -1;
 }

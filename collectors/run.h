@@ -13,7 +13,7 @@
 #define WL_STDOUT_CAP (256u << 10)
 
 /* 0 if the iteration succeeded, -1 if it failed (ITER_END says which) */
-int run_iteration(const struct plan *p, unsigned int iter, const int *nodes,
-		  int nnodes, int setup_failed);
+int run_iteration(const struct plan *p, unsigned int iter, const int *nodes, int nnodes,
+		  int setup_failed);
 
 #endif

@@ -7,10 +7,9 @@
 #ifndef MMLAB_AGENT_SNAPSHOT_H
 #define MMLAB_AGENT_SNAPSHOT_H
 
-#define SNAP_CAP (1u << 20)	/* pagetypeinfo can be big */
+#define SNAP_CAP (1u << 20) /* pagetypeinfo can be big */
 
 /* returns how many files could not be read (each one LOGged) */
-int snapshot_phase(unsigned int iter, const char *phase, const int *nodes,
-		   int nnodes);
+int snapshot_phase(unsigned int iter, const char *phase, const int *nodes, int nnodes);
 
 #endif

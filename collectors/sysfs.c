@@ -40,14 +40,12 @@ void mount_all(void)
 		int n;
 
 		mkdir(m->dir, 0755);
-		if (mount(m->src, m->dir, m->type, 0, NULL) == 0 ||
-		    errno == EBUSY)
+		if (mount(m->src, m->dir, m->type, 0, NULL) == 0 || errno == EBUSY)
 			continue;
 		/* no console yet: keep the message for mount_report() */
 		n = snprintf(mount_errors + used, sizeof(mount_errors) - used,
-			     "%smount %s on %s: %s%s", used ? "; " : "",
-			     m->type, m->dir, strerror(errno),
-			     m->required ? "" : " (tolerated)");
+			     "%smount %s on %s: %s%s", used ? "; " : "", m->type, m->dir,
+			     strerror(errno), m->required ? "" : " (tolerated)");
 		if (n > 0 && (size_t)n < sizeof(mount_errors) - used)
 			used += (size_t)n;
 	}
@@ -158,8 +156,7 @@ int list_nodes(int *ids, int max)
 		if (strncmp(e->d_name, "node", 4) || !e->d_name[4])
 			continue;
 		id = strtol(e->d_name + 4, &end, 10);
-		if (*end || id < 0 || id > 100000 || e->d_name[4] == '-' ||
-		    e->d_name[4] == '+')
+		if (*end || id < 0 || id > 100000 || e->d_name[4] == '-' || e->d_name[4] == '+')
 			continue;
 		ids[n++] = (int)id;
 	}

@@ -54,8 +54,7 @@ static uint32_t get_le32(const uint8_t *p)
 }
 
 /* crc32 of the 16-byte header (with its crc field zeroed) then the payload */
-static uint32_t record_crc(const uint8_t *hdr, const void *payload,
-			   uint32_t len)
+static uint32_t record_crc(const uint8_t *hdr, const void *payload, uint32_t len)
 {
 	uint8_t h[MMREC_HDR_SIZE];
 	uLong crc;
@@ -69,8 +68,7 @@ static uint32_t record_crc(const uint8_t *hdr, const void *payload,
 	return (uint32_t)crc;
 }
 
-size_t mmrec_encode(void *out, unsigned int type, const void *payload,
-		    uint32_t len)
+size_t mmrec_encode(void *out, unsigned int type, const void *payload, uint32_t len)
 {
 	uint8_t *p = out;
 
@@ -139,8 +137,7 @@ static int check_record(struct mmrec_reader *r, uint32_t *len)
 	return 1;
 }
 
-int mmrec_next(struct mmrec_reader *r, unsigned int *type,
-	       const char **payload, uint32_t *len)
+int mmrec_next(struct mmrec_reader *r, unsigned int *type, const char **payload, uint32_t *len)
 {
 	uint32_t n = 0;
 
@@ -170,8 +167,7 @@ static uint32_t header_len(const char *payload, uint32_t len)
 	return i;
 }
 
-int mmrec_hdr_get(const char *payload, uint32_t len, const char *key,
-		  char *out, size_t outlen)
+int mmrec_hdr_get(const char *payload, uint32_t len, const char *key, char *out, size_t outlen)
 {
 	uint32_t hl = header_len(payload, len);
 	size_t kl = strlen(key);

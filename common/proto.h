@@ -55,7 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MMREC_MAGIC 0x524c4d4du	/* "MMLR" in memory order */
+#define MMREC_MAGIC 0x524c4d4du /* "MMLR" in memory order */
 #define MMREC_VERSION 1
 #define MMREC_MAX_PAYLOAD (4u << 20)
 #define MMREC_HDR_SIZE 16
@@ -87,8 +87,7 @@ struct mmrec_hdr {
 const char *mmrec_type_name(unsigned int type);
 
 /* encode header+payload into out (MMREC_HDR_SIZE + len bytes); returns total */
-size_t mmrec_encode(void *out, unsigned int type, const void *payload,
-		    uint32_t len);
+size_t mmrec_encode(void *out, unsigned int type, const void *payload, uint32_t len);
 
 /*
  * Decoder over an untrusted buffer. mmrec_next() returns 1 and fills
@@ -100,20 +99,18 @@ struct mmrec_reader {
 	const uint8_t *buf;
 	size_t len, pos;
 	/* statistics for diagnostics */
-	size_t skipped_bytes;	/* bytes that were not part of a valid record */
+	size_t skipped_bytes; /* bytes that were not part of a valid record */
 	unsigned int bad_crc, oversized, truncated, bad_type;
 };
 void mmrec_reader_init(struct mmrec_reader *r, const void *buf, size_t len);
-int mmrec_next(struct mmrec_reader *r, unsigned int *type,
-	       const char **payload, uint32_t *len);
+int mmrec_next(struct mmrec_reader *r, unsigned int *type, const char **payload, uint32_t *len);
 
 /*
  * Find "key=" in a record's header line (up to the first '\n' or len) and
  * copy its value (up to the next space) into out. Returns 0, or -1 when the
  * key is absent or the value does not fit.
  */
-int mmrec_hdr_get(const char *payload, uint32_t len, const char *key,
-		  char *out, size_t outlen);
+int mmrec_hdr_get(const char *payload, uint32_t len, const char *key, char *out, size_t outlen);
 /* the body after the header line (len 0 if none) */
 const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
 

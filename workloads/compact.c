@@ -68,17 +68,16 @@ int main(int argc, char **argv)
 	int e = 0, pagemap, tries, huge;
 
 	if (wl_init(argc, argv) < 0 || wl_param_u64("size", 64 << 20, &size) < 0 ||
-	    wl_param_u64("node", 0, &node) < 0 ||
-	    wl_param_u64("proactiveness", 20, &pro) < 0 ||
-	    wl_param_u64("window_s", 5, &window) < 0 ||
-	    wl_param_u64("order", 9, &order) < 0)
+	    wl_param_u64("node", 0, &node) < 0 || wl_param_u64("proactiveness", 20, &pro) < 0 ||
+	    wl_param_u64("window_s", 5, &window) < 0 || wl_param_u64("order", 9, &order) < 0)
 		return 2;
 	mode = wl_param("mode");
 	if (!mode)
 		mode = "all";
 	if ((strcmp(mode, "all") && strcmp(mode, "node") && strcmp(mode, "proactive")) ||
 	    order > 10 || pro > 100 || size < 4 * WL_HPAGE) {
-		fprintf(stderr, "compact: bad parameters: mode=%s (all|node|proactive) order=%llu (0..10) proactiveness=%llu (0..100) size=%llu (>= 8M)\n",
+		fprintf(stderr,
+			"compact: bad parameters: mode=%s (all|node|proactive) order=%llu (0..10) proactiveness=%llu (0..100) size=%llu (>= 8M)\n",
 			mode, (unsigned long long)order, (unsigned long long)pro,
 			(unsigned long long)size);
 		return 2;
@@ -89,8 +88,8 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%llu/compact",
 		 (unsigned long long)node);
 	if (!strcmp(mode, "node") && access(path, W_OK)) {
-		fprintf(stderr, "compact: %s: %s (no such node, or no CONFIG_COMPACTION)\n",
-			path, strerror(errno));
+		fprintf(stderr, "compact: %s: %s (no such node, or no CONFIG_COMPACTION)\n", path,
+			strerror(errno));
 		return 2;
 	}
 	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -119,8 +118,7 @@ int main(int argc, char **argv)
 	if (old[0])
 		write_str("/proc/sys/vm/compaction_proactiveness", old);
 	if (e) {
-		fprintf(stderr, "compact: triggering compaction (%s): %s\n", mode,
-			strerror(-e));
+		fprintf(stderr, "compact: triggering compaction (%s): %s\n", mode, strerror(-e));
 		return 1;
 	}
 	/* high-order allocations after: THP faults, with the job's defrag mode */

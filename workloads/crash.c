@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 	if (d >= prob) {
-		fprintf(stderr, "crash: draw %u >= probability %llu: no crash this time\n",
-			d, (unsigned long long)prob);
+		fprintf(stderr, "crash: draw %u >= probability %llu: no crash this time\n", d,
+			(unsigned long long)prob);
 		if (wl_done_and_wait() < 0)
 			return 1;
 		wl_metric("crashed", 0);

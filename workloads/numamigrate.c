@@ -63,15 +63,13 @@ static unsigned long long vmstat(const char *field)
 static char *place(size_t len, int node)
 {
 	unsigned long mask = 1UL << node;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p, len, MADV_NOHUGEPAGE);	/* count base pages */
+	madvise(p, len, MADV_NOHUGEPAGE); /* count base pages */
 	if (wl_mbind(p, len, MPOL_BIND, &mask, sizeof(mask) * 8, 0)) {
-		fprintf(stderr, "numamigrate: mbind to node %d: %s\n", node,
-			strerror(errno));
+		fprintf(stderr, "numamigrate: mbind to node %d: %s\n", node, strerror(errno));
 		return NULL;
 	}
 	for (size_t off = 0; off < len; off += 4096)
@@ -110,17 +108,16 @@ int main(int argc, char **argv)
 
 	if (wl_init(argc, argv) < 0 || wl_param_u64("size", 32 << 20, &size) < 0 ||
 	    wl_param_u64("cpu_node", 0, &cpu_node) < 0 ||
-	    wl_param_u64("mem_node", 1, &mem_node) < 0 ||
-	    wl_param_u64("wait_s", 30, &wait_s) < 0 ||
+	    wl_param_u64("mem_node", 1, &mem_node) < 0 || wl_param_u64("wait_s", 30, &wait_s) < 0 ||
 	    wl_param_u64("converge_pct", 90, &conv) < 0 ||
 	    wl_param_u64("autonuma", 1, &autonuma) < 0)
 		return 2;
 	size &= ~4095ULL;
-	if ((int)cpu_node >= wl_nodes() || (int)mem_node >= wl_nodes() ||
-	    cpu_node == mem_node || mem_node >= 64 || !size) {
-		fprintf(stderr, "numamigrate: needs two different nodes of the %d this guest has (cpu_node=%llu mem_node=%llu) and size > 0\n",
-			wl_nodes(), (unsigned long long)cpu_node,
-			(unsigned long long)mem_node);
+	if ((int)cpu_node >= wl_nodes() || (int)mem_node >= wl_nodes() || cpu_node == mem_node ||
+	    mem_node >= 64 || !size) {
+		fprintf(stderr,
+			"numamigrate: needs two different nodes of the %d this guest has (cpu_node=%llu mem_node=%llu) and size > 0\n",
+			wl_nodes(), (unsigned long long)cpu_node, (unsigned long long)mem_node);
 		return 2;
 	}
 	/*
@@ -160,7 +157,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "numamigrate: move_pages: %s\n", strerror(errno));
 	for (size_t i = 0; i < n; i++)
 		moved += status[i] == (int)cpu_node;
-	if (moved != n) {	/* say why, once per distinct status */
+	if (moved != n) { /* say why, once per distinct status */
 		int shown[8], nshown = 0;
 
 		for (size_t i = 0; i < n && nshown < 8; i++) {
@@ -171,8 +168,8 @@ int main(int argc, char **argv)
 			if (seen || status[i] == (int)cpu_node)
 				continue;
 			shown[nshown++] = status[i];
-			fprintf(stderr, "numamigrate: move_pages: page %zu has status %d (%s)\n",
-				i, status[i], status[i] < 0 ? strerror(-status[i]) : "another node");
+			fprintf(stderr, "numamigrate: move_pages: page %zu has status %d (%s)\n", i,
+				status[i], status[i] < 0 ? strerror(-status[i]) : "another node");
 		}
 	}
 

@@ -35,11 +35,12 @@ int main(int argc, char **argv)
 		 (unsigned long long)batch);
 	fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "pagebench: %s: %s (the host did not build the module for this kernel)\n",
+		fprintf(stderr,
+			"pagebench: %s: %s (the host did not build the module for this kernel)\n",
 			MODULE_PATH, strerror(errno));
 		return 1;
 	}
-	syscall(SYS_delete_module, "pagebench", O_NONBLOCK);	/* a leftover */
+	syscall(SYS_delete_module, "pagebench", O_NONBLOCK); /* a leftover */
 	if (wl_ready_and_wait() < 0)
 		return 1;
 	if (syscall(SYS_finit_module, fd, args, 0))
@@ -48,8 +49,7 @@ int main(int argc, char **argv)
 		return 1;
 	close(fd);
 	if (e) {
-		fprintf(stderr, "pagebench: loading %s (%s): %s\n", MODULE_PATH, args,
-			strerror(e));
+		fprintf(stderr, "pagebench: loading %s (%s): %s\n", MODULE_PATH, args, strerror(e));
 		return 1;
 	}
 	f = fopen(RESULTS, "r");
@@ -75,8 +75,8 @@ int main(int argc, char **argv)
 	if (syscall(SYS_delete_module, "pagebench", O_NONBLOCK))
 		fprintf(stderr, "pagebench: removing the module: %s\n", strerror(errno));
 	if (n != (int)max_order + 1) {
-		fprintf(stderr, "pagebench: %s had %d result lines, expected %llu\n",
-			RESULTS, n, (unsigned long long)max_order + 1);
+		fprintf(stderr, "pagebench: %s had %d result lines, expected %llu\n", RESULTS, n,
+			(unsigned long long)max_order + 1);
 		return 1;
 	}
 	return 0;

@@ -71,7 +71,7 @@ static void *worker_main(void *arg)
 		double t0 = now_us(), dt;
 		int huge, cpu_node, page_node;
 
-		*p = 1;		/* the fault, and nothing else, is timed */
+		*p = 1; /* the fault, and nothing else, is timed */
 		dt = now_us() - t0;
 		huge = wl_page_present(w->pagemap, (const char *)p + 4096) == 1;
 		cpu_node = wl_cpu_node();
@@ -92,8 +92,7 @@ struct count_res {
 	size_t nhuge, nbase, local, faults;
 };
 
-static int run_count(unsigned int t, size_t region, int madv, int pagemap,
-		     struct count_res *r)
+static int run_count(unsigned int t, size_t region, int madv, int pagemap, struct count_res *r)
 {
 	static struct worker w[MAX_THREADS];
 	size_t per = region / t / WL_HPAGE * WL_HPAGE;
@@ -108,8 +107,9 @@ static int run_count(unsigned int t, size_t region, int madv, int pagemap,
 		return -1;
 	a = (char *)(((uintptr_t)m + WL_HPAGE - 1) & ~(WL_HPAGE - 1));
 	for (unsigned int i = 0; i < t; i++) {
-		w[i] = (struct worker){ .base = a + i * per, .len = per,
-					.madv = madv, .pagemap = pagemap };
+		w[i] = (struct worker){
+			.base = a + i * per, .len = per, .madv = madv, .pagemap = pagemap
+		};
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
 			t = i;
 			ret = -1;
@@ -145,7 +145,7 @@ static void report_lat(const char *what, unsigned int t, double *v, size_t n)
 	char name[64];
 
 	if (!n)
-		return;		/* no fault of this kind: no latency to report */
+		return; /* no fault of this kind: no latency to report */
 	snprintf(name, sizeof(name), "fault_%s_us.T%u", what, t);
 	wl_metric(name, wl_mean(v, n));
 	for (size_t i = 0; i < 3; i++) {

@@ -75,8 +75,8 @@ static void *worker_main(void *arg)
 	volatile char *p = NULL;
 
 	if (w->bytes) {
-		p = mmap(NULL, w->bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		p = mmap(NULL, w->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
 		if (p == MAP_FAILED) {
 			w->err = errno;
 			return NULL;
@@ -98,8 +98,7 @@ static int parse_threads(const char *s, unsigned int *v, int max)
 		char *end;
 		unsigned long x = strtoul(s, &end, 10);
 
-		if (end == s || x < 1 || x > MAX_THREADS || n == max ||
-		    (*end && *end != ','))
+		if (end == s || x < 1 || x > MAX_THREADS || n == max || (*end && *end != ','))
 			return -1;
 		v[n++] = (unsigned int)x;
 		s = *end ? end + 1 : end;
@@ -107,8 +106,8 @@ static int parse_threads(const char *s, unsigned int *v, int max)
 	return n;
 }
 
-static int run_count(unsigned int nthreads, uint64_t size, uint64_t file,
-		     uint64_t step, uint64_t loops, struct count_result *r)
+static int run_count(unsigned int nthreads, uint64_t size, uint64_t file, uint64_t step,
+		     uint64_t loops, struct count_result *r)
 {
 	static struct worker w[MAX_THREADS];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -124,8 +123,11 @@ static int run_count(unsigned int nthreads, uint64_t size, uint64_t file,
 	wl_cpu_times(&u0, &s0);
 	t0 = wl_now();
 	for (unsigned int i = 0; i < nthreads; i++) {
-		w[i] = (struct worker){ .id = i, .bytes = per, .file_bytes = fper,
-					.step = (size_t)step, .loops = loops };
+		w[i] = (struct worker){ .id = i,
+					.bytes = per,
+					.file_bytes = fper,
+					.step = (size_t)step,
+					.loops = loops };
 		if (pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {
 			fprintf(stderr, "usemem: cannot start thread %u\n", i);
 			nthreads = i;

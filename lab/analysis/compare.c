@@ -36,9 +36,8 @@ static const struct {
 	{ "derived.compaction_cost",
 	  "(1 * vmstat.compact_migrate_scanned + 1 * vmstat.compact_free_scanned"
 	  " + 128 * vmstat.pgmigrate_success) / 1000" },
-	{ "derived.autonuma_cost",
-	  "(1 * vmstat.numa_pte_updates + 32 * vmstat.numa_hint_faults"
-	  " + 128 * vmstat.numa_pages_migrated) / 1000" },
+	{ "derived.autonuma_cost", "(1 * vmstat.numa_pte_updates + 32 * vmstat.numa_hint_faults"
+				   " + 128 * vmstat.numa_pages_migrated) / 1000" },
 	{ "derived.numa_hint_local_pct",
 	  "100 * vmstat.numa_hint_faults_local / vmstat.numa_hint_faults" },
 };
@@ -97,8 +96,7 @@ void cmp_free(struct comparison *c)
 	free(c);
 }
 
-static struct cmp_metric *metric_find(const struct comparison *c,
-				      const char *name)
+static struct cmp_metric *metric_find(const struct comparison *c, const char *name)
 {
 	for (size_t i = c->nmetrics; i-- > 0;)
 		if (!strcmp(c->metrics[i].name, name))
@@ -107,13 +105,11 @@ static struct cmp_metric *metric_find(const struct comparison *c,
 }
 
 /* iterations list metrics in the same order: try the one after the last */
-static struct cmp_metric *metric_find_hinted(struct comparison *c,
-					     const char *name)
+static struct cmp_metric *metric_find_hinted(struct comparison *c, const char *name)
 {
 	struct cmp_metric *m;
 
-	if (c->hint + 1 < c->nmetrics &&
-	    !strcmp(c->metrics[c->hint + 1].name, name)) {
+	if (c->hint + 1 < c->nmetrics && !strcmp(c->metrics[c->hint + 1].name, name)) {
 		c->hint++;
 		return &c->metrics[c->hint];
 	}
@@ -163,8 +159,7 @@ static double cell_get(const struct cmp_cell *cell, size_t i)
 	return i < cell->n ? cell->v[i] : NAN;
 }
 
-size_t cmp_variant_add(struct comparison *c, const char *name,
-			  const char *run)
+size_t cmp_variant_add(struct comparison *c, const char *name, const char *run)
 {
 	struct cmp_variant *v;
 	bool taken = false;
@@ -239,8 +234,7 @@ static bool has_samples(const struct comparison *c, const struct cmp_metric *m)
  * user: unknown names are an error and divisions by zero a warning;
  * builtin: the metric is skipped when an input is missing.
  */
-static int derive(struct comparison *c, const char *name, const char *src,
-		  bool user)
+static int derive(struct comparison *c, const char *name, const char *src, bool user)
 {
 	char err[256], first[256] = "";
 	struct expr *e = expr_parse(src, err, sizeof(err));
@@ -260,7 +254,8 @@ static int derive(struct comparison *c, const char *name, const char *src,
 		if (user) {
 			lab_err("derived metric %s: unknown metric \"%s\" in \"%s\"; "
 				"list the run's metrics with `mmlab compare RUN "
-				"--format csv --metrics '*'`", name, names.v[i], src);
+				"--format csv --metrics '*'`",
+				name, names.v[i], src);
 			rc = -1;
 		}
 		goto out;
@@ -288,9 +283,10 @@ static int derive(struct comparison *c, const char *name, const char *src,
 		c->nmetrics--;
 	}
 	if (user && nerr)
-		strlist_pushf(&c->warnings, "derived metric %s: %s in %zu of %zu "
-			      "samples; those samples are left out", name, first,
-			      nerr, total);
+		strlist_pushf(&c->warnings,
+			      "derived metric %s: %s in %zu of %zu "
+			      "samples; those samples are left out",
+			      name, first, nerr, total);
 out:
 	strlist_free(&names);
 	expr_free(e);
@@ -321,14 +317,12 @@ char *cmp_trim(char *s)
 	return s;
 }
 
-
 static bool match_globs(const char *name, const char *globs)
 {
 	char *copy = xstrdup(globs), *save = NULL;
 	bool hit = false;
 
-	for (char *g = strtok_r(copy, ",", &save); g && !hit;
-	     g = strtok_r(NULL, ",", &save))
+	for (char *g = strtok_r(copy, ",", &save); g && !hit; g = strtok_r(NULL, ",", &save))
 		hit = !fnmatch(cmp_trim(g), name, 0);
 	free(copy);
 	return hit;
@@ -340,8 +334,8 @@ static bool selected(const struct cmp_metric *m, const char *globs)
 		return match_globs(m->name, globs);
 	if (!strncmp(m->name, "vmstat.", 7))
 		return match_globs(m->name, default_counters);
-	return m->kind != KIND_OPS || m->formula ||
-	       !strncmp(m->name, "trace.", 6) || !strncmp(m->name, "rate.", 5);
+	return m->kind != KIND_OPS || m->formula || !strncmp(m->name, "trace.", 6) ||
+	       !strncmp(m->name, "rate.", 5);
 }
 
 /* a counter that stayed 0 in every sample of every variant says nothing */
@@ -374,10 +368,11 @@ static void select_metrics(struct comparison *c, const char *globs)
 	}
 	c->nmetrics = k;
 	if (zero)
-		strlist_pushf(&c->notes, "%zu Ops row%s 0 in every sample of every "
+		strlist_pushf(&c->notes,
+			      "%zu Ops row%s 0 in every sample of every "
 			      "variant %s not shown (--metrics '*' shows every "
-			      "metric)", zero, zero == 1 ? "" : "s",
-			      zero == 1 ? "is" : "are");
+			      "metric)",
+			      zero, zero == 1 ? "" : "s", zero == 1 ? "is" : "are");
 }
 
 static int metric_rank(const struct cmp_metric *m)
@@ -398,7 +393,7 @@ static int metric_cmp(const void *a, const void *b)
 
 	if (rx != ry)
 		return rx - ry;
-	if (rx == 2)	/* Duration: User, System, Elapsed as mmtests */
+	if (rx == 2) /* Duration: User, System, Elapsed as mmtests */
 		return strcmp(y->name, x->name);
 	return strcmp(x->name, y->name);
 }
@@ -446,10 +441,10 @@ static void compute_stats(struct comparison *c)
 
 		m->hmean = m->kind == KIND_MAIN && m->dir == DIR_HIGHER;
 		for (size_t j = 0; j < c->nvars; j++) {
-			stats_summarize(m->cells[j].v, m->cells[j].n,
-					m->dir == DIR_HIGHER, &m->cells[j].s);
+			stats_summarize(m->cells[j].v, m->cells[j].n, m->dir == DIR_HIGHER,
+					&m->cells[j].s);
 			if (m->cells[j].s.n && isnan(m->cells[j].s.hmean))
-				m->hmean = false;	/* a value <= 0 */
+				m->hmean = false; /* a value <= 0 */
 		}
 		for (size_t j = 0; j < c->nvars; j++) {
 			struct cmp_cell *cell = &m->cells[j];
@@ -467,8 +462,7 @@ static void compute_stats(struct comparison *c)
 	/* one Benjamini-Hochberg family per variant against the baseline */
 	for (size_t j = 0; j < c->nvars; j++) {
 		for (size_t i = 0; i < c->nmetrics; i++)
-			p[i] = c->metrics[i].cells[j].t.valid ?
-			       c->metrics[i].cells[j].t.p : NAN;
+			p[i] = c->metrics[i].cells[j].t.valid ? c->metrics[i].cells[j].t.p : NAN;
 		stats_bh(p, c->nmetrics, c->alpha, q);
 		for (size_t i = 0; i < c->nmetrics; i++) {
 			struct cmp_cell *cell = &c->metrics[i].cells[j];
@@ -496,7 +490,8 @@ static bool check_work(struct comparison *c)
 
 			if (t->valid && t->p < c->alpha) {
 				differs = true;
-				strlist_pushf(&c->warnings, "the work done differs: %s "
+				strlist_pushf(&c->warnings,
+					      "the work done differs: %s "
 					      "of %s vs %s has p = %.3g; rows rate.* "
 					      "show results per unit of it",
 					      work_metrics[w], c->vars[j].name,
@@ -543,13 +538,15 @@ static void check_config(struct comparison *c)
 		}
 		for (size_t k = 0; k < b->config.n; k++)
 			if (!kvlist_get(&v->config, b->config.v[k].key))
-				strlist_pushf(&diff, "%s (unset vs %s)",
-					      b->config.v[k].key, b->config.v[k].value);
+				strlist_pushf(&diff, "%s (unset vs %s)", b->config.v[k].key,
+					      b->config.v[k].value);
 		if (!diff.n)
 			continue;
 		msg = strlist_join(&diff, ", ");
-		strlist_pushf(&c->warnings, "variant %s differs from baseline %s "
-			      "in more than the kernel: %s", v->name, b->name, msg);
+		strlist_pushf(&c->warnings,
+			      "variant %s differs from baseline %s "
+			      "in more than the kernel: %s",
+			      v->name, b->name, msg);
 		free(msg);
 		strlist_free(&diff);
 	}
@@ -580,11 +577,15 @@ static void note_untested(struct comparison *c)
 		return;
 	}
 	if (count > 8)
-		strlist_pushf(&c->notes, "no significance test (n < 2 in a variant) "
-			      "for %s and %zu more", list, count - 8);
+		strlist_pushf(&c->notes,
+			      "no significance test (n < 2 in a variant) "
+			      "for %s and %zu more",
+			      list, count - 8);
 	else
-		strlist_pushf(&c->notes, "no significance test (n < 2 in a variant) "
-			      "for %s", list);
+		strlist_pushf(&c->notes,
+			      "no significance test (n < 2 in a variant) "
+			      "for %s",
+			      list);
 	free(list);
 }
 
@@ -609,7 +610,7 @@ static void classify(struct comparison *c)
 		struct cmp_metric *m = &c->metrics[i];
 
 		m->group = m->formula && m->kind == KIND_MAIN ? GROUP_WORKLOAD :
-			   metric_group(m->name, m->kind);
+								metric_group(m->name, m->kind);
 		m->constant = is_constant(c, m);
 	}
 }
@@ -635,15 +636,13 @@ static int pick_baseline(struct comparison *c, const char *baseline)
 		free(names);
 		names = n2;
 	}
-	lab_err("baseline \"%s\" is not one of the variants; pick one of: %s",
-		baseline, names);
+	lab_err("baseline \"%s\" is not one of the variants; pick one of: %s", baseline, names);
 	free(names);
 	c->baseline = 0;
 	return -1;
 }
 
-int cmp_compute(struct comparison *c, const char *baseline, double alpha,
-		const char *globs)
+int cmp_compute(struct comparison *c, const char *baseline, double alpha, const char *globs)
 {
 	if (pick_baseline(c, baseline) < 0)
 		return -1;
@@ -660,7 +659,8 @@ int cmp_compute(struct comparison *c, const char *baseline, double alpha,
 	note_untested(c);
 	for (size_t j = 0; j < c->nvars; j++)
 		if (c->vars[j].niter < 2)
-			strlist_pushf(&c->notes, "variant %s has %zu sample%s: no "
+			strlist_pushf(&c->notes,
+				      "variant %s has %zu sample%s: no "
 				      "significance test (needs n >= 2)",
 				      c->vars[j].name, c->vars[j].niter,
 				      c->vars[j].niter == 1 ? "" : "s");
@@ -669,8 +669,7 @@ int cmp_compute(struct comparison *c, const char *baseline, double alpha,
 
 int cmp_parse_format(const char *s, enum cmp_format *fmt)
 {
-	static const char *const names[] = { "text", "markdown", "csv", "json",
-					      "html" };
+	static const char *const names[] = { "text", "markdown", "csv", "json", "html" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		if (!strcmp(s, names[i])) {

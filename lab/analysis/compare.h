@@ -26,13 +26,13 @@ json_t *results_load_run(const char *results_dir, const char *run_id);
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_HTML };
 
 struct cmp_variant {
-	char *name;		/* label: unique; "<name>.r<k>" if run k repeats a name */
-	char *run;		/* run id, NULL for samples CSV */
-	char *kernel;		/* kernel release, or NULL */
-	size_t niter;		/* samples (ok iterations) */
-	struct kvlist config;	/* what must match for a fair comparison */
-	json_t *kinfo;		/* the run's "kernel" object of the variant, or NULL */
-	json_t *jvariant;	/* the job's variant (cmdline, sysctl, thp), or NULL */
+	char *name; /* label: unique; "<name>.r<k>" if run k repeats a name */
+	char *run; /* run id, NULL for samples CSV */
+	char *kernel; /* kernel release, or NULL */
+	size_t niter; /* samples (ok iterations) */
+	struct kvlist config; /* what must match for a fair comparison */
+	json_t *kinfo; /* the run's "kernel" object of the variant, or NULL */
+	json_t *jvariant; /* the job's variant (cmdline, sysctl, thp), or NULL */
 	/*
 	 * array, per ok iteration that has one: {"series": {name: [values]},
 	 * "interval_s": s, "elapsed_s": its time.elapsed_s or null}
@@ -42,13 +42,13 @@ struct cmp_variant {
 
 /* one metric in one variant */
 struct cmp_cell {
-	double *v;		/* v[i] = sample of iteration i; NaN = missing */
+	double *v; /* v[i] = sample of iteration i; NaN = missing */
 	size_t n, alloc;
 	struct stats_summary s;
-	struct stats_test t;	/* against the baseline; !t.valid for it */
-	double q;		/* Benjamini-Hochberg adjusted p */
-	double pct;		/* change in percent, positive = better */
-	double ci_low, ci_high;	/* 95 % CI of pct, same orientation */
+	struct stats_test t; /* against the baseline; !t.valid for it */
+	double q; /* Benjamini-Hochberg adjusted p */
+	double pct; /* change in percent, positive = better */
+	double ci_low, ci_high; /* 95 % CI of pct, same orientation */
 	bool significant;
 };
 
@@ -56,11 +56,11 @@ struct cmp_metric {
 	char *name;
 	enum metric_dir dir;
 	enum metric_kind kind;
-	char *formula;		/* derived metrics: the expression */
-	enum metric_group group;	/* where the evidence tables show it */
-	bool constant;		/* one value in every sample of every variant */
-	bool hmean;		/* mean row shows the harmonic mean (Hmean) */
-	struct cmp_cell *cells;	/* one per variant */
+	char *formula; /* derived metrics: the expression */
+	enum metric_group group; /* where the evidence tables show it */
+	bool constant; /* one value in every sample of every variant */
+	bool hmean; /* mean row shows the harmonic mean (Hmean) */
+	struct cmp_cell *cells; /* one per variant */
 };
 
 struct comparison {
@@ -68,13 +68,13 @@ struct comparison {
 	size_t nvars;
 	struct cmp_metric *metrics;
 	size_t nmetrics, alloc;
-	size_t hint;		/* metric_find() tries hint + 1 first */
+	size_t hint; /* metric_find() tries hint + 1 first */
 	size_t baseline;
 	double alpha;
-	double effect;		/* --power: relative effect, 0 = not asked */
-	struct kvlist derived;	/* user formulas: name -> expression */
+	double effect; /* --power: relative effect, 0 = not asked */
+	struct kvlist derived; /* user formulas: name -> expression */
 	struct strlist runs;
-	json_t *runinfo;	/* array, per run: its facts for the report header */
+	json_t *runinfo; /* array, per run: its facts for the report header */
 	struct strlist warnings;
 	struct strlist notes;
 };
@@ -86,8 +86,7 @@ void cmp_free(struct comparison *c);
 int cmp_add_run(struct comparison *c, const json_t *run);
 /* add samples: CSV rows variant,metric,value[,direction]; header optional */
 int cmp_add_samples_csv(struct comparison *c, const char *path);
-int cmp_add_samples_buf(struct comparison *c, const char *name,
-			const char *buf);
+int cmp_add_samples_buf(struct comparison *c, const char *name, const char *buf);
 /* a user-defined derived metric; the expression is checked for syntax */
 int cmp_add_derived(struct comparison *c, const char *name, const char *expr);
 
@@ -97,13 +96,11 @@ int cmp_add_derived(struct comparison *c, const char *name, const char *expr);
  * against baseline (a variant label or name; NULL = the first variant) and
  * apply Benjamini-Hochberg. -1 after a message on bad input.
  */
-int cmp_compute(struct comparison *c, const char *baseline, double alpha,
-		const char *globs);
+int cmp_compute(struct comparison *c, const char *baseline, double alpha, const char *globs);
 
 int cmp_write(const struct comparison *c, enum cmp_format fmt, FILE *out);
 /* iterations needed per metric for a relative effect (0.02 = 2 %) */
-int cmp_write_power(const struct comparison *c, double effect,
-		    enum cmp_format fmt, FILE *out);
+int cmp_write_power(const struct comparison *c, double effect, enum cmp_format fmt, FILE *out);
 /* self-contained HTML with SVG box plots and time series (report_html.c) */
 int cmp_write_html(const struct comparison *c, FILE *out);
 

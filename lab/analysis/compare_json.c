@@ -48,7 +48,8 @@ static const char *kind_name(enum metric_kind k)
 int cmp_write_csv(const struct comparison *c, FILE *out)
 {
 	fputs("metric,kind,direction,variant,baseline,n,mean,stddev,coeffvar,"
-	      "min,max,bamean95,hmean,pct,p,q,ci_low,ci_high,significant\n", out);
+	      "min,max,bamean95,hmean,pct,p,q,ci_low,ci_high,significant\n",
+	      out);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
 
@@ -56,8 +57,7 @@ int cmp_write_csv(const struct comparison *c, FILE *out)
 			const struct cmp_cell *e = &m->cells[j];
 
 			csv_str(out, m->name, ",");
-			fprintf(out, "%s,%s,", kind_name(m->kind),
-				metric_dir_name(m->dir));
+			fprintf(out, "%s,%s,", kind_name(m->kind), metric_dir_name(m->dir));
 			csv_str(out, c->vars[j].name, ",");
 			fprintf(out, "%d,%zu,", j == c->baseline, e->s.n);
 			csv_num(out, e->s.mean, ",");
@@ -94,19 +94,26 @@ static json_t *json_strlist(const struct strlist *l)
 	return a;
 }
 
-static json_t *json_cell(const struct comparison *c, size_t j,
-			 const struct cmp_cell *e)
+static json_t *json_cell(const struct comparison *c, size_t j, const struct cmp_cell *e)
 {
-	json_t *o = json_pack("{s:s, s:I}", "variant", c->vars[j].name,
-			      "n", (json_int_t)e->s.n);
-	const struct { const char *k; double v; } f[] = {
-		{ "mean", e->s.mean }, { "stddev", e->s.stddev },
-		{ "cov", e->s.cov }, { "min", e->s.min }, { "max", e->s.max },
-		{ "bamean95", e->s.bamean95 }, { "hmean", e->s.hmean },
-		{ "pct", e->pct }, { "p", e->t.valid ? e->t.p : NAN },
+	json_t *o = json_pack("{s:s, s:I}", "variant", c->vars[j].name, "n", (json_int_t)e->s.n);
+	const struct {
+		const char *k;
+		double v;
+	} f[] = {
+		{ "mean", e->s.mean },
+		{ "stddev", e->s.stddev },
+		{ "cov", e->s.cov },
+		{ "min", e->s.min },
+		{ "max", e->s.max },
+		{ "bamean95", e->s.bamean95 },
+		{ "hmean", e->s.hmean },
+		{ "pct", e->pct },
+		{ "p", e->t.valid ? e->t.p : NAN },
 		{ "q", e->t.valid ? e->q : NAN },
 		{ "df", e->t.valid ? e->t.df : NAN },
-		{ "ci_low", e->ci_low }, { "ci_high", e->ci_high },
+		{ "ci_low", e->ci_low },
+		{ "ci_high", e->ci_high },
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(f); k++)
@@ -117,13 +124,10 @@ static json_t *json_cell(const struct comparison *c, size_t j,
 	return o;
 }
 
-static json_t *json_metric(const struct comparison *c,
-			   const struct cmp_metric *m)
+static json_t *json_metric(const struct comparison *c, const struct cmp_metric *m)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", m->name,
-			      "kind", kind_name(m->kind),
-			      "direction", metric_dir_name(m->dir),
-			      "label", cmp_mean_label(m));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", m->name, "kind", kind_name(m->kind),
+			      "direction", metric_dir_name(m->dir), "label", cmp_mean_label(m));
 	json_t *vars = json_array();
 
 	if (m->formula)
@@ -142,13 +146,10 @@ static json_t *json_variants(const struct comparison *c)
 
 	for (size_t j = 0; j < c->nvars; j++) {
 		const struct cmp_variant *v = &c->vars[j];
-		json_t *o = json_pack("{s:s, s:I}", "name", v->name,
-				      "n", (json_int_t)v->niter);
+		json_t *o = json_pack("{s:s, s:I}", "name", v->name, "n", (json_int_t)v->niter);
 
-		json_object_set_new(o, "run", v->run ? json_string(v->run) :
-						      json_null());
-		json_object_set_new(o, "kernel", v->kernel ?
-				    json_string(v->kernel) : json_null());
+		json_object_set_new(o, "run", v->run ? json_string(v->run) : json_null());
+		json_object_set_new(o, "kernel", v->kernel ? json_string(v->kernel) : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -179,29 +180,30 @@ static json_t *json_summary(const struct comparison *c)
 	for (size_t k = 0; k < s.nsig; k++) {
 		const struct cmp_sig *r = &s.sig[k];
 
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
-			"metric", c->metrics[r->metric].name,
-			"variant", c->vars[r->variant].name,
-			"change_pct", jnum(r->change), "ci_low_pct", jnum(r->lo),
-			"ci_high_pct", jnum(r->hi),
-			"q", jnum(c->metrics[r->metric].cells[r->variant].q),
-			"verdict", cmp_verdict_name(r->verdict)));
+		json_array_append_new(
+			rows, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "metric",
+					c->metrics[r->metric].name, "variant",
+					c->vars[r->variant].name, "change_pct", jnum(r->change),
+					"ci_low_pct", jnum(r->lo), "ci_high_pct", jnum(r->hi), "q",
+					jnum(c->metrics[r->metric].cells[r->variant].q), "verdict",
+					cmp_verdict_name(r->verdict)));
 	}
 	for (size_t k = 0; k < s.nquiet; k++) {
 		const struct cmp_quiet *q = &s.quiet[k];
 		bool have = q->metric != (size_t)-1;
 
-		json_array_append_new(quiet, json_pack("{s:s, s:I, s:o, s:o, s:o, s:I, s:I}",
-			"variant", c->vars[q->variant].name, "tested", (json_int_t)q->tested,
-			"detectable_pct", jnum(q->mde),
-			"metric", have ? json_string(c->metrics[q->metric].name) : json_null(),
-			"cov", jnum(q->cov), "n_baseline", (json_int_t)q->n_base,
-			"n", (json_int_t)q->n_new));
+		json_array_append_new(
+			quiet,
+			json_pack("{s:s, s:I, s:o, s:o, s:o, s:I, s:I}", "variant",
+				  c->vars[q->variant].name, "tested", (json_int_t)q->tested,
+				  "detectable_pct", jnum(q->mde), "metric",
+				  have ? json_string(c->metrics[q->metric].name) : json_null(),
+				  "cov", jnum(q->cov), "n_baseline", (json_int_t)q->n_base, "n",
+				  (json_int_t)q->n_new));
 	}
 	cmp_summary_release(&s);
-	return json_pack("{s:I, s:f, s:o, s:o}", "significant",
-			 (json_int_t)json_array_size(rows), "power", SUMMARY_POWER,
-			 "changes", rows, "no_change", quiet);
+	return json_pack("{s:I, s:f, s:o, s:o}", "significant", (json_int_t)json_array_size(rows),
+			 "power", SUMMARY_POWER, "changes", rows, "no_change", quiet);
 }
 
 int cmp_write_json(const struct comparison *c, FILE *out)
@@ -211,15 +213,12 @@ int cmp_write_json(const struct comparison *c, FILE *out)
 
 	for (size_t i = 0; i < c->nmetrics; i++)
 		json_array_append_new(metrics, json_metric(c, &c->metrics[i]));
-	root = json_pack("{s:i, s:o, s:s, s:f, s:f, s:s, s:o, s:o, s:o, s:o}",
-			 "schema", 1, "runs", json_strlist(&c->runs),
-			 "baseline", c->vars[c->baseline].name,
-			 "alpha", c->alpha, "confidence", CONF_PCT / 100.0,
-			 "correction", "benjamini-hochberg per variant",
-			 "variants", json_variants(c),
-			 "warnings", json_strlist(&c->warnings),
-			 "notes", json_strlist(&c->notes),
-			 "metrics", metrics);
+	root = json_pack("{s:i, s:o, s:s, s:f, s:f, s:s, s:o, s:o, s:o, s:o}", "schema", 1, "runs",
+			 json_strlist(&c->runs), "baseline", c->vars[c->baseline].name, "alpha",
+			 c->alpha, "confidence", CONF_PCT / 100.0, "correction",
+			 "benjamini-hochberg per variant", "variants", json_variants(c), "warnings",
+			 json_strlist(&c->warnings), "notes", json_strlist(&c->notes), "metrics",
+			 metrics);
 	json_object_set_new(root, "summary", json_summary(c));
 	return dump(root, out);
 }
@@ -227,8 +226,7 @@ int cmp_write_json(const struct comparison *c, FILE *out)
 /* ---- power ---- */
 
 /* the largest CoV (a fraction) among variants with n >= 2 */
-static double worst_cov(const struct comparison *c, const struct cmp_metric *m,
-			size_t *nmin)
+static double worst_cov(const struct comparison *c, const struct cmp_metric *m, size_t *nmin)
 {
 	double cov = NAN;
 
@@ -244,8 +242,7 @@ static double worst_cov(const struct comparison *c, const struct cmp_metric *m,
 	return cov;
 }
 
-int cmp_write_power(const struct comparison *c, double effect,
-		    enum cmp_format fmt, FILE *out)
+int cmp_write_power(const struct comparison *c, double effect, enum cmp_format fmt, FILE *out)
 {
 	json_t *arr = json_array();
 	int w = 12;
@@ -255,11 +252,12 @@ int cmp_write_power(const struct comparison *c, double effect,
 			w = (int)strlen(c->metrics[i].name) + 2;
 
 	if (fmt != CMP_JSON) {
-		fprintf(out, "Iterations per variant to detect a %.2f%% change "
-			"(alpha %.3g, power 0.80, Welch's t-test)\n", 100 * effect,
-			c->alpha);
-		fprintf(out, "%-*s%10s%8s%10s%12s\n", w, "Metric", "CoV%", "n now",
-			"n needed", "detectable");
+		fprintf(out,
+			"Iterations per variant to detect a %.2f%% change "
+			"(alpha %.3g, power 0.80, Welch's t-test)\n",
+			100 * effect, c->alpha);
+		fprintf(out, "%-*s%10s%8s%10s%12s\n", w, "Metric", "CoV%", "n now", "n needed",
+			"detectable");
 	}
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
@@ -270,14 +268,12 @@ int cmp_write_power(const struct comparison *c, double effect,
 
 		need = isnan(cov) ? 0 : stats_power_n(cov, effect, c->alpha, 0.8);
 		if (fmt == CMP_JSON) {
-			json_t *o = json_pack("{s:s, s:o, s:I, s:o}", "name", m->name,
-					      "cov", jnum(100 * cov),
-					      "n", (json_int_t)nmin,
+			json_t *o = json_pack("{s:s, s:o, s:I, s:o}", "name", m->name, "cov",
+					      jnum(100 * cov), "n", (json_int_t)nmin,
 					      "detectable_pct", jnum(mde));
 
-			json_object_set_new(o, "n_needed", need ?
-					    json_integer((json_int_t)need) :
-					    json_null());
+			json_object_set_new(o, "n_needed",
+					    need ? json_integer((json_int_t)need) : json_null());
 			json_array_append_new(arr, o);
 			continue;
 		}
@@ -300,7 +296,7 @@ int cmp_write_power(const struct comparison *c, double effect,
 		      out);
 		return 0;
 	}
-	return dump(json_pack("{s:f, s:f, s:f, s:o}", "effect", effect,
-			      "alpha", c->alpha, "power", 0.8, "metrics", arr),
+	return dump(json_pack("{s:f, s:f, s:f, s:o}", "effect", effect, "alpha", c->alpha, "power",
+			      0.8, "metrics", arr),
 		    out);
 }

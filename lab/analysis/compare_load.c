@@ -24,8 +24,7 @@ static void flatten(struct kvlist *kv, const char *prefix, json_t *val)
 
 	if (json_is_object(val)) {
 		json_object_foreach(val, key, sub) {
-			char *p = *prefix ? xasprintf("%s.%s", prefix, key) :
-					    xstrdup(key);
+			char *p = *prefix ? xasprintf("%s.%s", prefix, key) : xstrdup(key);
 
 			flatten(kv, p, sub);
 			free(p);
@@ -43,8 +42,7 @@ static void flatten(struct kvlist *kv, const char *prefix, json_t *val)
 
 static json_t *job_variant(const json_t *run, const char *name)
 {
-	json_t *vars = json_object_get(json_object_get(run, "job_resolved"),
-				       "variants");
+	json_t *vars = json_object_get(json_object_get(run, "job_resolved"), "variants");
 	size_t i;
 	json_t *v;
 
@@ -58,14 +56,12 @@ static json_t *job_variant(const json_t *run, const char *name)
 }
 
 /* what must be equal between variants, except the kernel itself */
-static void variant_config(struct cmp_variant *v, const json_t *run,
-			   const char *name)
+static void variant_config(struct cmp_variant *v, const json_t *run, const char *name)
 {
 	json_t *job = json_object_get(run, "job_resolved");
 	json_t *jv = job_variant(run, name);
 	json_t *host = json_object_get(run, "host");
-	static const char *const job_keys[] = { "topology", "workload",
-						"accel", "image" };
+	static const char *const job_keys[] = { "topology", "workload", "accel", "image" };
 	const char *key;
 	json_t *val;
 
@@ -74,8 +70,7 @@ static void variant_config(struct cmp_variant *v, const json_t *run,
 			flatten(&v->config, key, val);
 	for (size_t i = 0; i < ARRAY_SIZE(job_keys); i++)
 		if (json_object_get(job, job_keys[i]))
-			flatten(&v->config, job_keys[i],
-				json_object_get(job, job_keys[i]));
+			flatten(&v->config, job_keys[i], json_object_get(job, job_keys[i]));
 	json_object_foreach(host, key, val) {
 		char *p = xasprintf("host.%s", key);
 
@@ -104,15 +99,14 @@ static void add_timeseries(struct cmp_variant *v, const json_t *it)
 		series = ts;
 	if (!v->timeseries)
 		v->timeseries = json_array();
-	json_array_append_new(v->timeseries, json_pack("{s:O, s:f, s:o}",
-		"series", series,
-		"interval_s", json_number_value(iv) > 0 ? json_number_value(iv) : 1.0,
-		"elapsed_s", json_is_number(el) ? json_real(json_number_value(el)) :
-						  json_null()));
+	json_array_append_new(
+		v->timeseries,
+		json_pack("{s:O, s:f, s:o}", "series", series, "interval_s",
+			  json_number_value(iv) > 0 ? json_number_value(iv) : 1.0, "elapsed_s",
+			  json_is_number(el) ? json_real(json_number_value(el)) : json_null()));
 }
 
-static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
-			 const char *where)
+static int add_iteration(struct comparison *c, size_t vi, const json_t *it, const char *where)
 {
 	json_t *metrics = json_object_get(it, "metrics");
 	struct cmp_variant *v = &c->vars[vi];
@@ -121,7 +115,8 @@ static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
 
 	if (!json_is_object(metrics)) {
 		lab_err("%s: an ok iteration has no \"metrics\" object; "
-			"check the run with `mmlab results show`", where);
+			"check the run with `mmlab results show`",
+			where);
 		return -1;
 	}
 	json_object_foreach(metrics, key, val) {
@@ -137,8 +132,8 @@ static int add_iteration(struct comparison *c, size_t vi, const json_t *it,
 	return 0;
 }
 
-static int add_variant_json(struct comparison *c, const json_t *run,
-			    const char *run_id, const json_t *jv)
+static int add_variant_json(struct comparison *c, const json_t *run, const char *run_id,
+			    const json_t *jv)
 {
 	const char *name = json_string_value(json_object_get(jv, "name"));
 	json_t *its = json_object_get(jv, "iterations");
@@ -148,13 +143,13 @@ static int add_variant_json(struct comparison *c, const json_t *run,
 
 	if (!name || !json_is_array(its)) {
 		lab_err("run %s: a variant without \"name\" or \"iterations\"; "
-			"the results file may be damaged", run_id);
+			"the results file may be damaged",
+			run_id);
 		return -1;
 	}
 	vi = cmp_variant_add(c, name, run_id);
 	if (json_is_string(json_object_get(kernel, "release")))
-		c->vars[vi].kernel = xstrdup(json_string_value(
-			json_object_get(kernel, "release")));
+		c->vars[vi].kernel = xstrdup(json_string_value(json_object_get(kernel, "release")));
 	variant_config(&c->vars[vi], run, name);
 	if (json_is_object(kernel))
 		c->vars[vi].kinfo = json_deep_copy(kernel);
@@ -169,15 +164,15 @@ static int add_variant_json(struct comparison *c, const json_t *run,
 			bad++;
 			continue;
 		}
-		where = xasprintf("run %s variant %s iteration %zu", run_id,
-				  name, i);
+		where = xasprintf("run %s variant %s iteration %zu", run_id, name, i);
 		rc = add_iteration(c, vi, it, where);
 		free(where);
 		if (rc < 0)
 			return -1;
 	}
 	if (bad)
-		strlist_pushf(&c->notes, "variant %s: %zu of %zu iterations not ok "
+		strlist_pushf(&c->notes,
+			      "variant %s: %zu of %zu iterations not ok "
 			      "(crashed, timeout or failed) are left out",
 			      c->vars[vi].name, bad, json_array_size(its));
 	return 0;
@@ -186,22 +181,21 @@ static int add_variant_json(struct comparison *c, const json_t *run,
 /* what the report's header says about a run */
 static json_t *run_facts(const json_t *run)
 {
-	static const char *const top[] = { "run", "job", "created", "host",
-					   "order", "until_significant" };
-	static const char *const job[] = { "topology", "workload", "image",
-					   "accel", "iterations",
-					   "iterations_per_boot", "collectors" };
+	static const char *const top[] = { "run",  "job",   "created",
+					   "host", "order", "until_significant" };
+	static const char *const job[] = { "topology",	"workload",   "image",
+					   "accel",	"iterations", "iterations_per_boot",
+					   "collectors" };
 	json_t *jr = json_object_get(run, "job_resolved");
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < ARRAY_SIZE(top); i++)
 		if (json_object_get(run, top[i]))
 			json_object_set_new(o, top[i],
-				json_deep_copy(json_object_get(run, top[i])));
+					    json_deep_copy(json_object_get(run, top[i])));
 	for (size_t i = 0; i < ARRAY_SIZE(job); i++)
 		if (json_object_get(jr, job[i]))
-			json_object_set_new(o, job[i],
-				json_deep_copy(json_object_get(jr, job[i])));
+			json_object_set_new(o, job[i], json_deep_copy(json_object_get(jr, job[i])));
 	return o;
 }
 
@@ -233,7 +227,7 @@ static int csv_split(char *line, char **f, int max)
 {
 	int n = 0;
 
-	for (char *p = line;; ) {
+	for (char *p = line;;) {
 		char *comma = strchr(p, ',');
 
 		if (n == max)
@@ -247,8 +241,7 @@ static int csv_split(char *line, char **f, int max)
 	}
 }
 
-static int csv_row(struct comparison *c, const char *name, size_t lineno,
-		   char **f, int nf)
+static int csv_row(struct comparison *c, const char *name, size_t lineno, char **f, int nf)
 {
 	enum metric_dir dir = DIR_NEUTRAL;
 	struct cmp_metric *m;
@@ -257,8 +250,7 @@ static int csv_row(struct comparison *c, const char *name, size_t lineno,
 	size_t vi;
 
 	if (nf < 3 || !*f[0] || !*f[1]) {
-		lab_err("%s:%zu: expected variant,metric,value[,direction]", name,
-			lineno);
+		lab_err("%s:%zu: expected variant,metric,value[,direction]", name, lineno);
 		return -1;
 	}
 	v = strtod(f[2], &end);
@@ -267,8 +259,8 @@ static int csv_row(struct comparison *c, const char *name, size_t lineno,
 		return -1;
 	}
 	if (nf == 4 && metric_dir_parse(f[3], &dir) < 0) {
-		lab_err("%s:%zu: direction \"%s\": use lower, higher or neutral",
-			name, lineno, f[3]);
+		lab_err("%s:%zu: direction \"%s\": use lower, higher or neutral", name, lineno,
+			f[3]);
 		return -1;
 	}
 	vi = cmp_variant_find(c, f[0]);
@@ -283,8 +275,7 @@ static int csv_row(struct comparison *c, const char *name, size_t lineno,
 	return 0;
 }
 
-int cmp_add_samples_buf(struct comparison *c, const char *name,
-			const char *buf)
+int cmp_add_samples_buf(struct comparison *c, const char *name, const char *buf)
 {
 	char *copy = xstrdup(buf), *save = NULL, *line;
 	size_t lineno = 0, rows = 0;
@@ -304,7 +295,8 @@ int cmp_add_samples_buf(struct comparison *c, const char *name,
 			continue;
 		if (strchr(line, '"')) {
 			lab_err("%s:%zu: quoted CSV fields are not supported; "
-				"use plain variant,metric,value rows", name, lineno);
+				"use plain variant,metric,value rows",
+				name, lineno);
 			rc = -1;
 			break;
 		}
@@ -313,7 +305,7 @@ int cmp_add_samples_buf(struct comparison *c, const char *name,
 			lab_err("%s:%zu: more than 4 fields", name, lineno);
 			rc = -1;
 		} else if (!rows++ && nf >= 3 && !strcmp(f[0], "variant")) {
-			continue;	/* the header: the first row after comments */
+			continue; /* the header: the first row after comments */
 		} else {
 			rc = csv_row(c, name, lineno, f, nf);
 		}

@@ -14,8 +14,8 @@
 #include "lib/strbuf.h"
 
 #define TEXT_WIDTH 100
-#define OP_W 10		/* "BAmean-95 " */
-#define CELL_W 22	/* " %11s (%6s%)" */
+#define OP_W 10 /* "BAmean-95 " */
+#define CELL_W 22 /* " %11s (%6s%)" */
 #define NAME_MAX_W 36
 #define CONF_PCT 95
 
@@ -25,8 +25,7 @@ static const char *const row_label[] = {
 	NULL, "Stddev", "CoeffVar", "Min", "Max", "BAmean-95",
 };
 
-static double row_value(const struct cmp_metric *m, const struct cmp_cell *c,
-			enum row_stat r)
+static double row_value(const struct cmp_metric *m, const struct cmp_cell *c, enum row_stat r)
 {
 	switch (r) {
 	case ROW_MEAN:
@@ -111,8 +110,7 @@ static void put_wrapped(FILE *out, const char *prefix, const char *text)
 			if (!n)
 				n = room;
 		}
-		fprintf(out, "%*s%.*s\n", first ? 0 : (int)plen,
-			first ? prefix : "", (int)n, p);
+		fprintf(out, "%*s%.*s\n", first ? 0 : (int)plen, first ? prefix : "", (int)n, p);
 		first = false;
 		p += n;
 		while (*p == ' ')
@@ -127,8 +125,9 @@ static void put_wrapped(FILE *out, const char *prefix, const char *text)
 static const char *text_name(const struct cmp_metric *m)
 {
 	if (m->kind == KIND_DURATION)
-		return !strcmp(m->name, "time.user_s") ? "User" :
-		       !strcmp(m->name, "time.system_s") ? "System" : "Elapsed";
+		return !strcmp(m->name, "time.user_s")	 ? "User" :
+		       !strcmp(m->name, "time.system_s") ? "System" :
+							   "Elapsed";
 	if (m->kind == KIND_OPS && !strncmp(m->name, "vmstat.", 7))
 		return m->name + 7;
 	if (m->kind == KIND_OPS && !strncmp(m->name, "derived.", 8))
@@ -138,7 +137,7 @@ static const char *text_name(const struct cmp_metric *m)
 
 struct layout {
 	int name_w;
-	size_t per_block;	/* variants per block, baseline included */
+	size_t per_block; /* variants per block, baseline included */
 };
 
 static struct layout text_layout(const struct comparison *c)
@@ -159,8 +158,8 @@ static struct layout text_layout(const struct comparison *c)
 	return l;
 }
 
-static void text_cell(char *buf, size_t len, const struct cmp_metric *m,
-		      const struct comparison *c, size_t j, enum row_stat r)
+static void text_cell(char *buf, size_t len, const struct cmp_metric *m, const struct comparison *c,
+		      size_t j, enum row_stat r)
 {
 	const struct cmp_cell *cell = &m->cells[j];
 	const struct cmp_cell *base = &m->cells[c->baseline];
@@ -171,13 +170,11 @@ static void text_cell(char *buf, size_t len, const struct cmp_metric *m,
 
 	fmt_num(num, sizeof(num), v, 11);
 	fmt_pct(p, sizeof(p), pct);
-	snprintf(buf, len, " %11s %c%s%c", num, star ? '*' : '(', p,
-		 star ? '*' : ')');
+	snprintf(buf, len, " %11s %c%s%c", num, star ? '*' : '(', p, star ? '*' : ')');
 }
 
-static void text_row(FILE *out, const struct comparison *c,
-		     const struct layout *l, const size_t *cols, size_t ncols,
-		     const struct cmp_metric *m, enum row_stat r)
+static void text_row(FILE *out, const struct comparison *c, const struct layout *l,
+		     const size_t *cols, size_t ncols, const struct cmp_metric *m, enum row_stat r)
 {
 	char line[1024], cell[64], name[NAME_MAX_W + 1];
 	const char *label = r == ROW_MEAN ? cmp_mean_label(m) : row_label[r];
@@ -188,8 +185,7 @@ static void text_row(FILE *out, const struct comparison *c,
 		snprintf(name, sizeof(name), "%.*s~", l->name_w - 1, shown);
 		shown = name;
 	}
-	pos = (size_t)snprintf(line, sizeof(line), "%-*s%-*s", OP_W, label,
-			       l->name_w, shown);
+	pos = (size_t)snprintf(line, sizeof(line), "%-*s%-*s", OP_W, label, l->name_w, shown);
 	for (size_t k = 0; k < ncols && pos < sizeof(line); k++) {
 		text_cell(cell, sizeof(cell), m, c, cols[k], r);
 		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s", cell);
@@ -197,23 +193,20 @@ static void text_row(FILE *out, const struct comparison *c,
 	put_line(out, line);
 }
 
-static void text_header(FILE *out, const struct comparison *c,
-			const struct layout *l, const size_t *cols, size_t ncols)
+static void text_header(FILE *out, const struct comparison *c, const struct layout *l,
+			const size_t *cols, size_t ncols)
 {
 	char line[1024];
-	size_t pos = (size_t)snprintf(line, sizeof(line), "%*s",
-				      OP_W + l->name_w, "");
+	size_t pos = (size_t)snprintf(line, sizeof(line), "%*s", OP_W + l->name_w, "");
 
 	for (size_t k = 0; k < ncols && pos < sizeof(line); k++)
-		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " %*.*s",
-					CELL_W - 1, CELL_W - 1,
-					c->vars[cols[k]].name);
+		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " %*.*s", CELL_W - 1,
+					CELL_W - 1, c->vars[cols[k]].name);
 	put_line(out, line);
 }
 
 /* "name=value, ..." of the constant metrics of group g, or NULL */
-static char *unchanged_list(const struct comparison *c, enum metric_group g,
-			    bool text)
+static char *unchanged_list(const struct comparison *c, enum metric_group g, bool text)
 {
 	struct strlist l = { 0 };
 	char *joined;
@@ -236,9 +229,9 @@ static char *unchanged_list(const struct comparison *c, enum metric_group g,
 }
 
 /* the rows of group g (first block: also its Unchanged line); any row? */
-static bool text_group(FILE *out, const struct comparison *c,
-		       const struct layout *l, const size_t *cols, size_t ncols,
-		       enum metric_group g, bool gap, bool first_block)
+static bool text_group(FILE *out, const struct comparison *c, const struct layout *l,
+		       const size_t *cols, size_t ncols, enum metric_group g, bool gap,
+		       bool first_block)
 {
 	char *unchanged = first_block ? unchanged_list(c, g, true) : NULL;
 	bool any = false;
@@ -268,16 +261,14 @@ static bool text_group(FILE *out, const struct comparison *c,
 	return any;
 }
 
-static void text_block(FILE *out, const struct comparison *c,
-		       const struct layout *l, const size_t *cols, size_t ncols,
-		       bool first_block)
+static void text_block(FILE *out, const struct comparison *c, const struct layout *l,
+		       const size_t *cols, size_t ncols, bool first_block)
 {
 	bool gap = false;
 
 	text_header(out, c, l, cols, ncols);
 	for (int g = 0; g < GROUP_COUNT; g++)
-		gap |= text_group(out, c, l, cols, ncols, (enum metric_group)g,
-				  gap, first_block);
+		gap |= text_group(out, c, l, cols, ncols, (enum metric_group)g, gap, first_block);
 }
 
 static void text_notes(FILE *out, const struct comparison *c)
@@ -292,11 +283,11 @@ static void text_notes(FILE *out, const struct comparison *c)
 		      "Benjamini-Hochberg over the %zu rows of each variant%s). "
 		      "Percentages are changes against %s, positive when better, "
 		      "or when more for rows with no direction.%s",
-		      c->alpha, c->nmetrics,
-		      nconst ? ", the Unchanged ones included" : "",
+		      c->alpha, c->nmetrics, nconst ? ", the Unchanged ones included" : "",
 		      c->vars[c->baseline].name,
 		      nconst ? " Unchanged: one value in every sample of every "
-			       "variant." : "");
+			       "variant." :
+			       "");
 	put_wrapped(out, "", s);
 	free(s);
 	for (size_t i = 0; i < c->notes.n; i++)
@@ -307,8 +298,7 @@ static void text_notes(FILE *out, const struct comparison *c)
 
 /* ---- the summary ---- */
 
-static void text_sig_rows(FILE *out, const struct comparison *c,
-			  const struct cmp_summary *s)
+static void text_sig_rows(FILE *out, const struct comparison *c, const struct cmp_summary *s)
 {
 	int vw = 7, mw = 6;
 
@@ -323,8 +313,8 @@ static void text_sig_rows(FILE *out, const struct comparison *c,
 	/* 2 + vw + 2 + mw + 2 + 8 + 2 + 20 + 2 + 6 + 2 + 8 <= 100 */
 	if (mw > TEXT_WIDTH - 54 - vw)
 		mw = TEXT_WIDTH - 54 - vw;
-	fprintf(out, "  %-*s  %-*s  %8s  %-20s  %-6s  %s\n", vw, "variant", mw,
-		"metric", "change", "95% CI", "", "q");
+	fprintf(out, "  %-*s  %-*s  %8s  %-20s  %-6s  %s\n", vw, "variant", mw, "metric", "change",
+		"95% CI", "", "q");
 	for (size_t k = 0; k < s->nsig; k++) {
 		const struct cmp_sig *r = &s->sig[k];
 		const struct cmp_metric *m = &c->metrics[r->metric];
@@ -340,9 +330,9 @@ static void text_sig_rows(FILE *out, const struct comparison *c,
 			snprintf(name, sizeof(name), "%.*s~", mw - 1, m->name);
 		else
 			snprintf(name, sizeof(name), "%s", m->name);
-		snprintf(line, sizeof(line), "  %-*.*s  %-*s  %8s  %-20s  %-6s  q=%.2g",
-			 vw, vw, c->vars[r->variant].name, mw, name, chg, ci,
-			 cmp_verdict_name(r->verdict), m->cells[r->variant].q);
+		snprintf(line, sizeof(line), "  %-*.*s  %-*s  %8s  %-20s  %-6s  q=%.2g", vw, vw,
+			 c->vars[r->variant].name, mw, name, chg, ci, cmp_verdict_name(r->verdict),
+			 m->cells[r->variant].q);
 		put_line(out, line);
 	}
 }
@@ -356,10 +346,9 @@ static void text_summary(FILE *out, const struct comparison *c)
 		char *head = xasprintf("Summary: %zu significant change%s against %s "
 				       "(Welch's t-test, Benjamini-Hochberg q < %.3g), "
 				       "largest first; change = difference of the "
-				       "means relative to %s:", s.nsig,
-				       s.nsig == 1 ? "" : "s",
-				       c->vars[c->baseline].name, c->alpha,
-				       c->vars[c->baseline].name);
+				       "means relative to %s:",
+				       s.nsig, s.nsig == 1 ? "" : "s", c->vars[c->baseline].name,
+				       c->alpha, c->vars[c->baseline].name);
 
 		put_wrapped(out, "", head);
 		free(head);
@@ -408,8 +397,8 @@ static int write_text(const struct comparison *c, FILE *out)
 
 /* ---- markdown ---- */
 
-static void md_cell_stats(FILE *out, const struct comparison *c,
-			  const struct cmp_metric *m, size_t j, bool ci)
+static void md_cell_stats(FILE *out, const struct comparison *c, const struct cmp_metric *m,
+			  size_t j, bool ci)
 {
 	const struct cmp_cell *cell = &m->cells[j];
 
@@ -427,8 +416,8 @@ static void md_cell_stats(FILE *out, const struct comparison *c,
 		fprintf(out, " %.3g (%.3g) |", cell->t.p, cell->q);
 }
 
-static void md_row(FILE *out, const struct comparison *c,
-		   const struct cmp_metric *m, enum row_stat r, bool first)
+static void md_row(FILE *out, const struct comparison *c, const struct cmp_metric *m,
+		   enum row_stat r, bool first)
 {
 	const char *label = r == ROW_MEAN ? cmp_mean_label(m) : row_label[r];
 
@@ -439,8 +428,7 @@ static void md_row(FILE *out, const struct comparison *c,
 	for (size_t j = 0; j < c->nvars; j++) {
 		const struct cmp_cell *cell = &m->cells[j];
 		double v = row_value(m, cell, r);
-		double pct = cmp_pct(row_value(m, &m->cells[c->baseline], r), v,
-				     row_dir(m, r));
+		double pct = cmp_pct(row_value(m, &m->cells[c->baseline], r), v, row_dir(m, r));
 		char num[32];
 
 		fmt_num(num, sizeof(num), v, 16);
@@ -459,12 +447,14 @@ static void md_summary(FILE *out, const struct comparison *c)
 
 	cmp_summarize(c, &s);
 	if (s.nsig) {
-		fprintf(out, "**Summary:** %zu significant change%s against %s "
+		fprintf(out,
+			"**Summary:** %zu significant change%s against %s "
 			"(Welch's t-test, Benjamini-Hochberg q < %.3g), largest first; "
 			"change = difference of the means relative to %s.\n\n"
 			"| Variant | Metric | Change | 95%% CI | | q |\n"
-			"|:--|:--|--:|:--|:--|--:|\n", s.nsig, s.nsig == 1 ? "" : "s",
-			c->vars[c->baseline].name, c->alpha, c->vars[c->baseline].name);
+			"|:--|:--|--:|:--|:--|--:|\n",
+			s.nsig, s.nsig == 1 ? "" : "s", c->vars[c->baseline].name, c->alpha,
+			c->vars[c->baseline].name);
 	}
 	for (size_t k = 0; k < s.nsig; k++) {
 		const struct cmp_sig *r = &s.sig[k];
@@ -475,9 +465,8 @@ static void md_summary(FILE *out, const struct comparison *c)
 		else
 			cmp_fmt_change(chg, sizeof(chg), r->change);
 		cmp_fmt_ci(ci, sizeof(ci), r->lo, r->hi);
-		fprintf(out, "| %s | `%s` | %s | %s | %s | %.2g |\n",
-			c->vars[r->variant].name, c->metrics[r->metric].name, chg, ci,
-			cmp_verdict_name(r->verdict),
+		fprintf(out, "| %s | `%s` | %s | %s | %s | %.2g |\n", c->vars[r->variant].name,
+			c->metrics[r->metric].name, chg, ci, cmp_verdict_name(r->verdict),
 			c->metrics[r->metric].cells[r->variant].q);
 	}
 	for (size_t k = 0; k < s.nquiet; k++) {
@@ -491,8 +480,7 @@ static void md_summary(FILE *out, const struct comparison *c)
 	cmp_summary_release(&s);
 }
 
-static void md_metric(FILE *out, const struct comparison *c,
-		      const struct cmp_metric *m)
+static void md_metric(FILE *out, const struct comparison *c, const struct cmp_metric *m)
 {
 	md_row(out, c, m, ROW_MEAN, true);
 	for (int r = ROW_STDDEV; m->kind == KIND_MAIN && r <= ROW_BAMEAN; r++)
@@ -543,18 +531,19 @@ static int write_markdown(const struct comparison *c, FILE *out)
 	md_summary(out, c);
 	fputs("| Metric | |", out);
 	for (size_t j = 0; j < c->nvars; j++)
-		fprintf(out, " %s%s |", c->vars[j].name,
-			j == c->baseline ? " (baseline)" : "");
+		fprintf(out, " %s%s |", c->vars[j].name, j == c->baseline ? " (baseline)" : "");
 	fputs("\n|:--|:--|", out);
 	for (size_t j = 0; j < c->nvars; j++)
 		fputs("--:|", out);
 	fputc('\n', out);
 	for (int g = 0; g < GROUP_COUNT; g++)
 		md_group(out, c, (enum metric_group)g);
-	fprintf(out, "\n\\* significant at alpha %.3g (Welch's t-test, "
+	fprintf(out,
+		"\n\\* significant at alpha %.3g (Welch's t-test, "
 		"Benjamini-Hochberg q). %% is the change against %s, positive "
 		"when better. Unchanged: one value in every sample of every "
-		"variant.\n", c->alpha, c->vars[c->baseline].name);
+		"variant.\n",
+		c->alpha, c->vars[c->baseline].name);
 	for (size_t i = 0; i < c->notes.n; i++)
 		fprintf(out, "\n- Note: %s", c->notes.v[i]);
 	for (size_t i = 0; i < c->warnings.n; i++)

@@ -19,7 +19,7 @@ struct expr {
 	enum expr_op op;
 	double num;
 	char *name;
-	char *text;		/* source text of this node, for messages */
+	char *text; /* source text of this node, for messages */
 	struct expr *l, *r;
 };
 
@@ -42,8 +42,8 @@ static void perr(struct parser *ps, const char *what)
 		 (size_t)(ps->p - ps->src) + 1, ps->src);
 }
 
-static struct expr *node(enum expr_op op, struct expr *l, struct expr *r,
-			 const char *start, const char *end)
+static struct expr *node(enum expr_op op, struct expr *l, struct expr *r, const char *start,
+			 const char *end)
 {
 	struct expr *e = xcalloc(1, sizeof(*e));
 
@@ -65,10 +65,13 @@ static void skip_ws(struct parser *ps)
 /* the operator at p ('+', '-', '*', '/' or 0), and its length */
 static char peek_op(struct parser *ps, size_t *len)
 {
-	static const struct { const char *s; char op; } utf[] = {
-		{ "\xe2\x88\x92", '-' },	/* U+2212 minus */
-		{ "\xc3\x97", '*' },		/* U+00D7 multiplication */
-		{ "\xc3\xb7", '/' },		/* U+00F7 division */
+	static const struct {
+		const char *s;
+		char op;
+	} utf[] = {
+		{ "\xe2\x88\x92", '-' }, /* U+2212 minus */
+		{ "\xc3\x97", '*' }, /* U+00D7 multiplication */
+		{ "\xc3\xb7", '/' }, /* U+00F7 division */
 	};
 
 	skip_ws(ps);
@@ -136,8 +139,8 @@ static struct expr *parse_primary(struct parser *ps)
 		e->name = xstrdup(e->text);
 		return e;
 	}
-	perr(ps, *ps->p ? "expected a number, a metric name or '('" :
-			  "unexpected end of expression");
+	perr(ps,
+	     *ps->p ? "expected a number, a metric name or '('" : "unexpected end of expression");
 	return NULL;
 }
 
@@ -186,8 +189,11 @@ static struct expr *parse_binary(struct parser *ps, bool additive)
 			expr_free(l);
 			return NULL;
 		}
-		l = node(op == '+' ? OP_ADD : op == '-' ? OP_SUB :
-			 op == '*' ? OP_MUL : OP_DIV, l, r, start, ps->p);
+		l = node(op == '+' ? OP_ADD :
+			 op == '-' ? OP_SUB :
+			 op == '*' ? OP_MUL :
+				     OP_DIV,
+			 l, r, start, ps->p);
 	}
 	return l;
 }
@@ -213,8 +219,7 @@ struct expr *expr_parse(const char *src, char *err, size_t errlen)
 	if (e) {
 		skip_ws(&ps);
 		if (*ps.p) {
-			perr(&ps, *ps.p == ')' ? "unbalanced ')'" :
-				  "expected an operator");
+			perr(&ps, *ps.p == ')' ? "unbalanced ')'" : "expected an operator");
 			expr_free(e);
 			return NULL;
 		}
@@ -222,8 +227,8 @@ struct expr *expr_parse(const char *src, char *err, size_t errlen)
 	return e;
 }
 
-int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx,
-	      double *val, char *err, size_t errlen)
+int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx, double *val, char *err,
+	      size_t errlen)
 {
 	double a, b = 0;
 
@@ -259,8 +264,7 @@ int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx,
 		break;
 	default:
 		if (b == 0 && !isnan(a)) {
-			snprintf(err, errlen, "division by zero: \"%s\" is 0",
-				 e->r->text);
+			snprintf(err, errlen, "division by zero: \"%s\" is 0", e->r->text);
 			return -1;
 		}
 		*val = a / b;

@@ -33,8 +33,8 @@ struct expr *expr_parse(const char *src, char *err, size_t errlen);
  * Evaluate. -1 and a message in err for an unknown name or a division by
  * zero (naming the divisor's text); a NaN operand gives a NaN result.
  */
-int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx,
-	      double *val, char *err, size_t errlen);
+int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx, double *val, char *err,
+	      size_t errlen);
 
 /* append every distinct name the expression uses to out */
 void expr_names(const struct expr *e, struct strlist *out);

@@ -13,7 +13,7 @@
 #include "job/workload.h"
 
 struct dir_rule {
-	const char *pattern;	/* fnmatch() pattern on the counter name */
+	const char *pattern; /* fnmatch() pattern on the counter name */
 	enum metric_dir dir;
 };
 
@@ -115,16 +115,15 @@ enum metric_kind metric_kind(const char *name)
 	if (!strcmp(name, "time.user_s") || !strcmp(name, "time.system_s") ||
 	    !strcmp(name, "time.elapsed_s"))
 		return KIND_DURATION;
-	if (is_counter(name) || !strncmp(name, "trace.", 6) ||
-	    !strncmp(name, "derived.", 8) || !strncmp(name, "rate.", 5))
+	if (is_counter(name) || !strncmp(name, "trace.", 6) || !strncmp(name, "derived.", 8) ||
+	    !strncmp(name, "rate.", 5))
 		return KIND_OPS;
 	return KIND_MAIN;
 }
 
 static bool is_collector(const char *name)
 {
-	static const char *const prefix[] = { "kthread.", "extfrag.", "dmesg.",
-					      "trace." };
+	static const char *const prefix[] = { "kthread.", "extfrag.", "dmesg.", "trace." };
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefix); i++)
 		if (!strncmp(name, prefix[i], strlen(prefix[i])))
@@ -135,8 +134,12 @@ static bool is_collector(const char *name)
 static bool is_numa(const char *name)
 {
 	static const char *const pat[] = {
-		"node[0-9]*.*", "numastat.*", "vmstat.numa_*", "vmstat.pgpromote_*",
-		"vmstat.pgdemote_*", "derived.autonuma_cost",
+		"node[0-9]*.*",
+		"numastat.*",
+		"vmstat.numa_*",
+		"vmstat.pgpromote_*",
+		"vmstat.pgdemote_*",
+		"derived.autonuma_cost",
 		"derived.numa_hint_local_pct",
 	};
 
@@ -171,7 +174,10 @@ const char *metric_group_name(enum metric_group g)
 const char *metric_group_title(enum metric_group g)
 {
 	static const char *const titles[GROUP_COUNT] = {
-		"Workload metrics", "Duration", "Ops (vmstat)", "Per-node and NUMA",
+		"Workload metrics",
+		"Duration",
+		"Ops (vmstat)",
+		"Per-node and NUMA",
 		"Collectors (kthread, extfrag, dmesg, tracepoints)",
 	};
 

@@ -18,8 +18,7 @@ static bool match_globs(const char *name, const char *globs)
 	char *copy = xstrdup(globs), *save = NULL;
 	bool hit = false;
 
-	for (char *g = strtok_r(copy, ", ", &save); g && !hit;
-	     g = strtok_r(NULL, ", ", &save))
+	for (char *g = strtok_r(copy, ", ", &save); g && !hit; g = strtok_r(NULL, ", ", &save))
 		hit = !fnmatch(g, name, 0);
 	free(copy);
 	return hit;
@@ -51,8 +50,7 @@ static json_t *target_names(const json_t *run, const char *globs)
 }
 
 /* the relative CI half-width of metric in variant v; n and mean out */
-static double halfwidth(const json_t *v, const char *metric, double conf,
-			size_t *n, double *mean)
+static double halfwidth(const json_t *v, const char *metric, double conf, size_t *n, double *mean)
 {
 	json_t *its = json_object_get(v, "iterations"), *it;
 	double *x = xcalloc(json_array_size(its) + 1, sizeof(*x));
@@ -64,8 +62,7 @@ static double halfwidth(const json_t *v, const char *metric, double conf,
 	json_array_foreach(its, k, it) {
 		json_t *val = json_object_get(json_object_get(it, "metrics"), metric);
 
-		if (!iteration_ok(it) || !json_is_number(val) ||
-		    !isfinite(json_number_value(val)))
+		if (!iteration_ok(it) || !json_is_number(val) || !isfinite(json_number_value(val)))
 			continue;
 		x[*n] = json_number_value(val);
 		same &= x[*n] == x[0];
@@ -83,8 +80,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int precision_check(const json_t *run, const struct precision_opts *o,
-		    json_t **detail)
+int precision_check(const json_t *run, const struct precision_opts *o, json_t **detail)
 {
 	const char *globs = o->globs ? o->globs : PRECISION_DEFAULT_METRICS;
 	json_t *names = target_names(run, globs), *list = json_array();
@@ -106,15 +102,14 @@ int precision_check(const json_t *run, const struct precision_opts *o,
 			const char *vname = json_string_value(json_object_get(v, "name"));
 			size_t n;
 			double mean, hw = halfwidth(v, metric, o->conf, &n, &mean);
-			json_t *e = json_pack("{s:s, s:s, s:I}", "metric", metric,
-					      "variant", vname ? vname : "?",
-					      "n", (json_int_t)n);
+			json_t *e = json_pack("{s:s, s:s, s:I}", "metric", metric, "variant",
+					      vname ? vname : "?", "n", (json_int_t)n);
 
 			/* jansson refuses non-finite reals: null instead */
-			json_object_set_new(e, "mean", isfinite(mean) ?
-					    json_real(mean) : json_null());
-			json_object_set_new(e, "halfwidth_rel", isfinite(hw) ?
-					    json_real(hw) : json_null());
+			json_object_set_new(e, "mean",
+					    isfinite(mean) ? json_real(mean) : json_null());
+			json_object_set_new(e, "halfwidth_rel",
+					    isfinite(hw) ? json_real(hw) : json_null());
 			if (!(hw < o->precision))
 				ret = 0;
 			if (!isfinite(hw) || hw > worst_hw) {

@@ -13,9 +13,9 @@
 #define PRECISION_DEFAULT_METRICS "time.elapsed_s,time.system_s"
 
 struct precision_opts {
-	const char *globs;	/* comma-separated fnmatch patterns; NULL = default */
-	double precision;	/* relative CI half-width to reach: 0.02 = 2 % */
-	double conf;		/* confidence of the interval, 0.95 */
+	const char *globs; /* comma-separated fnmatch patterns; NULL = default */
+	double precision; /* relative CI half-width to reach: 0.02 = 2 % */
+	double conf; /* confidence of the interval, 0.95 */
 };
 
 /*
@@ -29,7 +29,6 @@ struct precision_opts {
  * gets a new object {"metrics": [{"metric", "variant", "n", "mean",
  * "halfwidth_rel"}], "worst": <the entry with the largest half-width>}.
  */
-int precision_check(const json_t *run, const struct precision_opts *o,
-		    json_t **detail);
+int precision_check(const json_t *run, const struct precision_opts *o, json_t **detail);
 
 #endif

@@ -75,7 +75,7 @@ static void add_pairs(struct strbuf *sb, json_t *o)
 
 	json_object_foreach(o, k, v) {
 		char *s = json_is_string(v) ? xstrdup(json_string_value(v)) :
-			  json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+					      json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 
 		strbuf_addf(sb, "%s%s=%s", sb->len ? " " : "", k, s ? s : "?");
 		free(s);
@@ -95,9 +95,7 @@ static char *fmt_kernel(const struct cmp_variant *v)
 	if (src && !strcmp(src, "build")) {
 		strbuf_addf(&sb, ", built from %.12s", base ? base : "?");
 		json_array_foreach(json_object_get(k, "operations"), i, op)
-			strbuf_addf(&sb, " + %s %s",
-				    js(op, "op", "?"),
-				    js(op, "arg", "?"));
+			strbuf_addf(&sb, " + %s %s", js(op, "op", "?"), js(op, "arg", "?"));
 	} else if (json_string_value(json_object_get(k, "path"))) {
 		strbuf_addf(&sb, " (%s)", json_string_value(json_object_get(k, "path")));
 	}
@@ -111,8 +109,10 @@ static char *fmt_settings(const struct cmp_variant *v)
 	const json_t *jv = v->jvariant;
 	const char *cmd = json_string_value(json_object_get(jv, "cmdline"));
 
-	strbuf_addf(&sb, "cmdline: %s", cmd && *cmd ? cmd : "(mmlab's console "
-		    "and init arguments only)");
+	strbuf_addf(&sb, "cmdline: %s",
+		    cmd && *cmd ? cmd :
+				  "(mmlab's console "
+				  "and init arguments only)");
 	if (json_object_size(json_object_get(jv, "thp"))) {
 		strbuf_addstr(&sb, "; THP ");
 		add_pairs(&sb, json_object_get(jv, "thp"));
@@ -179,13 +179,10 @@ static char *fmt_machine(const json_t *f)
 	if (json_string_value(json_object_get(f, "accel")))
 		strbuf_addf(&sb, "; job asked for %s",
 			    json_string_value(json_object_get(f, "accel")));
-	strbuf_addf(&sb, "; QEMU %s, libvirt %s; host %s",
-		    js(h, "qemu", "?"),
-		    js(h, "libvirt", "?"),
-		    js(h, "hostname", "?"));
+	strbuf_addf(&sb, "; QEMU %s, libvirt %s; host %s", js(h, "qemu", "?"),
+		    js(h, "libvirt", "?"), js(h, "hostname", "?"));
 	if (json_integer_value(json_object_get(h, "cpus")))
-		strbuf_addf(&sb, " (%lld CPUs%s%s)",
-			    json_integer_value(json_object_get(h, "cpus")),
+		strbuf_addf(&sb, " (%lld CPUs%s%s)", json_integer_value(json_object_get(h, "cpus")),
 			    json_string_value(json_object_get(h, "cpu")) ? ", " : "",
 			    js(h, "cpu", ""));
 	return strbuf_detach(&sb);
@@ -202,8 +199,7 @@ static char *fmt_order(const json_t *order)
 		return strbuf_detach(&sb);
 	strbuf_addstr(&sb, mode);
 	if (json_is_integer(json_object_get(order, "seed")))
-		strbuf_addf(&sb, ", seed %lld",
-			    json_integer_value(json_object_get(order, "seed")));
+		strbuf_addf(&sb, ", seed %lld", json_integer_value(json_object_get(order, "seed")));
 	json_array_foreach(seq, i, s) {
 		if (i == 24) {
 			strbuf_addf(&sb, " ... (%zu boots)", json_array_size(seq));
@@ -231,13 +227,13 @@ static char *fmt_workload(const json_t *f)
 			    json_integer_value(json_object_get(f, "iterations")),
 			    json_integer_value(json_object_get(f, "iterations_per_boot")));
 	if (json_string_value(json_object_get(json_object_get(f, "image"), "kind")))
-		strbuf_addf(&sb, "; image %s", json_string_value(
-			json_object_get(json_object_get(f, "image"), "kind")));
+		strbuf_addf(
+			&sb, "; image %s",
+			json_string_value(json_object_get(json_object_get(f, "image"), "kind")));
 	return strbuf_detach(&sb);
 }
 
-static void run_facts(xmlTextWriterPtr w, const struct comparison *c,
-		      const json_t *f)
+static void run_facts(xmlTextWriterPtr w, const struct comparison *c, const json_t *f)
 {
 	const char *id = json_string_value(json_object_get(f, "run"));
 	char *s;
@@ -245,8 +241,7 @@ static void run_facts(xmlTextWriterPtr w, const struct comparison *c,
 	rep_el(w, "table");
 	rep_attr(w, "class", "facts");
 	s = xasprintf("%s (job %s%s%s)", id ? id : "?", js(f, "job", "?"),
-		      json_object_get(f, "created") ? ", created " : "",
-		      js(f, "created", ""));
+		      json_object_get(f, "created") ? ", created " : "", js(f, "created", ""));
 	fact(w, "Run", s);
 	free(s);
 	for (size_t j = 0; j < c->nvars; j++) {
@@ -256,8 +251,7 @@ static void run_facts(xmlTextWriterPtr w, const struct comparison *c,
 			continue;
 		k = fmt_kernel(&c->vars[j]);
 		set = fmt_settings(&c->vars[j]);
-		label = xasprintf("%s%s", c->vars[j].name,
-				  j == c->baseline ? " (baseline)" : "");
+		label = xasprintf("%s%s", c->vars[j].name, j == c->baseline ? " (baseline)" : "");
 		s = xasprintf("%s; %s; %zu ok iterations", k, set, c->vars[j].niter);
 		fact(w, label, s);
 		free(s);
@@ -289,8 +283,9 @@ static void write_header(xmlTextWriterPtr w, const struct comparison *c)
 	strbuf_addstr(&sb, "mmlab report");
 	if (json_array_size(c->runinfo) == 1 &&
 	    json_string_value(json_object_get(json_array_get(c->runinfo, 0), "job")))
-		strbuf_addf(&sb, ": %s", json_string_value(
-			json_object_get(json_array_get(c->runinfo, 0), "job")));
+		strbuf_addf(
+			&sb, ": %s",
+			json_string_value(json_object_get(json_array_get(c->runinfo, 0), "job")));
 	rep_text_el(w, "h1", NULL, sb.buf);
 	strbuf_reset(&sb);
 	for (size_t j = 0; j < c->nvars; j++)
@@ -311,8 +306,7 @@ static void write_header(xmlTextWriterPtr w, const struct comparison *c)
 
 /* ---- the summary ---- */
 
-static void sum_row(xmlTextWriterPtr w, const struct comparison *c,
-		    const struct cmp_sig *r)
+static void sum_row(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_sig *r)
 {
 	const struct cmp_metric *m = &c->metrics[r->metric];
 	char b[48], n[48], chg[32], ci[64], q[32];
@@ -346,17 +340,16 @@ static void sum_row(xmlTextWriterPtr w, const struct comparison *c,
 	free(href);
 }
 
-static void sum_table(xmlTextWriterPtr w, const struct comparison *c,
-		      const struct cmp_summary *s)
+static void sum_table(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_summary *s)
 {
-	static const char *const head[] = { "variant", "metric", "mean before",
-					     "mean after", "change", "95% CI", "",
-					     "q" };
+	static const char *const head[] = { "variant",	  "metric", "mean before",
+					    "mean after", "change", "95% CI",
+					    "",		  "q" };
 	char *t = xasprintf("%zu significant change%s against %s (Welch's t-test, "
 			    "Benjamini-Hochberg q < %.3g), largest first. Change: "
-			    "difference of the means relative to %s.", s->nsig,
-			    s->nsig == 1 ? "" : "s", c->vars[c->baseline].name,
-			    c->alpha, c->vars[c->baseline].name);
+			    "difference of the means relative to %s.",
+			    s->nsig, s->nsig == 1 ? "" : "s", c->vars[c->baseline].name, c->alpha,
+			    c->vars[c->baseline].name);
 
 	rep_text_el(w, "p", "verdict", t);
 	free(t);
@@ -380,8 +373,7 @@ static void quiet_forest(xmlTextWriterPtr w, const struct comparison *c)
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
 
-		if (m->constant || (m->group != GROUP_WORKLOAD &&
-				    m->group != GROUP_DURATION))
+		if (m->constant || (m->group != GROUP_WORKLOAD && m->group != GROUP_DURATION))
 			continue;
 		for (size_t j = 0; j < c->nvars; j++) {
 			if (j == c->baseline || !m->cells[j].t.valid)
@@ -395,7 +387,8 @@ static void quiet_forest(xmlTextWriterPtr w, const struct comparison *c)
 		}
 	}
 	if (n) {
-		rep_text_el(w, "p", "small", "The workload and Duration metrics with "
+		rep_text_el(w, "p", "small",
+			    "The workload and Duration metrics with "
 			    "the 95% confidence intervals of their change (grey: "
 			    "not significant):");
 		rep_forest(w, c, rows, n, false);
@@ -414,7 +407,8 @@ static void write_summary(xmlTextWriterPtr w, const struct comparison *c)
 	rep_end(w);
 	if (s.nsig) {
 		sum_table(w, c, &s);
-		rep_text_el(w, "p", "small", "Each bar is the 95% confidence interval "
+		rep_text_el(w, "p", "small",
+			    "Each bar is the 95% confidence interval "
 			    "of a change, the dot its estimate; green better, red "
 			    "worse, blue more or less of a metric with no direction.");
 		rep_forest(w, c, s.sig, s.nsig, true);
@@ -432,8 +426,8 @@ static void write_summary(xmlTextWriterPtr w, const struct comparison *c)
 
 /* ---- the evidence ---- */
 
-static void ev_cell(xmlTextWriterPtr w, const struct comparison *c,
-		    const struct cmp_metric *m, size_t j)
+static void ev_cell(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_metric *m,
+		    size_t j)
 {
 	const struct cmp_cell *e = &m->cells[j];
 	const struct cmp_cell *b = &m->cells[c->baseline];
@@ -463,8 +457,9 @@ static void ev_cell(xmlTextWriterPtr w, const struct comparison *c,
 	rep_text(w, num);
 	if (j != c->baseline && !isnan(chg)) {
 		rep_text(w, " ");
-		rep_text_el(w, "span", e->significant ?
-			    cmp_verdict_name(cmp_cell_verdict(c, m, j)) : "ns", cs);
+		rep_text_el(w, "span",
+			    e->significant ? cmp_verdict_name(cmp_cell_verdict(c, m, j)) : "ns",
+			    cs);
 		if (e->significant)
 			rep_text(w, " *");
 	}
@@ -479,8 +474,7 @@ static void ev_cell(xmlTextWriterPtr w, const struct comparison *c,
 	rep_end(w);
 }
 
-static void ev_row(xmlTextWriterPtr w, const struct comparison *c,
-		   const struct cmp_metric *m)
+static void ev_row(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_metric *m)
 {
 	char *id = rep_metric_id("m-", m->name);
 	char *href = rep_metric_id("#box-", m->name);
@@ -504,8 +498,7 @@ static void ev_row(xmlTextWriterPtr w, const struct comparison *c,
 }
 
 /* "Unchanged: a = 0, b = -1" with an anchor on each name */
-static void ev_unchanged(xmlTextWriterPtr w, const struct comparison *c,
-			 enum metric_group g)
+static void ev_unchanged(xmlTextWriterPtr w, const struct comparison *c, enum metric_group g)
 {
 	bool first = true;
 
@@ -519,7 +512,7 @@ static void ev_unchanged(xmlTextWriterPtr w, const struct comparison *c,
 			rep_el(w, "p");
 			rep_attr(w, "class", "unchanged");
 			rep_text(w, "Unchanged (one value in every sample of every "
-				 "variant): ");
+				    "variant): ");
 		}
 		cmp_fmt_sig(v, sizeof(v), m->cells[c->baseline].s.mean, 4, true);
 		id = rep_metric_id("m-", m->name);
@@ -535,8 +528,7 @@ static void ev_unchanged(xmlTextWriterPtr w, const struct comparison *c,
 		rep_end(w);
 }
 
-static void ev_group(xmlTextWriterPtr w, const struct comparison *c,
-		     enum metric_group g)
+static void ev_group(xmlTextWriterPtr w, const struct comparison *c, enum metric_group g)
 {
 	size_t rows = 0, all = 0;
 
@@ -578,7 +570,8 @@ static void write_evidence(xmlTextWriterPtr w, const struct comparison *c)
 			    "and its change against %s; * and green: significant "
 			    "at q < %.3g, the 95%% CI below; hover a cell for p, q "
 			    "and the CI. Every number is rounded to 4 significant "
-			    "digits.", c->vars[c->baseline].name, c->alpha);
+			    "digits.",
+			    c->vars[c->baseline].name, c->alpha);
 
 	rep_el(w, "h2");
 	rep_attr(w, "id", "evidence");
@@ -602,7 +595,8 @@ static void write_distributions(xmlTextWriterPtr w, const struct comparison *c)
 	rep_attr(w, "id", "distributions");
 	rep_text(w, "Distributions");
 	rep_end(w);
-	rep_text_el(w, "p", "small", "Every metric that varies: box from the first "
+	rep_text_el(w, "p", "small",
+		    "Every metric that varies: box from the first "
 		    "to the third quartile, tick at the median, line from the "
 		    "smallest to the largest sample, a dot per sample.");
 	rep_el(w, "div");

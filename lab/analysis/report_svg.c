@@ -47,8 +47,8 @@ static double nice_step(double span)
 /* ---- forest plot ---- */
 
 struct axis {
-	double lo, hi;		/* values at the left and right edge */
-	double x0, x1;		/* their pixels */
+	double lo, hi; /* values at the left and right edge */
+	double x0, x1; /* their pixels */
 };
 
 static double ax(const struct axis *a, double v)
@@ -90,18 +90,15 @@ static void forest_axis(const struct cmp_sig *rows, size_t n, struct axis *a)
 	a->x1 = FOREST_W - FOREST_RIGHT;
 }
 
-static void arrow(xmlTextWriterPtr w, double x, double y, int dir,
-		  const char *color)
+static void arrow(xmlTextWriterPtr w, double x, double y, int dir, const char *color)
 {
 	rep_el(w, "polygon");
-	rep_attr(w, "points", "%.1f,%.1f %.1f,%.1f %.1f,%.1f", x + 6 * dir, y,
-		 x, y - 4, x, y + 4);
+	rep_attr(w, "points", "%.1f,%.1f %.1f,%.1f %.1f,%.1f", x + 6 * dir, y, x, y - 4, x, y + 4);
 	rep_attr(w, "fill", "%s", color);
 	rep_end(w);
 }
 
-static void bar(xmlTextWriterPtr w, double x1, double x2, double y,
-		const char *color, bool dashed)
+static void bar(xmlTextWriterPtr w, double x1, double x2, double y, const char *color, bool dashed)
 {
 	rep_el(w, "line");
 	rep_attr(w, "x1", "%.1f", x1);
@@ -115,12 +112,11 @@ static void bar(xmlTextWriterPtr w, double x1, double x2, double y,
 	rep_end(w);
 }
 
-static void forest_row(xmlTextWriterPtr w, const struct comparison *c,
-		       const struct cmp_sig *r, const struct axis *a, double y,
-		       bool significant)
+static void forest_row(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_sig *r,
+		       const struct axis *a, double y, bool significant)
 {
-	static const char *const colors[] = { COLOR_BETTER, COLOR_WORSE,
-					      COLOR_NEUTRAL, COLOR_NEUTRAL };
+	static const char *const colors[] = { COLOR_BETTER, COLOR_WORSE, COLOR_NEUTRAL,
+					      COLOR_NEUTRAL };
 	const char *col = significant ? colors[r->verdict] : "#8a8a8a";
 	const char *metric = c->metrics[r->metric].name;
 	char chg[32], ci[64], *label, *tip;
@@ -128,10 +124,10 @@ static void forest_row(xmlTextWriterPtr w, const struct comparison *c,
 
 	cmp_fmt_change(chg, sizeof(chg), r->change);
 	cmp_fmt_ci(ci, sizeof(ci), r->lo, r->hi);
-	label = c->nvars > 2 ? xasprintf("%s \xc2\xb7 %.40s", c->vars[r->variant].name,
-					 metric) : xasprintf("%.52s", metric);
-	tip = xasprintf("%s, %s against %s: %s, 95%% CI %s", metric,
-			c->vars[r->variant].name, c->vars[c->baseline].name, chg, ci);
+	label = c->nvars > 2 ? xasprintf("%s \xc2\xb7 %.40s", c->vars[r->variant].name, metric) :
+			       xasprintf("%.52s", metric);
+	tip = xasprintf("%s, %s against %s: %s, 95%% CI %s", metric, c->vars[r->variant].name,
+			c->vars[c->baseline].name, chg, ci);
 	rep_el(w, "g");
 	rep_text_el(w, "title", NULL, tip);
 	rep_svg_text(w, FOREST_LABEL - 8, y + 4, "end", label);
@@ -158,8 +154,7 @@ static void forest_row(xmlTextWriterPtr w, const struct comparison *c,
 	free(tip);
 }
 
-static void forest_ticks(xmlTextWriterPtr w, const struct axis *a, double top,
-			 double bottom)
+static void forest_ticks(xmlTextWriterPtr w, const struct axis *a, double top, double bottom)
 {
 	double step = nice_step(a->hi - a->lo);
 
@@ -175,16 +170,18 @@ static void forest_ticks(xmlTextWriterPtr w, const struct axis *a, double top,
 	}
 }
 
-void rep_forest(xmlTextWriterPtr w, const struct comparison *c,
-		const struct cmp_sig *rows, size_t n, bool significant)
+void rep_forest(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_sig *rows,
+		size_t n, bool significant)
 {
 	size_t nr = n < FOREST_MAX_ROWS ? n : FOREST_MAX_ROWS;
 	int h = (int)nr * FOREST_ROW + 54;
 	struct axis a;
 
 	forest_axis(rows, nr, &a);
-	rep_svg_open(w, "forest", FOREST_W, h, "change against the baseline with "
-		     "its 95% confidence interval", NULL);
+	rep_svg_open(w, "forest", FOREST_W, h,
+		     "change against the baseline with "
+		     "its 95% confidence interval",
+		     NULL);
 	forest_ticks(w, &a, 4, h - 38);
 	for (size_t k = 0; k < nr; k++)
 		forest_row(w, c, &rows[k], &a, 14 + (double)k * FOREST_ROW, significant);
@@ -206,8 +203,7 @@ static double bx(double v, double lo, double hi)
 	return BOX_LEFT + (v - lo) / (hi - lo) * (BOX_W - BOX_LEFT - BOX_RIGHT);
 }
 
-static void range_of(const struct cmp_metric *m, size_t nvars, double *lo,
-		     double *hi)
+static void range_of(const struct cmp_metric *m, size_t nvars, double *lo, double *hi)
 {
 	*lo = INFINITY;
 	*hi = -INFINITY;
@@ -225,8 +221,8 @@ static void range_of(const struct cmp_metric *m, size_t nvars, double *lo,
 	}
 }
 
-static void box_row(xmlTextWriterPtr w, const struct cmp_cell *e, size_t j,
-		    double lo, double hi, double y)
+static void box_row(xmlTextWriterPtr w, const struct cmp_cell *e, size_t j, double lo, double hi,
+		    double y)
 {
 	const char *col = rep_color(j);
 	double *v = xmalloc((e->n ? e->n : 1) * sizeof(*v));
@@ -262,8 +258,7 @@ static void box_row(xmlTextWriterPtr w, const struct cmp_cell *e, size_t j,
 	free(v);
 }
 
-void rep_box_plot(xmlTextWriterPtr w, const struct comparison *c,
-		  const struct cmp_metric *m)
+void rep_box_plot(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_metric *m)
 {
 	int h = (int)c->nvars * BOX_ROW + 30;
 	double lo, hi, mid = (BOX_LEFT + BOX_W - BOX_RIGHT) / 2.0;

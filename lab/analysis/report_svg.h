@@ -16,10 +16,9 @@
  * change in percent against the baseline, coloured by verdict
  * (significant rows) or grey.
  */
-void rep_forest(xmlTextWriterPtr w, const struct comparison *c,
-		const struct cmp_sig *rows, size_t n, bool significant);
+void rep_forest(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_sig *rows,
+		size_t n, bool significant);
 /* a box plot with the samples of every variant (one row each) */
-void rep_box_plot(xmlTextWriterPtr w, const struct comparison *c,
-		  const struct cmp_metric *m);
+void rep_box_plot(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_metric *m);
 
 #endif

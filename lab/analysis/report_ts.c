@@ -25,22 +25,22 @@
 #define TS_BOTTOM 22
 #define TS_MAX_PANELS 12
 #define TS_MAX_KEYS 64
-#define TS_MAX_POINTS 3600	/* an hour at 1 Hz: more is not drawn */
+#define TS_MAX_POINTS 3600 /* an hour at 1 Hz: more is not drawn */
 #define MAX_NODES 16
-#define PAGE_KIB 4		/* x86 guests */
+#define PAGE_KIB 4 /* x86 guests */
 #define NM_H 200
 #define NM_LEFT 56
 #define NM_BAR 26
 #define NM_GAP 34
 
 struct ts_key {
-	const char *name;	/* in the comparison's JSON */
-	int rank;		/* the four series first */
-	bool gauge;		/* nr_*: a level; else a counter: increase shown */
-	double lo, hi, xmax;	/* range of the plotted values; seconds */
+	const char *name; /* in the comparison's JSON */
+	int rank; /* the four series first */
+	bool gauge; /* nr_*: a level; else a counter: increase shown */
+	double lo, hi, xmax; /* range of the plotted values; seconds */
 };
 
-struct ts_iter {		/* one iteration's series of one key */
+struct ts_iter { /* one iteration's series of one key */
 	json_t *a;
 	size_t n;
 	double interval;
@@ -70,9 +70,8 @@ static double ts_value(const struct ts_iter *t, size_t k, bool gauge)
 
 static int key_rank(const char *name)
 {
-	static const char *const first[] = { "vmstat.compact_stall",
-					      "vmstat.pgmigrate_success",
-					      "vmstat.numa_pages_migrated" };
+	static const char *const first[] = { "vmstat.compact_stall", "vmstat.pgmigrate_success",
+					     "vmstat.numa_pages_migrated" };
 
 	if (!fnmatch("node[0-9]*.vmstat.nr_free_pages", name, 0))
 		return 0;
@@ -89,7 +88,7 @@ static int key_cmp(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	if (strlen(x->name) != strlen(y->name) && !x->rank)
-		return strlen(x->name) < strlen(y->name) ? -1 : 1;	/* node2 < node10 */
+		return strlen(x->name) < strlen(y->name) ? -1 : 1; /* node2 < node10 */
 	return strcmp(x->name, y->name);
 }
 
@@ -168,12 +167,11 @@ static double tx(const struct ts_key *k, double t)
 
 static double ty(const struct ts_key *k, double v)
 {
-	return TS_H - TS_BOTTOM - (v - k->lo) / (k->hi - k->lo) *
-	       (TS_H - TS_TOP - TS_BOTTOM);
+	return TS_H - TS_BOTTOM - (v - k->lo) / (k->hi - k->lo) * (TS_H - TS_TOP - TS_BOTTOM);
 }
 
-static void polyline(xmlTextWriterPtr w, const char *pts, const char *color,
-		     const char *width, const char *opacity)
+static void polyline(xmlTextWriterPtr w, const char *pts, const char *color, const char *width,
+		     const char *opacity)
 {
 	rep_el(w, "polyline");
 	rep_attr(w, "points", "%s", pts);
@@ -185,8 +183,8 @@ static void polyline(xmlTextWriterPtr w, const char *pts, const char *color,
 }
 
 /* variant j: a thin line per iteration, a thick one for their mean */
-static void ts_variant(xmlTextWriterPtr w, const struct comparison *c,
-		       size_t j, const struct ts_key *k)
+static void ts_variant(xmlTextWriterPtr w, const struct comparison *c, size_t j,
+		       const struct ts_key *k)
 {
 	size_t len = 0, niter = json_array_size(c->vars[j].timeseries), i;
 	double *sum, interval = 0;
@@ -213,8 +211,7 @@ static void ts_variant(xmlTextWriterPtr w, const struct comparison *c,
 
 			if (!isfinite(v))
 				continue;
-			strbuf_addf(&pts, "%.1f,%.1f ", tx(k, (double)s * t.interval),
-				    ty(k, v));
+			strbuf_addf(&pts, "%.1f,%.1f ", tx(k, (double)s * t.interval), ty(k, v));
 			sum[s] += v;
 			cnt[s]++;
 		}
@@ -272,8 +269,7 @@ static double max_elapsed(const struct comparison *c)
 	return end;
 }
 
-static void ts_phase(xmlTextWriterPtr w, const struct comparison *c,
-		     const struct ts_key *k)
+static void ts_phase(xmlTextWriterPtr w, const struct comparison *c, const struct ts_key *k)
 {
 	double end = max_elapsed(c);
 
@@ -300,8 +296,7 @@ static void ts_phase(xmlTextWriterPtr w, const struct comparison *c,
 	}
 }
 
-static void ts_panel(xmlTextWriterPtr w, const struct comparison *c,
-		     const struct ts_key *k)
+static void ts_panel(xmlTextWriterPtr w, const struct comparison *c, const struct ts_key *k)
 {
 	char lo[48], hi[48], xs[48];
 	char *title = xasprintf("%s%s", k->name, k->gauge ? "" : " (increase)");
@@ -316,8 +311,7 @@ static void ts_panel(xmlTextWriterPtr w, const struct comparison *c,
 	snprintf(xs, sizeof(xs), "%.3g s", k->xmax);
 	rep_svg_text(w, TS_LEFT - 4, TS_H - TS_BOTTOM, "end", lo);
 	rep_svg_text(w, TS_LEFT - 4, TS_TOP + 8, "end", hi);
-	rep_svg_line(w, TS_LEFT, TS_H - TS_BOTTOM, TS_W - TS_RIGHT, TS_H - TS_BOTTOM,
-		     "#888");
+	rep_svg_line(w, TS_LEFT, TS_H - TS_BOTTOM, TS_W - TS_RIGHT, TS_H - TS_BOTTOM, "#888");
 	rep_svg_text(w, TS_LEFT, TS_H - 6, "start", "0");
 	rep_svg_text(w, TS_W - TS_RIGHT, TS_H - 6, "end", xs);
 	rep_end(w);
@@ -328,7 +322,7 @@ static void ts_panel(xmlTextWriterPtr w, const struct comparison *c,
 
 struct node_mem {
 	int node;
-	double mean, min, max;	/* MiB over the variant's iterations */
+	double mean, min, max; /* MiB over the variant's iterations */
 	size_t n;
 };
 
@@ -336,8 +330,7 @@ struct node_mem {
  * Memory variant j took from the node of series key: per iteration the
  * largest drop of nr_free_pages below its first sample, in MiB.
  */
-static void node_taken(const struct comparison *c, size_t j, const char *key,
-		       struct node_mem *nm)
+static void node_taken(const struct comparison *c, size_t j, const char *key, struct node_mem *nm)
 {
 	size_t i;
 	json_t *it;
@@ -364,8 +357,8 @@ static void node_taken(const struct comparison *c, size_t j, const char *key,
 	nm->mean = nm->n ? sum / (double)nm->n : NAN;
 }
 
-static void nm_bar(xmlTextWriterPtr w, const struct node_mem *nm, size_t j,
-		   double x, double top, double scale)
+static void nm_bar(xmlTextWriterPtr w, const struct node_mem *nm, size_t j, double x, double top,
+		   double scale)
 {
 	double base = NM_H - 26;
 	char v[48];
@@ -380,16 +373,15 @@ static void nm_bar(xmlTextWriterPtr w, const struct node_mem *nm, size_t j,
 	rep_attr(w, "fill", "%s", rep_color(j));
 	rep_attr(w, "fill-opacity", "0.75");
 	rep_end(w);
-	rep_svg_line(w, x + (NM_BAR - 6) / 2.0, base - nm->min * scale,
-		     x + (NM_BAR - 6) / 2.0, base - nm->max * scale, "#222");
+	rep_svg_line(w, x + (NM_BAR - 6) / 2.0, base - nm->min * scale, x + (NM_BAR - 6) / 2.0,
+		     base - nm->max * scale, "#222");
 	cmp_fmt_sig(v, sizeof(v), nm->mean, 3, true);
-	rep_svg_text(w, x + (NM_BAR - 6) / 2.0, fmax(base - nm->max * scale - 4, top),
-		     "middle", v);
+	rep_svg_text(w, x + (NM_BAR - 6) / 2.0, fmax(base - nm->max * scale - 4, top), "middle", v);
 }
 
 /* grouped bars: one group per node, one bar per variant */
-static void node_chart(xmlTextWriterPtr w, const struct comparison *c,
-		       const struct ts_key *keys, size_t nkeys)
+static void node_chart(xmlTextWriterPtr w, const struct comparison *c, const struct ts_key *keys,
+		       size_t nkeys)
 {
 	struct node_mem nm[MAX_NODES][8];
 	int node_id[MAX_NODES];
@@ -414,7 +406,8 @@ static void node_chart(xmlTextWriterPtr w, const struct comparison *c,
 	width = NM_LEFT + (int)nn * ((int)nv * NM_BAR + NM_GAP);
 	scale = (NM_H - 50) / top;
 	rep_text_el(w, "h3", NULL, "Memory taken from each node");
-	rep_text_el(w, "p", "small", "Per variant and node: the largest drop of the "
+	rep_text_el(w, "p", "small",
+		    "Per variant and node: the largest drop of the "
 		    "node's free memory below its level at the start of the "
 		    "measured phase, in MiB (bar: mean over iterations; line: "
 		    "smallest to largest). 1 Hz samples can miss a short peak.");
@@ -461,7 +454,8 @@ void rep_time_series(xmlTextWriterPtr w, const struct comparison *c)
 	rep_attr(w, "id", "timeseries");
 	rep_text(w, "Over time");
 	rep_end(w);
-	rep_text_el(w, "p", "small", "Sampled once a second during the measured "
+	rep_text_el(w, "p", "small",
+		    "Sampled once a second during the measured "
 		    "phase (the workload's go to its done, shaded); dashed: each "
 		    "variant's mean time.elapsed_s. Counters show their increase "
 		    "since the phase began. Thin lines are iterations, thick lines "
@@ -479,8 +473,7 @@ void rep_time_series(xmlTextWriterPtr w, const struct comparison *c)
 			more++;
 		} else {
 			cmp_fmt_sig(v, sizeof(v), keys[k].lo, 4, true);
-			strbuf_addf(&flat, "%s%s %s", flat.len ? ", " : "",
-				    keys[k].name, v);
+			strbuf_addf(&flat, "%s%s %s", flat.len ? ", " : "", keys[k].name, v);
 		}
 	}
 	rep_end(w);
@@ -492,8 +485,8 @@ void rep_time_series(xmlTextWriterPtr w, const struct comparison *c)
 	}
 	strbuf_release(&flat);
 	if (more) {
-		char *s = xasprintf("%zu more series are not drawn (at most %d panels).",
-				    more, TS_MAX_PANELS);
+		char *s = xasprintf("%zu more series are not drawn (at most %d panels).", more,
+				    TS_MAX_PANELS);
 
 		rep_text_el(w, "p", "small", s);
 		free(s);

@@ -12,8 +12,7 @@
 #include "lib/util.h"
 
 static const char *const palette[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-	"#9467bd", "#8c564b", "#e377c2", "#17becf",
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 };
 
 const char *rep_color(size_t j)
@@ -49,8 +48,7 @@ void rep_text(xmlTextWriterPtr w, const char *text)
 	xmlTextWriterWriteString(w, BAD_CAST text);
 }
 
-void rep_text_el(xmlTextWriterPtr w, const char *name, const char *cls,
-		 const char *text)
+void rep_text_el(xmlTextWriterPtr w, const char *name, const char *cls, const char *text)
 {
 	rep_el(w, name);
 	if (cls)
@@ -59,8 +57,8 @@ void rep_text_el(xmlTextWriterPtr w, const char *name, const char *cls,
 	rep_end(w);
 }
 
-void rep_svg_open(xmlTextWriterPtr w, const char *cls, int width, int height,
-		  const char *title, const char *metric)
+void rep_svg_open(xmlTextWriterPtr w, const char *cls, int width, int height, const char *title,
+		  const char *metric)
 {
 	rep_el(w, "svg");
 	rep_attr(w, "xmlns", SVG_NS);
@@ -74,8 +72,7 @@ void rep_svg_open(xmlTextWriterPtr w, const char *cls, int width, int height,
 	rep_text_el(w, "title", NULL, title);
 }
 
-void rep_svg_text(xmlTextWriterPtr w, double x, double y, const char *anchor,
-		  const char *text)
+void rep_svg_text(xmlTextWriterPtr w, double x, double y, const char *anchor, const char *text)
 {
 	rep_el(w, "text");
 	rep_attr(w, "x", "%.1f", x);
@@ -85,8 +82,7 @@ void rep_svg_text(xmlTextWriterPtr w, double x, double y, const char *anchor,
 	rep_end(w);
 }
 
-void rep_svg_line(xmlTextWriterPtr w, double x1, double y1, double x2,
-		  double y2, const char *color)
+void rep_svg_line(xmlTextWriterPtr w, double x1, double y1, double x2, double y2, const char *color)
 {
 	rep_el(w, "line");
 	rep_attr(w, "x1", "%.1f", x1);
@@ -107,4 +103,3 @@ char *rep_metric_id(const char *prefix, const char *name)
 		strbuf_addch(&sb, *p == ' ' ? '_' : *p);
 	return strbuf_detach(&sb);
 }
-

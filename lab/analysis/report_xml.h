@@ -26,19 +26,17 @@ void rep_end(xmlTextWriterPtr w);
 void rep_attr(xmlTextWriterPtr w, const char *k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* <name class="cls">text</name>; cls may be NULL */
-void rep_text_el(xmlTextWriterPtr w, const char *name, const char *cls,
-		 const char *text);
+void rep_text_el(xmlTextWriterPtr w, const char *name, const char *cls, const char *text);
 void rep_text(xmlTextWriterPtr w, const char *text);
 /*
  * <svg> of the given class and size with a title for screen readers;
  * metric (or NULL) goes into data-metric
  */
-void rep_svg_open(xmlTextWriterPtr w, const char *cls, int width, int height,
-		  const char *title, const char *metric);
-void rep_svg_text(xmlTextWriterPtr w, double x, double y, const char *anchor,
-		  const char *text);
-void rep_svg_line(xmlTextWriterPtr w, double x1, double y1, double x2,
-		  double y2, const char *color);
+void rep_svg_open(xmlTextWriterPtr w, const char *cls, int width, int height, const char *title,
+		  const char *metric);
+void rep_svg_text(xmlTextWriterPtr w, double x, double y, const char *anchor, const char *text);
+void rep_svg_line(xmlTextWriterPtr w, double x1, double y1, double x2, double y2,
+		  const char *color);
 /* the anchor of metric name in the evidence table / its box plot */
 char *rep_metric_id(const char *prefix, const char *name);
 

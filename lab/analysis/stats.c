@@ -40,8 +40,7 @@ static double harmonic_mean(const double *v, size_t n)
 	return n ? (double)n / sum : NAN;
 }
 
-void stats_summarize(const double *x, size_t n, bool higher_better,
-		     struct stats_summary *s)
+void stats_summarize(const double *x, size_t n, bool higher_better, struct stats_summary *s)
 {
 	double *v;
 	size_t k = finite_sorted(x, n, &v);
@@ -72,8 +71,7 @@ void stats_summarize(const double *x, size_t n, bool higher_better,
 }
 
 /* Fieller interval of m2/m1 - 1 for independent means with variances v1, v2 */
-static void fieller(double m1, double v1, double m2, double v2, double t,
-		    struct stats_test *out)
+static void fieller(double m1, double v1, double m2, double v2, double t, struct stats_test *out)
 {
 	double a = m1 * m1 - t * t * v1;
 	double disc, r;
@@ -89,8 +87,7 @@ static void fieller(double m1, double v1, double m2, double v2, double t,
 	out->ci_high = (m1 * m2 + r) / a - 1;
 }
 
-void stats_welch(const struct stats_summary *base,
-		 const struct stats_summary *cur, double conf,
+void stats_welch(const struct stats_summary *base, const struct stats_summary *cur, double conf,
 		 struct stats_test *out)
 {
 	double v1, v2, se2, diff;
@@ -98,8 +95,7 @@ void stats_welch(const struct stats_summary *base,
 	memset(out, 0, sizeof(*out));
 	out->t = out->df = out->p = NAN;
 	out->ci_low = out->ci_high = NAN;
-	out->rel = (base->n && cur->n && base->mean != 0) ?
-		   cur->mean / base->mean - 1 : NAN;
+	out->rel = (base->n && cur->n && base->mean != 0) ? cur->mean / base->mean - 1 : NAN;
 	if (base->n < 2 || cur->n < 2) {
 		out->why = base->n < 2 ? "n < 2 in the baseline" : "n < 2";
 		return;
@@ -110,8 +106,8 @@ void stats_welch(const struct stats_summary *base,
 	se2 = v1 + v2;
 	diff = cur->mean - base->mean;
 	if (se2 > 0)
-		out->df = se2 * se2 / (v1 * v1 / (double)(base->n - 1) +
-				       v2 * v2 / (double)(cur->n - 1));
+		out->df = se2 * se2 /
+			  (v1 * v1 / (double)(base->n - 1) + v2 * v2 / (double)(cur->n - 1));
 	else
 		out->df = (double)(base->n + cur->n - 2);
 	if (se2 > 0) {
@@ -124,8 +120,8 @@ void stats_welch(const struct stats_summary *base,
 	if (out->p > 1)
 		out->p = 1;
 	if (base->mean != 0)
-		fieller(base->mean, v1, cur->mean, v2,
-			gsl_cdf_tdist_Qinv((1 - conf) / 2, out->df), out);
+		fieller(base->mean, v1, cur->mean, v2, gsl_cdf_tdist_Qinv((1 - conf) / 2, out->df),
+			out);
 }
 
 struct pidx {
@@ -175,8 +171,8 @@ double stats_ci_halfwidth_rel(const double *x, size_t n, double conf)
 	stats_summarize(x, n, false, &s);
 	if (s.n < 2 || s.mean == 0)
 		return INFINITY;
-	return gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(s.n - 1)) *
-	       s.stddev / sqrt((double)s.n) / fabs(s.mean);
+	return gsl_cdf_tdist_Qinv((1 - conf) / 2, (double)(s.n - 1)) * s.stddev /
+	       sqrt((double)s.n) / fabs(s.mean);
 }
 
 size_t stats_power_n(double cov, double effect, double alpha, double power)
@@ -189,8 +185,7 @@ size_t stats_power_n(double cov, double effect, double alpha, double power)
 	ratio = cov / effect;
 	for (size_t n = 2; n <= 1000000; n++) {
 		double df = 2.0 * (double)n - 2;
-		double z = gsl_cdf_tdist_Qinv(alpha / 2, df) +
-			   gsl_cdf_tdist_Pinv(power, df);
+		double z = gsl_cdf_tdist_Qinv(alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df);
 
 		if ((double)n >= 2 * z * z * ratio * ratio)
 			return n;
@@ -202,9 +197,9 @@ double stats_mde(double cov, size_t n1, size_t n2, double alpha, double power)
 {
 	double df = (double)n1 + (double)n2 - 2;
 
-	if (n1 < 2 || n2 < 2 || !isfinite(cov) || cov < 0 ||
-	    !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+	if (n1 < 2 || n2 < 2 || !isfinite(cov) || cov < 0 || !(alpha > 0 && alpha < 1) ||
+	    !(power > 0 && power < 1))
 		return NAN;
-	return (gsl_cdf_tdist_Qinv(alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) *
-	       cov * sqrt(1.0 / (double)n1 + 1.0 / (double)n2);
+	return (gsl_cdf_tdist_Qinv(alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) * cov *
+	       sqrt(1.0 / (double)n1 + 1.0 / (double)n2);
 }

@@ -15,13 +15,13 @@
 #include <stddef.h>
 
 struct stats_summary {
-	size_t n;		/* finite values used */
-	double mean;		/* arithmetic mean */
-	double stddev;		/* sample standard deviation (n - 1); NaN if n < 2 */
-	double cov;		/* 100 * stddev / |mean| (percent); NaN if undefined */
+	size_t n; /* finite values used */
+	double mean; /* arithmetic mean */
+	double stddev; /* sample standard deviation (n - 1); NaN if n < 2 */
+	double cov; /* 100 * stddev / |mean| (percent); NaN if undefined */
 	double min, max;
-	double bamean95;	/* mean of the best floor(0.95 n) values (at least 1) */
-	double hmean;		/* harmonic mean; NaN unless every value > 0 */
+	double bamean95; /* mean of the best floor(0.95 n) values (at least 1) */
+	double hmean; /* harmonic mean; NaN unless every value > 0 */
 };
 
 /*
@@ -29,15 +29,14 @@ struct stats_summary {
  * smallest values when higher is better, the largest otherwise).
  * Values that are NaN or infinite are skipped. Never fails.
  */
-void stats_summarize(const double *x, size_t n, bool higher_better,
-		     struct stats_summary *s);
+void stats_summarize(const double *x, size_t n, bool higher_better, struct stats_summary *s);
 
 struct stats_test {
-	bool valid;		/* false: no test possible, see why */
-	const char *why;	/* static text when !valid ("n < 2 in baseline") */
-	double t, df, p;	/* Welch t statistic, W-S df, two-sided p */
-	double rel;		/* mean_new / mean_base - 1; NaN if base mean is 0 */
-	double ci_low, ci_high;	/* CI of rel (Fieller); +-INFINITY if unbounded */
+	bool valid; /* false: no test possible, see why */
+	const char *why; /* static text when !valid ("n < 2 in baseline") */
+	double t, df, p; /* Welch t statistic, W-S df, two-sided p */
+	double rel; /* mean_new / mean_base - 1; NaN if base mean is 0 */
+	double ci_low, ci_high; /* CI of rel (Fieller); +-INFINITY if unbounded */
 };
 
 /*
@@ -45,8 +44,7 @@ struct stats_test {
  * Fieller interval of mean_new / mean_base - 1. Zero variance on both sides:
  * p = 1 when the means are equal, 0 otherwise (df = n1 + n2 - 2).
  */
-void stats_welch(const struct stats_summary *base,
-		 const struct stats_summary *cur, double conf,
+void stats_welch(const struct stats_summary *base, const struct stats_summary *cur, double conf,
 		 struct stats_test *out);
 
 /*

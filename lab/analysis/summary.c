@@ -10,8 +10,7 @@
 
 #include "analysis/summary.h"
 
-void cmp_cell_change(const struct cmp_metric *m, size_t j, double *change,
-		     double *lo, double *hi)
+void cmp_cell_change(const struct cmp_metric *m, size_t j, double *change, double *lo, double *hi)
 {
 	const struct cmp_cell *e = &m->cells[j];
 
@@ -26,11 +25,10 @@ void cmp_cell_change(const struct cmp_metric *m, size_t j, double *change,
 		*hi = e->ci_high;
 	}
 	if (*change == 0)
-		*change = 0;	/* no "-0" */
+		*change = 0; /* no "-0" */
 }
 
-enum cmp_verdict cmp_cell_verdict(const struct comparison *c,
-				  const struct cmp_metric *m, size_t j)
+enum cmp_verdict cmp_cell_verdict(const struct comparison *c, const struct cmp_metric *m, size_t j)
 {
 	bool more = m->cells[j].s.mean > m->cells[c->baseline].s.mean;
 
@@ -65,8 +63,7 @@ static int sig_cmp(const void *a, const void *b)
  * over the workload and Duration metrics (every metric if none of those
  * varies): CoV = the larger of the two sides', n = each side's samples.
  */
-static void quiet_variant(const struct comparison *c, size_t j,
-			  struct cmp_quiet *q)
+static void quiet_variant(const struct comparison *c, size_t j, struct cmp_quiet *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->variant = j;
@@ -82,12 +79,10 @@ static void quiet_variant(const struct comparison *c, size_t j,
 			if (!pass && m->cells[j].t.valid)
 				q->tested++;
 			if (!m->cells[j].t.valid || m->constant ||
-			    (!pass && m->group != GROUP_WORKLOAD &&
-			     m->group != GROUP_DURATION))
+			    (!pass && m->group != GROUP_WORKLOAD && m->group != GROUP_DURATION))
 				continue;
 			cov = fmax(b->cov, s->cov);
-			mde = 100 * stats_mde(cov / 100, b->n, s->n, c->alpha,
-					      SUMMARY_POWER);
+			mde = 100 * stats_mde(cov / 100, b->n, s->n, c->alpha, SUMMARY_POWER);
 			if (isnan(mde) || (q->metric != (size_t)-1 && mde >= q->mde))
 				continue;
 			q->metric = i;
@@ -145,8 +140,7 @@ void cmp_summary_release(struct cmp_summary *s)
  * change in V against B (N metrics tested, q < a); with n=3 vs n=3 this
  * run could detect changes of 12.5% or more (M, CoV 4.1%, power 0.8)."
  */
-char *cmp_quiet_sentence(const struct comparison *c, const struct cmp_quiet *q,
-			 bool capital)
+char *cmp_quiet_sentence(const struct comparison *c, const struct cmp_quiet *q, bool capital)
 {
 	const char *v = c->vars[q->variant].name, *b = c->vars[c->baseline].name;
 	const char *no = capital ? "No" : "no";
@@ -154,11 +148,13 @@ char *cmp_quiet_sentence(const struct comparison *c, const struct cmp_quiet *q,
 
 	if (!q->tested)
 		return xasprintf("%s test of %s against %s: fewer than 2 samples on "
-				 "a side.", capital ? "No" : "no", v, b);
+				 "a side.",
+				 capital ? "No" : "no", v, b);
 	if (q->metric == (size_t)-1)
 		return xasprintf("%s significant change in %s against %s (%zu metrics "
 				 "tested, q < %.3g); each has one value in every "
-				 "sample.", no, v, b, q->tested, c->alpha);
+				 "sample.",
+				 no, v, b, q->tested, c->alpha);
 	cmp_fmt_sig(mde, sizeof(mde), q->mde, 3, true);
 	cmp_fmt_sig(cov, sizeof(cov), q->cov, 3, true);
 	return xasprintf("%s significant change in %s against %s (%zu metrics "

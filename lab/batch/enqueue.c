@@ -31,8 +31,9 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 		return ret;
 	rj = store_run_read(s, run);
 	boots = json_incref(json_object_get(rj, "boots"));
-	id = rj ? queue_add(q, run, json_string_value(json_object_get(rj, "job")), priority,
-			    boots, slurm) : -1;
+	id = rj ? queue_add(q, run, json_string_value(json_object_get(rj, "job")), priority, boots,
+			    slurm) :
+		  -1;
 	json_decref(rj);
 	if (id < 0) {
 		json_decref(boots);

@@ -37,7 +37,7 @@ struct pool {
 	struct queue_owner self;
 	struct placer placer;
 	struct worker *w;
-	unsigned int nw, max;		/* workers running; at most max VMs */
+	unsigned int nw, max; /* workers running; at most max VMs */
 	unsigned int nvm, nbuild, build_max;
 	struct cached_job *jobs;
 	size_t njobs;
@@ -49,8 +49,8 @@ struct pool {
 	unsigned int done, failed;
 };
 
-static int runner_boot_op(struct store *s, const struct queue_item *it,
-			  const struct boot_opts *bo, void *arg)
+static int runner_boot_op(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
+			  void *arg)
 {
 	(void)arg;
 	return runner_boot(s, it->run, it->variant, it->first, bo);
@@ -93,7 +93,7 @@ static bool fits(const struct queue_item *it, void *arg)
 		return false;
 	job = cached_job(p, it->run);
 	if (!job) {
-		p->pending_never = true;	/* claim it to fail it with the reason */
+		p->pending_never = true; /* claim it to fail it with the reason */
 		return true;
 	}
 	rc = placer_place(&p->placer, &job->topo, &p->pending);
@@ -106,7 +106,7 @@ static char *item_log(struct pool *p, const struct queue_item *it)
 {
 	char *dir = xasprintf("%s/%s/queue", store_dir(p->s), it->run);
 	char *log = it->kind == ITEM_BUILD ? xasprintf("%s/build-%s.log", dir, it->variant) :
-		    xasprintf("%s/%s-%u.log", dir, it->variant, it->first);
+					     xasprintf("%s/%s-%u.log", dir, it->variant, it->first);
 
 	mkdir_p(dir, 0755);
 	free(dir);
@@ -118,7 +118,8 @@ static int boot_worker(struct store *s, struct queue *q, void *arg)
 {
 	const struct pool *p = arg;
 	const struct worker *w = p->starting;
-	struct boot_opts bo = { .cache_dir = p->o->cache_dir, .connect_uri = p->o->connect_uri,
+	struct boot_opts bo = { .cache_dir = p->o->cache_dir,
+				.connect_uri = p->o->connect_uri,
 				.vcpu_pins = w->pl.vcpu_pins,
 				.memnodes = w->pl.numa ? w->pl.memnodes : NULL,
 				.attempt = w->it.attempts };
@@ -156,8 +157,8 @@ static void started(struct pool *p, const struct worker *w, const char *log)
 	pl = placement_json(&w->pl);
 	pj = json_dumps(pl, JSON_COMPACT);
 	queue_set_placement(p->q, it->id, w->pid, pj);
-	lab_info("started %s %s iteration %u (pid %d, host CPUs %s), log %s", it->run,
-		 it->variant, it->first, (int)w->pid, pj, log);
+	lab_info("started %s %s iteration %u (pid %d, host CPUs %s), log %s", it->run, it->variant,
+		 it->first, (int)w->pid, pj, log);
 	free(pj);
 	json_decref(pl);
 }
@@ -203,8 +204,10 @@ static void job_maybe_final(struct pool *p, const struct queue_item *it)
 	if (queue_job_final(p->q, it->job, &final, &all_done, &cancelled) || !final)
 		return;
 	runstate_set(p->s, it->run, cancelled ? "cancelled" : "complete");
-	lab_info("run %s %s", it->run, cancelled ? "cancelled" : all_done ?
-		 "complete" : "complete, with failed boots ('mmlab queue status --items')");
+	lab_info("run %s %s", it->run,
+		 cancelled ? "cancelled" :
+		 all_done  ? "complete" :
+			     "complete, with failed boots ('mmlab queue status --items')");
 }
 
 /* a build worker ended: settle its item; a failure ends the jobs waiting */
@@ -215,8 +218,8 @@ static void build_reaped(struct pool *p, const struct worker *w, int code)
 	size_t i;
 
 	p->nbuild--;
-	if (build_item_settle(p->q, p->s, &w->it, log, code == 3 || worker_stop_requested(),
-			      &e, &users) == 0)
+	if (build_item_settle(p->q, p->s, &w->it, log, code == 3 || worker_stop_requested(), &e,
+			      &users) == 0)
 		p->failed++;
 	json_array_foreach(users, i, u) {
 		struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
@@ -285,8 +288,7 @@ static void reap(struct pool *p, bool block)
 }
 
 /* a claimed boot that cannot start: fail it with why */
-static void boot_refused(struct pool *p, const struct queue_item *it, const char *why,
-			 bool say)
+static void boot_refused(struct pool *p, const struct queue_item *it, const char *why, bool say)
 {
 	queue_finish(p->q, it->id, ITEM_FAILED, why);
 	if (say)
@@ -318,8 +320,10 @@ static int claim_and_start(struct pool *p)
 			continue;
 		}
 		if (p->pending_never) {
-			boot_refused(p, &it, "the job does not fit on this host (or its job file "
-				     "is gone)", false);
+			boot_refused(p, &it,
+				     "the job does not fit on this host (or its job file "
+				     "is gone)",
+				     false);
 			continue;
 		}
 		/* first boot of the run: it is running now, under our pid */
@@ -369,10 +373,9 @@ static int pool_init(struct pool *p)
 	if (rc > 0)
 		lab_info("requeued or completed %d boot%s of a queue runner that died", rc,
 			 rc == 1 ? "" : "s");
-	lab_info("queue %s: up to %u VM%s at once on %s CPUs, %u kernel build%s",
-		 store_dir(p->s), p->max, p->max == 1 ? "" : "s",
-		 p->placer.host.numa ? "pinned NUMA" : "pinned", p->build_max,
-		 p->build_max == 1 ? "" : "s");
+	lab_info("queue %s: up to %u VM%s at once on %s CPUs, %u kernel build%s", store_dir(p->s),
+		 p->max, p->max == 1 ? "" : "s", p->placer.host.numa ? "pinned NUMA" : "pinned",
+		 p->build_max, p->build_max == 1 ? "" : "s");
 	return 0;
 }
 
@@ -388,7 +391,7 @@ static int pool_loop(struct pool *p)
 		if (claim_and_start(p))
 			return EXIT_RUN_FAILED;
 		if (!p->nw)
-			return 0;	/* nothing running and nothing claimable: empty */
+			return 0; /* nothing running and nothing claimable: empty */
 		if (now_monotonic() - last_beat > POOL_HEARTBEAT_S) {
 			queue_heartbeat(p->q, &p->self);
 			last_beat = now_monotonic();

@@ -36,11 +36,11 @@ struct pool_ops {
 };
 
 struct pool_opts {
-	unsigned int jobs;		/* VMs at once; 0: one per host CPU */
-	unsigned int build_jobs;	/* kernel builds at once, beside the VMs */
-	const char *cache_dir;		/* the kernel cache build items build into */
-	const char *connect_uri;	/* libvirt, for the boots (NULL: the default) */
-	const struct pool_ops *ops;	/* NULL: runner_boot(), build_item_build() */
+	unsigned int jobs; /* VMs at once; 0: one per host CPU */
+	unsigned int build_jobs; /* kernel builds at once, beside the VMs */
+	const char *cache_dir; /* the kernel cache build items build into */
+	const char *connect_uri; /* libvirt, for the boots (NULL: the default) */
+	const struct pool_ops *ops; /* NULL: runner_boot(), build_item_build() */
 };
 
 /*

@@ -152,7 +152,7 @@ static long long build_item(struct queue *q, long long job, const char *variant,
 			    const char *request)
 {
 	sqlite3_stmt *st = prep(q, "SELECT items.id, items.state FROM builds JOIN items"
-				" ON items.id = builds.item WHERE builds.request=?1");
+				   " ON items.id = builds.item WHERE builds.request=?1");
 	long long id = 0;
 	int state = -1;
 
@@ -176,7 +176,7 @@ static long long build_item(struct queue *q, long long job, const char *variant,
 		return id;
 	}
 	st = prep(q, "INSERT INTO items(job, kind, seq, variant, first, count)"
-		  " VALUES(?1,'build',-1,?2,-1,0)");
+		     " VALUES(?1,'build',-1,?2,-1,0)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
@@ -224,7 +224,9 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 			if (build < 0)
 				goto fail;
 		}
-		st = prep(q, "INSERT INTO items(job, seq, variant, first, count) VALUES(?1,?2,?3,?4,?5)");
+		st = prep(
+			q,
+			"INSERT INTO items(job, seq, variant, first, count) VALUES(?1,?2,?3,?4,?5)");
 		if (!st)
 			goto fail;
 		sqlite3_bind_int64(st, 1, job);
@@ -276,16 +278,18 @@ static void row_item(sqlite3_stmt *st, struct queue_item *it)
 	it->count = (unsigned int)sqlite3_column_int(st, 5);
 	it->state = item_state_parse((const char *)sqlite3_column_text(st, 6));
 	it->attempts = (unsigned int)sqlite3_column_int(st, 7);
-	it->kind = strcmp((const char *)sqlite3_column_text(st, 8) ?: "", "build") ?
-		   ITEM_BOOT : ITEM_BUILD;
+	it->kind = strcmp((const char *)sqlite3_column_text(st, 8) ?: "", "build") ? ITEM_BOOT :
+										     ITEM_BUILD;
 	snprintf(it->request, sizeof(it->request), "%s",
 		 (const char *)sqlite3_column_text(st, 9) ?: "");
 }
 
 /* ITEM_FROM: items joined with their job and (build items) their request */
-#define ITEM_COLS "items.id, items.job, jobs.run, items.variant, items.first, items.count," \
+#define ITEM_COLS                                                                 \
+	"items.id, items.job, jobs.run, items.variant, items.first, items.count," \
 	" items.state, items.attempts, items.kind, builds.request"
-#define ITEM_FROM " FROM items JOIN jobs ON jobs.id = items.job" \
+#define ITEM_FROM                                      \
+	" FROM items JOIN jobs ON jobs.id = items.job" \
 	" LEFT JOIN builds ON builds.item = items.id"
 
 /* state change of one item, checked against item_transition_ok() */
@@ -302,16 +306,18 @@ static int set_state(struct queue *q, long long item, enum item_state to, const 
 		from = item_state_parse((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	if (from < 0 || !item_transition_ok((enum item_state)from, to)) {
-		lab_err("queue %s: item %lld cannot go from %s to %s; this is a bug", q->path,
-			item, from < 0 ? "nowhere" : item_state_name(from), item_state_name(to));
+		lab_err("queue %s: item %lld cannot go from %s to %s; this is a bug", q->path, item,
+			from < 0 ? "nowhere" : item_state_name(from), item_state_name(to));
 		return -1;
 	}
-	st = prep(q, to == ITEM_RUNNING ?
-		  "UPDATE items SET state=?2, error=NULL, attempts=attempts+1, started=?3,"
-		  " heartbeat=?3, finished=NULL, owner_pid=?4, owner_host=?5, owner_boot=?6,"
-		  " worker_pid=NULL WHERE id=?1" :
-		  "UPDATE items SET state=?2, error=?7, finished=CASE WHEN ?2 IN ('done','failed')"
-		  " THEN ?3 ELSE NULL END, owner_pid=NULL, worker_pid=NULL WHERE id=?1");
+	st = prep(
+		q,
+		to == ITEM_RUNNING ?
+			"UPDATE items SET state=?2, error=NULL, attempts=attempts+1, started=?3,"
+			" heartbeat=?3, finished=NULL, owner_pid=?4, owner_host=?5, owner_boot=?6,"
+			" worker_pid=NULL WHERE id=?1" :
+			"UPDATE items SET state=?2, error=?7, finished=CASE WHEN ?2 IN ('done','failed')"
+			" THEN ?3 ELSE NULL END, owner_pid=NULL, worker_pid=NULL WHERE id=?1");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, item);
@@ -327,8 +333,8 @@ static int set_state(struct queue *q, long long item, enum item_state to, const 
 	return step_done(q, st);
 }
 
-int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits,
-		void *arg, struct queue_item *out)
+int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits, void *arg,
+		struct queue_item *out)
 {
 	sqlite3_stmt *st;
 	int ret = 1;
@@ -339,15 +345,14 @@ int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits
 	 * a boot whose kernel builds are all done; a build some queued boot
 	 * waits for (not one every job needing it cancelled); builds first
 	 */
-	st = prep(q, "SELECT " ITEM_COLS ITEM_FROM
-		  " WHERE items.state='queued' AND"
-		  " ((items.kind='boot' AND jobs.slurm IS NULL AND NOT EXISTS (SELECT 1 FROM"
-		  "   needs JOIN items b ON b.id = needs.build WHERE needs.item = items.id AND"
-		  "   b.state != 'done'))"
-		  "  OR (items.kind='build' AND EXISTS (SELECT 1 FROM needs JOIN items w"
-		  "   ON w.id = needs.item JOIN jobs wj ON wj.id = w.job WHERE"
-		  "   needs.build = items.id AND w.state = 'queued' AND wj.slurm IS NULL)))"
-		  " ORDER BY jobs.priority DESC, items.kind = 'build' DESC, jobs.id, items.seq");
+	st = prep(q, "SELECT " ITEM_COLS ITEM_FROM " WHERE items.state='queued' AND"
+		     " ((items.kind='boot' AND jobs.slurm IS NULL AND NOT EXISTS (SELECT 1 FROM"
+		     "   needs JOIN items b ON b.id = needs.build WHERE needs.item = items.id AND"
+		     "   b.state != 'done'))"
+		     "  OR (items.kind='build' AND EXISTS (SELECT 1 FROM needs JOIN items w"
+		     "   ON w.id = needs.item JOIN jobs wj ON wj.id = w.job WHERE"
+		     "   needs.build = items.id AND w.state = 'queued' AND wj.slurm IS NULL)))"
+		     " ORDER BY jobs.priority DESC, items.kind = 'build' DESC, jobs.id, items.seq");
 	if (!st)
 		goto fail;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -459,7 +464,7 @@ static bool owner_dead(const struct queue_owner *self, long long pid, const char
 	if (!host || strcmp(host, self->host))
 		return now_wall() - heartbeat > stale_s;
 	if (!boot || strcmp(boot, self->boot))
-		return true;	/* this host rebooted since */
+		return true; /* this host rebooted since */
 	if (pid == self->pid)
 		return false;
 	return pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH);
@@ -476,7 +481,7 @@ int queue_recover(struct queue *q, const struct queue_owner *self, double stale_
 	if (qexec(q, "BEGIN IMMEDIATE;"))
 		return -1;
 	st = prep(q, "SELECT " ITEM_COLS ", items.owner_pid, items.owner_host,"
-		  " items.owner_boot, items.heartbeat" ITEM_FROM " WHERE items.state='running'");
+		     " items.owner_boot, items.heartbeat" ITEM_FROM " WHERE items.state='running'");
 	if (!st)
 		goto fail;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -540,7 +545,9 @@ int queue_runner_register(struct queue *q, const struct queue_owner *self, doubl
 	}
 	if (qexec(q, "DELETE FROM runners;"))
 		goto fail;
-	st = prep(q, "INSERT INTO runners(pid, host, boot, started, heartbeat) VALUES(?1,?2,?3,?4,?4)");
+	st = prep(
+		q,
+		"INSERT INTO runners(pid, host, boot, started, heartbeat) VALUES(?1,?2,?3,?4,?4)");
 	if (!st)
 		goto fail;
 	sqlite3_bind_int64(st, 1, self->pid);
@@ -578,28 +585,31 @@ static int job_exists(struct queue *q, long long job)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW) {
-		lab_err("the queue %s has no job %lld; 'mmlab queue status' lists them",
-			q->path, job);
+		lab_err("the queue %s has no job %lld; 'mmlab queue status' lists them", q->path,
+			job);
 		return -1;
 	}
 	return 0;
 }
 
-static int move_items(struct queue *q, long long job, const char *from_sql,
-		      enum item_state to)
+static int move_items(struct queue *q, long long job, const char *from_sql, enum item_state to)
 {
 	/*
 	 * the job's boots; on retry also the failed builds they need (which
 	 * may belong to another job); builds are never cancelled: one that no
 	 * queued boot waits for is simply not claimed
 	 */
-	char *sql = to == ITEM_QUEUED ?
-		xasprintf("SELECT id FROM items WHERE job=?1 AND kind='boot' AND state IN (%s)"
-			  " UNION SELECT b.id FROM items w JOIN needs ON needs.item = w.id"
-			  " JOIN items b ON b.id = needs.build WHERE w.job=?1 AND"
-			  " w.state IN (%s) AND b.state IN (%s)", from_sql, from_sql, from_sql) :
-		xasprintf("SELECT id FROM items WHERE job=?1 AND kind='boot' AND state IN (%s)",
-			  from_sql);
+	char *sql =
+		to == ITEM_QUEUED ?
+			xasprintf(
+				"SELECT id FROM items WHERE job=?1 AND kind='boot' AND state IN (%s)"
+				" UNION SELECT b.id FROM items w JOIN needs ON needs.item = w.id"
+				" JOIN items b ON b.id = needs.build WHERE w.job=?1 AND"
+				" w.state IN (%s) AND b.state IN (%s)",
+				from_sql, from_sql, from_sql) :
+			xasprintf(
+				"SELECT id FROM items WHERE job=?1 AND kind='boot' AND state IN (%s)",
+				from_sql);
 	sqlite3_stmt *st;
 	long long *ids = NULL;
 	size_t n = 0;
@@ -621,8 +631,9 @@ static int move_items(struct queue *q, long long job, const char *from_sql,
 	for (size_t i = 0; i < n; i++)
 		if (set_state(q, ids[i], to, to == ITEM_CANCELLED ? "cancelled" : NULL, NULL))
 			goto fail;
-	if (to == ITEM_QUEUED && qexec(q, "UPDATE builds SET result=NULL WHERE item IN"
-				       " (SELECT id FROM items WHERE kind='build' AND state='queued');"))
+	if (to == ITEM_QUEUED &&
+	    qexec(q, "UPDATE builds SET result=NULL WHERE item IN"
+		     " (SELECT id FROM items WHERE kind='build' AND state='queued');"))
 		goto fail;
 	free(ids);
 	if (qexec(q, "COMMIT;"))
@@ -647,7 +658,8 @@ int queue_retry(struct queue *q, long long job)
 static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t *bcounts,
 			 double *dur_sum, unsigned int *ndur, unsigned int *left)
 {
-	sqlite3_stmt *st = prep(q, "SELECT id, variant, first, count, state, attempts,"
+	sqlite3_stmt *st = prep(q,
+				"SELECT id, variant, first, count, state, attempts,"
 				" started, finished, placement, error, owner_pid, worker_pid, kind,"
 				" (SELECT request FROM builds WHERE builds.item = items.id),"
 				" (SELECT count(*) FROM needs WHERE needs.build = items.id)"
@@ -660,29 +672,35 @@ static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t 
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *state = (const char *)sqlite3_column_text(st, 4);
 		const char *pl = (const char *)sqlite3_column_text(st, 8);
-		json_t *it = json_pack("{s:I, s:s, s:i, s:i, s:s, s:i}",
-			"id", (json_int_t)sqlite3_column_int64(st, 0),
-			"variant", (const char *)sqlite3_column_text(st, 1),
-			"first", sqlite3_column_int(st, 2), "count", sqlite3_column_int(st, 3),
-			"state", state, "attempts", sqlite3_column_int(st, 5));
+		json_t *it = json_pack("{s:I, s:s, s:i, s:i, s:s, s:i}", "id",
+				       (json_int_t)sqlite3_column_int64(st, 0), "variant",
+				       (const char *)sqlite3_column_text(st, 1), "first",
+				       sqlite3_column_int(st, 2), "count",
+				       sqlite3_column_int(st, 3), "state", state, "attempts",
+				       sqlite3_column_int(st, 5));
 
 		bool build = !strcmp((const char *)sqlite3_column_text(st, 12), "build");
 
 		if (build) {
 			/* a kernel build: counted apart, not in the ETA */
-			json_object_set_new(bcounts, state, json_integer(
-				json_integer_value(json_object_get(bcounts, state)) + 1));
+			json_object_set_new(
+				bcounts, state,
+				json_integer(json_integer_value(json_object_get(bcounts, state)) +
+					     1));
 			json_object_set_new(it, "kind", json_string("build"));
-			json_object_set_new(it, "request", json_string(
-				(const char *)sqlite3_column_text(st, 13) ?: ""));
-			json_object_set_new(it, "needed_by", json_integer(
-				sqlite3_column_int64(st, 14)));
+			json_object_set_new(it, "request",
+					    json_string((const char *)sqlite3_column_text(st, 13) ?:
+								""));
+			json_object_set_new(it, "needed_by",
+					    json_integer(sqlite3_column_int64(st, 14)));
 			json_object_del(it, "first");
 			json_object_del(it, "count");
 		} else {
 			json_object_set_new(it, "kind", json_string("boot"));
-			json_object_set_new(counts, state, json_integer(
-				json_integer_value(json_object_get(counts, state)) + 1));
+			json_object_set_new(
+				counts, state,
+				json_integer(json_integer_value(json_object_get(counts, state)) +
+					     1));
 		}
 		if (!build && !strcmp(state, "done") && sqlite3_column_type(st, 7) != SQLITE_NULL &&
 		    sqlite3_column_type(st, 6) != SQLITE_NULL) {
@@ -694,7 +712,8 @@ static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t 
 		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
 			json_object_set_new(it, "started", json_real(sqlite3_column_double(st, 6)));
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			json_object_set_new(it, "finished", json_real(sqlite3_column_double(st, 7)));
+			json_object_set_new(it, "finished",
+					    json_real(sqlite3_column_double(st, 7)));
 		if (pl) {
 			json_t *p = json_loads(pl, 0, NULL);
 
@@ -705,9 +724,11 @@ static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t 
 			json_object_set_new(it, "error",
 					    json_string((const char *)sqlite3_column_text(st, 9)));
 		if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-			json_object_set_new(it, "owner_pid", json_integer(sqlite3_column_int64(st, 10)));
+			json_object_set_new(it, "owner_pid",
+					    json_integer(sqlite3_column_int64(st, 10)));
 		if (sqlite3_column_type(st, 11) != SQLITE_NULL)
-			json_object_set_new(it, "worker_pid", json_integer(sqlite3_column_int64(st, 11)));
+			json_object_set_new(it, "worker_pid",
+					    json_integer(sqlite3_column_int64(st, 11)));
 		json_array_append_new(a, it);
 	}
 	sqlite3_finalize(st);
@@ -716,7 +737,8 @@ static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t 
 
 json_t *queue_status(struct queue *q, unsigned int parallel)
 {
-	sqlite3_stmt *st = prep(q, "SELECT id, run, job, priority, added, slurm FROM jobs ORDER BY id");
+	sqlite3_stmt *st =
+		prep(q, "SELECT id, run, job, priority, added, slurm FROM jobs ORDER BY id");
 	json_t *out = json_array();
 	double all_sum = 0;
 	unsigned int all_n = 0;
@@ -733,13 +755,12 @@ json_t *queue_status(struct queue *q, unsigned int parallel)
 		json_t *items = job_items(q, sqlite3_column_int64(st, 0), counts, bcounts, &sum,
 					  &nd, &left);
 
-		j = json_pack("{s:I, s:s, s:s, s:i, s:f, s:o, s:o, s:o}",
-			"id", (json_int_t)sqlite3_column_int64(st, 0),
-			"run", (const char *)sqlite3_column_text(st, 1),
-			"job", (const char *)sqlite3_column_text(st, 2),
-			"priority", sqlite3_column_int(st, 3),
-			"added", sqlite3_column_double(st, 4),
-			"counts", counts, "builds", bcounts, "items", items);
+		j = json_pack("{s:I, s:s, s:s, s:i, s:f, s:o, s:o, s:o}", "id",
+			      (json_int_t)sqlite3_column_int64(st, 0), "run",
+			      (const char *)sqlite3_column_text(st, 1), "job",
+			      (const char *)sqlite3_column_text(st, 2), "priority",
+			      sqlite3_column_int(st, 3), "added", sqlite3_column_double(st, 4),
+			      "counts", counts, "builds", bcounts, "items", items);
 		json_object_set_new(j, "slurm", slurm ? json_loads(slurm, 0, NULL) : json_null());
 		if (!json_object_get(j, "slurm"))
 			json_object_set_new(j, "slurm", json_null());
@@ -758,11 +779,14 @@ json_t *queue_status(struct queue *q, unsigned int parallel)
 		json_array_foreach(out, i, j) {
 			json_t *m = json_object_get(j, "mean_item_s");
 			double mean = json_is_number(m) ? json_number_value(m) :
-				      all_n ? all_sum / all_n : -1;
+				      all_n		? all_sum / all_n :
+							  -1;
 			json_int_t left = json_integer_value(json_object_get(j, "_left"));
 
-			json_object_set_new(j, "eta_s", !left ? json_real(0) : mean < 0 ?
-					    json_null() : json_real(mean * left / parallel));
+			json_object_set_new(j, "eta_s",
+					    !left    ? json_real(0) :
+					    mean < 0 ? json_null() :
+						       json_real(mean * left / parallel));
 			json_object_del(j, "_left");
 		}
 	}
@@ -773,7 +797,7 @@ int queue_job_final(struct queue *q, long long job, bool *final, bool *all_done,
 		    bool *any_cancelled)
 {
 	sqlite3_stmt *st = prep(q, "SELECT state, count(*) FROM items WHERE job=?1 AND"
-				" kind='boot' GROUP BY state");
+				   " kind='boot' GROUP BY state");
 
 	if (!st)
 		return -1;
@@ -827,7 +851,7 @@ json_t *queue_build_result(struct queue *q, const char *request, enum item_state
 			   long long *build)
 {
 	sqlite3_stmt *st = prep(q, "SELECT builds.result, items.state, items.id FROM builds"
-				" JOIN items ON items.id = builds.item WHERE builds.request=?1");
+				   " JOIN items ON items.id = builds.item WHERE builds.request=?1");
 	json_t *r = NULL;
 
 	*state = ITEM_NSTATES;
@@ -850,19 +874,21 @@ json_t *queue_build_result(struct queue *q, const char *request, enum item_state
 
 json_t *queue_build_users(struct queue *q, long long build)
 {
-	sqlite3_stmt *st = prep(q, "SELECT DISTINCT items.job, jobs.run, items.variant FROM needs"
-				" JOIN items ON items.id = needs.item JOIN jobs ON jobs.id = items.job"
-				" WHERE needs.build=?1 ORDER BY items.job");
+	sqlite3_stmt *st =
+		prep(q, "SELECT DISTINCT items.job, jobs.run, items.variant FROM needs"
+			" JOIN items ON items.id = needs.item JOIN jobs ON jobs.id = items.job"
+			" WHERE needs.build=?1 ORDER BY items.job");
 	json_t *a = json_array();
 
 	if (!st)
 		return a;
 	sqlite3_bind_int64(st, 1, build);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:I, s:s, s:s}",
-			"job", (json_int_t)sqlite3_column_int64(st, 0),
-			"run", (const char *)sqlite3_column_text(st, 1),
-			"variant", (const char *)sqlite3_column_text(st, 2)));
+		json_array_append_new(a,
+				      json_pack("{s:I, s:s, s:s}", "job",
+						(json_int_t)sqlite3_column_int64(st, 0), "run",
+						(const char *)sqlite3_column_text(st, 1), "variant",
+						(const char *)sqlite3_column_text(st, 2)));
 	sqlite3_finalize(st);
 	return a;
 }
@@ -876,7 +902,7 @@ int queue_fail_waiting(struct queue *q, long long build, const char *error)
 	if (qexec(q, "BEGIN IMMEDIATE;"))
 		return -1;
 	st = prep(q, "SELECT items.id FROM needs JOIN items ON items.id = needs.item"
-		  " WHERE needs.build=?1 AND items.state='queued'");
+		     " WHERE needs.build=?1 AND items.state='queued'");
 	if (!st)
 		goto fail;
 	sqlite3_bind_int64(st, 1, build);

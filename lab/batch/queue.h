@@ -38,7 +38,7 @@ enum item_state {
 	ITEM_NSTATES,
 };
 const char *item_state_name(enum item_state s);
-int item_state_parse(const char *name);		/* -1 if unknown */
+int item_state_parse(const char *name); /* -1 if unknown */
 bool item_transition_ok(enum item_state from, enum item_state to);
 
 struct queue;
@@ -80,7 +80,7 @@ struct queue_item {
 	enum item_state state;
 	unsigned int attempts;
 	enum item_kind kind;
-	char request[65];	/* a build's kcache request hash */
+	char request[65]; /* a build's kcache request hash */
 };
 
 /*
@@ -91,8 +91,8 @@ struct queue_item {
  * a Slurm job made it. 0 claimed, 1 nothing claimable, -1 error.
  */
 typedef bool (*queue_fits_fn)(const struct queue_item *it, void *arg);
-int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits,
-		void *arg, struct queue_item *out);
+int queue_claim(struct queue *q, const struct queue_owner *o, queue_fits_fn fits, void *arg,
+		struct queue_item *out);
 /*
  * Claim item id, of any job, if it is queued (a Slurm build step claims
  * its build this way). 0 claimed, 1 not queued (*out has its state),

@@ -47,8 +47,7 @@ json_t *run_variant_kernel(json_t *rj, const char *variant, size_t *idx)
  * Record a build's outcome as the kernel of a variant that waited for it
  * (run.json "variants"[].kernel), unless the variant has its kernel.
  */
-static int run_kernel_set(struct store *s, const char *run, const char *variant,
-			  json_t *result)
+static int run_kernel_set(struct store *s, const char *run, const char *variant, json_t *result)
 {
 	json_t *rj = store_run_read(s, run), *k;
 	size_t i;
@@ -62,8 +61,8 @@ static int run_kernel_set(struct store *s, const char *run, const char *variant,
 
 		/* the operations as this job wrote them; the rest is the build's */
 		json_object_set(n, "operations", json_object_get(k, "operations"));
-		json_object_set_new(json_array_get(json_object_get(rj, "variants"), i),
-				    "kernel", n);
+		json_object_set_new(json_array_get(json_object_get(rj, "variants"), i), "kernel",
+				    n);
 		ret = store_run_write(s, run, rj);
 	}
 	json_decref(rj);
@@ -80,7 +79,7 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
 
 	*why = NULL;
 	if (!rj)
-		return 0;	/* runner_boot() says what is wrong */
+		return 0; /* runner_boot() says what is wrong */
 	k = run_variant_kernel(rj, variant, NULL);
 	req = json_string_value(json_object_get(k, "request"));
 	if (!json_is_true(json_object_get(k, "build_pending")) || !req) {
@@ -92,8 +91,9 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
 		const char *log = json_string_value(json_object_get(res, "build_log"));
 
 		*why = xasprintf("the kernel of variant '%s' was not built (build %.12s is %s%s%s)",
-				 variant, req, state < ITEM_NSTATES ? item_state_name(state) :
-				 "not in the queue", log ? "; build log " : "", log ? log : "");
+				 variant, req,
+				 state < ITEM_NSTATES ? item_state_name(state) : "not in the queue",
+				 log ? "; build log " : "", log ? log : "");
 		ret = -1;
 	} else {
 		ret = run_kernel_set(s, run, variant, res);
@@ -124,24 +124,26 @@ int build_item_build(struct queue *q, struct store *s, const struct queue_item *
 		lab_err("run %s has no variant '%s' built from source", it->run, it->variant);
 		goto out;
 	}
-	base = json_string_value(json_object_get(run_variant_kernel(rj, it->variant, NULL),
-						 "base_commit"));
-	if (base) {	/* the ref may have moved since the job was queued */
+	base = json_string_value(
+		json_object_get(run_variant_kernel(rj, it->variant, NULL), "base_commit"));
+	if (base) { /* the ref may have moved since the job was queued */
 		free(job->variants[i].ref);
 		job->variants[i].ref = xstrdup(base);
 	}
-	lab_info("building the kernel of variant '%s' of %s (request %.12s)", it->variant,
-		 it->run, it->request);
+	lab_info("building the kernel of variant '%s' of %s (request %.12s)", it->variant, it->run,
+		 it->request);
 	rc = kernel_resolve_job(job, i, cache_dir, &ki);
 	res = kernel_info_json(&ki);
-	if (!ki.build_failed && rc) {	/* not a build: the request itself failed */
+	if (!ki.build_failed && rc) { /* not a build: the request itself failed */
 		json_decref(res);
 		res = json_pack("{s:s, s:b}", "source", "build", "build_failed", 1);
 	}
 	if (queue_build_set_result(q, it->id, res))
 		rc = -1;
-	lab_info("variant '%s': %s", it->variant, rc ? "the build failed" :
-		 ki.cache_hit ? "from the cache" : "built");
+	lab_info("variant '%s': %s", it->variant,
+		 rc	      ? "the build failed" :
+		 ki.cache_hit ? "from the cache" :
+				"built");
 	json_decref(res);
 	kernel_info_release(&ki);
 out:
@@ -176,13 +178,14 @@ int build_item_settle(struct queue *q, struct store *s, const struct queue_item 
 		queue_finish(q, it->id, ITEM_DONE, NULL);
 		lab_info("kernel of variant '%s' (%s): %s %s", it->variant, it->run,
 			 json_is_true(json_object_get(res, "cache_hit")) ? "from the cache" :
-			 "built", json_string_value(json_object_get(res, "cache_key")) ?: "");
+									   "built",
+			 json_string_value(json_object_get(res, "cache_key")) ?: "");
 		ret = 1;
 		goto out;
 	}
 	*err = xasprintf("the kernel build of variant '%s' failed; build log %s (worker log %s)",
-			 it->variant, json_string_value(json_object_get(res, "build_log")) ?:
-			 "none", log);
+			 it->variant,
+			 json_string_value(json_object_get(res, "build_log")) ?: "none", log);
 	queue_finish(q, it->id, ITEM_FAILED, *err);
 	lab_err("%s", *err);
 	if (queue_fail_waiting(q, it->id, *err) > 0 && users_out) {

@@ -44,7 +44,7 @@ bool runstate_item_stored(const struct queue_item *it, void *arg)
 	struct store *s = arg;
 
 	if (it->kind == ITEM_BUILD)
-		return false;	/* a build is never "stored": it runs again */
+		return false; /* a build is never "stored": it runs again */
 	for (unsigned int i = 0; i < it->count; i++)
 		if (!store_iteration_done(s, it->run, it->variant, it->first + i))
 			return false;
@@ -68,8 +68,8 @@ void runstate_follow(struct queue *q, struct store *s, long long id)
 			continue;
 		if (final && cancelled)
 			runstate_set(s, run, "cancelled");
-		else if (!final && !json_integer_value(json_object_get(
-				json_object_get(j, "counts"), "running")))
+		else if (!final && !json_integer_value(json_object_get(json_object_get(j, "counts"),
+								       "running")))
 			runstate_set(s, run, "queued");
 	}
 	json_decref(st);
@@ -82,10 +82,10 @@ static size_t boots_missing(struct store *s, const char *run)
 	size_t i, missing = 0;
 
 	json_array_foreach(json_object_get(rj, "boots"), i, b) {
-		struct queue_item it = { .first = (unsigned int)json_integer_value(
-						 json_object_get(b, "first")),
-					 .count = (unsigned int)json_integer_value(
-						 json_object_get(b, "count")) };
+		struct queue_item it = {
+			.first = (unsigned int)json_integer_value(json_object_get(b, "first")),
+			.count = (unsigned int)json_integer_value(json_object_get(b, "count"))
+		};
 
 		snprintf(it.run, sizeof(it.run), "%s", run);
 		snprintf(it.variant, sizeof(it.variant), "%s",
@@ -110,8 +110,8 @@ int runstate_finish(struct store *s, const char *run_arg)
 	}
 	if (missing)
 		lab_err("run %s: %zu boot%s not stored; 'mmlab queue status --items' and the "
-			"Slurm task logs under %s/%s/slurm say why", run, missing,
-			missing == 1 ? "" : "s", store_dir(s), run);
+			"Slurm task logs under %s/%s/slurm say why",
+			run, missing, missing == 1 ? "" : "s", store_dir(s), run);
 	else
 		lab_info("run %s complete", run);
 	free(run);

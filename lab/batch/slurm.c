@@ -126,7 +126,7 @@ void slurm_array_argv(struct strlist *a, const struct slurm_target *t, const cha
 	strlist_pushf(a, "--array=0-%u", ntasks - 1);
 	strlist_pushf(a, "--cpus-per-task=%u", cpus);
 	strlist_pushf(a, "--time=%u", minutes);
-	if (deps) {	/* a failed build cancels the boots instead of leaving them pending */
+	if (deps) { /* a failed build cancels the boots instead of leaving them pending */
 		strlist_pushf(a, "--dependency=afterok%s", deps);
 		strlist_push(a, "--kill-on-invalid-dep=yes");
 	}
@@ -148,7 +148,7 @@ void slurm_finish_argv(struct strlist *a, const struct slurm_target *t, const ch
 
 char *slurm_parse_job_id(const char *out)
 {
-	size_t n = strcspn(out, ";\n");	/* "id[;cluster]" */
+	size_t n = strcspn(out, ";\n"); /* "id[;cluster]" */
 
 	return n ? xstrndup(out, n) : NULL;
 }
@@ -168,8 +168,8 @@ char *slurm_sbatch(const struct strlist *a)
 	/* it ran (a failure to start was reported by spawn_run) */
 	if (!id && (r.exit_code >= 0 || r.term_signal || r.timed_out))
 		lab_err("sbatch %s: %.400s; check that slurmctld is reachable ('sinfo') "
-			"and the options", spawn_describe(&r, so.timeout_s, how, sizeof(how)),
-			r.out ? r.out : "");
+			"and the options",
+			spawn_describe(&r, so.timeout_s, how, sizeof(how)), r.out ? r.out : "");
 	spawn_result_free(&r);
 	free(argv);
 	return id;
@@ -180,7 +180,7 @@ unsigned int slurm_parse_node_cpus(const char *out)
 	unsigned long min = 0;
 
 	for (const char *l = out; *l; l += strcspn(l, "\n"), l += *l == '\n') {
-		unsigned long n = strtoul(l, NULL, 10);	/* "64" or "64+" */
+		unsigned long n = strtoul(l, NULL, 10); /* "64" or "64+" */
 
 		if (n && (!min || n < min))
 			min = n;
@@ -190,8 +190,7 @@ unsigned int slurm_parse_node_cpus(const char *out)
 
 unsigned int slurm_node_cpus(const char *partition)
 {
-	const char *argv[] = { "sinfo", "-h", "-o", "%c", partition ? "-p" : NULL, partition,
-			       NULL };
+	const char *argv[] = { "sinfo", "-h", "-o", "%c", partition ? "-p" : NULL, partition, NULL };
 	struct spawn_opts so = { .timeout_s = 20 };
 	struct spawn_result r;
 	unsigned int n = 0;
@@ -267,11 +266,11 @@ void slurm_status_fill(json_t *j, struct store *s)
 	char *ids = job_ids(sl);
 
 	if (ids) {
-		const char *acct[] = { "sacct", "-n", "-P", "-X", "-j", ids, "-o", "JobID,State",
-				       NULL };
+		const char *acct[] = { "sacct", "-n", "-P",	     "-X", "-j",
+				       ids,	"-o", "JobID,State", NULL };
 		/* all states: ended tasks too, while slurmctld remembers them */
-		const char *sq[] = { "squeue", "-h", "-r", "-t", "all", "-j", ids, "-o", "%i %T",
-				     NULL };
+		const char *sq[] = { "squeue", "-h", "-r", "-t",    "all",
+				     "-j",     ids,  "-o", "%i %T", NULL };
 
 		/* accounting (where it is on) knows finished tasks; squeue the live ones */
 		query_states(acct, states);
@@ -296,13 +295,13 @@ static const char *boot_state(json_t *it, struct store *s, const char *run, cons
 	if (stored)
 		return "done";
 	if (qstate && (!strcmp(qstate, "failed") || !strcmp(qstate, "cancelled")))
-		return qstate;	/* the queue's word: its kernel build failed */
+		return qstate; /* the queue's word: its kernel build failed */
 	if (st && (!strcmp(st, "RUNNING") || !strcmp(st, "COMPLETING")))
 		return "running";
 	if (st && strcmp(st, "PENDING") && strcmp(st, "COMPLETED"))
 		return "failed";
 	if (st && !strcmp(st, "COMPLETED"))
-		return "failed";	/* finished but stored nothing */
+		return "failed"; /* finished but stored nothing */
 	return "queued";
 }
 
@@ -320,8 +319,9 @@ void slurm_items_state(json_t *j, struct store *s)
 
 		if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
 			/* the queue's state (the build step settles it), and Slurm's */
-			const char *id = json_string_value(json_object_get(json_object_get(sl,
-				"builds"), json_string_value(json_object_get(it, "variant"))));
+			const char *id = json_string_value(
+				json_object_get(json_object_get(sl, "builds"),
+						json_string_value(json_object_get(it, "variant"))));
 
 			st = id ? json_string_value(json_object_get(states, id)) : NULL;
 			if (st)
@@ -334,8 +334,9 @@ void slurm_items_state(json_t *j, struct store *s)
 		if (st)
 			json_object_set_new(it, "slurm_state", json_string(st));
 		/* counts first: state may be the string set_new() below frees */
-		json_object_set_new(counts, state, json_integer(
-			json_integer_value(json_object_get(counts, state)) + 1));
+		json_object_set_new(
+			counts, state,
+			json_integer(json_integer_value(json_object_get(counts, state)) + 1));
 		json_object_set_new(it, "state", json_string(state));
 	}
 	json_object_set_new(j, "counts", counts);

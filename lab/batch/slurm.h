@@ -36,8 +36,8 @@ char *slurm_script_text(const char *mmlab, const char *results, const char *cach
 
 /* where the jobs of a run go, and the sbatch options they share */
 struct slurm_target {
-	const char *partition;		/* --partition, or NULL */
-	const char *dir;		/* --chdir, and where --output files go */
+	const char *partition; /* --partition, or NULL */
+	const char *dir; /* --chdir, and where --output files go */
 };
 
 /*

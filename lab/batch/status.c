@@ -17,9 +17,9 @@ json_t *batch_status(struct queue *q, struct store *s)
 	if (!st)
 		return NULL;
 	json_array_foreach(st, i, j)
-		running += (unsigned int)json_integer_value(json_object_get(
-			json_object_get(j, "counts"), "running"));
-	if (running > 1) {	/* ETA over the VMs running now */
+		running += (unsigned int)json_integer_value(
+			json_object_get(json_object_get(j, "counts"), "running"));
+	if (running > 1) { /* ETA over the VMs running now */
 		json_decref(st);
 		st = queue_status(q, running);
 	}

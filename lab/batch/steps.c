@@ -56,8 +56,8 @@ int step_exec(struct queue *q, struct store *s, const char *run_arg, const char 
 	rj = store_run_read(s, run);
 	if (!boot || parse_uint(boot, &k) || !rj ||
 	    !(b = json_array_get(json_object_get(rj, "boots"), k))) {
-		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run,
-			boot ? boot : "", json_array_size(json_object_get(rj, "boots")) - 1);
+		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run, boot ? boot : "",
+			json_array_size(json_object_get(rj, "boots")) - 1);
 		json_decref(rj);
 		free(run);
 		return EXIT_USAGE;
@@ -129,8 +129,9 @@ static int build_in_child(struct queue *q, struct store *s, const struct queue_o
 			  const struct queue_item *it, const char *cache_dir)
 {
 	struct build_child bc = { .it = it, .cache_dir = cache_dir };
-	struct worker_spec spec = { .results_dir = store_dir(s), .open_queue = true,
-				    .fn = build_child_fn, .arg = &bc };
+	struct worker_spec spec = {
+		.results_dir = store_dir(s), .open_queue = true, .fn = build_child_fn, .arg = &bc
+	};
 	pid_t pid = worker_start(&spec, "the build");
 
 	return pid < 0 ? 3 : build_wait(q, self, pid);
@@ -170,8 +171,8 @@ static int pending_request(struct store *s, const char *run, const char *variant
  * to the run: *ret is the exit status), -1 *ret set after a message.
  */
 static int claim_build(struct queue *q, struct store *s, const struct queue_owner *self,
-		       const char *run, const char *variant, const char *req,
-		       struct queue_item *it, int *ret)
+		       const char *run, const char *variant, const char *req, struct queue_item *it,
+		       int *ret)
 {
 	bool waiting = false;
 	char *why;
@@ -185,7 +186,8 @@ static int claim_build(struct queue *q, struct store *s, const struct queue_owne
 		json_decref(queue_build_result(q, req, &state, &bid));
 		if (!bid) {
 			lab_err("the queue in %s has no build item for request %.12s of run %s "
-				"variant '%s'", store_dir(s), req, run, variant);
+				"variant '%s'",
+				store_dir(s), req, run, variant);
 			return -1;
 		}
 		if (state == ITEM_DONE || state == ITEM_FAILED || state == ITEM_CANCELLED) {
@@ -205,7 +207,8 @@ static int claim_build(struct queue *q, struct store *s, const struct queue_owne
 			return rc;
 		if (!waiting)
 			lab_info("build item %lld (request %.12s) is being built by another "
-				 "process; waiting for it", bid, req);
+				 "process; waiting for it",
+				 bid, req);
 		waiting = true;
 		queue_recover(q, self, POOL_STALE_S, runstate_item_stored, s);
 		sleep(5);
@@ -238,8 +241,8 @@ int step_build(struct queue *q, struct store *s, const char *run_arg, const char
 	if (build_item_settle(q, s, &it, log, rc == 3, &e, &users) == 1)
 		ret = 0;
 	else if (!e)
-		lab_err("the build of run %s variant '%s' was interrupted; it is queued again",
-			run, variant);
+		lab_err("the build of run %s variant '%s' was interrupted; it is queued again", run,
+			variant);
 	worker_stop_release();
 	json_decref(users);
 	free(e);

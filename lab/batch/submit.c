@@ -21,16 +21,16 @@ struct run_sub {
 	struct store *s;
 	struct submit_opts *o;
 	const char *run;
-	struct slurm_target t;		/* dir: RESULTS/<run>/slurm */
-	json_t *builds;			/* {variant: build job id} */
-	struct strbuf deps;		/* ":id:id..." of the build jobs */
+	struct slurm_target t; /* dir: RESULTS/<run>/slurm */
+	json_t *builds; /* {variant: build job id} */
+	struct strbuf deps; /* ":id:id..." of the build jobs */
 };
 
 static int write_script(const struct run_sub *r, const char *path, const char *const words[],
 			size_t nwords, bool array)
 {
-	char *text = slurm_script_text(r->o->mmlab, store_dir(r->s), r->o->cache_dir, words,
-				       nwords, array);
+	char *text = slurm_script_text(r->o->mmlab, store_dir(r->s), r->o->cache_dir, words, nwords,
+				       array);
 	int ret;
 
 	if (!text)
@@ -58,8 +58,10 @@ static unsigned int job_vcpus(struct store *s, const char *run)
 	unsigned int cpus = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(json_object_get(rj, "job_resolved"),
-		"topology"), "nodes"), i, n)
+	json_array_foreach(
+		json_object_get(json_object_get(json_object_get(rj, "job_resolved"), "topology"),
+				"nodes"),
+		i, n)
 		cpus += (unsigned int)json_integer_value(json_object_get(n, "cpus"));
 	json_decref(rj);
 	return cpus ? cpus : 1;
@@ -117,7 +119,7 @@ static int submit_builds(struct run_sub *r, json_t *boots)
 		for (k = 0; k < reqs.n && strcmp(reqs.v[k], req); k++)
 			;
 		if (k < reqs.n)
-			continue;	/* another variant of this run needs the same kernel */
+			continue; /* another variant of this run needs the same kernel */
 		strlist_push(&reqs, req);
 		ret = submit_build(r, v, req);
 		if (ret)
@@ -180,20 +182,20 @@ static int submit_run(struct run_sub *r, long long job, const char *path, json_t
 	arr_id = submit_array(r, boots, task, fin, &fin_id);
 	if (!arr_id)
 		goto out;
-	sj = json_pack("{s:s, s:s?, s:O}", "array", arr_id, "finish", fin_id, "builds",
-		       r->builds);
+	sj = json_pack("{s:s, s:s?, s:O}", "array", arr_id, "finish", fin_id, "builds", r->builds);
 	slurm = json_dumps(sj, JSON_COMPACT);
 	json_decref(sj);
 	if (!queue_set_slurm(r->q, job, slurm) && fin_id) {
 		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i, s:O, s:s, s:s}", "id",
-			(json_int_t)job, "run", r->run, "file", path, "boots",
-			(int)json_array_size(boots), "build_jobs", r->builds, "array_job", arr_id,
-			"finish_job", fin_id));
+						     (json_int_t)job, "run", r->run, "file", path,
+						     "boots", (int)json_array_size(boots),
+						     "build_jobs", r->builds, "array_job", arr_id,
+						     "finish_job", fin_id));
 		ret = 0;
 	}
 	free(slurm);
 out:
-	if (ret && !arr_id) {	/* the queue keeps no half-submitted job */
+	if (ret && !arr_id) { /* the queue keeps no half-submitted job */
 		cancel_builds(r->builds);
 		queue_cancel(r->q, job);
 	}
@@ -204,23 +206,24 @@ out:
 	return ret;
 }
 
-static int submit_one(struct queue *q, struct store *s, const char *path,
-		      struct submit_opts *o, json_t *out)
+static int submit_one(struct queue *q, struct store *s, const char *path, struct submit_opts *o,
+		      json_t *out)
 {
 	struct run_sub r = { .q = q, .s = s, .o = o, .deps = STRBUF_INIT };
 	json_t *boots = NULL;
 	char *run = NULL, *dir;
 	long long job;
-	struct run_opts ro = { .accel = o->accel, .cache_dir = o->cache_dir,
+	struct run_opts ro = { .accel = o->accel,
+			       .cache_dir = o->cache_dir,
 			       .connect_uri = o->connect_uri };
-	int ret = queue_add_job(q, s, path, o->priority, &ro, "{\"state\":\"submitting\"}",
-				&run, &job, &boots);
+	int ret = queue_add_job(q, s, path, o->priority, &ro, "{\"state\":\"submitting\"}", &run,
+				&job, &boots);
 
 	if (ret)
 		return ret;
 	dir = xasprintf("%s/%s/slurm", store_dir(s), run);
 	r.run = run;
-	r.t = (struct slurm_target) { .partition = o->partition, .dir = dir };
+	r.t = (struct slurm_target){ .partition = o->partition, .dir = dir };
 	r.builds = json_object();
 	ret = submit_run(&r, job, path, boots, out);
 	json_decref(r.builds);

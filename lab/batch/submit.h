@@ -20,15 +20,15 @@
 #include "store/results.h"
 
 struct submit_opts {
-	const char *mmlab;		/* this binary, as the nodes run it */
-	const char *cache_dir;		/* MMLAB_CACHE of the nodes (shared) */
-	const char *connect_uri;	/* libvirt here, for creating the runs */
-	const char *partition;		/* or NULL: Slurm's default */
-	const char *accel;		/* "auto", "kvm", "tcg" or NULL: the job's */
-	unsigned int minutes;		/* --time of a task; 0: from the job's timeouts */
-	unsigned int build_cpus;	/* of a build job; 0: sinfo, when first needed */
-	unsigned int build_minutes;	/* --time of a build job */
-	int priority;			/* recorded in the queue */
+	const char *mmlab; /* this binary, as the nodes run it */
+	const char *cache_dir; /* MMLAB_CACHE of the nodes (shared) */
+	const char *connect_uri; /* libvirt here, for creating the runs */
+	const char *partition; /* or NULL: Slurm's default */
+	const char *accel; /* "auto", "kvm", "tcg" or NULL: the job's */
+	unsigned int minutes; /* --time of a task; 0: from the job's timeouts */
+	unsigned int build_cpus; /* of a build job; 0: sinfo, when first needed */
+	unsigned int build_minutes; /* --time of a build job */
+	int priority; /* recorded in the queue */
 };
 
 /*

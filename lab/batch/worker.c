@@ -52,8 +52,7 @@ bool worker_stop_requested(void)
 
 int worker_exit_code(int wait_status)
 {
-	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) :
-	       128 + WTERMSIG(wait_status);
+	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
 }
 
 static void redirect(const char *log)
@@ -61,7 +60,7 @@ static void redirect(const char *log)
 	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
 	if (fd < 0)
-		return;		/* the output stays where it went */
+		return; /* the output stays where it went */
 	dup2(fd, 1);
 	dup2(fd, 2);
 	close(fd);
@@ -101,8 +100,8 @@ pid_t worker_start(const struct worker_spec *w, const char *what)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		lab_err("cannot fork %s: %s; the host is out of processes or memory",
-			what, strerror(errno));
+		lab_err("cannot fork %s: %s; the host is out of processes or memory", what,
+			strerror(errno));
 		return -1;
 	}
 	if (pid == 0)

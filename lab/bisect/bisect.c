@@ -16,9 +16,12 @@
 const char *bisect_call_name(enum bisect_call c)
 {
 	switch (c) {
-	case BISECT_GOOD: return "good";
-	case BISECT_BAD: return "bad";
-	case BISECT_UNSURE: return "unsure";
+	case BISECT_GOOD:
+		return "good";
+	case BISECT_BAD:
+		return "bad";
+	case BISECT_UNSURE:
+		return "unsure";
 	}
 	return "?";
 }
@@ -29,8 +32,7 @@ static void summarize(const double *x, size_t n, struct stats_summary *s)
 }
 
 bool bisect_endpoints_ok(const double *good, size_t ng, const double *bad, size_t nb,
-			 const struct bisect_rule *r, struct stats_test *t,
-			 char *why, size_t len)
+			 const struct bisect_rule *r, struct stats_test *t, char *why, size_t len)
 {
 	struct stats_summary g, b;
 	double change;
@@ -60,8 +62,8 @@ bool bisect_endpoints_ok(const double *good, size_t ng, const double *bad, size_
 		return false;
 	}
 	if (fabs(change) < r->min_change) {
-		snprintf(why + strlen(why), len - strlen(why),
-			 "; smaller than --min-change %g %%", 100 * r->min_change);
+		snprintf(why + strlen(why), len - strlen(why), "; smaller than --min-change %g %%",
+			 100 * r->min_change);
 		return false;
 	}
 	if (!worse) {
@@ -73,10 +75,9 @@ bool bisect_endpoints_ok(const double *good, size_t ng, const double *bad, size_
 	return true;
 }
 
-enum bisect_call bisect_call_metric(const double *good, size_t ng, const double *bad,
-				    size_t nb, const double *step, size_t ns,
-				    const struct bisect_rule *r, double *pos,
-				    double *p_wrong, char *why, size_t len)
+enum bisect_call bisect_call_metric(const double *good, size_t ng, const double *bad, size_t nb,
+				    const double *step, size_t ns, const struct bisect_rule *r,
+				    double *pos, double *p_wrong, char *why, size_t len)
 {
 	struct stats_summary g, b, s;
 	struct stats_test tg, tb;
@@ -99,8 +100,10 @@ enum bisect_call bisect_call_metric(const double *good, size_t ng, const double 
 	stats_welch(&g, &s, 1 - r->alpha, &tg);
 	stats_welch(&b, &s, 1 - r->alpha, &tb);
 	*pos = (s.mean - g.mean) / gap;
-	snprintf(why, len, "mean %.6g at %.0f %% of the way from good to bad; "
-		 "p = %.3g vs good, %.3g vs bad", s.mean, 100 * *pos, tg.p, tb.p);
+	snprintf(why, len,
+		 "mean %.6g at %.0f %% of the way from good to bad; "
+		 "p = %.3g vs good, %.3g vs bad",
+		 s.mean, 100 * *pos, tg.p, tb.p);
 	if (*pos <= r->near && tb.p < r->alpha) {
 		*p_wrong = tb.p;
 		return BISECT_GOOD;
@@ -110,13 +113,14 @@ enum bisect_call bisect_call_metric(const double *good, size_t ng, const double 
 		return BISECT_BAD;
 	}
 	snprintf(why + strlen(why), len - strlen(why), "%s",
-		 *pos > r->near && *pos < 1 - r->near ? ": in between" :
-		 ": not significantly different from the other endpoint");
+		 *pos > r->near && *pos < 1 - r->near ?
+			 ": in between" :
+			 ": not significantly different from the other endpoint");
 	return BISECT_UNSURE;
 }
 
-enum bisect_call bisect_call_signature(unsigned int met, unsigned int unknown,
-				       unsigned int n, unsigned int k, char *why, size_t len)
+enum bisect_call bisect_call_signature(unsigned int met, unsigned int unknown, unsigned int n,
+				       unsigned int k, char *why, size_t len)
 {
 	snprintf(why, len, "signature in %u of %u runs", met, n);
 	if (unknown)
@@ -147,9 +151,9 @@ json_t *bisect_sample_json(const double *x, size_t n)
 	summarize(x, n, &s);
 	if (s.n >= 2)
 		hw = gsl_cdf_tdist_Qinv(0.025, (double)(s.n - 1)) * s.stddev / sqrt((double)s.n);
-	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)s.n,
-			 "mean", s.n ? json_real(s.mean) : json_null(),
-			 "ci95", isfinite(hw) ? json_real(hw) : json_null());
+	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)s.n, "mean",
+			 s.n ? json_real(s.mean) : json_null(), "ci95",
+			 isfinite(hw) ? json_real(hw) : json_null());
 }
 
 /* the step job's YAML ------------------------------------------------------ */
@@ -171,8 +175,8 @@ static int copy_node(yaml_document_t *src, int id, yaml_document_t *dst, int dep
 static int copy_pairs(yaml_document_t *src, yaml_node_t *map, yaml_document_t *dst, int to,
 		      const char *const *skip, int depth)
 {
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     p < map->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = yaml_document_get_node(src, p->key);
 		bool skipped = false;
 		int kid, vid;
@@ -236,13 +240,13 @@ static int emit(yaml_char_t *buf, size_t size, size_t *written, yaml_document_t 
 	yaml_emitter_set_unicode(&em, 1);
 	yaml_emitter_set_width(&em, -1);
 	ok = yaml_emitter_open(&em) && yaml_emitter_dump(&em, d) && yaml_emitter_close(&em);
-	yaml_emitter_delete(&em);	/* yaml_emitter_dump deleted d */
+	yaml_emitter_delete(&em); /* yaml_emitter_dump deleted d */
 	return ok ? 0 : -1;
 }
 
 /* kernels: the job's, with tree: replaced by tree */
-static int add_kernels(yaml_document_t *src, yaml_node_t *root, yaml_document_t *dst,
-		       int droot, const char *tree)
+static int add_kernels(yaml_document_t *src, yaml_node_t *root, yaml_document_t *dst, int droot,
+		       const char *tree)
 {
 	static const char *const skip[] = { "tree", NULL };
 	int map = yaml_document_add_mapping(dst, NULL, YAML_BLOCK_MAPPING_STYLE);
@@ -253,8 +257,8 @@ static int add_kernels(yaml_document_t *src, yaml_node_t *root, yaml_document_t 
 	     pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *v = yaml_document_get_node(src, pr->value);
 
-		if (scalar_is(yaml_document_get_node(src, pr->key), "kernels") &&
-		    v && v->type == YAML_MAPPING_NODE && copy_pairs(src, v, dst, map, skip, 0))
+		if (scalar_is(yaml_document_get_node(src, pr->key), "kernels") && v &&
+		    v->type == YAML_MAPPING_NODE && copy_pairs(src, v, dst, map, skip, 0))
 			return -1;
 	}
 	return add_pair(dst, droot, "kernels", map);

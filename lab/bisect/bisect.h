@@ -19,18 +19,18 @@
 #include "analysis/stats.h"
 
 struct bisect_rule {
-	double alpha;		/* significance level of every test, 0.05 */
-	double min_change;	/* endpoints must differ by this fraction, 0.05 */
-	int better;		/* -1 lower is better, +1 higher is better, 0 either */
-	double near;		/* a step is "like" an endpoint within this fraction of the gap, 1/3 */
+	double alpha; /* significance level of every test, 0.05 */
+	double min_change; /* endpoints must differ by this fraction, 0.05 */
+	int better; /* -1 lower is better, +1 higher is better, 0 either */
+	double near; /* a step is "like" an endpoint within this fraction of the gap, 1/3 */
 };
 
 enum bisect_call {
 	BISECT_GOOD,
 	BISECT_BAD,
-	BISECT_UNSURE,		/* more iterations, or skip */
+	BISECT_UNSURE, /* more iterations, or skip */
 };
-const char *bisect_call_name(enum bisect_call c);	/* "good", "bad", "unsure" */
+const char *bisect_call_name(enum bisect_call c); /* "good", "bad", "unsure" */
 
 /*
  * Metric mode, before the search: do the bad endpoint's values differ from
@@ -40,8 +40,7 @@ const char *bisect_call_name(enum bisect_call c);	/* "good", "bad", "unsure" */
  * either way; *t the test.
  */
 bool bisect_endpoints_ok(const double *good, size_t ng, const double *bad, size_t nb,
-			 const struct bisect_rule *r, struct stats_test *t,
-			 char *why, size_t len);
+			 const struct bisect_rule *r, struct stats_test *t, char *why, size_t len);
 
 /*
  * Metric mode, one step: pos = (mean_step - mean_good) / (mean_bad -
@@ -51,18 +50,17 @@ bool bisect_endpoints_ok(const double *good, size_t ng, const double *bad, size_
  * behind the call (the chance that a sample like the other endpoint would
  * look this different), NaN when UNSURE; *pos the position.
  */
-enum bisect_call bisect_call_metric(const double *good, size_t ng, const double *bad,
-				    size_t nb, const double *step, size_t ns,
-				    const struct bisect_rule *r, double *pos,
-				    double *p_wrong, char *why, size_t len);
+enum bisect_call bisect_call_metric(const double *good, size_t ng, const double *bad, size_t nb,
+				    const double *step, size_t ns, const struct bisect_rule *r,
+				    double *pos, double *p_wrong, char *why, size_t len);
 
 /*
  * Pass/fail mode: the signature was met in met of n runs, unknown in
  * unknown (runs that ended before it could be seen). BAD when met >= k,
  * GOOD when met == 0 and unknown == 0, else UNSURE.
  */
-enum bisect_call bisect_call_signature(unsigned int met, unsigned int unknown,
-				       unsigned int n, unsigned int k, char *why, size_t len);
+enum bisect_call bisect_call_signature(unsigned int met, unsigned int unknown, unsigned int n,
+				       unsigned int k, char *why, size_t len);
 
 /*
  * Pass/fail mode: the chance that n runs of a bad commit all miss a

@@ -55,8 +55,7 @@ char *bisect_progress_line(const char *out)
 
 char *bisect_commit_line(const char *tree, const char *commit)
 {
-	const char *args[] = { "log", "-1", "--no-show-signature",
-		"--format=%h %s", commit, NULL };
+	const char *args[] = { "log", "-1", "--no-show-signature", "--format=%h %s", commit, NULL };
 
 	return git_out(tree, args);
 }
@@ -68,7 +67,8 @@ int session_head(struct bisect_session *s, char **commit)
 	*commit = git_out(s->wt, args);
 	if (!*commit) {
 		lab_err("bisect: git has no commit to test in %s (BISECT_HEAD); "
-			"'mmlab bisect status' shows the state", s->wt);
+			"'mmlab bisect status' shows the state",
+			s->wt);
 		return -1;
 	}
 	return 0;
@@ -92,4 +92,3 @@ bool session_git_has_verdict(struct bisect_session *s, const char *commit)
 	free(log);
 	return has;
 }
-

@@ -18,15 +18,14 @@ struct bstore {
 	char *path;
 };
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS bisect("
-	" id INTEGER PRIMARY KEY CHECK (id = 1), params TEXT NOT NULL,"
-	" status TEXT NOT NULL, progress TEXT, result TEXT,"
-	" started REAL NOT NULL, finished REAL);"
-	"CREATE TABLE IF NOT EXISTS steps("
-	" seq INTEGER PRIMARY KEY AUTOINCREMENT, commit_id TEXT NOT NULL,"
-	" role TEXT NOT NULL, state TEXT NOT NULL, data TEXT NOT NULL,"
-	" started REAL NOT NULL, finished REAL);";
+static const char schema[] = "CREATE TABLE IF NOT EXISTS bisect("
+			     " id INTEGER PRIMARY KEY CHECK (id = 1), params TEXT NOT NULL,"
+			     " status TEXT NOT NULL, progress TEXT, result TEXT,"
+			     " started REAL NOT NULL, finished REAL);"
+			     "CREATE TABLE IF NOT EXISTS steps("
+			     " seq INTEGER PRIMARY KEY AUTOINCREMENT, commit_id TEXT NOT NULL,"
+			     " role TEXT NOT NULL, state TEXT NOT NULL, data TEXT NOT NULL,"
+			     " started REAL NOT NULL, finished REAL);";
 
 static double now_wall(void)
 {
@@ -72,7 +71,7 @@ static json_t *col_json(sqlite3_stmt *st, int i)
 static json_t *col_real(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() :
-	       json_real(sqlite3_column_double(st, i));
+							   json_real(sqlite3_column_double(st, i));
 }
 
 static json_t *col_text(sqlite3_stmt *st, int i)
@@ -91,7 +90,8 @@ struct bstore *bstore_open(const char *dir, bool create)
 		goto fail;
 	if (!create && !path_exists(b->path)) {
 		lab_err("no bisection here: %s does not exist; start one with 'mmlab bisect "
-			"start' (see 'mmlab bisect --help')", b->path);
+			"start' (see 'mmlab bisect --help')",
+			b->path);
 		goto fail;
 	}
 	b->db = db_open(b->path, "bisect state", create ? DB_CREATE : 0);
@@ -115,7 +115,7 @@ void bstore_close(struct bstore *b)
 int bstore_init(struct bstore *b, json_t *params)
 {
 	sqlite3_stmt *st = prep(b, "INSERT INTO bisect(id, params, status, started) "
-				"VALUES(1, ?1, 'started', ?2)");
+				   "VALUES(1, ?1, 'started', ?2)");
 
 	if (!st)
 		return -1;
@@ -127,25 +127,26 @@ int bstore_init(struct bstore *b, json_t *params)
 json_t *bstore_get(struct bstore *b)
 {
 	sqlite3_stmt *st = prep(b, "SELECT params, status, progress, result, started, finished "
-				"FROM bisect WHERE id = 1");
+				   "FROM bisect WHERE id = 1");
 	json_t *o = NULL;
 
 	if (!st)
 		return NULL;
 	if (sqlite3_step(st) == SQLITE_ROW)
-		o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "params", col_json(st, 0),
-			      "status", col_text(st, 1), "progress", col_text(st, 2),
-			      "result", col_json(st, 3), "started", col_real(st, 4),
-			      "finished", col_real(st, 5));
+		o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "params", col_json(st, 0), "status",
+			      col_text(st, 1), "progress", col_text(st, 2), "result",
+			      col_json(st, 3), "started", col_real(st, 4), "finished",
+			      col_real(st, 5));
 	sqlite3_finalize(st);
 	return o;
 }
 
 int bstore_set_status(struct bstore *b, const char *status, json_t *result)
 {
-	sqlite3_stmt *st = prep(b, result ?
-		"UPDATE bisect SET status = ?1, result = ?2, finished = ?3 WHERE id = 1" :
-		"UPDATE bisect SET status = ?1 WHERE id = 1");
+	sqlite3_stmt *st = prep(
+		b,
+		result ? "UPDATE bisect SET status = ?1, result = ?2, finished = ?3 WHERE id = 1" :
+			 "UPDATE bisect SET status = ?1 WHERE id = 1");
 
 	if (!st)
 		return -1;
@@ -175,7 +176,7 @@ long long bstore_step_open(struct bstore *b, const char *commit, const char *rol
 	if (bexec(b, "BEGIN IMMEDIATE;"))
 		return -1;
 	st = prep(b, "SELECT seq FROM steps WHERE commit_id = ?1 AND role = ?2 "
-		  "AND state != 'done' ORDER BY seq DESC LIMIT 1");
+		     "AND state != 'done' ORDER BY seq DESC LIMIT 1");
 	if (!st)
 		goto out;
 	sqlite3_bind_text(st, 1, commit, -1, SQLITE_TRANSIENT);
@@ -185,7 +186,7 @@ long long bstore_step_open(struct bstore *b, const char *commit, const char *rol
 	sqlite3_finalize(st);
 	if (seq < 0) {
 		st = prep(b, "INSERT INTO steps(commit_id, role, state, data, started) "
-			  "VALUES(?1, ?2, 'running', '{}', ?3)");
+			     "VALUES(?1, ?2, 'running', '{}', ?3)");
 		if (!st)
 			goto out;
 		sqlite3_bind_text(st, 1, commit, -1, SQLITE_TRANSIENT);
@@ -203,8 +204,8 @@ out:
 int bstore_step_set(struct bstore *b, long long seq, const char *state, json_t *data)
 {
 	sqlite3_stmt *st = prep(b, "UPDATE steps SET state = ?1, data = ?2, "
-				"finished = CASE WHEN ?1 = 'done' THEN ?3 ELSE finished END "
-				"WHERE seq = ?4");
+				   "finished = CASE WHEN ?1 = 'done' THEN ?3 ELSE finished END "
+				   "WHERE seq = ?4");
 
 	if (!st)
 		return -1;
@@ -215,11 +216,11 @@ int bstore_step_set(struct bstore *b, long long seq, const char *state, json_t *
 	return finish(b, st);
 }
 
-int bstore_step_add_done(struct bstore *b, const char *commit, const char *role,
-			 json_t *data, double started, double finished)
+int bstore_step_add_done(struct bstore *b, const char *commit, const char *role, json_t *data,
+			 double started, double finished)
 {
 	sqlite3_stmt *st = prep(b, "INSERT INTO steps(commit_id, role, state, data, started, "
-				"finished) VALUES(?1, ?2, 'done', ?3, ?4, ?5)");
+				   "finished) VALUES(?1, ?2, 'done', ?3, ?4, ?5)");
 
 	if (!st)
 		return -1;
@@ -234,17 +235,18 @@ int bstore_step_add_done(struct bstore *b, const char *commit, const char *role,
 json_t *bstore_steps(struct bstore *b)
 {
 	sqlite3_stmt *st = prep(b, "SELECT seq, commit_id, role, state, data, started, finished "
-				"FROM steps ORDER BY seq");
+				   "FROM steps ORDER BY seq");
 	json_t *a = json_array();
 
 	if (!st)
 		return a;
 	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
-			"seq", (json_int_t)sqlite3_column_int64(st, 0),
-			"commit", col_text(st, 1), "role", col_text(st, 2),
-			"state", col_text(st, 3), "data", col_json(st, 4),
-			"started", col_real(st, 5), "finished", col_real(st, 6)));
+		json_array_append_new(a,
+				      json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "seq",
+						(json_int_t)sqlite3_column_int64(st, 0), "commit",
+						col_text(st, 1), "role", col_text(st, 2), "state",
+						col_text(st, 3), "data", col_json(st, 4), "started",
+						col_real(st, 5), "finished", col_real(st, 6)));
 	sqlite3_finalize(st);
 	return a;
 }
@@ -252,8 +254,8 @@ json_t *bstore_steps(struct bstore *b)
 /* the typed state ---------------------------------------------------------- */
 
 static const char *const status_names[] = {
-	[BISECT_STARTED] = "started", [BISECT_RUNNING] = "running",
-	[BISECT_REFUSED] = "refused", [BISECT_FAILED] = "failed", [BISECT_DONE] = "done",
+	[BISECT_STARTED] = "started", [BISECT_RUNNING] = "running", [BISECT_REFUSED] = "refused",
+	[BISECT_FAILED] = "failed",   [BISECT_DONE] = "done",
 };
 
 const char *bisect_status_name(enum bisect_status s)
@@ -282,12 +284,12 @@ void bisect_state_release(struct bisect_state *st)
 
 json_t *bisect_state_json(const struct bisect_state *st)
 {
-	return json_pack("{s:o, s:s, s:s?, s:o, s:f, s:o}",
-		"params", bisect_params_to_json(&st->params),
-		"status", bisect_status_name(st->status), "progress", st->progress,
-		"result", st->result ? json_incref(st->result) : json_null(),
-		"started", st->started,
-		"finished", isfinite(st->finished) ? json_real(st->finished) : json_null());
+	return json_pack("{s:o, s:s, s:s?, s:o, s:f, s:o}", "params",
+			 bisect_params_to_json(&st->params), "status",
+			 bisect_status_name(st->status), "progress", st->progress, "result",
+			 st->result ? json_incref(st->result) : json_null(), "started", st->started,
+			 "finished",
+			 isfinite(st->finished) ? json_real(st->finished) : json_null());
 }
 
 int bstore_load(struct bstore *b, struct bisect_state *st)
@@ -299,8 +301,7 @@ int bstore_load(struct bstore *b, struct bisect_state *st)
 	memset(st, 0, sizeof(*st));
 	if (!row)
 		return 1;
-	if (bisect_params_from_json(json_object_get(row, "params"), &st->params, err,
-				    sizeof(err)))
+	if (bisect_params_from_json(json_object_get(row, "params"), &st->params, err, sizeof(err)))
 		goto damaged;
 	if (status_from_name(status, &st->status)) {
 		snprintf(err, sizeof(err), "the status '%s' is not one mmlab writes",

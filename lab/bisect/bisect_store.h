@@ -31,11 +31,11 @@ struct bstore;
 
 /* the bisection's status, stored by name */
 enum bisect_status {
-	BISECT_STARTED,		/* "started": nothing measured yet */
-	BISECT_RUNNING,		/* "running": a 'bisect run' went on */
-	BISECT_REFUSED,		/* "refused": the endpoints do not differ as asked */
-	BISECT_FAILED,		/* "failed": an endpoint could not be measured */
-	BISECT_DONE,		/* "done": git named the commit (or only skips are left) */
+	BISECT_STARTED, /* "started": nothing measured yet */
+	BISECT_RUNNING, /* "running": a 'bisect run' went on */
+	BISECT_REFUSED, /* "refused": the endpoints do not differ as asked */
+	BISECT_FAILED, /* "failed": an endpoint could not be measured */
+	BISECT_DONE, /* "done": git named the commit (or only skips are left) */
 };
 const char *bisect_status_name(enum bisect_status s);
 
@@ -43,10 +43,10 @@ const char *bisect_status_name(enum bisect_status s);
 struct bisect_state {
 	struct bisect_params params;
 	enum bisect_status status;
-	char *progress;		/* git's last output ("" when none) */
-	json_t *result;		/* the result, {"refused": why}, or NULL */
-	double started;		/* unix time */
-	double finished;	/* unix time, NaN until the result is stored */
+	char *progress; /* git's last output ("" when none) */
+	json_t *result; /* the result, {"refused": why}, or NULL */
+	double started; /* unix time */
+	double finished; /* unix time, NaN until the result is stored */
 };
 void bisect_state_release(struct bisect_state *st);
 /* {"params", "status", "progress", "result", "started", "finished"} as stored */
@@ -79,8 +79,8 @@ long long bstore_step_open(struct bstore *b, const char *commit, const char *rol
 /* replace a step's state and data (finished is set when state is "done") */
 int bstore_step_set(struct bstore *b, long long seq, const char *state, json_t *data);
 /* insert a finished step as read from a log (replay) */
-int bstore_step_add_done(struct bstore *b, const char *commit, const char *role,
-			 json_t *data, double started, double finished);
+int bstore_step_add_done(struct bstore *b, const char *commit, const char *role, json_t *data,
+			 double started, double finished);
 /* [{"seq", "commit", "role", "state", "data", "started", "finished"}] by seq */
 json_t *bstore_steps(struct bstore *b);
 

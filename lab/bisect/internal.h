@@ -24,14 +24,14 @@
 /* an open bisection (session.c) */
 struct bisect_session {
 	const struct bisect_env *env;
-	char *dir, *wt, *lock;	/* RESULTS/bisect, its wt/ and lock */
+	char *dir, *wt, *lock; /* RESULTS/bisect, its wt/ and lock */
 	int lock_fd;
 	struct bstore *bs;
 	struct bisect_state state;
-	const struct bisect_params *p;	/* &state.params */
-	struct store *store;	/* the results store, while measuring */
-	struct expr *metric;	/* metric mode */
-	struct expectation sig;	/* pass/fail mode */
+	const struct bisect_params *p; /* &state.params */
+	struct store *store; /* the results store, while measuring */
+	struct expr *metric; /* metric mode */
+	struct expectation sig; /* pass/fail mode */
 	bool sig_mode;
 	struct bisect_rule rule;
 };
@@ -56,16 +56,15 @@ int session_create(struct bisect_session *s, const struct bisect_env *env,
 int session_set_progress(struct bisect_session *s, const char *out);
 
 /* git bisect TERM COMMIT; its output (also kept as progress) in *out */
-int session_tell_git(struct bisect_session *s, const char *term, const char *commit,
-		     char **out);
+int session_tell_git(struct bisect_session *s, const char *term, const char *commit, char **out);
 
 /*
  * Decide a step from its data and the endpoints' in steps: the call and
  * why; *final false when it is unsure and may grow. Sets "position" and
  * "p_wrong" in data.
  */
-enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data,
-			     char *why, size_t len, bool *final);
+enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data, char *why,
+			     size_t len, bool *final);
 /* are the endpoints worth bisecting? why gets the numbers */
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len);
 

@@ -24,11 +24,10 @@
 #include "bisect/step_data.h"
 #include "lib/util.h"
 
-
 static void add_count(json_t *data, const char *key, json_int_t by)
 {
-	json_object_set_new(data, key, json_integer(
-		json_integer_value(json_object_get(data, key)) + by));
+	json_object_set_new(data, key,
+			    json_integer(json_integer_value(json_object_get(data, key)) + by));
 }
 
 static json_t *array_of(json_t *data, const char *key)
@@ -67,7 +66,9 @@ static char *find_run(struct store *st, const char *job, const char **status)
 		if (!strcmp(json_string_value(json_object_get(r, "job")) ?: "", job)) {
 			id = xstrdup(json_string_value(json_object_get(r, "run")));
 			*status = !strcmp(json_string_value(json_object_get(r, "status")) ?: "",
-					  "complete") ? "complete" : "incomplete";
+					  "complete") ?
+					  "complete" :
+					  "incomplete";
 			break;
 		}
 	}
@@ -165,8 +166,7 @@ static struct job *round_job(struct bisect_session *s, const char *name,
  * bisect-<id>-<seq>-<round>, resumed when an earlier attempt was stopped,
  * taken as it is when it finished. 0, 1 interrupted, -1 failed.
  */
-static int measure_round(struct bisect_session *s, const struct bisect_round *r,
-			 json_t *data)
+static int measure_round(struct bisect_session *s, const struct bisect_round *r, json_t *data)
 {
 	char *name = xasprintf("bisect-%s-%lld-%u", s->p->id, r->seq, r->round), *id;
 	const char *status = NULL;
@@ -221,8 +221,9 @@ static int measure(struct bisect_session *s, const struct bisect_round *r, json_
 	else
 		ret = measure_round(s, r, data);
 	if (!ret)
-		json_object_set_new(data, "wall_s", json_real(json_number_value(
-			json_object_get(data, "wall_s")) + now_monotonic() - start));
+		json_object_set_new(data, "wall_s",
+				    json_real(json_number_value(json_object_get(data, "wall_s")) +
+					      now_monotonic() - start));
 	return ret;
 }
 
@@ -238,10 +239,11 @@ bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
 		unsigned int gm = step_count(g, "met"), gu = step_count(g, "unknown");
 		unsigned int bm = step_count(bd, "met");
 
-		snprintf(why, len, "signature in %u of %u runs at the good endpoint%s, in %u of %u "
-			 "at the bad one (%u needed)", gm, step_iterations(g),
-			 gu ? " (some ended before it could be seen)" : "", bm,
-			 step_iterations(bd), s->p->k);
+		snprintf(why, len,
+			 "signature in %u of %u runs at the good endpoint%s, in %u of %u "
+			 "at the bad one (%u needed)",
+			 gm, step_iterations(g), gu ? " (some ended before it could be seen)" : "",
+			 bm, step_iterations(bd), s->p->k);
 		ok = !gm && !gu && bm >= s->p->k;
 	} else {
 		struct stats_test t;
@@ -274,8 +276,8 @@ static enum bisect_call decide_metric(struct bisect_session *s, json_t *steps, j
 	return c;
 }
 
-enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data,
-			     char *why, size_t len, bool *final)
+enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data, char *why,
+			     size_t len, bool *final)
 {
 	enum bisect_call c;
 	double pw = NAN;
@@ -321,8 +323,8 @@ static int endpoint(struct bisect_session *s, const char *role)
 	if (r.seq < 0)
 		return -1;
 	line = bisect_commit_line(s->p->tree, commit);
-	lab_info("bisect: measuring the %s endpoint %s (%u iterations)", role,
-		 line ? line : commit, s->p->iterations);
+	lab_info("bisect: measuring the %s endpoint %s (%u iterations)", role, line ? line : commit,
+		 s->p->iterations);
 	free(line);
 	data = json_object();
 	ret = measure(s, &r, data);
@@ -330,7 +332,8 @@ static int endpoint(struct bisect_session *s, const char *role)
 		json_object_set_new(data, "verdict", json_string(role));
 		json_object_set_new(data, "why", json_string("endpoint"));
 		if (json_is_true(json_object_get(data, "build_failed"))) {
-			lab_err("bisect: the %s endpoint %.12s does not build; see %s", role, commit,
+			lab_err("bisect: the %s endpoint %.12s does not build; see %s", role,
+				commit,
 				json_string_value(json_object_get(data, "build_log")) ?: "its log");
 			ret = -1;
 		} else if (bstore_step_set(s->bs, r.seq, "done", data)) {
@@ -358,8 +361,8 @@ static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_r
 			c = step_decide(s, steps, data, why, len, &final);
 			if (final || c != BISECT_UNSURE)
 				break;
-			lab_info("bisect: %.12s is not clear yet (%s); more iterations",
-				 r->commit, why);
+			lab_info("bisect: %.12s is not clear yet (%s); more iterations", r->commit,
+				 why);
 		}
 		r->n = s->p->iterations;
 		if (have + r->n > s->p->max_iterations)
@@ -372,8 +375,8 @@ static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_r
 		if (bstore_step_set(s->bs, r->seq, "running", data))
 			return -1;
 	}
-	json_object_set_new(data, "verdict", json_string(
-		c == BISECT_UNSURE ? "skip" : bisect_call_name(c)));
+	json_object_set_new(data, "verdict",
+			    json_string(c == BISECT_UNSURE ? "skip" : bisect_call_name(c)));
 	json_object_set_new(data, "why", json_string(why));
 	return bstore_step_set(s->bs, r->seq, "decided", data);
 }
@@ -453,7 +456,8 @@ static int check_endpoints(struct bisect_session *s)
 		bstore_set_status(s->bs, bisect_status_name(BISECT_REFUSED), r);
 		json_decref(r);
 		bisect_write_log(s);
-		lab_err("bisect: refusing to bisect: the endpoints do not differ as asked: %s", why);
+		lab_err("bisect: refusing to bisect: the endpoints do not differ as asked: %s",
+			why);
 		return EXIT_RUN_FAILED;
 	}
 	lab_info("bisect: the endpoints differ: %s", why);
@@ -525,8 +529,8 @@ int bisect_run(const struct bisect_env *env, json_t **result)
 		ret = bisect_conclude(&s, s.state.progress ? s.state.progress : "", result);
 		goto out;
 	case BISECT_REFUSED:
-		lab_err("bisect: refused: %s", json_string_value(json_object_get(
-			s.state.result, "refused")) ?: "?");
+		lab_err("bisect: refused: %s",
+			json_string_value(json_object_get(s.state.result, "refused")) ?: "?");
 		goto out;
 	default:
 		break;

@@ -47,19 +47,17 @@ json_t *bisect_params_to_json(const struct bisect_params *p)
 		json_array_append_new(paths, json_string(p->paths.v[i]));
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, "
 		      "s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:o, s:I}",
-		"id", str_or_null(p->id), "tree", str_or_null(p->tree),
-		"job_file", str_or_null(p->job_file), "job_dir", str_or_null(p->job_dir),
-		"job_text", str_or_null(p->job_text),
-		"variant_name", str_or_null(p->variant_name), "variant", (json_int_t)p->variant,
-		"good", str_or_null(p->good), "bad", str_or_null(p->bad),
-		"metric", str_or_null(p->metric), "signature", str_or_null(p->signature),
-		"direction", str_or_null(bisect_direction_name(p->better)),
-		"min_change", p->min_change, "alpha", p->alpha,
-		"iterations", (json_int_t)p->iterations,
-		"max_iterations", (json_int_t)p->max_iterations, "k", (json_int_t)p->k,
-		"iterations_per_boot", (json_int_t)p->iterations_per_boot,
-		"reverse", p->reverse, "paths", paths,
-		"range_commits", (json_int_t)p->range_commits);
+		      "id", str_or_null(p->id), "tree", str_or_null(p->tree), "job_file",
+		      str_or_null(p->job_file), "job_dir", str_or_null(p->job_dir), "job_text",
+		      str_or_null(p->job_text), "variant_name", str_or_null(p->variant_name),
+		      "variant", (json_int_t)p->variant, "good", str_or_null(p->good), "bad",
+		      str_or_null(p->bad), "metric", str_or_null(p->metric), "signature",
+		      str_or_null(p->signature), "direction",
+		      str_or_null(bisect_direction_name(p->better)), "min_change", p->min_change,
+		      "alpha", p->alpha, "iterations", (json_int_t)p->iterations, "max_iterations",
+		      (json_int_t)p->max_iterations, "k", (json_int_t)p->k, "iterations_per_boot",
+		      (json_int_t)p->iterations_per_boot, "reverse", p->reverse, "paths", paths,
+		      "range_commits", (json_int_t)p->range_commits);
 	if (!o)
 		oom(0);
 	if (p->good_ref)
@@ -204,8 +202,8 @@ static void get_numbers(struct reader *r, struct bisect_params *p)
 	p->iterations = (unsigned int)get_uint(r, "iterations", 1, BISECT_MAX_ITERATIONS);
 	p->max_iterations = (unsigned int)get_uint(r, "max_iterations", 1, BISECT_MAX_ROUNDS);
 	p->k = (unsigned int)get_uint(r, "k", 1, BISECT_MAX_ITERATIONS);
-	p->iterations_per_boot = (unsigned int)get_uint(r, "iterations_per_boot", 0,
-							BISECT_MAX_ITERATIONS);
+	p->iterations_per_boot =
+		(unsigned int)get_uint(r, "iterations_per_boot", 0, BISECT_MAX_ITERATIONS);
 	p->reverse = get_bool(r, "reverse");
 	p->range_commits = get_uint(r, "range_commits", 0, 1ull << 40);
 }

@@ -26,31 +26,31 @@
 #include "lib/util.h"
 
 /* the bounds bisect_params_from_json() checks */
-#define BISECT_MAX_ITERATIONS 1000	/* --iterations, --n, --k */
-#define BISECT_MAX_ROUNDS 3000		/* --max-iterations (3 N by default) */
+#define BISECT_MAX_ITERATIONS 1000 /* --iterations, --n, --k */
+#define BISECT_MAX_ROUNDS 3000 /* --max-iterations (3 N by default) */
 
 struct bisect_params {
-	char *id;		/* 6 hex digits; runs are named bisect-<id>-<seq>-<round> */
-	char *tree;		/* the git tree (absolute path) */
-	char *job_file;		/* the job as given to --job (absolute path) */
-	char *job_dir;		/* its directory: relative paths in the job resolve there */
-	char *job_text;		/* the job file's text, as read at start */
-	char *variant_name;	/* the job's variant that gives the settings */
-	unsigned int variant;	/* its index in the job's variants */
-	char *good, *bad;	/* the endpoints, full commit ids */
-	char *good_ref, *bad_ref;	/* as the user named them; may be NULL */
-	char *metric;		/* metric mode: the expression, else NULL */
-	char *signature;	/* pass/fail mode: the signature, else NULL */
-	int better;		/* --direction: -1 lower, +1 higher, 0 either */
-	double min_change;	/* fraction, 0.05 */
-	double alpha;		/* significance level, 0.05 */
-	unsigned int iterations;	/* per endpoint and per first round of a step */
-	unsigned int max_iterations;	/* a step may grow to this many */
-	unsigned int k;		/* pass/fail: bad when met in at least k runs */
-	unsigned int iterations_per_boot;	/* the job's */
-	bool reverse;		/* looking for the fix: terms broken/fixed */
-	struct strlist paths;	/* git bisect start -- PATHS */
-	unsigned long long range_commits;	/* commits in good..bad (paths applied) */
+	char *id; /* 6 hex digits; runs are named bisect-<id>-<seq>-<round> */
+	char *tree; /* the git tree (absolute path) */
+	char *job_file; /* the job as given to --job (absolute path) */
+	char *job_dir; /* its directory: relative paths in the job resolve there */
+	char *job_text; /* the job file's text, as read at start */
+	char *variant_name; /* the job's variant that gives the settings */
+	unsigned int variant; /* its index in the job's variants */
+	char *good, *bad; /* the endpoints, full commit ids */
+	char *good_ref, *bad_ref; /* as the user named them; may be NULL */
+	char *metric; /* metric mode: the expression, else NULL */
+	char *signature; /* pass/fail mode: the signature, else NULL */
+	int better; /* --direction: -1 lower, +1 higher, 0 either */
+	double min_change; /* fraction, 0.05 */
+	double alpha; /* significance level, 0.05 */
+	unsigned int iterations; /* per endpoint and per first round of a step */
+	unsigned int max_iterations; /* a step may grow to this many */
+	unsigned int k; /* pass/fail: bad when met in at least k runs */
+	unsigned int iterations_per_boot; /* the job's */
+	bool reverse; /* looking for the fix: terms broken/fixed */
+	struct strlist paths; /* git bisect start -- PATHS */
+	unsigned long long range_commits; /* commits in good..bad (paths applied) */
 };
 
 /* free the strings; p is zeroed */

@@ -30,7 +30,7 @@ static void print_table(FILE *f, json_t *rows, bool sig)
 		fprintf(f, "  %-5s %-12.12s %-40.40s %5lld  %-22s %-7s %s\n",
 			json_string_value(json_object_get(r, "role")),
 			json_string_value(json_object_get(r, "short")) ?:
-			json_string_value(json_object_get(r, "commit")),
+				json_string_value(json_object_get(r, "commit")),
 			json_string_value(json_object_get(r, "subject")) ?: "",
 			(long long)json_integer_value(json_object_get(r, "iterations")), val,
 			json_string_value(json_object_get(r, "verdict")) ?: "-",
@@ -66,11 +66,12 @@ void bisect_print_result(FILE *f, json_t *res)
 	fprintf(f, "looked for: %s\n\n", json_string_value(json_object_get(res, "looked_for")));
 	print_table(f, json_object_get(res, "steps"),
 		    !strcmp(json_string_value(json_object_get(res, "mode")), "signature"));
-	fprintf(f, "\n%lld kernel builds, %lld VM runs, %.0f min %.0f s building and running; "
+	fprintf(f,
+		"\n%lld kernel builds, %lld VM runs, %.0f min %.0f s building and running; "
 		"%lld commits in the range, ceil(log2) = %lld\n",
 		(long long)json_integer_value(json_object_get(res, "builds")),
-		(long long)json_integer_value(json_object_get(res, "vm_runs")),
-		floor(wall / 60), fmod(wall, 60),
+		(long long)json_integer_value(json_object_get(res, "vm_runs")), floor(wall / 60),
+		fmod(wall, 60),
 		(long long)json_integer_value(json_object_get(res, "range_commits")),
 		(long long)json_integer_value(json_object_get(res, "log2_range")));
 	fprintf(f, "confidence: %s\n", json_string_value(json_object_get(res, "confidence")));

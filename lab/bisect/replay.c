@@ -13,8 +13,7 @@
 #include "lib/util.h"
 
 /* the log's parameters, typed; 0 or -1 after a message */
-static int replay_params(const char *file, const char *text, struct bisect_params *p,
-			 json_t *steps)
+static int replay_params(const char *file, const char *text, struct bisect_params *p, json_t *steps)
 {
 	json_t *params;
 	char err[256];
@@ -23,12 +22,14 @@ static int replay_params(const char *file, const char *text, struct bisect_param
 	bisect_log_parse(text, &params, steps);
 	if (!params) {
 		lab_err("%s is not a log of 'mmlab bisect' (no '%sparams' line); "
-			"'mmlab bisect log' writes one", file, BISECT_LOG_TAG);
+			"'mmlab bisect log' writes one",
+			file, BISECT_LOG_TAG);
 		return -1;
 	}
 	if (bisect_params_from_json(params, p, err, sizeof(err))) {
 		lab_err("%s: its '%sparams' line is not one mmlab wrote (%s); "
-			"'mmlab bisect log' writes one", file, BISECT_LOG_TAG, err);
+			"'mmlab bisect log' writes one",
+			file, BISECT_LOG_TAG, err);
 		ret = -1;
 	}
 	json_decref(params);
@@ -36,8 +37,8 @@ static int replay_params(const char *file, const char *text, struct bisect_param
 }
 
 /* the replayed bisection: made, and concluded when git finished */
-static int replay_create(const struct bisect_env *env, const struct bisect_params *p,
-			 json_t *steps, const char *file, const char *afile, json_t **result)
+static int replay_create(const struct bisect_env *env, const struct bisect_params *p, json_t *steps,
+			 const char *file, const char *afile, json_t **result)
 {
 	struct bisect_session s;
 	char *out = NULL;

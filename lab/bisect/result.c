@@ -22,8 +22,10 @@
 
 static json_t *commit_json(const char *tree, const char *commit)
 {
-	const char *args[] = { "log", "-1", "--no-show-signature",
-		"--format=%H%x1f%h%x1f%s%x1f%an <%ae>%x1f%aI", commit, NULL };
+	const char *args[] = {
+		"log",	"-1", "--no-show-signature", "--format=%H%x1f%h%x1f%s%x1f%an <%ae>%x1f%aI",
+		commit, NULL
+	};
 	struct spawn_result r;
 	char *f[5] = { 0 }, *p;
 	json_t *o;
@@ -44,8 +46,8 @@ static json_t *commit_json(const char *tree, const char *commit)
 		}
 		*p++ = '\0';
 	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "commit", f[0], "short", f[1],
-		      "subject", f[2], "author", f[3], "date", f[4]);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "commit", f[0], "short", f[1], "subject", f[2],
+		      "author", f[3], "date", f[4]);
 	spawn_result_free(&r);
 	return o;
 }
@@ -136,10 +138,11 @@ static double confidence(struct bisect_session *s, json_t *steps, const struct t
 	size_t i;
 
 	if (!s->sig_mode) {
-		snprintf(conf, len, "each of the %u verdicts rests on a Welch test against "
+		snprintf(conf, len,
+			 "each of the %u verdicts rests on a Welch test against "
 			 "the other endpoint; all are right with probability at least %.4f "
-			 "(1 - the sum of their p-values)", t->calls,
-			 t->sum_p < 1 ? 1 - t->sum_p : 0.0);
+			 "(1 - the sum of their p-values)",
+			 t->calls, t->sum_p < 1 ? 1 - t->sum_p : 0.0);
 		return t->sum_p < 1 ? 1 - t->sum_p : 0;
 	}
 	json_array_foreach(steps, i, st) {
@@ -149,7 +152,8 @@ static double confidence(struct bisect_session *s, json_t *steps, const struct t
 		    has_role(st, "step"))
 			good_ok *= 1 - bisect_miss_prob(t->rate, step_iterations(d));
 	}
-	snprintf(conf, len, "the signature occurred in %.0f %% of the runs at the "
+	snprintf(conf, len,
+		 "the signature occurred in %.0f %% of the runs at the "
 		 "bad endpoint; at that rate every 'good' verdict is right with probability "
 		 "%.4f (the chance that all runs of a bad commit miss it is (1 - rate)^n)",
 		 100 * t->rate, good_ok);
@@ -186,15 +190,14 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 		add_totals(&t, st);
 	}
 	value = confidence(s, steps, &t, conf, sizeof(conf));
-	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}",
-		"mode", s->sig_mode ? "signature" : "metric",
-		"looked_for", s->sig_mode ? s->p->signature : s->p->metric,
-		"first", first ? commit_json(s->p->tree, first) : json_null(),
-		"candidates", out ? candidates(out) : json_array(),
-		"steps", rows, "builds", t.builds, "vm_runs", t.vm_runs, "wall_s", t.wall,
-		"range_commits", (json_int_t)range,
-		"log2_range", (json_int_t)ceil(log2(fmax(1, (double)range))),
-		"confidence", conf, "confidence_value", value);
+	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}", "mode",
+			s->sig_mode ? "signature" : "metric", "looked_for",
+			s->sig_mode ? s->p->signature : s->p->metric, "first",
+			first ? commit_json(s->p->tree, first) : json_null(), "candidates",
+			out ? candidates(out) : json_array(), "steps", rows, "builds", t.builds,
+			"vm_runs", t.vm_runs, "wall_s", t.wall, "range_commits", (json_int_t)range,
+			"log2_range", (json_int_t)ceil(log2(fmax(1, (double)range))), "confidence",
+			conf, "confidence_value", value);
 	json_object_set_new(res, "term", json_string(session_new_term(s)));
 	free(first);
 	json_decref(steps);
@@ -206,8 +209,7 @@ int bisect_conclude(struct bisect_session *s, const char *out, json_t **result)
 	json_t *res = bisect_make_result(s, out);
 	int ret = json_is_object(json_object_get(res, "first")) ? 0 : EXIT_RUN_FAILED;
 
-	if (bstore_set_status(s->bs, bisect_status_name(BISECT_DONE), res) ||
-	    bisect_write_log(s))
+	if (bstore_set_status(s->bs, bisect_status_name(BISECT_DONE), res) || bisect_write_log(s))
 		ret = EXIT_RUN_FAILED;
 	*result = res;
 	return ret;
@@ -232,8 +234,10 @@ int bisect_write_log(struct bisect_session *s)
 	size_t i;
 	int ret;
 
-	strbuf_addf(&sb, "# mmlab bisect log: 'mmlab bisect replay %s' starts the same "
-		    "bisection\n", path);
+	strbuf_addf(&sb,
+		    "# mmlab bisect log: 'mmlab bisect replay %s' starts the same "
+		    "bisection\n",
+		    path);
 	add_json_line(&sb, "params", params);
 	json_array_foreach(steps, i, st)
 		if (is_done(st))

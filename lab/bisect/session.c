@@ -117,8 +117,7 @@ int session_set_progress(struct bisect_session *s, const char *out)
 	return bstore_set_progress(s->bs, out);
 }
 
-int session_tell_git(struct bisect_session *s, const char *term, const char *commit,
-		     char **out)
+int session_tell_git(struct bisect_session *s, const char *term, const char *commit, char **out)
 {
 	const char *args[] = { "bisect", term, commit, NULL };
 	int rc = bisect_git(s->wt, args, out);
@@ -230,7 +229,8 @@ int session_create(struct bisect_session *s, const struct bisect_env *env,
 	dbpath = xasprintf("%s/bisect.db", s->dir);
 	if (path_exists(dbpath)) {
 		lab_err("a bisection is already in %s; 'mmlab bisect status' shows it, "
-			"'mmlab bisect reset' ends it", s->dir);
+			"'mmlab bisect reset' ends it",
+			s->dir);
 		free(dbpath);
 		return -1;
 	}

@@ -34,10 +34,10 @@
 
 /* one round of measuring a commit (a run of n iterations) */
 struct bisect_round {
-	long long seq;		/* the step's row in bisect.db */
-	unsigned int round;	/* 0, 1, ...: the step's runs so far */
+	long long seq; /* the step's row in bisect.db */
+	unsigned int round; /* 0, 1, ...: the step's runs so far */
 	const char *commit;
-	unsigned int n;		/* iterations */
+	unsigned int n; /* iterations */
 };
 
 /*
@@ -50,28 +50,28 @@ typedef int (*bisect_measure_fn)(void *ctx, const struct bisect_params *p,
 
 /* what the engine needs from the command line's global options */
 struct bisect_env {
-	const char *results_dir;	/* the results store; the bisection is in its bisect/ */
-	const char *cache_dir;		/* kernel cache and images: for the runner */
-	const char *connect_uri;	/* libvirt URI (NULL: the default): for the runner */
-	bisect_measure_fn measure;	/* NULL: build, boot and run (runner.h) */
+	const char *results_dir; /* the results store; the bisection is in its bisect/ */
+	const char *cache_dir; /* kernel cache and images: for the runner */
+	const char *connect_uri; /* libvirt URI (NULL: the default): for the runner */
+	bisect_measure_fn measure; /* NULL: build, boot and run (runner.h) */
 	void *measure_ctx;
 };
 
 /* "mmlab bisect start": the options as given; 0 for a number = its default */
 struct bisect_start_args {
-	const char *job;		/* --job FILE */
-	const char *good, *bad;		/* --good, --bad REF */
-	const char *metric;		/* --metric EXPR, or */
-	const char *signature;		/* --signature SIG */
-	int better;			/* --direction: -1 lower, +1 higher, 0 either */
-	double min_change, alpha;	/* --min-change, --alpha */
-	unsigned int k, n;		/* --k (default 1), --n (default 3) */
-	unsigned int iterations;	/* --iterations (default: the job's, or --n) */
-	unsigned int max_iterations;	/* --max-iterations (default 3 N, N with --signature) */
-	bool reverse;			/* --reverse */
-	const struct strlist *paths;	/* --paths, or NULL */
-	const char *tree;		/* --tree, or NULL: the job's kernels.tree */
-	const char *variant;		/* --variant, or NULL: the job's first */
+	const char *job; /* --job FILE */
+	const char *good, *bad; /* --good, --bad REF */
+	const char *metric; /* --metric EXPR, or */
+	const char *signature; /* --signature SIG */
+	int better; /* --direction: -1 lower, +1 higher, 0 either */
+	double min_change, alpha; /* --min-change, --alpha */
+	unsigned int k, n; /* --k (default 1), --n (default 3) */
+	unsigned int iterations; /* --iterations (default: the job's, or --n) */
+	unsigned int max_iterations; /* --max-iterations (default 3 N, N with --signature) */
+	bool reverse; /* --reverse */
+	const struct strlist *paths; /* --paths, or NULL */
+	const char *tree; /* --tree, or NULL: the job's kernels.tree */
+	const char *variant; /* --variant, or NULL: the job's first */
 };
 
 /*
@@ -93,8 +93,8 @@ int bisect_run(const struct bisect_env *env, json_t **result);
 /* "mmlab bisect status" */
 struct bisect_report {
 	struct bisect_state state;
-	json_t *steps;		/* bstore_steps() */
-	json_t *result;		/* the result so far (its "steps"); NULL unless asked */
+	json_t *steps; /* bstore_steps() */
+	json_t *result; /* the result so far (its "steps"); NULL unless asked */
 };
 int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_report *r);
 void bisect_report_release(struct bisect_report *r);

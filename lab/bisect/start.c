@@ -41,8 +41,7 @@ static int check_mode(const struct bisect_start_args *a)
 }
 
 /* the job (its text, directory and variant) into p; the loaded job in *job */
-static int load_job(const struct bisect_start_args *a, struct bisect_params *p,
-		    struct job **job)
+static int load_job(const struct bisect_start_args *a, struct bisect_params *p, struct job **job)
 {
 	size_t len, vidx = 0;
 	char *abs;
@@ -80,11 +79,13 @@ static int resolve_range(const struct bisect_start_args *a, const struct job *jo
 	char *range, *count;
 	size_t na = 4;
 
-	p->tree = a->tree ? path_abs(a->tree) : job->kernels.tree ?
-		  xstrdup(job->kernels.tree) : NULL;
+	p->tree = a->tree	    ? path_abs(a->tree) :
+		  job->kernels.tree ? xstrdup(job->kernels.tree) :
+				      NULL;
 	if (!p->tree) {
 		lab_err("%s has no kernels.tree to bisect in; give --tree DIR or add "
-			"'kernels: { tree: DIR }' to the job", a->job);
+			"'kernels: { tree: DIR }' to the job",
+			a->job);
 		return -1;
 	}
 	if (a->tree && job->kernels.tree && strcmp(p->tree, job->kernels.tree))
@@ -124,7 +125,8 @@ static int set_iterations(const struct bisect_start_args *a, const struct job *j
 		iters = a->n;
 	if (iters < 2 && !sig) {
 		lab_err("metric mode needs at least 2 iterations per commit for its tests; "
-			"give --iterations 2 or more (the job has %u)", job->iterations);
+			"give --iterations 2 or more (the job has %u)",
+			job->iterations);
 		return -1;
 	}
 	if (sig && p->k > iters) {

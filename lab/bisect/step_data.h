@@ -15,7 +15,7 @@
  * "missing", "builds", "vm_runs", "build_failed", "build_log", "wall_s",
  * then "verdict", "why", "position", "p_wrong"}.
  */
-double *step_values(json_t *data, size_t *n);	/* malloc'd, n >= 0 */
+double *step_values(json_t *data, size_t *n); /* malloc'd, n >= 0 */
 unsigned int step_count(json_t *data, const char *key);
 unsigned int step_iterations(json_t *data);
 /* the done endpoint's data among the steps (role "good" or "bad"), or NULL */

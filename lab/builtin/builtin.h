@@ -22,9 +22,9 @@ int cmd_bisect(int argc, char **argv);
 
 /* global options parsed by main.c, visible to every command */
 struct global_opts {
-	const char *results_dir;	/* --results / MMLAB_RESULTS, default ./results */
-	const char *connect_uri;	/* --connect / MMLAB_LIBVIRT_URI */
-	const char *cache_dir;		/* MMLAB_CACHE, default ~/.cache/mmlab */
+	const char *results_dir; /* --results / MMLAB_RESULTS, default ./results */
+	const char *connect_uri; /* --connect / MMLAB_LIBVIRT_URI */
+	const char *cache_dir; /* MMLAB_CACHE, default ~/.cache/mmlab */
 };
 extern struct global_opts gopts;
 /* defaults from the environment (lab/builtin/global.c) */

@@ -31,16 +31,16 @@ static const char *const bisect_synopsis[] = {
 	NULL,
 };
 
-#define START_TEXT \
+#define START_TEXT                                                                         \
 	"  start      record the bisection (RESULTS/bisect/) and let git pick the first\n" \
 	"             commit; nothing is measured yet"
-#define RUN_TEXT \
+#define RUN_TEXT                                                                           \
 	"  run        measure both endpoints, refuse when they do not differ, then test\n" \
-	"             commits until git names the first bad one; safe to interrupt\n" \
+	"             commits until git names the first bad one; safe to interrupt\n"      \
 	"             (Ctrl-C, kill -9) and run again: finished steps are not redone"
 #define STATUS_TEXT "  status     where the bisection is; the steps so far"
 #define LOG_TEXT "  log        the replayable log (git's bisect log and the measurements)"
-#define REPLAY_TEXT \
+#define REPLAY_TEXT                                                                  \
 	"  replay F   start a bisection from such a log: no build, no run for the\n" \
 	"             steps it holds; 'run' goes on if it was not finished"
 #define RESET_TEXT "  reset      end the bisection (kept as RESULTS/bisect-<time>/)"
@@ -52,13 +52,12 @@ static const char bisect_footer[] =
 
 static const struct opt_usage bisect_usage = {
 	.synopsis = bisect_synopsis,
-	.text =
-	"Find the commit that made a metric worse (or brought a signature) between a\n"
-	"good and a bad commit. git bisect, in a lab-owned worktree of the job's\n"
-	"kernels.tree, picks the commits; mmlab builds each one (incrementally, through the\n"
-	"kernel cache), boots it, runs the job's workload and decides the verdict.\n\n"
-	START_TEXT "\n" RUN_TEXT "\n" STATUS_TEXT "\n" LOG_TEXT "\n" REPLAY_TEXT "\n"
-	RESET_TEXT "\n\nThe options are those of start; run, status and replay take --json.",
+	.text = "Find the commit that made a metric worse (or brought a signature) between a\n"
+		"good and a bad commit. git bisect, in a lab-owned worktree of the job's\n"
+		"kernels.tree, picks the commits; mmlab builds each one (incrementally, through the\n"
+		"kernel cache), boots it, runs the job's workload and decides the verdict.\n\n" START_TEXT
+		"\n" RUN_TEXT "\n" STATUS_TEXT "\n" LOG_TEXT "\n" REPLAY_TEXT "\n" RESET_TEXT
+		"\n\nThe options are those of start; run, status and replay take --json.",
 	.footer = bisect_footer,
 };
 
@@ -157,14 +156,14 @@ static const struct opt start_opts[] = {
 		   "patches applied on top of every tested commit"),
 	OPT_STRING(0, "good", &start_cli.a.good, "REF",
 		   "the good endpoint (tag, branch, commit id)"),
-	OPT_STRING(0, "bad", &start_cli.a.bad, "REF",
-		   "the bad endpoint (tag, branch, commit id)"),
+	OPT_STRING(0, "bad", &start_cli.a.bad, "REF", "the bad endpoint (tag, branch, commit id)"),
 	OPT_STRING(0, "metric", &start_cli.a.metric, "EXPR",
 		   "a metric or an expression of metrics (vmstat.compact_stall,\n"
 		   "\"kthread.kcompactd0.cpu_s / time.elapsed_s\")"),
 	OPT_CALLBACK(0, "direction", &start_cli, "D",
 		     "lower or higher: which values are better (default: either;\n"
-		     "the bad endpoint then only has to differ)", direction_cb),
+		     "the bad endpoint then only has to differ)",
+		     direction_cb),
 	OPT_CALLBACK(0, "min-change", &start_cli, "P",
 		     "the endpoints must differ by at least P (default 5%)", min_change_cb),
 	OPT_STRING(0, "signature", &start_cli.a.signature, "SIG",
@@ -220,7 +219,9 @@ static int do_start(int argc, char **argv)
 {
 	struct start_cli *c = &start_cli;
 	struct opt_usage u = {
-		(const char *const[]){ bisect_synopsis[0], NULL }, START_TEXT, bisect_footer,
+		(const char *const[]){ bisect_synopsis[0], NULL },
+		START_TEXT,
+		bisect_footer,
 	};
 	struct bisect_env env = env_of_gopts();
 	struct bisect_params p;
@@ -256,8 +257,8 @@ out:
  * The options of a subcommand: --json when json is not NULL, else none;
  * want operands. -1 to go on, else the exit status.
  */
-static int parse_simple(int argc, char **argv, const char *syn, const char *text,
-			bool *json, int want)
+static int parse_simple(int argc, char **argv, const char *syn, const char *text, bool *json,
+			int want)
 {
 	const char *cmd = argv[0];
 	struct opt with_json[] = { OPT_BOOL(0, "json", json, "print JSON on stdout"), OPT_END() };
@@ -355,8 +356,8 @@ static int do_replay(int argc, char **argv)
 	struct bisect_env env = env_of_gopts();
 	json_t *res = NULL;
 	bool json = false;
-	int ret = parse_simple(argc, argv, "mmlab bisect replay FILE [--json]", REPLAY_TEXT,
-			       &json, 1);
+	int ret = parse_simple(argc, argv, "mmlab bisect replay FILE [--json]", REPLAY_TEXT, &json,
+			       1);
 
 	if (ret >= 0)
 		return ret;
@@ -375,8 +376,8 @@ int cmd_bisect(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} subs[] = {
-		{ "start", do_start }, { "run", do_run }, { "status", do_status },
-		{ "log", do_log }, { "replay", do_replay }, { "reset", do_reset },
+		{ "start", do_start }, { "run", do_run },	{ "status", do_status },
+		{ "log", do_log },     { "replay", do_replay }, { "reset", do_reset },
 	};
 	const char *sub = argc > 1 ? argv[1] : NULL;
 	char name[32];

@@ -21,15 +21,13 @@ static const char *const compare_synopsis[] = {
 
 static const struct opt_usage compare_usage = {
 	.synopsis = compare_synopsis,
-	.text =
-	"Compare the variants of runs (\"latest\" = the newest run) with\n"
-	"Welch's t-test and Benjamini-Hochberg. The text starts with a summary\n"
-	"(the significant changes, largest first, or the smallest change the\n"
-	"run could have detected), then the mmtests table by group; see\n"
-	"docs/compare.md.",
-	.footer =
-	"exit status: 0 done, 1 a run could not be loaded or output failed,\n"
-	"2 bad usage or bad input",
+	.text = "Compare the variants of runs (\"latest\" = the newest run) with\n"
+		"Welch's t-test and Benjamini-Hochberg. The text starts with a summary\n"
+		"(the significant changes, largest first, or the smallest change the\n"
+		"run could have detected), then the mmtests table by group; see\n"
+		"docs/compare.md.",
+	.footer = "exit status: 0 done, 1 a run could not be loaded or output failed,\n"
+		  "2 bad usage or bad input",
 };
 
 struct compare_opts {
@@ -67,8 +65,7 @@ static int write_out(struct comparison *c, const struct compare_opts *o)
 		lab_warn("%s", c->warnings.v[i]);
 	if (cmp_open_output(o->cli.output, &out) < 0)
 		return EXIT_RUN_FAILED;
-	rc = o->power ? cmp_write_power(c, o->effect, o->fmt, out) :
-			cmp_write(c, o->fmt, out);
+	rc = o->power ? cmp_write_power(c, o->effect, o->fmt, out) : cmp_write(c, o->fmt, out);
 	return (cmp_close_output(out, o->cli.output) < 0 || rc < 0) ? EXIT_RUN_FAILED : 0;
 }
 

@@ -27,11 +27,10 @@ static const char *const doctor_synopsis[] = {
 
 static const struct opt_usage doctor_usage = {
 	.synopsis = doctor_synopsis,
-	.text =
-	"Check this host: the guest programs, QEMU and libvirt (and whether\n"
-	"libvirtd answers), /dev/kvm, whether KVM can really run a guest or the\n"
-	"lab falls back to TCG (a probe boot, cached per host), the kernels in\n"
-	"/boot, and the build tools. Exit 0 when 'mmlab run' can work here.",
+	.text = "Check this host: the guest programs, QEMU and libvirt (and whether\n"
+		"libvirtd answers), /dev/kvm, whether KVM can really run a guest or the\n"
+		"lab falls back to TCG (a probe boot, cached per host), the kernels in\n"
+		"/boot, and the build tools. Exit 0 when 'mmlab run' can work here.",
 };
 
 static char *which(const char *prog)
@@ -55,8 +54,15 @@ static char *which(const char *prog)
 static json_t *check_tools(void)
 {
 	static const char *const tools[] = {
-		"qemu-system-x86_64", "virsh", "git", "make", "gcc", "ccache", "flex",
-		"bison", "bc",
+		"qemu-system-x86_64",
+		"virsh",
+		"git",
+		"make",
+		"gcc",
+		"ccache",
+		"flex",
+		"bison",
+		"bc",
 	};
 	json_t *o = json_object();
 
@@ -101,8 +107,7 @@ static void print_text(json_t *d)
 	printf("mmlab %s\n", MMLAB_VERSION);
 	v = json_object_get(d, "guest");
 	printf("guest programs   %s (%s)\n", json_string_value(json_object_get(v, "dir")),
-	       json_is_true(json_object_get(v, "agent")) ? "agent present"
-							 : "MISSING: run 'make'");
+	       json_is_true(json_object_get(v, "agent")) ? "agent present" : "MISSING: run 'make'");
 	v = json_object_get(d, "libvirt");
 	if (json_is_true(json_object_get(v, "reachable")))
 		printf("libvirt          %s at %s, QEMU %s\n",
@@ -112,12 +117,14 @@ static void print_text(json_t *d)
 	else
 		printf("libvirt          UNREACHABLE (see the error above)\n");
 	v = json_object_get(d, "kvm");
-	printf("/dev/kvm         %s\n", !json_is_true(json_object_get(v, "present")) ? "absent" :
-	       json_is_true(json_object_get(v, "usable")) ? "present, opens read-write"
-							   : "present but cannot be opened");
+	printf("/dev/kvm         %s\n",
+	       !json_is_true(json_object_get(v, "present")) ? "absent" :
+	       json_is_true(json_object_get(v, "usable"))   ? "present, opens read-write" :
+							      "present but cannot be opened");
 	v = json_object_get(d, "accel");
 	if (json_is_object(v))
-		printf("accel            %s: %s%s\n", json_string_value(json_object_get(v, "accel")),
+		printf("accel            %s: %s%s\n",
+		       json_string_value(json_object_get(v, "accel")),
 		       json_string_value(json_object_get(v, "reason")),
 		       json_is_true(json_object_get(v, "cached")) ? " [cached verdict]" : "");
 	else
@@ -136,7 +143,8 @@ static void print_text(json_t *d)
 	       json_string_value(json_object_get(d, "results")),
 	       json_string_value(json_object_get(d, "cache")));
 	printf("verdict          %s\n", json_is_true(json_object_get(d, "ok")) ?
-	       "ready: 'mmlab run jobs/quick.yaml'" : "NOT READY (see above)");
+						"ready: 'mmlab run jobs/quick.yaml'" :
+						"NOT READY (see above)");
 }
 
 /* the KVM-or-TCG verdict into d["accel"]; false when the probe failed */
@@ -148,9 +156,10 @@ static bool check_accel(json_t *d, struct vm_host *h, bool reprobe, struct image
 		  !probe_accel(h, ACCEL_AUTO, gopts.cache_dir, kernel, img, reprobe, &ac);
 
 	if (ok)
-		json_object_set_new(d, "accel", json_pack("{s:s, s:s, s:b, s:b}",
-			"accel", ac.accel == DOM_ACCEL_KVM ? "kvm" : "tcg",
-			"reason", ac.reason, "probed", ac.probed, "cached", ac.cached));
+		json_object_set_new(d, "accel",
+				    json_pack("{s:s, s:s, s:b, s:b}", "accel",
+					      ac.accel == DOM_ACCEL_KVM ? "kvm" : "tcg", "reason",
+					      ac.reason, "probed", ac.probed, "cached", ac.cached));
 	else
 		json_object_set_new(d, "accel", json_string("the probe failed"));
 	free(kernel);
@@ -179,8 +188,8 @@ int cmd_doctor(int argc, char **argv)
 		lab_err("doctor: unexpected argument '%s'; see 'mmlab doctor --help'", argv[0]);
 		return EXIT_USAGE;
 	}
-	d = json_pack("{s:s, s:s, s:s}", "version", MMLAB_VERSION,
-		      "results", gopts.results_dir, "cache", gopts.cache_dir);
+	d = json_pack("{s:s, s:s, s:s}", "version", MMLAB_VERSION, "results", gopts.results_dir,
+		      "cache", gopts.cache_dir);
 	json_object_set_new(d, "guest", check_guest(&guest_ok));
 	json_object_set_new(d, "kvm", check_kvm());
 	json_object_set_new(d, "kernels", kernel_list_distro());
@@ -193,8 +202,9 @@ int cmd_doctor(int argc, char **argv)
 	if (ok && !noprobe)
 		ok = check_accel(d, h, reprobe, &img);
 	else
-		json_object_set_new(d, "accel", json_string(noprobe ? "not probed (--no-probe)"
-								    : "cannot probe"));
+		json_object_set_new(d, "accel",
+				    json_string(noprobe ? "not probed (--no-probe)" :
+							  "cannot probe"));
 	json_object_set_new(d, "ok", json_boolean(ok));
 	if (json) {
 		json_dumpf(d, stdout, JSON_INDENT(2));

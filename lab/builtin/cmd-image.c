@@ -23,33 +23,32 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mmlab image build [--recipe NAME|FILE] [--kind initramfs|debootstrap]\n"
-		"                         [--suite SUITE] [--packages A,B] [--size SIZE]\n"
-		"                         [--dry-run] [--json]\n"
-		"       mmlab image list [--json]\n"
-		"       mmlab image gc [--all] [--json]\n"
-		"       mmlab image initrd [--plan KEY=VALUE]... -o FILE\n"
-		"\n"
-		"build  make the default guest image, an initramfs holding the guest agent\n"
-		"       (as /init) and the workload programs, unless the cache already\n"
-		"       holds one with the same contents; prints its path and hash\n"
-		"       --kind debootstrap: a Debian disk image (docs/image.md):\n"
-		"       debootstrap --variant=minbase SUITE (default bookworm) plus PACKAGES,\n"
-		"       the agent and workloads, a SIZE (default 4G) qcow2 made with\n"
-		"       libguestfs; minutes the first time, then cached by its recipe\n"
-		"       --recipe: the image a recipe file describes (images/NAME.yaml)\n"
-		"list   the cached images\n"
-		"gc     remove leftovers of interrupted builds and the images made from\n"
-		"       other guest programs than the current ones; --all removes every image\n"
-		"initrd write the image plus a guest plan (docs/workloads.md lists the\n"
-		"       keys, e.g. --plan workload=noop --plan iterations=1) to FILE, to boot\n"
-		"       by hand: qemu-system-x86_64 -kernel K -initrd FILE -append\n"
-		"       'console=ttyS0 rdinit=/init' -serial stdio -serial file:data.bin\n"
-		"\n"
-		"Images live in $MMLAB_CACHE/images (default ~/.cache/mmlab/images). The\n"
-		"guest programs come from build/guest next to ./mmlab, or $MMLAB_GUEST_DIR;\n"
-		"the recipes from images/ next to ./mmlab, or $MMLAB_IMAGES_DIR.\n");
+	fprintf(f, "usage: mmlab image build [--recipe NAME|FILE] [--kind initramfs|debootstrap]\n"
+		   "                         [--suite SUITE] [--packages A,B] [--size SIZE]\n"
+		   "                         [--dry-run] [--json]\n"
+		   "       mmlab image list [--json]\n"
+		   "       mmlab image gc [--all] [--json]\n"
+		   "       mmlab image initrd [--plan KEY=VALUE]... -o FILE\n"
+		   "\n"
+		   "build  make the default guest image, an initramfs holding the guest agent\n"
+		   "       (as /init) and the workload programs, unless the cache already\n"
+		   "       holds one with the same contents; prints its path and hash\n"
+		   "       --kind debootstrap: a Debian disk image (docs/image.md):\n"
+		   "       debootstrap --variant=minbase SUITE (default bookworm) plus PACKAGES,\n"
+		   "       the agent and workloads, a SIZE (default 4G) qcow2 made with\n"
+		   "       libguestfs; minutes the first time, then cached by its recipe\n"
+		   "       --recipe: the image a recipe file describes (images/NAME.yaml)\n"
+		   "list   the cached images\n"
+		   "gc     remove leftovers of interrupted builds and the images made from\n"
+		   "       other guest programs than the current ones; --all removes every image\n"
+		   "initrd write the image plus a guest plan (docs/workloads.md lists the\n"
+		   "       keys, e.g. --plan workload=noop --plan iterations=1) to FILE, to boot\n"
+		   "       by hand: qemu-system-x86_64 -kernel K -initrd FILE -append\n"
+		   "       'console=ttyS0 rdinit=/init' -serial stdio -serial file:data.bin\n"
+		   "\n"
+		   "Images live in $MMLAB_CACHE/images (default ~/.cache/mmlab/images). The\n"
+		   "guest programs come from build/guest next to ./mmlab, or $MMLAB_GUEST_DIR;\n"
+		   "the recipes from images/ next to ./mmlab, or $MMLAB_IMAGES_DIR.\n");
 }
 
 static void print_json(json_t *j)
@@ -103,15 +102,14 @@ static const char *const build_synopsis[] = {
 
 static const struct opt_usage build_usage = {
 	.synopsis = build_synopsis,
-	.text =
-	"Make the guest image a recipe describes, unless the cache already holds\n"
-	"one with the same contents, and print its path and hash. The default is\n"
-	"the initramfs (images/initramfs.yaml): the guest agent as /init and the\n"
-	"workload programs. --kind debootstrap is a Debian disk image\n"
-	"(images/debootstrap.yaml, docs/image.md): debootstrap --variant=minbase\n"
-	"SUITE (default bookworm) plus PACKAGES, the agent and workloads, a SIZE\n"
-	"(default 4G) qcow2 made with libguestfs; minutes the first time, then\n"
-	"cached by its recipe.",
+	.text = "Make the guest image a recipe describes, unless the cache already holds\n"
+		"one with the same contents, and print its path and hash. The default is\n"
+		"the initramfs (images/initramfs.yaml): the guest agent as /init and the\n"
+		"workload programs. --kind debootstrap is a Debian disk image\n"
+		"(images/debootstrap.yaml, docs/image.md): debootstrap --variant=minbase\n"
+		"SUITE (default bookworm) plus PACKAGES, the agent and workloads, a SIZE\n"
+		"(default 4G) qcow2 made with libguestfs; minutes the first time, then\n"
+		"cached by its recipe.",
 	.footer = "Exit status: 0 ok, 1 the build failed, 2 bad usage or a bad recipe.",
 };
 
@@ -175,8 +173,8 @@ static void print_plan(const struct image_recipe *r, const struct image_built *b
 		return;
 	fmt_size(r->size_bytes, sz, sizeof(sz));
 	pk = strlist_join(&r->packages, ",");
-	printf("suite     %s\nvariant   %s\npackages  %s\nsize      %s\nmirror    %s\n",
-	       r->suite, r->variant, *pk ? pk : "(none)", sz,
+	printf("suite     %s\nvariant   %s\npackages  %s\nsize      %s\nmirror    %s\n", r->suite,
+	       r->variant, *pk ? pk : "(none)", sz,
 	       r->mirror ? r->mirror : "(the environment's or the host's)");
 	free(pk);
 }
@@ -310,9 +308,8 @@ static int image_gc(int argc, char **argv)
 	static const char *const synopsis[] = { "mmlab image gc [--all] [--json]", NULL };
 	static const struct opt_usage u = {
 		.synopsis = synopsis,
-		.text =
-		"Remove leftovers of interrupted builds and the images made from other\n"
-		"guest programs than the current ones.",
+		.text = "Remove leftovers of interrupted builds and the images made from other\n"
+			"guest programs than the current ones.",
 	};
 	bool all = false, json = false;
 	struct opt opts[] = {
@@ -359,15 +356,15 @@ static int plan_cb(const struct opt *opt, const char *arg)
 static int image_initrd(int argc, char **argv)
 {
 	static const char *const synopsis[] = {
-		"mmlab image initrd [--plan KEY=VALUE]... -o FILE", NULL,
+		"mmlab image initrd [--plan KEY=VALUE]... -o FILE",
+		NULL,
 	};
 	static const struct opt_usage u = {
 		.synopsis = synopsis,
-		.text =
-		"Write the image plus a guest plan (docs/workloads.md lists the keys, e.g.\n"
-		"--plan workload=noop --plan iterations=1) to FILE, to boot by hand:\n"
-		"qemu-system-x86_64 -kernel K -initrd FILE -append 'console=ttyS0\n"
-		"rdinit=/init' -serial stdio -serial file:data.bin",
+		.text = "Write the image plus a guest plan (docs/workloads.md lists the keys, e.g.\n"
+			"--plan workload=noop --plan iterations=1) to FILE, to boot by hand:\n"
+			"qemu-system-x86_64 -kernel K -initrd FILE -append 'console=ttyS0\n"
+			"rdinit=/init' -serial stdio -serial file:data.bin",
 	};
 	struct kvlist plan = { 0 };
 	const char *out = NULL;
@@ -385,15 +382,16 @@ static int image_initrd(int argc, char **argv)
 			lab_err("'image initrd' wants -o FILE");
 		return argn ? no_operands(argn, argv, "initrd") : EXIT_USAGE;
 	}
-	ret = image_initramfs(gopts.cache_dir, &img) ||
-	      image_boot_initrd(img.path, &plan, out) ? EXIT_RUN_FAILED : 0;
+	ret = image_initramfs(gopts.cache_dir, &img) || image_boot_initrd(img.path, &plan, out) ?
+		      EXIT_RUN_FAILED :
+		      0;
 	image_release(&img);
 	kvlist_free(&plan);
 	return ret;
 }
 
 static const struct {
-	const char *name, *full;	/* full: in messages and help */
+	const char *name, *full; /* full: in messages and help */
 	int (*fn)(int argc, char **argv);
 } subcommands[] = {
 	{ "build", "image build", image_build },
@@ -420,7 +418,8 @@ int cmd_image(int argc, char **argv)
 		usage(stderr);
 	else if (sub[0] == '-')
 		lab_err("image: '%s' before the subcommand; write 'mmlab image build|list|gc|"
-			"initrd [options]' (see 'mmlab image --help')", sub);
+			"initrd [options]' (see 'mmlab image --help')",
+			sub);
 	else
 		lab_err("no 'image %s'; the subcommands are build, list, gc and initrd", sub);
 	return EXIT_USAGE;

@@ -27,20 +27,19 @@ static const char *const kernel_synopsis[] = {
 
 static const struct opt_usage kernel_usage = {
 	.synopsis = kernel_synopsis,
-	.text =
-	"Build kernel variants from a git tree into the kernel cache ($MMLAB_CACHE/kernels):\n"
-	"the ref checked out in a lab-owned worktree, then reverts, cherry-picks and patches\n"
-	"in that order; config = base (tinyconfig by default) + fragments + olddefconfig;\n"
-	"make O=... with ccache. The cache key is the source's git tree id + the .config's\n"
-	"hash + the compiler version: an identical key is served without building.\n"
-	"\n"
-	"  build JOB        every variant of the job that has 'ref:'\n"
-	"  build --tree ... one variant from the command line (options repeat, in order)\n"
-	"  list             the cached kernels\n"
-	"  show KEY         one cached kernel's metadata (KEY may be a unique prefix)\n"
-	"  gc               remove cached kernels no stored run uses (--results DIR)",
+	.text = "Build kernel variants from a git tree into the kernel cache ($MMLAB_CACHE/kernels):\n"
+		"the ref checked out in a lab-owned worktree, then reverts, cherry-picks and patches\n"
+		"in that order; config = base (tinyconfig by default) + fragments + olddefconfig;\n"
+		"make O=... with ccache. The cache key is the source's git tree id + the .config's\n"
+		"hash + the compiler version: an identical key is served without building.\n"
+		"\n"
+		"  build JOB        every variant of the job that has 'ref:'\n"
+		"  build --tree ... one variant from the command line (options repeat, in order)\n"
+		"  list             the cached kernels\n"
+		"  show KEY         one cached kernel's metadata (KEY may be a unique prefix)\n"
+		"  gc               remove cached kernels no stored run uses (--results DIR)",
 	.footer =
-	"Exit status: 0 done, 1 a build failed, 2 bad usage or input. See docs/kernels.md.",
+		"Exit status: 0 done, 1 a build failed, 2 bad usage or input. See docs/kernels.md.",
 };
 
 /* what the options set; the variant of "build --tree ..." */
@@ -186,8 +185,8 @@ static int build_args(struct kernel_opts *ko)
 	job.kernels.fragments = ko->fragments;
 	job.variants = &v;
 	job.nvariants = 1;
-	ret = kernel_resolve_job_opt(&job, 0, gopts.cache_dir, ko->rebuild, &ki) ?
-	      EXIT_RUN_FAILED : 0;
+	ret = kernel_resolve_job_opt(&job, 0, gopts.cache_dir, ko->rebuild, &ki) ? EXIT_RUN_FAILED :
+										   0;
 	if (ko->json) {
 		json_t *o = result_json(name, &ki);
 
@@ -328,28 +327,29 @@ static void kernel_sub_opts(const struct opt *all, const char *const *keep, stru
 }
 
 static const char *const build_opts[] = {
-	"tree", "ref", "revert", "cherry-pick", "apply", "fragment", "config-base", "name",
-	"rebuild", "json", NULL,
+	"tree",	       "ref",  "revert",  "cherry-pick", "apply", "fragment",
+	"config-base", "name", "rebuild", "json",	 NULL,
 };
 static const char *const json_opts[] = { "json", NULL };
 static const char *const gc_opts[] = { "dry-run", "json", NULL };
 
 static const struct kernel_sub {
 	const char *name;
-	const char *const *opts;	/* the options it takes */
-	int max_args;			/* operands */
-	const char *need;		/* the message when an operand is missing */
+	const char *const *opts; /* the options it takes */
+	int max_args; /* operands */
+	const char *need; /* the message when an operand is missing */
 } kernel_subs[] = {
 	{ "build", build_opts, 1, NULL },
 	{ "list", json_opts, 0, NULL },
-	{ "show", json_opts, 1, "kernel show: give a cache key (or a unique prefix); "
-				"'mmlab kernel list' shows them" },
+	{ "show", json_opts, 1,
+	  "kernel show: give a cache key (or a unique prefix); "
+	  "'mmlab kernel list' shows them" },
 	{ "gc", gc_opts, 0, NULL },
 };
 
 /* the subcommand's options and operands checked; -1 to go on, else the exit status */
-static int parse_sub(int argc, char **argv, const struct kernel_sub *sub,
-		     struct kernel_opts *ko, int *nargs)
+static int parse_sub(int argc, char **argv, const struct kernel_sub *sub, struct kernel_opts *ko,
+		     int *nargs)
 {
 	struct opt all[KERNEL_NOPTS], opts[KERNEL_NOPTS];
 	static char name[32];
@@ -362,8 +362,8 @@ static int parse_sub(int argc, char **argv, const struct kernel_sub *sub,
 	if (*nargs < 0)
 		return *nargs == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	if (*nargs > sub->max_args) {
-		lab_err("kernel %s: unexpected argument '%s'; see 'mmlab kernel --help'",
-			sub->name, argv[sub->max_args]);
+		lab_err("kernel %s: unexpected argument '%s'; see 'mmlab kernel --help'", sub->name,
+			argv[sub->max_args]);
 		return EXIT_USAGE;
 	}
 	if (!*nargs && sub->need) {

@@ -52,12 +52,12 @@ struct queue_args {
 	const char *accel, *variant, *boot;
 	unsigned int jobs, build_jobs;
 	bool json, items;
-	long long id;		/* the operand of cancel and retry */
+	long long id; /* the operand of cancel and retry */
 	/* what a subcommand works on */
-	char **args;		/* the operands */
+	char **args; /* the operands */
 	int n;
 	struct store *s;
-	struct queue *q;	/* NULL for finish */
+	struct queue *q; /* NULL for finish */
 };
 
 static int priority_cb(const struct opt *o, const char *arg)
@@ -154,7 +154,8 @@ static void print_added(long long id, const char *run, json_t *boots, const char
 
 static int do_add(struct queue_args *a)
 {
-	struct run_opts ro = { .accel = a->accel, .cache_dir = gopts.cache_dir,
+	struct run_opts ro = { .accel = a->accel,
+			       .cache_dir = gopts.cache_dir,
 			       .connect_uri = gopts.connect_uri };
 	json_t *out = json_array();
 	int ret = 0;
@@ -163,8 +164,8 @@ static int do_add(struct queue_args *a)
 		char *run = NULL;
 		long long id;
 		json_t *boots;
-		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, &ro, NULL, &run,
-				       &id, &boots);
+		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, &ro, NULL, &run, &id,
+				       &boots);
 
 		if (rc) {
 			ret = rc;
@@ -173,7 +174,8 @@ static int do_add(struct queue_args *a)
 		if (!a->json)
 			print_added(id, run, boots, a->args[i]);
 		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)id,
-			"run", run, "file", a->args[i], "boots", (int)json_array_size(boots)));
+						     "run", run, "file", a->args[i], "boots",
+						     (int)json_array_size(boots)));
 		json_decref(boots);
 		free(run);
 	}
@@ -185,8 +187,10 @@ static int do_add(struct queue_args *a)
 
 static int do_run(struct queue_args *a)
 {
-	struct pool_opts po = { .jobs = a->jobs, .build_jobs = a->build_jobs,
-				.cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
+	struct pool_opts po = { .jobs = a->jobs,
+				.build_jobs = a->build_jobs,
+				.cache_dir = gopts.cache_dir,
+				.connect_uri = gopts.connect_uri };
 
 	return pool_run(a->q, a->s, &po);
 }
@@ -203,15 +207,15 @@ static void print_item(json_t *it)
 
 	if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
 		printf("     item %lld kernel build of %s (request %.12s, %lld boots need it): "
-		       "%s%s%s\n", jint(it, "id"),
-		       json_string_value(json_object_get(it, "variant")),
+		       "%s%s%s\n",
+		       jint(it, "id"), json_string_value(json_object_get(it, "variant")),
 		       json_string_value(json_object_get(it, "request")), jint(it, "needed_by"),
-		       json_string_value(json_object_get(it, "state")), err ? ": " : "",
-		       err ?: "");
+		       json_string_value(json_object_get(it, "state")), err ? ": " : "", err ?: "");
 		return;
 	}
 	pl = json_object_get(it, "placement") ?
-	     json_dumps(json_object_get(it, "placement"), JSON_COMPACT) : NULL;
+		     json_dumps(json_object_get(it, "placement"), JSON_COMPACT) :
+		     NULL;
 	printf("     item %lld %s/%lld: %s%s%s%s%s\n", jint(it, "id"),
 	       json_string_value(json_object_get(it, "variant")), jint(it, "first"),
 	       json_string_value(json_object_get(it, "state")), pl ? " " : "", pl ? pl : "",
@@ -229,9 +233,9 @@ static void print_job(json_t *j)
 	if (json_is_number(eta))
 		snprintf(etab, sizeof(etab), "%.0fs", json_number_value(eta));
 	printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n", jint(j, "id"),
-	       json_string_value(json_object_get(j, "run")), jint(j, "priority"),
-	       jint(c, "done"), jint(c, "running"), jint(c, "queued"), jint(c, "failed"),
-	       jint(c, "cancelled"), etab);
+	       json_string_value(json_object_get(j, "run")), jint(j, "priority"), jint(c, "done"),
+	       jint(c, "running"), jint(c, "queued"), jint(c, "failed"), jint(c, "cancelled"),
+	       etab);
 	if (!json_object_size(json_object_get(j, "builds")))
 		return;
 	printf("     kernel builds:");
@@ -263,8 +267,8 @@ static void print_status(json_t *st, bool items)
 	size_t i, k;
 	json_t *j, *it;
 
-	printf("%-4s %-40s %4s %5s %5s %6s %6s %6s %8s\n", "ID", "RUN", "PRI", "DONE",
-	       "RUN", "QUEUED", "FAILED", "CANCEL", "ETA");
+	printf("%-4s %-40s %4s %5s %5s %6s %6s %6s %8s\n", "ID", "RUN", "PRI", "DONE", "RUN",
+	       "QUEUED", "FAILED", "CANCEL", "ETA");
 	json_array_foreach(st, i, j) {
 		print_job(j);
 		if (json_is_object(json_object_get(j, "slurm")))
@@ -293,8 +297,8 @@ static int do_cancel(struct queue_args *a)
 	int moved = batch_cancel(a->q, a->s, a->id);
 
 	if (moved >= 0)
-		printf("job %lld: %d queued boot%s cancelled (running ones finish)\n", a->id,
-		       moved, moved == 1 ? "" : "s");
+		printf("job %lld: %d queued boot%s cancelled (running ones finish)\n", a->id, moved,
+		       moved == 1 ? "" : "s");
 	return moved < 0 ? EXIT_USAGE : 0;
 }
 
@@ -327,9 +331,9 @@ enum operands { NO_OPERANDS, JOB_FILES, JOB_ID, ONE_RUN };
 /* in the order of queue_synopsis */
 static const struct subcmd {
 	const char *name;
-	unsigned int opts;	/* the options it takes: O_* */
+	unsigned int opts; /* the options it takes: O_* */
 	enum operands operands;
-	bool no_queue;		/* the store alone */
+	bool no_queue; /* the store alone */
 	int (*fn)(struct queue_args *a);
 } subcmds[] = {
 	{ "add", O_PRIORITY | O_ACCEL | O_JSON, JOB_FILES, false, do_add },
@@ -366,7 +370,8 @@ static int check_operands(const struct subcmd *c, int n, char **args, struct que
 			return 0;
 		}
 		lab_err("'mmlab queue %s' wants a queue job id (a number from 'mmlab queue "
-			"status'), not '%s'", c->name, n ? args[0] : "");
+			"status'), not '%s'",
+			c->name, n ? args[0] : "");
 		return -1;
 	default:
 		if (n == 1)

@@ -20,17 +20,15 @@ static const char *const report_synopsis[] = {
 
 static const struct opt_usage report_usage = {
 	.synopsis = report_synopsis,
-	.text =
-	"Write one self-contained HTML file (no script, no external assets):\n"
-	"the run's facts (kernels, cmdline, topology, accelerator, order and\n"
-	"seed, warnings), a summary of what changed significantly with a\n"
-	"forest plot (or the smallest change the run could have detected),\n"
-	"the 1 Hz time series and the memory taken per node, the tables by\n"
-	"group with constant metrics folded, and a box plot per metric that\n"
-	"varies. See docs/compare.md (\"HTML report\").",
-	.footer =
-	"exit status: 0 done, 1 a run could not be loaded or the file not\n"
-	"written, 2 bad usage or bad input",
+	.text = "Write one self-contained HTML file (no script, no external assets):\n"
+		"the run's facts (kernels, cmdline, topology, accelerator, order and\n"
+		"seed, warnings), a summary of what changed significantly with a\n"
+		"forest plot (or the smallest change the run could have detected),\n"
+		"the 1 Hz time series and the memory taken per node, the tables by\n"
+		"group with constant metrics folded, and a box plot per metric that\n"
+		"varies. See docs/compare.md (\"HTML report\").",
+	.footer = "exit status: 0 done, 1 a run could not be loaded or the file not\n"
+		  "written, 2 bad usage or bad input",
 };
 
 static int write_report(const struct comparison *c, const char *path)

@@ -28,19 +28,17 @@ static const char *const repro_synopsis[] = {
 
 static const struct opt_usage repro_usage = {
 	.synopsis = repro_synopsis,
-	.text =
-	"Run a bug-reproduction recipe (docs/repro.md) on each of its variants and\n"
-	"say per variant REPRODUCED (the expectations met in at least k runs), NOT\n"
-	"REPRODUCED (met in none) or INCONCLUSIVE (in between, or runs that ended\n"
-	"otherwise), with a table of every run and the console lines that matched.\n"
-	"With a known-good variant ('good:' in the recipe) it also tests whether the\n"
-	"others differ from it significantly. The run is stored like 'mmlab run'.\n"
-	"\n"
-	"RECIPE is a file, or the name of one in the recipe directory ($MMLAB_REPRO_DIR,\n"
-	"default jobs/repro next to mmlab, or PREFIX/share/mmlab/jobs/repro).",
-	.footer =
-	"exit status: 0 reproduced, 1 not reproduced, 3 inconclusive (or no verdict:\n"
-	"the run could not be made), 2 bad recipe or usage.",
+	.text = "Run a bug-reproduction recipe (docs/repro.md) on each of its variants and\n"
+		"say per variant REPRODUCED (the expectations met in at least k runs), NOT\n"
+		"REPRODUCED (met in none) or INCONCLUSIVE (in between, or runs that ended\n"
+		"otherwise), with a table of every run and the console lines that matched.\n"
+		"With a known-good variant ('good:' in the recipe) it also tests whether the\n"
+		"others differ from it significantly. The run is stored like 'mmlab run'.\n"
+		"\n"
+		"RECIPE is a file, or the name of one in the recipe directory ($MMLAB_REPRO_DIR,\n"
+		"default jobs/repro next to mmlab, or PREFIX/share/mmlab/jobs/repro).",
+	.footer = "exit status: 0 reproduced, 1 not reproduced, 3 inconclusive (or no verdict:\n"
+		  "the run could not be made), 2 bad recipe or usage.",
 };
 
 static void print_json(json_t *o)
@@ -104,8 +102,8 @@ static int do_show(const char *run, bool json)
 }
 
 /* validate the recipe only, or run it */
-static int do_recipe(const char *arg, const struct repro_overrides *ov,
-		     const struct run_opts *o, bool check, bool json)
+static int do_recipe(const char *arg, const struct repro_overrides *ov, const struct run_opts *o,
+		     bool check, bool json)
 {
 	struct repro_env env = { gopts.results_dir, gopts.cache_dir, gopts.connect_uri };
 	char *path = repro_find_recipe(arg);

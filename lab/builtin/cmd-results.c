@@ -22,21 +22,20 @@ static const char *const results_synopsis[] = {
 
 static const struct opt_usage results_usage = {
 	.synopsis = results_synopsis,
-	.text =
-	"list   the stored runs, newest first: id, job, status, iterations ok/all\n"
-	"show   one run (the latest when RUN is omitted; RUN may be a unique part of\n"
-	"       the id): its host, variants, kernels and each iteration's status and\n"
-	"       metrics; --json prints the whole run as documented in docs/mmlab.md\n"
-	"path   the run's directory\n"
-	"\n"
-	"The store is --results DIR, $MMLAB_RESULTS, or ./results.",
+	.text = "list   the stored runs, newest first: id, job, status, iterations ok/all\n"
+		"show   one run (the latest when RUN is omitted; RUN may be a unique part of\n"
+		"       the id): its host, variants, kernels and each iteration's status and\n"
+		"       metrics; --json prints the whole run as documented in docs/mmlab.md\n"
+		"path   the run's directory\n"
+		"\n"
+		"The store is --results DIR, $MMLAB_RESULTS, or ./results.",
 };
 
 /* the subcommands, each with the options it takes */
 static const struct results_sub {
 	const char *name;
-	bool json;		/* takes --json */
-	bool run;		/* takes a RUN */
+	bool json; /* takes --json */
+	bool run; /* takes a RUN */
 } results_subs[] = {
 	{ "list", true, false },
 	{ "show", true, true },
@@ -171,8 +170,7 @@ static int find_sub(int argc, char **argv)
 }
 
 /* argv without the subcommand, parsed with the subcommand's options */
-static int parse_sub(int argc, char **argv, int at, const struct results_sub *sub,
-		     bool *json)
+static int parse_sub(int argc, char **argv, int at, const struct results_sub *sub, bool *json)
 {
 	struct opt json_opts[] = {
 		OPT_BOOL(0, "json", json, "machine-readable output"),
@@ -236,7 +234,7 @@ int cmd_results(int argc, char **argv)
 	ret = parse_sub(argc, argv, at, sub, &json);
 	if (ret >= 0)
 		return ret;
-	run = argv[0];		/* NULL when not given */
+	run = argv[0]; /* NULL when not given */
 	s = store_open(gopts.results_dir);
 	if (!s)
 		return EXIT_RUN_FAILED;

@@ -26,14 +26,12 @@ static const char *const run_synopsis[] = {
 
 static const struct opt_usage run_usage = {
 	.synopsis = run_synopsis,
-	.text =
-	"Boot each variant of JOB on its NUMA guest, run the workload for the\n"
-	"job's iterations (each a fresh boot by default), store every iteration in\n"
-	"the results store as it finishes, and print a per-variant summary.",
-	.footer =
-	"Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
-	"crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
-	"or a bad job file. See docs/mmlab.md and docs/job-format.md.",
+	.text = "Boot each variant of JOB on its NUMA guest, run the workload for the\n"
+		"job's iterations (each a fresh boot by default), store every iteration in\n"
+		"the results store as it finishes, and print a per-variant summary.",
+	.footer = "Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
+		  "crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
+		  "or a bad job file. See docs/mmlab.md and docs/job-format.md.",
 };
 
 static int seed_cb(const struct opt *opt, const char *arg)
@@ -70,10 +68,16 @@ struct agg {
 static bool summary_metric(const char *name, const char *workload)
 {
 	static const char *const fixed[] = {
-		"time.elapsed_s", "time.system_s", "time.user_s",
-		"vmstat.pgfault", "vmstat.thp_fault_alloc", "vmstat.thp_fault_fallback",
-		"vmstat.compact_stall", "vmstat.compact_migrate_scanned",
-		"vmstat.pgmigrate_success", "vmstat.numa_hint_faults",
+		"time.elapsed_s",
+		"time.system_s",
+		"time.user_s",
+		"vmstat.pgfault",
+		"vmstat.thp_fault_alloc",
+		"vmstat.thp_fault_fallback",
+		"vmstat.compact_stall",
+		"vmstat.compact_migrate_scanned",
+		"vmstat.pgmigrate_success",
+		"vmstat.numa_hint_faults",
 		"vmstat.numa_pages_migrated",
 	};
 	size_t wl = strlen(workload);
@@ -173,7 +177,8 @@ static void print_until_significant(json_t *us, FILE *f)
 			 json_is_real(hw) ? "" : "inf",
 			 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0,
 			 (int)json_integer_value(json_object_get(w, "n")));
-	fprintf(f, "\nuntil-significant (%s, target +-%.2f%% at 95%%):\n  %s after %d "
+	fprintf(f,
+		"\nuntil-significant (%s, target +-%.2f%% at 95%%):\n  %s after %d "
 		"iteration%s per variant, %d round%s added%s\n",
 		json_string_value(json_object_get(us, "metrics")),
 		100 * json_number_value(json_object_get(us, "precision")),
@@ -231,12 +236,14 @@ static void print_observer(json_t *run, FILE *f)
 				continue;
 			}
 			pct = (with - without) / without * 100;
-			fprintf(f, "  %-24s %.3f s vs %.3f s: overhead %+.2f%% (n %u/%u)\n",
-				name, with, without, pct, n1, n0);
+			fprintf(f, "  %-24s %.3f s vs %.3f s: overhead %+.2f%% (n %u/%u)\n", name,
+				with, without, pct, n1, n0);
 			if (pct > 2)
-				fprintf(f, "  *** WARNING: the collectors slow variant '%s' by %.1f%% "
+				fprintf(f,
+					"  *** WARNING: the collectors slow variant '%s' by %.1f%% "
 					"(> 2%%): its measurements are perturbed; count fewer "
-					"tracepoints ***\n", name, pct);
+					"tracepoints ***\n",
+					name, pct);
 		}
 	}
 }
@@ -284,8 +291,10 @@ static void print_summary(json_t *run, FILE *f)
 	}
 	print_until_significant(json_object_get(run, "until_significant"), f);
 	print_observer(run, f);
-	fprintf(f, "\n'mmlab results show %s' has every metric; 'mmlab compare %s' tests "
-		"the differences.\n", json_string_value(json_object_get(run, "run")),
+	fprintf(f,
+		"\n'mmlab results show %s' has every metric; 'mmlab compare %s' tests "
+		"the differences.\n",
+		json_string_value(json_object_get(run, "run")),
 		json_string_value(json_object_get(run, "run")));
 	strlist_free(&names);
 }
@@ -354,8 +363,8 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((o.resume && argn != 0) || (!o.resume && argn != 1)) {
-		lab_err(o.resume ? "--resume takes a run, not a job file too"
-				 : "mmlab run wants one job file; see 'mmlab run --help'");
+		lab_err(o.resume ? "--resume takes a run, not a job file too" :
+				   "mmlab run wants one job file; see 'mmlab run --help'");
 		return EXIT_USAGE;
 	}
 	if (!o.resume)
@@ -375,8 +384,9 @@ int cmd_run(int argc, char **argv)
 		json_decref(loaded);
 		if (res.failed_iterations)
 			lab_err("%u iteration%s of run %s did not finish ok (see 'mmlab "
-				"results show %s')", res.failed_iterations,
-				res.failed_iterations == 1 ? "" : "s", res.run_id, res.run_id);
+				"results show %s')",
+				res.failed_iterations, res.failed_iterations == 1 ? "" : "s",
+				res.run_id, res.run_id);
 	}
 	run_result_release(&res);
 	store_close(s);

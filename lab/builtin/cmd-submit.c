@@ -27,16 +27,15 @@ static const char *const submit_synopsis[] = {
 
 static const struct opt_usage submit_usage = {
 	.synopsis = submit_synopsis,
-	.text =
-	"Create a run of each job in the results store, which every Slurm node\n"
-	"must see at the same path, and submit it with sbatch: a build job per\n"
-	"kernel built from source ('mmlab queue build'), an array job depending on\n"
-	"them with one task per boot (variant x iteration), each running 'mmlab\n"
-	"queue exec' on its node, and a job depending on it that marks the run\n"
-	"complete. The kernel cache (MMLAB_CACHE) and the kernel trees must be\n"
-	"shared too.\n"
-	"'mmlab queue status' shows Slurm's state; 'mmlab compare RUN' reads the\n"
-	"results as for a local run.",
+	.text = "Create a run of each job in the results store, which every Slurm node\n"
+		"must see at the same path, and submit it with sbatch: a build job per\n"
+		"kernel built from source ('mmlab queue build'), an array job depending on\n"
+		"them with one task per boot (variant x iteration), each running 'mmlab\n"
+		"queue exec' on its node, and a job depending on it that marks the run\n"
+		"complete. The kernel cache (MMLAB_CACHE) and the kernel trees must be\n"
+		"shared too.\n"
+		"'mmlab queue status' shows Slurm's state; 'mmlab compare RUN' reads the\n"
+		"results as for a local run.",
 	.footer = "Exit status: 0 submitted, 1 sbatch failed, 2 bad usage or a bad job.",
 };
 
@@ -128,7 +127,8 @@ static int submit(char *results, char **files, int n, struct submit_opts *so, bo
 
 int cmd_submit(int argc, char **argv)
 {
-	struct submit_opts so = { .build_minutes = 120, .cache_dir = gopts.cache_dir,
+	struct submit_opts so = { .build_minutes = 120,
+				  .cache_dir = gopts.cache_dir,
 				  .connect_uri = gopts.connect_uri };
 	unsigned int prio = 0;
 	bool slurm = false, json = false;
@@ -144,7 +144,8 @@ int cmd_submit(int argc, char **argv)
 			     "the shared results store (as the global --results)", results_cb),
 		OPT_CALLBACK(0, "accel", &so.accel, "M",
 			     "auto, kvm or tcg (default: the job's); the choice is\n"
-			     "made on this host and recorded in the run", accel_cb),
+			     "made on this host and recorded in the run",
+			     accel_cb),
 		OPT_UINT(0, "time", &so.minutes, 1, 100000, "MIN",
 			 "sbatch --time per task, minutes (default: from the\njob's timeouts)"),
 		OPT_UINT(0, "build-cpus", &so.build_cpus, 1, 4096, "N",

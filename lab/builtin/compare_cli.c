@@ -46,15 +46,13 @@ int cmp_parse_alpha(const char *s, double *alpha)
 /* user formulas found in the run's job: job_resolved.derived */
 static int add_job_derived(struct comparison *c, const json_t *run)
 {
-	json_t *d = json_object_get(json_object_get(run, "job_resolved"),
-				    "derived");
+	json_t *d = json_object_get(json_object_get(run, "job_resolved"), "derived");
 	const char *key;
 	json_t *val;
 
 	json_object_foreach(d, key, val) {
 		if (!json_is_string(val)) {
-			lab_err("derived metric %s in the run's job is not a string",
-				key);
+			lab_err("derived metric %s in the run's job is not a string", key);
 			return -1;
 		}
 		if (!kvlist_get(&c->derived, key) &&
@@ -68,8 +66,8 @@ int cmp_load_runs(struct comparison *c, int nruns, char **runs)
 {
 	for (int i = 0; i < nruns; i++) {
 		const char *id = strcmp(runs[i], "latest") ? runs[i] : NULL;
-		json_t *run = results_load_run(gopts.results_dir ?
-					       gopts.results_dir : "results", id);
+		json_t *run =
+			results_load_run(gopts.results_dir ? gopts.results_dir : "results", id);
 		int rc;
 
 		if (!run)
@@ -106,7 +104,8 @@ int cmp_open_output(const char *path, FILE **out)
 	*out = fopen(path, "w");
 	if (!*out) {
 		lab_err("cannot write %s: %s; check the directory exists and is "
-			"writable", path, strerror(errno));
+			"writable",
+			path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -121,8 +120,7 @@ int cmp_close_output(FILE *out, const char *path)
 	else
 		bad |= fflush(out);
 	if (bad) {
-		lab_err("writing %s failed: %s", path ? path : "standard output",
-			strerror(errno));
+		lab_err("writing %s failed: %s", path ? path : "standard output", strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -43,10 +43,10 @@ static const char *const main_synopsis[] = {
 static void main_text(struct strbuf *sb)
 {
 	strbuf_addstr(sb,
-		"mmlab builds kernel variants, boots them on NUMA guests through libvirt,\n"
-		"runs memory-management workloads and compares the statistics.\n"
-		"\n"
-		"commands:");
+		      "mmlab builds kernel variants, boots them on NUMA guests through libvirt,\n"
+		      "runs memory-management workloads and compares the statistics.\n"
+		      "\n"
+		      "commands:");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		strbuf_addf(sb, "\n  %-10s %s", commands[i].name, commands[i].summary);
 }
@@ -75,7 +75,7 @@ static const struct command *command_or_err(const char *name)
 /* the global options, then the command with argv from its name on */
 static int run_main(int argc, char **argv, const struct opt_usage *u)
 {
-	static char self[] = "";	/* messages say "see 'mmlab --help'" */
+	static char self[] = ""; /* messages say "see 'mmlab --help'" */
 	bool version = false;
 	struct opt opts[] = {
 		OPT_STRING(0, "results", &gopts.results_dir, "DIR",

@@ -13,9 +13,8 @@
 
 static bool name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
-	       c == '(' || c == ')';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == '-' || c == '(' || c == ')';
 }
 
 static bool name_ok(const char *s, size_t len)
@@ -30,7 +29,7 @@ static bool name_ok(const char *s, size_t len)
 
 static size_t hash(const char *name, size_t len)
 {
-	size_t h = 1469598103934665603u;	/* FNV-1a */
+	size_t h = 1469598103934665603u; /* FNV-1a */
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)name[i]) * 1099511628211u;
@@ -71,7 +70,7 @@ static void add(struct snap *s, const char *name, size_t len, int64_t v)
 		rehash(s);
 	e = slot(s, name, len);
 	if (*e)
-		return;		/* the first occurrence wins */
+		return; /* the first occurrence wins */
 	if (s->n >= SNAP_MAX_ENTRIES) {
 		s->skipped++;
 		return;
@@ -83,7 +82,7 @@ static void add(struct snap *s, const char *name, size_t len, int64_t v)
 	s->v[s->n].name = xstrndup(name, len);
 	s->v[s->n].value = v;
 	*e = ++s->n;
-	if (s->n * 2 > s->index_size)	/* keep the table at most half full */
+	if (s->n * 2 > s->index_size) /* keep the table at most half full */
 		rehash(s);
 }
 
@@ -109,8 +108,7 @@ static bool parse_i64(const char *s, size_t len, int64_t *out)
 }
 
 /* split [p, end) into at most max whitespace-separated tokens */
-static size_t tokens(const char *p, const char *end, const char **tok,
-		     size_t *tlen, size_t max)
+static size_t tokens(const char *p, const char *end, const char **tok, size_t *tlen, size_t max)
 {
 	size_t n = 0;
 
@@ -135,8 +133,7 @@ static size_t tokens(const char *p, const char *end, const char **tok,
 
 typedef size_t (*line_fn)(const char *line, const char *end, struct snap *out);
 
-static size_t each_line(const char *text, size_t len, struct snap *out,
-			line_fn fn)
+static size_t each_line(const char *text, size_t len, struct snap *out, line_fn fn)
 {
 	const char *p, *end;
 	size_t added = 0;
@@ -181,16 +178,15 @@ size_t snap_parse_kv(const char *text, size_t len, struct snap *out)
 }
 
 /* "Node 0 MemTotal:  123 kB" (the unit is optional: HugePages_Total has none) */
-static size_t meminfo_line(const char *line, const char *end,
-			   struct snap *out)
+static size_t meminfo_line(const char *line, const char *end, struct snap *out)
 {
 	const char *tok[6];
 	size_t tlen[6], n = tokens(line, end, tok, tlen, 5);
 	int64_t v;
 
-	if (n < 4 || n > 5 || tlen[0] != 4 || memcmp(tok[0], "Node", 4) ||
-	    tlen[2] < 2 || tok[2][tlen[2] - 1] != ':' ||
-	    !name_ok(tok[2], tlen[2] - 1) || !parse_i64(tok[3], tlen[3], &v))
+	if (n < 4 || n > 5 || tlen[0] != 4 || memcmp(tok[0], "Node", 4) || tlen[2] < 2 ||
+	    tok[2][tlen[2] - 1] != ':' || !name_ok(tok[2], tlen[2] - 1) ||
+	    !parse_i64(tok[3], tlen[3], &v))
 		return (size_t)-1;
 	add(out, tok[2], tlen[2] - 1, v);
 	return 1;
@@ -212,19 +208,18 @@ static size_t buddy_line(const char *line, const char *end, struct snap *out)
 	int64_t node, v;
 	char name[SNAP_NAME_MAX];
 
-	if (n < 5 || n > BUDDY_MAX_ORDER + 4 || tlen[0] != 4 ||
-	    memcmp(tok[0], "Node", 4) || tlen[1] < 2 ||
-	    tok[1][tlen[1] - 1] != ',' || !parse_i64(tok[1], tlen[1] - 1, &node) ||
-	    node < 0 || tlen[2] != 4 || memcmp(tok[2], "zone", 4) ||
-	    !name_ok(tok[3], tlen[3]) || tlen[3] > 32)
+	if (n < 5 || n > BUDDY_MAX_ORDER + 4 || tlen[0] != 4 || memcmp(tok[0], "Node", 4) ||
+	    tlen[1] < 2 || tok[1][tlen[1] - 1] != ',' || !parse_i64(tok[1], tlen[1] - 1, &node) ||
+	    node < 0 || tlen[2] != 4 || memcmp(tok[2], "zone", 4) || !name_ok(tok[3], tlen[3]) ||
+	    tlen[3] > 32)
 		return (size_t)-1;
 	for (size_t i = 4; i < n; i++) {
 		int len;
 
 		if (!parse_i64(tok[i], tlen[i], &v))
 			return added ? added : (size_t)-1;
-		len = snprintf(name, sizeof(name), "node%lld.%.*s.order%zu",
-			       (long long)node, (int)tlen[3], tok[3], i - 4);
+		len = snprintf(name, sizeof(name), "node%lld.%.*s.order%zu", (long long)node,
+			       (int)tlen[3], tok[3], i - 4);
 		add(out, name, (size_t)len, v);
 		added++;
 	}
@@ -246,8 +241,7 @@ const int64_t *snap_get(const struct snap *s, const char *name)
 	return *e ? &s->v[*e - 1].value : NULL;
 }
 
-size_t snap_delta(const struct snap *before, const struct snap *after,
-		  struct snap *out)
+size_t snap_delta(const struct snap *before, const struct snap *after, struct snap *out)
 {
 	for (size_t i = 0; i < after->n; i++) {
 		const int64_t *b = snap_get(before, after->v[i].name);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define SNAP_NAME_MAX 128
-#define SNAP_MAX_ENTRIES 4096	/* more is hostile: counted as skipped */
+#define SNAP_MAX_ENTRIES 4096 /* more is hostile: counted as skipped */
 
 struct snap_entry {
 	char *name;
@@ -24,8 +24,8 @@ struct snap_entry {
 struct snap {
 	struct snap_entry *v;
 	size_t n, alloc;
-	size_t skipped;		/* lines that did not parse */
-	size_t *index;		/* open-addressing hash of v, 0 = empty, else i + 1 */
+	size_t skipped; /* lines that did not parse */
+	size_t *index; /* open-addressing hash of v, 0 = empty, else i + 1 */
 	size_t index_size;
 };
 
@@ -45,8 +45,7 @@ const int64_t *snap_get(const struct snap *s, const char *name);
  * out = after - before for every name present in both, in after's order;
  * names whose difference overflows int64 are skipped. Returns out->n.
  */
-size_t snap_delta(const struct snap *before, const struct snap *after,
-		  struct snap *out);
+size_t snap_delta(const struct snap *before, const struct snap *after, struct snap *out);
 void snap_free(struct snap *s);
 
 #endif

@@ -8,8 +8,8 @@
 #include "guest/plan.h"
 #include "lib/strbuf.h"
 
-static void plan_collectors(const struct job_collectors *jc,
-			    const struct job_variant *v, struct kvlist *plan)
+static void plan_collectors(const struct job_collectors *jc, const struct job_variant *v,
+			    struct kvlist *plan)
 {
 	char *list;
 
@@ -24,8 +24,7 @@ static void plan_collectors(const struct job_collectors *jc,
 	free(list);
 }
 
-static void plan_prefixed(struct kvlist *plan, const char *prefix,
-			  const struct kvlist *from)
+static void plan_prefixed(struct kvlist *plan, const char *prefix, const struct kvlist *from)
 {
 	for (size_t i = 0; i < from->n; i++) {
 		char *k = xasprintf("%s.%s", prefix, from->v[i].key);

@@ -23,14 +23,14 @@ struct iter_state {
 	bool ended, guest_ok, have_result;
 	int exit_code, signal;
 	json_t *metrics;
-	json_t *before, *after;		/* snapshot name -> raw text */
-	json_t *timeseries;		/* from SERIES, or NULL */
+	json_t *before, *after; /* snapshot name -> raw text */
+	json_t *timeseries; /* from SERIES, or NULL */
 };
 
 struct parse_ctx {
 	const char *wl;
 	json_t *root, *log;
-	json_t *by_index;	/* "<index>" -> position in its */
+	json_t *by_index; /* "<index>" -> position in its */
 	struct iter_state *its;
 	size_t nits, alloc;
 	size_t nlog;
@@ -45,8 +45,7 @@ static json_t *safe_string(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		t[i] = (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ?
-			(char)c : '?';
+		t[i] = (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ? (char)c : '?';
 	}
 	t[len] = '\0';
 	j = json_stringn(t, len);
@@ -54,8 +53,7 @@ static json_t *safe_string(const char *s, size_t len)
 	return j;
 }
 
-static void add_log(struct parse_ctx *c, const char *level, const char *msg,
-		    size_t len)
+static void add_log(struct parse_ctx *c, const char *level, const char *msg, size_t len)
 {
 	if (c->nlog == AGENT_MAX_LOG)
 		level = "warn", msg = "host: too many log entries, dropping the rest",
@@ -65,8 +63,8 @@ static void add_log(struct parse_ctx *c, const char *level, const char *msg,
 	c->nlog++;
 	if (len > 4096)
 		len = 4096;
-	json_array_append_new(c->log, json_pack("{s:s, s:o}", "level", level,
-						"message", safe_string(msg, len)));
+	json_array_append_new(c->log, json_pack("{s:s, s:o}", "level", level, "message",
+						safe_string(msg, len)));
 }
 
 static void host_log(struct parse_ctx *c, const char *fmt, ...)
@@ -91,8 +89,7 @@ int agent_metric_name_ok(const char *name)
 		return 0;
 	for (const char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
-		      *p == ':' || *p == '-'))
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == ':' || *p == '-'))
 			return 0;
 	return 1;
 }
@@ -136,10 +133,8 @@ static bool get_double(const char *s, double *out)
 /* snapshot names the agent may send: vmstat, node3/numastat, ... */
 static bool snapshot_name_ok(const char *n)
 {
-	static const char *const global[] = { "vmstat", "buddyinfo",
-					      "pagetypeinfo" };
-	static const char *const pernode[] = { "vmstat", "numastat",
-					       "meminfo" };
+	static const char *const global[] = { "vmstat", "buddyinfo", "pagetypeinfo" };
+	static const char *const pernode[] = { "vmstat", "numastat", "meminfo" };
 	size_t digits;
 
 	for (size_t i = 0; i < ARRAY_SIZE(global); i++)
@@ -156,17 +151,15 @@ static bool snapshot_name_ok(const char *n)
 	return false;
 }
 
-static struct iter_state *get_iter(struct parse_ctx *c, const char *p,
-				   uint32_t len, unsigned int type)
+static struct iter_state *get_iter(struct parse_ctx *c, const char *p, uint32_t len,
+				   unsigned int type)
 {
 	char v[16];
 	unsigned long idx;
 	json_t *pos;
 
-	if (mmrec_hdr_get(p, len, "iter", v, sizeof(v)) ||
-	    !get_uint(v, 1000000, &idx)) {
-		host_log(c, "%s record without a valid iter=, ignored",
-			 mmrec_type_name(type));
+	if (mmrec_hdr_get(p, len, "iter", v, sizeof(v)) || !get_uint(v, 1000000, &idx)) {
+		host_log(c, "%s record without a valid iter=, ignored", mmrec_type_name(type));
 		return NULL;
 	}
 	snprintf(v, sizeof(v), "%lu", idx);
@@ -174,8 +167,8 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p,
 	if (pos)
 		return &c->its[json_integer_value(pos)];
 	if (c->nits == AGENT_MAX_ITERATIONS) {
-		host_log(c, "more than %d iterations, iteration %lu ignored",
-			 AGENT_MAX_ITERATIONS, idx);
+		host_log(c, "more than %d iterations, iteration %lu ignored", AGENT_MAX_ITERATIONS,
+			 idx);
 		return NULL;
 	}
 	if (c->nits == c->alloc) {
@@ -202,23 +195,21 @@ static void on_hello(struct parse_ctx *c, const char *p, uint32_t len)
 	mmrec_hdr_get(p, len, "agent", agent, sizeof(agent));
 	mmrec_hdr_get(p, len, "release", release, sizeof(release));
 	mmrec_hdr_get(p, len, "boot_s", boot, sizeof(boot));
-	h = json_pack("{s:o, s:o}", "agent", safe_string(agent, strlen(agent)),
-		      "release", safe_string(release, strlen(release)));
-	json_object_set_new(h, "boot_s", get_double(boot, &boot_s) ?
-			    json_real(boot_s) : json_null());
+	h = json_pack("{s:o, s:o}", "agent", safe_string(agent, strlen(agent)), "release",
+		      safe_string(release, strlen(release)));
+	json_object_set_new(h, "boot_s",
+			    get_double(boot, &boot_s) ? json_real(boot_s) : json_null());
 	json_object_set_new(c->root, "hello", h);
 }
 
-static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l,
-			 uint32_t len)
+static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l, uint32_t len)
 {
 	char id[16], cpus[256], mem[32];
 	unsigned long nid;
 	long long kb;
 	json_t *n;
 
-	if (mmrec_hdr_get(l, len, "node", id, sizeof(id)) ||
-	    !get_uint(id, 1000000, &nid)) {
+	if (mmrec_hdr_get(l, len, "node", id, sizeof(id)) || !get_uint(id, 1000000, &nid)) {
 		host_log(c, "NODES line without a valid node=, ignored");
 		return;
 	}
@@ -226,12 +217,12 @@ static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l,
 		return;
 	if (mmrec_hdr_get(l, len, "cpus", cpus, sizeof(cpus)))
 		cpus[0] = '\0';
-	n = json_pack("{s:I, s:o}", "id", (json_int_t)nid, "cpus",
-		      safe_string(cpus, strlen(cpus)));
+	n = json_pack("{s:I, s:o}", "id", (json_int_t)nid, "cpus", safe_string(cpus, strlen(cpus)));
 	json_object_set_new(n, "memory_kb",
 			    !mmrec_hdr_get(l, len, "memory_kb", mem, sizeof(mem)) &&
-			    get_int(mem, &kb) && kb >= 0 ?
-			    json_integer(kb) : json_null());
+					    get_int(mem, &kb) && kb >= 0 ?
+				    json_integer(kb) :
+				    json_null());
 	json_array_append_new(nodes, n);
 }
 
@@ -264,25 +255,21 @@ static void on_snapshot(struct parse_ctx *c, const char *p, uint32_t len)
 		return;
 	if (mmrec_hdr_get(p, len, "phase", phase, sizeof(phase)) ||
 	    (strcmp(phase, "before") && strcmp(phase, "after")) ||
-	    mmrec_hdr_get(p, len, "name", name, sizeof(name)) ||
-	    !snapshot_name_ok(name)) {
-		host_log(c, "iteration %u: SNAPSHOT with a bad phase or name, ignored",
-			 it->index);
+	    mmrec_hdr_get(p, len, "name", name, sizeof(name)) || !snapshot_name_ok(name)) {
+		host_log(c, "iteration %u: SNAPSHOT with a bad phase or name, ignored", it->index);
 		return;
 	}
 	dst = strcmp(phase, "before") ? it->after : it->before;
 	json_object_set_new(dst, name, safe_string(body, blen));
 }
 
-static void wl_metric_line(struct parse_ctx *c, struct iter_state *it,
-			   const char *l, size_t len)
+static void wl_metric_line(struct parse_ctx *c, struct iter_state *it, const char *l, size_t len)
 {
 	char line[512], *val, *name;
 	double v;
 
 	if (len >= sizeof(line)) {
-		host_log(c, "iteration %u: workload output line too long, dropped",
-			 it->index);
+		host_log(c, "iteration %u: workload output line too long, dropped", it->index);
 		return;
 	}
 	memcpy(line, l, len);
@@ -293,11 +280,10 @@ static void wl_metric_line(struct parse_ctx *c, struct iter_state *it,
 	name = xasprintf("%s.%s", c->wl, line);
 	if (!val || !agent_metric_name_ok(name) || !agent_metric_name_ok(line) ||
 	    !get_double(val, &v)) {
-		host_log(c, "iteration %u: bad workload metric line \"%.*s\", dropped",
-			 it->index, (int)(len < 80 ? len : 80), l);
+		host_log(c, "iteration %u: bad workload metric line \"%.*s\", dropped", it->index,
+			 (int)(len < 80 ? len : 80), l);
 	} else if (json_object_size(it->metrics) >= AGENT_MAX_METRICS) {
-		host_log(c, "iteration %u: too many metrics, \"%.80s\" dropped",
-			 it->index, name);
+		host_log(c, "iteration %u: too many metrics, \"%.80s\" dropped", it->index, name);
 	} else {
 		json_object_set_new(it->metrics, name, json_real(v));
 	}
@@ -331,17 +317,13 @@ static void on_result(struct parse_ctx *c, const char *p, uint32_t len)
 	if (!it)
 		return;
 	it->have_result = true;
-	if (!mmrec_hdr_get(p, len, "exit", v, sizeof(v)) && get_int(v, &x) &&
-	    x >= -1 && x <= 255)
+	if (!mmrec_hdr_get(p, len, "exit", v, sizeof(v)) && get_int(v, &x) && x >= -1 && x <= 255)
 		it->exit_code = (int)x;
-	if (!mmrec_hdr_get(p, len, "signal", v, sizeof(v)) && get_int(v, &x) &&
-	    x >= 0 && x <= 128)
+	if (!mmrec_hdr_get(p, len, "signal", v, sizeof(v)) && get_int(v, &x) && x >= 0 && x <= 128)
 		it->signal = (int)x;
 	for (size_t i = 0; i < ARRAY_SIZE(times); i++) {
-		if (mmrec_hdr_get(p, len, times[i], v, sizeof(v)) ||
-		    !get_double(v, &d)) {
-			host_log(c, "iteration %u: RESULT without a valid %s",
-				 it->index, times[i]);
+		if (mmrec_hdr_get(p, len, times[i], v, sizeof(v)) || !get_double(v, &d)) {
+			host_log(c, "iteration %u: RESULT without a valid %s", it->index, times[i]);
 			continue;
 		}
 		snprintf(name, sizeof(name), "time.%s", times[i]);
@@ -357,8 +339,7 @@ static void on_iter_end(struct parse_ctx *c, const char *p, uint32_t len)
 	if (!it)
 		return;
 	it->ended = true;
-	it->guest_ok = !mmrec_hdr_get(p, len, "status", v, sizeof(v)) &&
-		       !strcmp(v, "ok");
+	it->guest_ok = !mmrec_hdr_get(p, len, "status", v, sizeof(v)) && !strcmp(v, "ok");
 }
 
 static void on_log(struct parse_ctx *c, const char *p, uint32_t len)
@@ -368,8 +349,7 @@ static void on_log(struct parse_ctx *c, const char *p, uint32_t len)
 	const char *body = mmrec_body(p, len, &blen);
 
 	if (mmrec_hdr_get(p, len, "level", level, sizeof(level)) ||
-	    (strcmp(level, "info") && strcmp(level, "warn") &&
-	     strcmp(level, "error")))
+	    (strcmp(level, "info") && strcmp(level, "warn") && strcmp(level, "error")))
 		strcpy(level, "warn");
 	add_log(c, level, body, blen);
 }
@@ -377,8 +357,7 @@ static void on_log(struct parse_ctx *c, const char *p, uint32_t len)
 /* the families a COUNTS record may fill (never time.*, vmstat.*, ...) */
 static bool counts_name_ok(const char *name)
 {
-	static const char *const fam[] = { "trace.", "kthread.", "dmesg.",
-					   "extfrag." };
+	static const char *const fam[] = { "trace.", "kthread.", "dmesg.", "extfrag." };
 
 	for (size_t i = 0; i < ARRAY_SIZE(fam); i++)
 		if (!strncmp(name, fam[i], strlen(fam[i])))
@@ -412,8 +391,8 @@ static void on_counts(struct parse_ctx *c, const char *p, uint32_t len)
 		if (val)
 			*val++ = '\0';
 		if (!val || !counts_name_ok(line) || !get_double(val, &v)) {
-			host_log(c, "iteration %u: bad COUNTS line \"%.80s\", dropped",
-				 it->index, line);
+			host_log(c, "iteration %u: bad COUNTS line \"%.80s\", dropped", it->index,
+				 line);
 			continue;
 		}
 		if (json_object_size(it->metrics) < AGENT_MAX_METRICS)
@@ -422,8 +401,7 @@ static void on_counts(struct parse_ctx *c, const char *p, uint32_t len)
 }
 
 /* one "<name> v0 v1 ..." line of a SERIES record; false if malformed */
-static bool series_line(json_t *series, const char *l, size_t len,
-			unsigned long samples)
+static bool series_line(json_t *series, const char *l, size_t len, unsigned long samples)
 {
 	char *line = xstrndup(l, len), *save = NULL, *tok;
 	json_t *arr = json_array();
@@ -439,8 +417,7 @@ static bool series_line(json_t *series, const char *l, size_t len,
 		while (ok && (tok = strtok_r(NULL, " ", &save)))
 			ok = json_array_size(arr) < samples && get_double(tok, &v) &&
 			     !json_array_append_new(arr, json_real(v));
-		ok = ok && json_array_size(arr) == samples &&
-		     !json_object_set(series, name, arr);
+		ok = ok && json_array_size(arr) == samples && !json_object_set(series, name, arr);
 	}
 	json_decref(arr);
 	free(line);
@@ -460,8 +437,8 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 		return;
 	if (mmrec_hdr_get(p, len, "samples", v, sizeof(v)) ||
 	    !get_uint(v, AGENT_MAX_SAMPLES, &samples) ||
-	    mmrec_hdr_get(p, len, "interval_s", v, sizeof(v)) ||
-	    !get_uint(v, 3600, &interval) || !interval) {
+	    mmrec_hdr_get(p, len, "interval_s", v, sizeof(v)) || !get_uint(v, 3600, &interval) ||
+	    !interval) {
 		host_log(c, "iteration %u: SERIES with bad samples= or interval_s=, ignored",
 			 it->index);
 		return;
@@ -476,8 +453,8 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 		b = nl ? nl + 1 : end;
 	}
 	json_decref(it->timeseries);
-	it->timeseries = json_pack("{s:I, s:I, s:o}", "interval_s", (json_int_t)interval,
-				   "samples", (json_int_t)samples, "series", series);
+	it->timeseries = json_pack("{s:I, s:I, s:o}", "interval_s", (json_int_t)interval, "samples",
+				   (json_int_t)samples, "series", series);
 }
 
 static void on_setup_error(struct parse_ctx *c, const char *p, uint32_t len)
@@ -489,13 +466,12 @@ static void on_setup_error(struct parse_ctx *c, const char *p, uint32_t len)
 	mmrec_hdr_get(p, len, "what", what, sizeof(what));
 	if (blen > 2048)
 		blen = 2048;
-	json_object_set_new(c->root, "setup_error", json_pack("{s:o, s:o}",
-		"what", safe_string(what, strlen(what)),
-		"message", safe_string(body, blen)));
+	json_object_set_new(c->root, "setup_error",
+			    json_pack("{s:o, s:o}", "what", safe_string(what, strlen(what)),
+				      "message", safe_string(body, blen)));
 }
 
-static void on_record(struct parse_ctx *c, unsigned int type, const char *p,
-		      uint32_t len)
+static void on_record(struct parse_ctx *c, unsigned int type, const char *p, uint32_t len)
 {
 	switch (type) {
 	case MMREC_HELLO:
@@ -549,8 +525,7 @@ static const char *snap_text(json_t *phase, const char *name, size_t *len)
 }
 
 /* delta metrics "<prefix><field>" of one counter file */
-static void add_deltas(struct iter_state *it, const char *file,
-		       const char *prefix)
+static void add_deltas(struct iter_state *it, const char *file, const char *prefix)
 {
 	struct snap b = { 0 }, a = { 0 }, d = { 0 };
 	const char *tb, *ta;
@@ -566,10 +541,8 @@ static void add_deltas(struct iter_state *it, const char *file,
 	for (size_t i = 0; i < d.n; i++) {
 		char *name = xasprintf("%s%s", prefix, d.v[i].name);
 
-		if (agent_metric_name_ok(name) &&
-		    json_object_size(it->metrics) < AGENT_MAX_METRICS)
-			json_object_set_new(it->metrics, name,
-					    json_integer(d.v[i].value));
+		if (agent_metric_name_ok(name) && json_object_size(it->metrics) < AGENT_MAX_METRICS)
+			json_object_set_new(it->metrics, name, json_integer(d.v[i].value));
 		free(name);
 	}
 	snap_free(&b);
@@ -607,7 +580,7 @@ static const char *failure_reason(const struct iter_state *it)
 	if (!it->ended)
 		return "no ITER_END (the guest crashed, hung or was stopped)";
 	if (!it->guest_ok)
-		return NULL;	/* the guest said failed and logged why */
+		return NULL; /* the guest said failed and logged why */
 	if (!it->have_result)
 		return "no RESULT record";
 	if (!json_object_get(it->before, "vmstat"))
@@ -626,12 +599,9 @@ static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
 	if (why)
 		host_log(c, "iteration %u failed: %s", it->index, why);
 	compute_metrics(it);
-	o = json_pack("{s:I, s:s}", "index", (json_int_t)it->index, "status",
-		      ok ? "ok" : "failed");
-	json_object_set_new(o, "exit", it->have_result ?
-			    json_integer(it->exit_code) : json_null());
-	json_object_set_new(o, "signal", it->have_result ?
-			    json_integer(it->signal) : json_null());
+	o = json_pack("{s:I, s:s}", "index", (json_int_t)it->index, "status", ok ? "ok" : "failed");
+	json_object_set_new(o, "exit", it->have_result ? json_integer(it->exit_code) : json_null());
+	json_object_set_new(o, "signal", it->have_result ? json_integer(it->signal) : json_null());
 	/* ended: the guest finished the iteration (ITER_END arrived) */
 	json_object_set_new(o, "ended", json_boolean(it->ended));
 	if (why)
@@ -639,9 +609,8 @@ static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
 	json_object_set_new(o, "metrics", it->metrics);
 	if (it->timeseries)
 		json_object_set_new(o, "timeseries", it->timeseries);
-	json_object_set_new(o, "snapshots", json_pack("{s:o, s:o}", "before",
-						      it->before, "after",
-						      it->after));
+	json_object_set_new(o, "snapshots",
+			    json_pack("{s:o, s:o}", "before", it->before, "after", it->after));
 	return o;
 }
 
@@ -652,8 +621,7 @@ static int cmp_iter(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-json_t *agent_parse_stream(const void *buf, size_t len,
-			   const char *workload_name)
+json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_name)
 {
 	struct parse_ctx c = { .wl = workload_name };
 	struct mmrec_reader r;
@@ -683,14 +651,12 @@ json_t *agent_parse_stream(const void *buf, size_t len,
 	json_object_set_new(c.root, "log", c.log);
 	if (!json_object_get(c.root, "done"))
 		json_object_set_new(c.root, "done", json_false());
-	json_object_set_new(c.root, "stream", json_pack(
-		"{s:I, s:I, s:I, s:I, s:I, s:I}",
-		"records", (json_int_t)records,
-		"skipped_bytes", (json_int_t)r.skipped_bytes,
-		"bad_crc", (json_int_t)r.bad_crc,
-		"oversized", (json_int_t)r.oversized,
-		"truncated", (json_int_t)r.truncated,
-		"bad_type", (json_int_t)r.bad_type));
+	json_object_set_new(c.root, "stream",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "records",
+				      (json_int_t)records, "skipped_bytes",
+				      (json_int_t)r.skipped_bytes, "bad_crc", (json_int_t)r.bad_crc,
+				      "oversized", (json_int_t)r.oversized, "truncated",
+				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type));
 	return c.root;
 }
 
@@ -712,14 +678,14 @@ static int save_phase(json_t *snaps, const char *phase, const char *dir)
 		char *file, *path;
 
 		if (!json_is_string(val) || !snapshot_name_ok(name))
-			continue;	/* not from agent_parse_stream() */
+			continue; /* not from agent_parse_stream() */
 		file = xstrdup(name);
 		for (char *s = file; *s; s++)
 			if (*s == '/')
 				*s = '.';
 		path = xasprintf("%s/%s", pdir, file);
-		if (write_file_atomic(path, json_string_value(val),
-				      json_string_length(val), 0644) < 0)
+		if (write_file_atomic(path, json_string_value(val), json_string_length(val), 0644) <
+		    0)
 			ret = -1;
 		free(path);
 		free(file);
@@ -736,8 +702,7 @@ int agent_save_snapshots(json_t *iteration, const char *dir)
 
 	if (!snaps)
 		return 0;
-	if (save_phase(snaps, "before", dir) < 0 ||
-	    save_phase(snaps, "after", dir) < 0)
+	if (save_phase(snaps, "before", dir) < 0 || save_phase(snaps, "after", dir) < 0)
 		return -1;
 	json_object_del(iteration, "snapshots");
 	return 0;

@@ -14,9 +14,9 @@
 #define AGENT_MAX_ITERATIONS 4096
 #define AGENT_MAX_LOG 1000
 #define AGENT_MAX_NODES 1024
-#define AGENT_MAX_METRICS 20000	/* per iteration */
+#define AGENT_MAX_METRICS 20000 /* per iteration */
 #define AGENT_METRIC_NAME_MAX 200
-#define AGENT_MAX_SAMPLES 20000	/* per series (1 Hz: 5.5 hours) */
+#define AGENT_MAX_SAMPLES 20000 /* per series (1 Hz: 5.5 hours) */
 #define AGENT_MAX_SERIES 256
 
 /*
@@ -41,8 +41,7 @@
  * Iterations are sorted by index. An iteration is "ok" only when the guest
  * said so and its RESULT and both vmstat snapshots arrived.
  */
-json_t *agent_parse_stream(const void *buf, size_t len,
-			   const char *workload_name);
+json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_name);
 
 /*
  * Write each raw snapshot of a parsed iteration to dir/before/<name> and

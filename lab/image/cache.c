@@ -62,7 +62,8 @@ static json_t *list_one(const char *dir, const char *name, const char *kind)
 		time_iso(st.st_mtime, when);
 		/* a qcow2 is sparse: what it takes on the disk */
 		j = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", kind, "path", p, "hash", hash,
-			      "size", disk ? (json_int_t)st.st_blocks * 512 : (json_int_t)st.st_size,
+			      "size",
+			      disk ? (json_int_t)st.st_blocks * 512 : (json_int_t)st.st_size,
 			      "created", when);
 		if (disk)
 			json_object_update_missing_new(j, json_pack("{s:s?, s:s?}", "suite", suite,
@@ -136,8 +137,9 @@ static bool pid_alive(const char *name)
  */
 static bool gc_drop(const char *dir, const char *name, bool all, const char *cur)
 {
-	const char *kind = !strncmp(name, "initramfs-", 10)	  ? "initramfs" :
-			   !strncmp(name, "debootstrap-", 12) ? "debootstrap" : NULL;
+	const char *kind = !strncmp(name, "initramfs-", 10)   ? "initramfs" :
+			   !strncmp(name, "debootstrap-", 12) ? "debootstrap" :
+								NULL;
 	const char *hash;
 	char *meta, *g;
 	bool drop;

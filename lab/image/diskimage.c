@@ -59,7 +59,8 @@ static guestfs_h *gfs_open(const char *what)
 	signal(SIGPIPE, SIG_IGN);
 	if (!g) {
 		lab_err("%s: cannot create a libguestfs handle; is libguestfs0 installed "
-			"(scripts/install-deps)?", what);
+			"(scripts/install-deps)?",
+			what);
 		return NULL;
 	}
 	guestfs_set_error_handler(g, NULL, NULL);
@@ -130,7 +131,8 @@ int disk_recipe_resolve(const struct disk_recipe *r, struct image_recipe *out)
 		return -1;
 	if (out->kind != RECIPE_DEBOOTSTRAP) {
 		lab_err("the image recipe %s is of kind %s, not a disk image; give a recipe "
-			"with 'kind: debootstrap'", out->path, image_recipe_kind_name(out->kind));
+			"with 'kind: debootstrap'",
+			out->path, image_recipe_kind_name(out->kind));
 		image_recipe_release(out);
 		return -1;
 	}
@@ -152,8 +154,8 @@ static char *recipe_text(const struct image_recipe *r, const char *guest_hash)
 		free(pk);
 		return NULL;
 	}
-	strbuf_addf(&t, DISK_FORMAT "\nsuite=%s\npackages=%s\nsize=%llu\nguest=%s\n",
-		    r->suite, pk, (unsigned long long)r->size_bytes, guest_hash);
+	strbuf_addf(&t, DISK_FORMAT "\nsuite=%s\npackages=%s\nsize=%llu\nguest=%s\n", r->suite, pk,
+		    (unsigned long long)r->size_bytes, guest_hash);
 	if (strcmp(r->variant, DISK_FORMAT1_VARIANT))
 		strbuf_addf(&t, "variant=%s\n", r->variant);
 	sha256_buf(layout, strlen(layout), lh);
@@ -195,7 +197,7 @@ static char *mirror_in_file(const char *path, bool deb822)
 		if (deb822 ? strcasecmp(tok, "URIs:") : strcmp(tok, "deb"))
 			continue;
 		while ((tok = strtok_r(NULL, " \t", &save))) {
-			if (tok[0] == '[') {	/* one-line options: [arch=amd64 ...] */
+			if (tok[0] == '[') { /* one-line options: [arch=amd64 ...] */
 				while (tok && !strchr(tok, ']'))
 					tok = strtok_r(NULL, " \t", &save);
 				continue;
@@ -272,7 +274,8 @@ static void explain_debootstrap(const char *out, const char *mirror, const char 
 		snprintf(pk, sizeof(pk), "%s", miss + 25);
 		pk[strcspn(pk, "\n")] = '\0';
 		lab_err("image build: the package archive %s has no package(s)%s; check the "
-			"names in image.packages / --packages (apt-cache policy NAME)", m, pk);
+			"names in image.packages / --packages (apt-cache policy NAME)",
+			m, pk);
 	} else if (strstr(out, "No space left on device") || nearly_full(work)) {
 		const char *slash = strrchr(work, '/');
 
@@ -280,14 +283,16 @@ static void explain_debootstrap(const char *out, const char *mirror, const char 
 			"MMLAB_CACHE at a larger filesystem",
 			slash ? (int)(slash - work) : (int)strlen(work), work);
 	} else if (strstr(out, "Failed getting release file") ||
-		   strstr(out, "Temporary failure resolving") ||
-		   strstr(out, "Could not resolve") || strstr(out, "Connection refused") ||
-		   strstr(out, "Failed to connect") || strstr(out, "Couldn't download")) {
+		   strstr(out, "Temporary failure resolving") || strstr(out, "Could not resolve") ||
+		   strstr(out, "Connection refused") || strstr(out, "Failed to connect") ||
+		   strstr(out, "Couldn't download")) {
 		lab_err("image build: cannot download from the package archive %s (no network?); "
-			"check the connection or set MMLAB_DEBIAN_MIRROR to a reachable mirror", m);
+			"check the connection or set MMLAB_DEBIAN_MIRROR to a reachable mirror",
+			m);
 	} else if (strstr(out, "Invalid Release file") || strstr(out, "No such script")) {
 		lab_err("image build: debootstrap does not know this suite at %s; "
-			"give an existing Debian suite such as bookworm", m);
+			"give an existing Debian suite such as bookworm",
+			m);
 	} else {
 		lab_err("image build: debootstrap failed; see its output above");
 	}
@@ -305,15 +310,15 @@ static void debootstrap_failed(const struct spawn_result *res, unsigned int time
 		fprintf(stderr, "%s\n", nl);
 	if (res->timed_out)
 		lab_err("image build: debootstrap did not finish within %u s; check the "
-			"network", timeout_s);
+			"network",
+			timeout_s);
 	else if (res->exit_code == 127)
 		lab_err("image build: debootstrap is not installed; run scripts/install-deps");
 	else if (res->exit_code >= 0 || res->term_signal)
 		explain_debootstrap(res->out ? res->out : "", mirror, work);
 }
 
-static int run_debootstrap(const struct image_recipe *r, const char *root,
-			   const char *work)
+static int run_debootstrap(const struct image_recipe *r, const char *root, const char *work)
 {
 	char *pk = package_list(&r->packages), *inc = NULL, *mirror = host_mirror(r->mirror);
 	char *variant = xasprintf("--variant=%s", r->variant);
@@ -323,7 +328,7 @@ static int run_debootstrap(const struct image_recipe *r, const char *root,
 	int n = 0, ret;
 
 	argv[n++] = "debootstrap";
-	if (strcmp(r->variant, "standard"))	/* debootstrap's default set has no name */
+	if (strcmp(r->variant, "standard")) /* debootstrap's default set has no name */
 		argv[n++] = variant;
 	if (*pk) {
 		inc = xasprintf("--include=%s", pk);
@@ -334,8 +339,8 @@ static int run_debootstrap(const struct image_recipe *r, const char *root,
 	if (mirror)
 		argv[n++] = mirror;
 	argv[n] = NULL;
-	lab_info("image build: debootstrap %s %s%s%s from %s (a few minutes)", variant,
-		 r->suite, *pk ? " with " : "", pk, mirror ? mirror : "the default mirror");
+	lab_info("image build: debootstrap %s %s%s%s from %s (a few minutes)", variant, r->suite,
+		 *pk ? " with " : "", pk, mirror ? mirror : "the default mirror");
 	ret = spawn_run(argv, &o, &res);
 	if (ret)
 		debootstrap_failed(&res, o.timeout_s, mirror, work);
@@ -358,7 +363,8 @@ static int put_file(const char *root, const char *path, const char *text, const 
 	ret = mkdir_p(p, 0755);
 	*slash = '/';
 	if (!ret)
-		ret = src ? copy_file(src, p, mode) : write_file_atomic(p, text, strlen(text), mode);
+		ret = src ? copy_file(src, p, mode) :
+			    write_file_atomic(p, text, strlen(text), mode);
 	free(p);
 	return ret;
 }
@@ -393,7 +399,8 @@ static int make_qcow2(const char *tar, const char *qcow2, uint64_t size)
 		return -1;
 	fmt_size(size, sz, sizeof(sz));
 	lab_info("image build: making a %s qcow2 with libguestfs (the first appliance takes "
-		 "a while%s)", sz, tcg ? " under TCG" : "");
+		 "a while%s)",
+		 sz, tcg ? " under TCG" : "");
 	if (guestfs_disk_create(g, qcow2, "qcow2", (int64_t)size, -1)) {
 		gfs_fail(g, qcow2, "check the free space under MMLAB_CACHE");
 		goto out;
@@ -404,8 +411,7 @@ static int make_qcow2(const char *tar, const char *qcow2, uint64_t size)
 			 "run 'libguestfs-test-tool' to see why");
 		goto out;
 	}
-	if (guestfs_part_disk(g, "/dev/sda", "mbr") ||
-	    guestfs_mkfs(g, "ext4", "/dev/sda1") ||
+	if (guestfs_part_disk(g, "/dev/sda", "mbr") || guestfs_mkfs(g, "ext4", "/dev/sda1") ||
 	    guestfs_mount(g, "/dev/sda1", "/")) {
 		gfs_fail(g, "image build: partitioning and formatting the disk", NULL);
 		goto out;
@@ -430,8 +436,8 @@ static int build(const char *work, const struct image_recipe *r, const char *rec
 		 const char *tmp_qcow2)
 {
 	char *root = xasprintf("%s/root", work), *tar = xasprintf("%s/root.tar", work);
-	const char *argv[] = { "tar", "--numeric-owner", "--xattrs", "-C", root, "-cf", tar,
-			       ".", NULL };
+	const char *argv[] = { "tar", "--numeric-owner", "--xattrs", "-C", root, "-cf", tar, ".",
+			       NULL };
 	struct spawn_opts o = { .timeout_s = TAR_TIMEOUT_S };
 	int ret = -1;
 
@@ -516,8 +522,7 @@ int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dr
 	return ret;
 }
 
-int disk_image_get(const char *cache_dir, const struct disk_recipe *r,
-		   struct disk_image *out)
+int disk_image_get(const char *cache_dir, const struct disk_recipe *r, struct disk_image *out)
 {
 	struct image_recipe rec;
 	int ret;
@@ -538,9 +543,8 @@ void disk_image_release(struct disk_image *d)
 
 /* ---- per boot ---- */
 
-int disk_overlay_prepare(const char *base, const char *overlay,
-			 const struct kvlist *plan, const char *modules_dir,
-			 const struct kvlist *extra)
+int disk_overlay_prepare(const char *base, const char *overlay, const struct kvlist *plan,
+			 const char *modules_dir, const struct kvlist *extra)
 {
 	guestfs_h *g = gfs_open("guest disk");
 	char *text = image_plan_text(plan);
@@ -548,8 +552,7 @@ int disk_overlay_prepare(const char *base, const char *overlay,
 
 	if (!g || !text)
 		goto out;
-	if (guestfs_disk_create(g, overlay, "qcow2", -1,
-				GUESTFS_DISK_CREATE_BACKINGFILE, base,
+	if (guestfs_disk_create(g, overlay, "qcow2", -1, GUESTFS_DISK_CREATE_BACKINGFILE, base,
 				GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1)) {
 		gfs_fail(g, overlay, "check the free space in /tmp");
 		goto out;
@@ -560,8 +563,7 @@ int disk_overlay_prepare(const char *base, const char *overlay,
 			 "run 'libguestfs-test-tool' to see why");
 		goto out;
 	}
-	if (guestfs_mkdir_p(g, "/mmlab") ||
-	    guestfs_write(g, "/mmlab/plan", text, strlen(text))) {
+	if (guestfs_mkdir_p(g, "/mmlab") || guestfs_write(g, "/mmlab/plan", text, strlen(text))) {
 		gfs_fail(g, "guest disk: writing /mmlab/plan", NULL);
 		goto out;
 	}
@@ -629,8 +631,7 @@ static json_t *collect_one(guestfs_h *g, const char *path, const char *dest_dir)
 		j = json_pack("{s:s, s:s}", "path", path, "error", e ? e : "download failed");
 		goto out;
 	}
-	j = json_pack("{s:s, s:I, s:s}", "path", path, "size", (json_int_t)size,
-		      "stored", stored);
+	j = json_pack("{s:s, s:I, s:s}", "path", path, "size", (json_int_t)size, "stored", stored);
 out:
 	if (!j)
 		j = json_pack("{s:s, s:s}", "path", path, "error", "cannot store it on the host");
@@ -639,8 +640,7 @@ out:
 	return j;
 }
 
-json_t *disk_collect(const char *overlay, const struct strlist *paths,
-		     const char *dest_dir)
+json_t *disk_collect(const char *overlay, const struct strlist *paths, const char *dest_dir)
 {
 	guestfs_h *g;
 	json_t *out;

@@ -21,20 +21,20 @@
 #include "lib/util.h"
 
 #define DISK_AGENT_PATH "sbin/mmlab-agent"
-#define DISK_COLLECT_MAX (64u << 20)	/* per collected file */
+#define DISK_COLLECT_MAX (64u << 20) /* per collected file */
 
 /* a recipe file and what a job or the command line changes in it */
 struct disk_recipe {
-	const char *recipe;		/* the recipe file; NULL: images/debootstrap.yaml */
-	const char *suite;		/* NULL: the recipe's */
-	const struct strlist *packages;	/* added to the recipe's, may be NULL */
-	uint64_t size_bytes;		/* 0: the recipe's */
+	const char *recipe; /* the recipe file; NULL: images/debootstrap.yaml */
+	const char *suite; /* NULL: the recipe's */
+	const struct strlist *packages; /* added to the recipe's, may be NULL */
+	uint64_t size_bytes; /* 0: the recipe's */
 };
 
 struct disk_image {
-	char *path;		/* the cached base qcow2 */
-	char hash[65];		/* recipe hash */
-	bool built;		/* built now */
+	char *path; /* the cached base qcow2 */
+	char hash[65]; /* recipe hash */
+	bool built; /* built now */
 };
 
 /*
@@ -60,8 +60,7 @@ void disk_recipe_apply(const struct disk_recipe *r, struct image_recipe *rec);
 int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
 		    struct disk_image *out);
 /* disk_recipe_resolve() + disk_image_make() */
-int disk_image_get(const char *cache_dir, const struct disk_recipe *r,
-		   struct disk_image *out);
+int disk_image_get(const char *cache_dir, const struct disk_recipe *r, struct disk_image *out);
 void disk_image_release(struct disk_image *d);
 
 /*
@@ -71,9 +70,8 @@ void disk_image_release(struct disk_image *d);
  * file of extra (may be NULL; guest path under "mmlab/modules/" -> host
  * path, as for image_boot_initrd_extra()). 0 or -1 + message.
  */
-int disk_overlay_prepare(const char *base, const char *overlay,
-			 const struct kvlist *plan, const char *modules_dir,
-			 const struct kvlist *extra);
+int disk_overlay_prepare(const char *base, const char *overlay, const struct kvlist *plan,
+			 const char *modules_dir, const struct kvlist *extra);
 
 /*
  * After the guest stopped: copy each guest path of paths out of overlay
@@ -81,8 +79,7 @@ int disk_overlay_prepare(const char *base, const char *overlay,
  * {"path","error"}] (a missing file is recorded, not an error), or NULL
  * after a message when the overlay cannot be read at all.
  */
-json_t *disk_collect(const char *overlay, const struct strlist *paths,
-		     const char *dest_dir);
+json_t *disk_collect(const char *overlay, const struct strlist *paths, const char *dest_dir);
 
 /* the distro initrd next to a kernel: <dir>/initrd.img-<release>, or NULL */
 char *disk_kernel_initrd(const char *kernel_path, const char *release);

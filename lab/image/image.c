@@ -18,7 +18,9 @@ int image_resolve(const struct image_request *rq, struct image_recipe *out)
 {
 	enum recipe_kind k = rq->kind >= 0 ? (enum recipe_kind)rq->kind : RECIPE_INITRAMFS;
 	struct disk_recipe dr = {
-		.suite = rq->suite, .packages = rq->packages, .size_bytes = rq->size_bytes,
+		.suite = rq->suite,
+		.packages = rq->packages,
+		.size_bytes = rq->size_bytes,
 	};
 	char *path = NULL;
 	int ret;
@@ -32,8 +34,9 @@ int image_resolve(const struct image_request *rq, struct image_recipe *out)
 		return EXIT_USAGE;
 	if (rq->kind >= 0 && out->kind != k) {
 		lab_err("the image recipe %s is of kind %s, not %s; leave out the kind or give "
-			"a %s recipe", out->path, image_recipe_kind_name(out->kind),
-			image_recipe_kind_name(k), image_recipe_kind_name(k));
+			"a %s recipe",
+			out->path, image_recipe_kind_name(out->kind), image_recipe_kind_name(k),
+			image_recipe_kind_name(k));
 		ret = EXIT_USAGE;
 	} else if (out->kind != RECIPE_DEBOOTSTRAP && has_changes(rq)) {
 		lab_err("a suite, packages and a size apply to debootstrap images; the recipe "

@@ -15,11 +15,11 @@
 #include "lib/util.h"
 
 struct image_request {
-	const char *recipe;		/* NAME or FILE (image_recipe_path()); NULL: the default */
-	int kind;			/* enum recipe_kind, or -1: the recipe's (default initramfs) */
-	const char *suite;		/* debootstrap: replaces the recipe's */
-	const struct strlist *packages;	/* debootstrap: added to the recipe's */
-	uint64_t size_bytes;		/* debootstrap: replaces the recipe's (0: keep) */
+	const char *recipe; /* NAME or FILE (image_recipe_path()); NULL: the default */
+	int kind; /* enum recipe_kind, or -1: the recipe's (default initramfs) */
+	const char *suite; /* debootstrap: replaces the recipe's */
+	const struct strlist *packages; /* debootstrap: added to the recipe's */
+	uint64_t size_bytes; /* debootstrap: replaces the recipe's (0: keep) */
 };
 
 /*
@@ -30,10 +30,10 @@ struct image_request {
 int image_resolve(const struct image_request *rq, struct image_recipe *out);
 
 struct image_built {
-	char *path;		/* in the cache */
+	char *path; /* in the cache */
 	char hash[65];
-	bool built;		/* built now */
-	bool cached;		/* was in the cache already */
+	bool built; /* built now */
+	bool cached; /* was in the cache already */
 };
 
 /*

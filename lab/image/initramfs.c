@@ -56,8 +56,8 @@ const char *image_guest_dir(void)
 }
 
 struct guest_file {
-	char *src;		/* host path */
-	char *dst;		/* path in the image, no leading slash */
+	char *src; /* host path */
+	char *dst; /* path in the image, no leading slash */
 };
 
 static int cmp_name(const void *a, const void *b)
@@ -78,7 +78,8 @@ static int guest_files(struct guest_file **out, size_t *n)
 
 	if (access(agent, R_OK)) {
 		lab_err("the guest agent %s is missing; run 'make' in the mmlab checkout "
-			"(or set MMLAB_GUEST_DIR)", agent);
+			"(or set MMLAB_GUEST_DIR)",
+			agent);
 		goto fail;
 	}
 	d = opendir(wdir);
@@ -135,9 +136,8 @@ static int ar_fail(struct archive *a, const char *what)
 	return -1;
 }
 
-static int add_entry(struct archive *a, const char *name, unsigned int type,
-		     unsigned int perm, const void *data, size_t len, dev_t rdev,
-		     unsigned long ino)
+static int add_entry(struct archive *a, const char *name, unsigned int type, unsigned int perm,
+		     const void *data, size_t len, dev_t rdev, unsigned long ino)
 {
 	struct archive_entry *e = archive_entry_new();
 	int ret = 0;
@@ -263,8 +263,7 @@ out:
  * unless it is the one format 1 hard-wired (layout NULL: the guest
  * programs only, image_guest_hash()).
  */
-static int inputs_hash(struct guest_file *files, size_t n, const char *layout,
-		       char out[65])
+static int inputs_hash(struct guest_file *files, size_t n, const char *layout, char out[65])
 {
 	struct strbuf text = STRBUF_INIT;
 	char lh[65];
@@ -299,8 +298,8 @@ static char *meta_text(const struct image_recipe *r, struct guest_file *files, s
 	return xasprintf(IMAGE_FORMAT "\nrecipe=%s\nguest=%s\n", r->name, gh);
 }
 
-static int store(const struct image_recipe *r, struct guest_file *files, size_t n,
-		 const char *dir, struct image *img)
+static int store(const struct image_recipe *r, struct guest_file *files, size_t n, const char *dir,
+		 struct image *img)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", img->path, (long)getpid());
 	char *mp = xasprintf("%s/initramfs-%.16s.json", dir, img->hash);
@@ -367,7 +366,8 @@ int image_initramfs_get(const char *cache_dir, const char *recipe, struct image 
 		return -1;
 	if (r.kind != RECIPE_INITRAMFS) {
 		lab_err("the image recipe %s is a %s recipe, not an initramfs; give an "
-			"initramfs recipe (kind: initramfs)", r.path, image_recipe_kind_name(r.kind));
+			"initramfs recipe (kind: initramfs)",
+			r.path, image_recipe_kind_name(r.kind));
 		image_recipe_release(&r);
 		return -1;
 	}
@@ -454,8 +454,7 @@ static int extra_entries(struct archive *a, const struct kvlist *extra)
 
 		if (!data)
 			return -1;
-		ret = add_entry(a, extra->v[i].key, AE_IFREG, 0644, data, len, 0,
-				900004 + (int)i);
+		ret = add_entry(a, extra->v[i].key, AE_IFREG, 0644, data, len, 0, 900004 + (int)i);
 		free(data);
 		if (ret)
 			return -1;
@@ -473,8 +472,8 @@ static size_t extra_size(const struct kvlist *extra)
 	return n;
 }
 
-static int plan_cpio(const struct kvlist *plan, const struct kvlist *extra,
-		     void **out, size_t *outlen)
+static int plan_cpio(const struct kvlist *plan, const struct kvlist *extra, void **out,
+		     size_t *outlen)
 {
 	struct archive *a = archive_write_new();
 	char *text = image_plan_text(plan);
@@ -483,8 +482,8 @@ static int plan_cpio(const struct kvlist *plan, const struct kvlist *extra,
 	int ret = -1;
 
 	if (strlen(text) > MMPLAN_MAX_SIZE) {
-		lab_err("the guest plan is %zu bytes, more than the agent reads (%u)",
-			strlen(text), MMPLAN_MAX_SIZE);
+		lab_err("the guest plan is %zu bytes, more than the agent reads (%u)", strlen(text),
+			MMPLAN_MAX_SIZE);
 		goto out;
 	}
 	if (archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
@@ -518,8 +517,8 @@ int image_boot_initrd(const char *base, const struct kvlist *plan, const char *o
 	return image_boot_initrd_extra(base, plan, NULL, out_path);
 }
 
-int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
-			    const struct kvlist *extra, const char *out_path)
+int image_boot_initrd_extra(const char *base, const struct kvlist *plan, const struct kvlist *extra,
+			    const char *out_path)
 {
 	size_t blen, plen, pad;
 	char *b = read_file(base, &blen, 1u << 30);

@@ -19,9 +19,9 @@
 const char *image_guest_dir(void);
 
 struct image {
-	char *path;		/* the cached initramfs */
-	char hash[65];		/* content hash (sha256 of the inputs) */
-	bool built;		/* built now rather than found in the cache */
+	char *path; /* the cached initramfs */
+	char hash[65]; /* content hash (sha256 of the inputs) */
+	bool built; /* built now rather than found in the cache */
 };
 
 /* find or build the default initramfs (images/initramfs.yaml); 0 or -1 after a message */
@@ -45,8 +45,8 @@ int image_boot_initrd(const char *base, const struct kvlist *plan, const char *o
  * (e.g. "mmlab/modules/pagebench.ko") to host files (kernel modules a
  * workload loads).
  */
-int image_boot_initrd_extra(const char *base, const struct kvlist *plan,
-			    const struct kvlist *extra, const char *out_path);
+int image_boot_initrd_extra(const char *base, const struct kvlist *plan, const struct kvlist *extra,
+			    const char *out_path);
 
 /* render a plan as the text the guest reads */
 char *image_plan_text(const struct kvlist *plan);

@@ -108,13 +108,15 @@ char *image_recipe_path(const char *name_or_path, const char *base_dir)
 		if (access(p, R_OK) == 0 && !is_dir(p))
 			return p;
 		lab_err("no image recipe %s: cannot read it; give the path of a YAML recipe "
-			"(docs/image.md)", p);
+			"(docs/image.md)",
+			p);
 		free(p);
 		return NULL;
 	}
 	if (!name_ok(name_or_path)) {
 		lab_err("'%.64s' is not a recipe name; expected a name such as debootstrap "
-			"(letters, digits, '.', '_', '-') or the path of a .yaml file", name_or_path);
+			"(letters, digits, '.', '_', '-') or the path of a .yaml file",
+			name_or_path);
 		return NULL;
 	}
 	p = xasprintf("%s/%s.yaml", dir, name_or_path);
@@ -122,7 +124,8 @@ char *image_recipe_path(const char *name_or_path, const char *base_dir)
 		return p;
 	have = recipes_in(dir);
 	lab_err("no image recipe '%s': %s does not exist (the recipes in %s: %s); add "
-		"it, give a path, or set MMLAB_IMAGES_DIR", name_or_path, p, dir, have);
+		"it, give a path, or set MMLAB_IMAGES_DIR",
+		name_or_path, p, dir, have);
 	free(have);
 	free(p);
 	return NULL;
@@ -144,8 +147,10 @@ static char *guest_path(struct yfile *y, yaml_node_t *n, const char *field)
 	if (v[0] != '/' || len < 2 || len > RECIPE_PATH_MAX || v[len - 1] == '/' ||
 	    strstr(v, "//") || strstr(v, "/./") || strstr(v, "/../") ||
 	    (len >= 3 && !strcmp(v + len - 3, "/..")) || (len >= 2 && !strcmp(v + len - 2, "/.")) ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+@-") != len) {
-		yf_err(y, n->start_mark, field, "'%s' is not a usable path; expected %s (at most "
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+@-") !=
+		    len) {
+		yf_err(y, n->start_mark, field,
+		       "'%s' is not a usable path; expected %s (at most "
 		       "%d characters: letters, digits, '/', '.', '_', '+', '@', '-'; no '..')",
 		       yf_shown(s, v), want, RECIPE_PATH_MAX);
 		return NULL;
@@ -194,7 +199,7 @@ static bool reserved(const char *p)
 
 struct rparse {
 	struct yfile *y;
-	const char *dir;	/* of the recipe: src paths are relative to it */
+	const char *dir; /* of the recipe: src paths are relative to it */
 	struct image_recipe *r;
 };
 
@@ -218,7 +223,7 @@ enum { DV_PATH, DV_TYPE, DV_MAJOR, DV_MINOR, DV_MODE, DV_N };
 static void parse_device(struct rparse *c, yaml_node_t *n, const char *field)
 {
 	struct yfield f[DV_N] = {
-		[DV_PATH] = { .key = "path" }, [DV_TYPE] = { .key = "type" },
+		[DV_PATH] = { .key = "path" },	 [DV_TYPE] = { .key = "type" },
 		[DV_MAJOR] = { .key = "major" }, [DV_MINOR] = { .key = "minor" },
 		[DV_MODE] = { .key = "mode" },
 	};
@@ -227,8 +232,10 @@ static void parse_device(struct rparse *c, yaml_node_t *n, const char *field)
 	char p[YF_PATHLEN];
 	bool ok = true;
 
-	if (!yf_map(c->y, n, field, "a mapping such as { path: /dev/null, type: char, "
-		    "major: 1, minor: 3, mode: \"0666\" }", f, DV_N))
+	if (!yf_map(c->y, n, field,
+		    "a mapping such as { path: /dev/null, type: char, "
+		    "major: 1, minor: 3, mode: \"0666\" }",
+		    f, DV_N))
 		return;
 	for (int i = 0; i < DV_N; i++)
 		if (!f[i].val) {
@@ -256,8 +263,10 @@ static void parse_devices(struct rparse *c, yaml_node_t *n)
 {
 	char p[YF_PATHLEN];
 
-	if (!yf_seq(c->y, n, "devices", "[{ path: /dev/null, type: char, major: 1, minor: 3, "
-		    "mode: \"0666\" }]", RECIPE_MAX_DEVICES))
+	if (!yf_seq(c->y, n, "devices",
+		    "[{ path: /dev/null, type: char, major: 1, minor: 3, "
+		    "mode: \"0666\" }]",
+		    RECIPE_MAX_DEVICES))
 		return;
 	for (size_t i = 0; i < yf_seq_len(n); i++)
 		parse_device(c, yf_seq_item(c->y, n, i), yf_pidx(p, "devices", i));
@@ -274,8 +283,10 @@ static char *file_src(struct rparse *c, yaml_node_t *n, const char *field)
 		return NULL;
 	p = v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", c->dir, v);
 	if (stat(p, &st) || !S_ISREG(st.st_mode) || access(p, R_OK)) {
-		yf_err(c->y, n->start_mark, field, "'%s' is not a readable file (looked for %s); "
-		       "give a host file, relative to the recipe's directory", yf_shown(s, v), p);
+		yf_err(c->y, n->start_mark, field,
+		       "'%s' is not a readable file (looked for %s); "
+		       "give a host file, relative to the recipe's directory",
+		       yf_shown(s, v), p);
 	} else if ((uint64_t)st.st_size > RECIPE_SRC_MAX) {
 		yf_err(c->y, n->start_mark, field, "'%s' is %lld bytes; at most %u allowed",
 		       yf_shown(s, v), (long long)st.st_size, RECIPE_SRC_MAX);
@@ -288,32 +299,36 @@ static char *file_src(struct rparse *c, yaml_node_t *n, const char *field)
 
 enum { FL_PATH, FL_TEXT, FL_SRC, FL_MODE, FL_N };
 
-static bool file_fields(struct rparse *c, yaml_node_t *n, const char *field,
-			struct recipe_file *fl)
+static bool file_fields(struct rparse *c, yaml_node_t *n, const char *field, struct recipe_file *fl)
 {
 	struct yfield f[FL_N] = {
-		[FL_PATH] = { .key = "path" }, [FL_TEXT] = { .key = "text" },
-		[FL_SRC] = { .key = "src" }, [FL_MODE] = { .key = "mode" },
+		[FL_PATH] = { .key = "path" },
+		[FL_TEXT] = { .key = "text" },
+		[FL_SRC] = { .key = "src" },
+		[FL_MODE] = { .key = "mode" },
 	};
 	char p[YF_PATHLEN], s[YF_SHOWLEN];
 	const char *t;
 	size_t len;
 
-	if (!yf_map(c->y, n, field, "a mapping such as { path: /etc/motd, text: \"hello\" }",
-		    f, FL_N))
+	if (!yf_map(c->y, n, field, "a mapping such as { path: /etc/motd, text: \"hello\" }", f,
+		    FL_N))
 		return false;
 	if (!f[FL_PATH].val) {
 		yf_missing(c->y, n, field, "path", "/etc/motd");
 		return false;
 	}
 	if (!f[FL_TEXT].val == !f[FL_SRC].val) {
-		yf_err(c->y, n->start_mark, field, "give either 'text:' (the contents) or 'src:' "
-		       "(a host file), not %s", f[FL_TEXT].val ? "both" : "neither");
+		yf_err(c->y, n->start_mark, field,
+		       "give either 'text:' (the contents) or 'src:' "
+		       "(a host file), not %s",
+		       f[FL_TEXT].val ? "both" : "neither");
 		return false;
 	}
 	fl->path = guest_path(c->y, f[FL_PATH].val, yf_pkey(p, field, "path"));
 	if (fl->path && reserved(fl->path)) {
-		yf_err(c->y, f[FL_PATH].val->start_mark, yf_pkey(p, field, "path"), "'/%s' is "
+		yf_err(c->y, f[FL_PATH].val->start_mark, yf_pkey(p, field, "path"),
+		       "'/%s' is "
 		       "the lab's own (the agent, the workloads, the plan); choose another path",
 		       yf_shown(s, fl->path));
 		return false;
@@ -325,8 +340,7 @@ static bool file_fields(struct rparse *c, yaml_node_t *n, const char *field,
 		fl->src = file_src(c, f[FL_SRC].val, yf_pkey(p, field, "src"));
 	}
 	fl->mode = 0644;
-	if (f[FL_MODE].val && !get_mode(c->y, f[FL_MODE].val, yf_pkey(p, field, "mode"),
-					&fl->mode))
+	if (f[FL_MODE].val && !get_mode(c->y, f[FL_MODE].val, yf_pkey(p, field, "mode"), &fl->mode))
 		return false;
 	return fl->path && (fl->text || fl->src);
 }
@@ -352,8 +366,8 @@ static void parse_files(struct rparse *c, yaml_node_t *n)
 		for (size_t k = 0; k < c->r->nfiles && !dup; k++)
 			dup = !strcmp(c->r->files[k].path, fl.path);
 		if (dup) {
-			yf_err(c->y, it->start_mark, p, "'/%s' is listed twice; give each file once",
-			       yf_shown(s, fl.path));
+			yf_err(c->y, it->start_mark, p,
+			       "'/%s' is listed twice; give each file once", yf_shown(s, fl.path));
 			free(fl.path);
 			free(fl.text);
 			free(fl.src);
@@ -376,8 +390,10 @@ static void parse_packages(struct rparse *c, yaml_node_t *n)
 		const char *v = yf_scalar(c->y, it, yf_pidx(p, "packages", i), want);
 
 		if (v && !image_debian_name_ok(v, true))
-			yf_err(c->y, it->start_mark, p, "'%s' is not a Debian package name; expected "
-			       "%s (lowercase letters, digits, '+', '-', '.')", yf_shown(s, v), want);
+			yf_err(c->y, it->start_mark, p,
+			       "'%s' is not a Debian package name; expected "
+			       "%s (lowercase letters, digits, '+', '-', '.')",
+			       yf_shown(s, v), want);
 		else if (v)
 			strlist_push(&c->r->packages, v);
 	}
@@ -406,8 +422,10 @@ static void parse_disk_size(struct rparse *c, yaml_node_t *n)
 	if (!v)
 		return;
 	if (parse_size(v, &b) || b < (512ULL << 20) || b > (1ULL << 40) || b % (1ULL << 20))
-		yf_err(c->y, n->start_mark, "size", "'%s' is not a usable size; expected a whole "
-		       "number of MiB from 512M to 1T, such as 4G", yf_shown(s, v));
+		yf_err(c->y, n->start_mark, "size",
+		       "'%s' is not a usable size; expected a whole "
+		       "number of MiB from 512M to 1T, such as 4G",
+		       yf_shown(s, v));
 	else
 		c->r->size_bytes = b;
 }
@@ -431,8 +449,17 @@ static void parse_mirror(struct rparse *c, yaml_node_t *n)
 /* ---- the recipe ---- */
 
 enum {
-	R_KIND, R_DESCRIPTION, R_DIRS, R_DEVICES, R_FILES,
-	R_SUITE, R_VARIANT, R_PACKAGES, R_SIZE, R_MIRROR, R_N
+	R_KIND,
+	R_DESCRIPTION,
+	R_DIRS,
+	R_DEVICES,
+	R_FILES,
+	R_SUITE,
+	R_VARIANT,
+	R_PACKAGES,
+	R_SIZE,
+	R_MIRROR,
+	R_N
 };
 
 /* the keys of one kind only: an error for the other kind */
@@ -445,8 +472,10 @@ static void kind_keys(struct rparse *c, struct yfield *f)
 
 		if (!f[i].val || i == R_FILES || deb_only == deb)
 			continue;
-		yf_err(c->y, f[i].key_node->start_mark, f[i].key, "applies to 'kind: %s' only; "
-		       "remove it", deb_only ? "debootstrap" : "initramfs");
+		yf_err(c->y, f[i].key_node->start_mark, f[i].key,
+		       "applies to 'kind: %s' only; "
+		       "remove it",
+		       deb_only ? "debootstrap" : "initramfs");
 		f[i].val = NULL;
 	}
 	if (!deb)
@@ -462,11 +491,11 @@ static void kind_keys(struct rparse *c, struct yfield *f)
 static void parse_recipe(struct rparse *c, yaml_node_t *root)
 {
 	struct yfield f[R_N] = {
-		[R_KIND] = { .key = "kind" }, [R_DESCRIPTION] = { .key = "description" },
-		[R_DIRS] = { .key = "dirs" }, [R_DEVICES] = { .key = "devices" },
-		[R_FILES] = { .key = "files" }, [R_SUITE] = { .key = "suite" },
+		[R_KIND] = { .key = "kind" },	    [R_DESCRIPTION] = { .key = "description" },
+		[R_DIRS] = { .key = "dirs" },	    [R_DEVICES] = { .key = "devices" },
+		[R_FILES] = { .key = "files" },	    [R_SUITE] = { .key = "suite" },
 		[R_VARIANT] = { .key = "variant" }, [R_PACKAGES] = { .key = "packages" },
-		[R_SIZE] = { .key = "size" }, [R_MIRROR] = { .key = "mirror" },
+		[R_SIZE] = { .key = "size" },	    [R_MIRROR] = { .key = "mirror" },
 	};
 	const char *v;
 	int k;
@@ -494,8 +523,8 @@ static void parse_recipe(struct rparse *c, yaml_node_t *root)
 		parse_files(c, f[R_FILES].val);
 	if (f[R_SUITE].val)
 		parse_suite(c, f[R_SUITE].val);
-	if (f[R_VARIANT].val && (k = yf_enum(c->y, f[R_VARIANT].val, "variant",
-					     variant_choices)) >= 0)
+	if (f[R_VARIANT].val &&
+	    (k = yf_enum(c->y, f[R_VARIANT].val, "variant", variant_choices)) >= 0)
 		c->r->variant = xstrdup(variant_choices[k]);
 	if (f[R_PACKAGES].val)
 		parse_packages(c, f[R_PACKAGES].val);
@@ -539,8 +568,8 @@ int image_recipe_parse(const char *name, const char *buf, size_t len, const char
 	if (!y.nerr)
 		return 0;
 	lab_err("%s: %u error%s in the image recipe; fix %s and try again (format: "
-		"docs/image.md)", name, y.nerr, y.nerr == 1 ? "" : "s",
-		y.nerr == 1 ? "it" : "them");
+		"docs/image.md)",
+		name, y.nerr, y.nerr == 1 ? "" : "s", y.nerr == 1 ? "it" : "them");
 	image_recipe_release(r);
 	return -1;
 }

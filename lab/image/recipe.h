@@ -18,50 +18,50 @@
 
 #include "lib/util.h"
 
-#define RECIPE_FILE_MAX (64u << 10)	/* a recipe file */
+#define RECIPE_FILE_MAX (64u << 10) /* a recipe file */
 #define RECIPE_MAX_DIRS 64
 #define RECIPE_MAX_DEVICES 16
 #define RECIPE_MAX_FILES 64
 #define RECIPE_MAX_PACKAGES 64
-#define RECIPE_TEXT_MAX (16u << 10)	/* the text of one file */
-#define RECIPE_SRC_MAX (256u << 20)	/* a host file copied in */
-#define RECIPE_PATH_MAX 255		/* a path in the guest */
-#define RECIPE_NAME_MAX 64		/* a recipe name */
+#define RECIPE_TEXT_MAX (16u << 10) /* the text of one file */
+#define RECIPE_SRC_MAX (256u << 20) /* a host file copied in */
+#define RECIPE_PATH_MAX 255 /* a path in the guest */
+#define RECIPE_NAME_MAX 64 /* a recipe name */
 
 enum recipe_kind {
-	RECIPE_INITRAMFS,	/* cpio newc + gzip, the agent as /init */
-	RECIPE_DEBOOTSTRAP,	/* a Debian root on a qcow2 disk */
+	RECIPE_INITRAMFS, /* cpio newc + gzip, the agent as /init */
+	RECIPE_DEBOOTSTRAP, /* a Debian root on a qcow2 disk */
 };
 
 struct recipe_device {
-	char *path;		/* in the guest, without the leading '/' */
-	bool block;		/* else a character device */
+	char *path; /* in the guest, without the leading '/' */
+	bool block; /* else a character device */
 	unsigned int major, minor, mode;
 };
 
 struct recipe_file {
-	char *path;		/* in the guest, without the leading '/' */
-	char *src;		/* a host file (absolute), or NULL: */
-	char *text;		/* the contents */
+	char *path; /* in the guest, without the leading '/' */
+	char *src; /* a host file (absolute), or NULL: */
+	char *text; /* the contents */
 	unsigned int mode;
 };
 
 struct image_recipe {
-	char *path;		/* the recipe file, absolute */
-	char *name;		/* its name: the file name without .yaml */
+	char *path; /* the recipe file, absolute */
+	char *name; /* its name: the file name without .yaml */
 	enum recipe_kind kind;
-	char *description;	/* may be NULL */
-	struct strlist dirs;	/* made empty, in order; no leading '/' */
-	struct recipe_device *devices;	/* initramfs only */
+	char *description; /* may be NULL */
+	struct strlist dirs; /* made empty, in order; no leading '/' */
+	struct recipe_device *devices; /* initramfs only */
 	size_t ndevices;
 	struct recipe_file *files;
 	size_t nfiles;
 	/* debootstrap only */
 	char *suite;
-	char *variant;		/* minbase, buildd or standard */
-	struct strlist packages;	/* as listed */
+	char *variant; /* minbase, buildd or standard */
+	struct strlist packages; /* as listed */
 	uint64_t size_bytes;
-	char *mirror;		/* NULL: MMLAB_DEBIAN_MIRROR, the host's apt sources, ... */
+	char *mirror; /* NULL: MMLAB_DEBIAN_MIRROR, the host's apt sources, ... */
 };
 
 /* where recipes are found: $MMLAB_IMAGES_DIR, images/ next to ./mmlab, PREFIX/share/mmlab/images */

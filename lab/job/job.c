@@ -23,7 +23,7 @@
 
 #define JOB_FILE_MAX (1u << 20)
 #define JOB_MAX_ITERATIONS 1000
-#define JOB_MAX_DEPTH 16	/* nesting of lists and mappings */
+#define JOB_MAX_DEPTH 16 /* nesting of lists and mappings */
 
 static const char *const accel_choices[] = { "auto", "kvm", "tcg", NULL };
 
@@ -47,17 +47,28 @@ static void ext_parse(struct job_yaml *y, yaml_node_t *root, struct job_field *f
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (y->ext->parse)
-			y->ext->parse(y, f[i].key, root, f[i].key_node,
-				      f[i].val, y->ext->arg);
+			y->ext->parse(y, f[i].key, root, f[i].key_node, f[i].val, y->ext->arg);
 	if (y->ext->check)
 		y->ext->check(y, job, y->ext->arg);
 }
 
 /* ---- the top-level mapping ---- */
 
-enum { J_NAME, J_VARIANTS, J_TOPOLOGY, J_WORKLOAD, J_ITERATIONS, J_IPB,
-       J_TIMEOUTS, J_ACCEL, J_COLLECTORS, J_KERNELS, J_IMAGE, J_COLLECT,
-       J_N };
+enum {
+	J_NAME,
+	J_VARIANTS,
+	J_TOPOLOGY,
+	J_WORKLOAD,
+	J_ITERATIONS,
+	J_IPB,
+	J_TIMEOUTS,
+	J_ACCEL,
+	J_COLLECTORS,
+	J_KERNELS,
+	J_IMAGE,
+	J_COLLECT,
+	J_N
+};
 
 static void parse_iterations(struct job_yaml *y, struct job_field *f, struct job *job)
 {
@@ -87,10 +98,11 @@ static void parse_source(struct job_yaml *y, yaml_node_t *root, struct job_field
 	}
 	for (size_t i = 0; i < job->nvariants; i++)
 		if (job->variants[i].kernel_kind == KERNEL_SOURCE)
-			job_yaml_err(y, root->start_mark, job_pidx(p, "variants", i),
-				     "variant '%s' has 'ref:' but the job has no 'kernels:' mapping; add "
-				     "'kernels: { tree: PATH-OF-A-GIT-KERNEL-TREE }'",
-				     job->variants[i].name ? job->variants[i].name : "?");
+			job_yaml_err(
+				y, root->start_mark, job_pidx(p, "variants", i),
+				"variant '%s' has 'ref:' but the job has no 'kernels:' mapping; add "
+				"'kernels: { tree: PATH-OF-A-GIT-KERNEL-TREE }'",
+				job->variants[i].name ? job->variants[i].name : "?");
 }
 
 /* image: and collect_files: */
@@ -101,17 +113,18 @@ static void parse_disk(struct job_yaml *y, struct job_field *f, struct job *job)
 	if (f[J_COLLECT].val) {
 		job_parse_collect(y, f[J_COLLECT].val, &job->collect_files);
 		if (job->image.kind != IMAGE_DEBOOTSTRAP && job->collect_files.n)
-			job_yaml_err(y, f[J_COLLECT].key_node->start_mark, "collect_files",
-				     "needs a disk image; add 'image: { kind: debootstrap }' or remove collect_files");
+			job_yaml_err(
+				y, f[J_COLLECT].key_node->start_mark, "collect_files",
+				"needs a disk image; add 'image: { kind: debootstrap }' or remove collect_files");
 	}
 }
 
 /* the required keys and the name (which an extension may default) */
-static void parse_name(struct job_yaml *y, yaml_node_t *root, struct job_field *f,
-		       struct job *job)
+static void parse_name(struct job_yaml *y, yaml_node_t *root, struct job_field *f, struct job *job)
 {
 	static const char *const examples[] = {
-		[J_NAME] = "demo", [J_VARIANTS] = "[ { name: base } ]",
+		[J_NAME] = "demo",
+		[J_VARIANTS] = "[ { name: base } ]",
 		[J_TOPOLOGY] = "{ nodes: 2, memory_per_node: 256M }",
 		[J_WORKLOAD] = "{ name: usemem }",
 	};
@@ -148,8 +161,8 @@ static void parse_job(struct job_yaml *y, yaml_node_t *root, struct job *job)
 
 	if (y->ext && y->ext->iterations_key)
 		f[J_ITERATIONS].key = y->ext->iterations_key;
-	if (!job_yaml_map(y, root, "", "a mapping with name, variants, topology, workload, ...",
-			  f, nf))
+	if (!job_yaml_map(y, root, "", "a mapping with name, variants, topology, workload, ...", f,
+			  nf))
 		return;
 	parse_name(y, root, f, job);
 	if (f[J_TOPOLOGY].val)
@@ -175,8 +188,7 @@ static void parse_job(struct job_yaml *y, yaml_node_t *root, struct job *job)
 
 /* ---- libyaml passes ---- */
 
-static void syntax_error(struct job_yaml *y, const yaml_parser_t *p, const char *buf,
-			 size_t len)
+static void syntax_error(struct job_yaml *y, const yaml_parser_t *p, const char *buf, size_t len)
 {
 	yaml_mark_t m = p->problem_mark;
 
@@ -193,16 +205,22 @@ static void syntax_error(struct job_yaml *y, const yaml_parser_t *p, const char 
 		}
 	}
 	if (p->error == YAML_READER_ERROR)
-		job_yaml_err(y, m, "YAML", "%s (byte 0x%02x); save the file as UTF-8 text without control characters",
-			     p->problem ? p->problem : "unreadable text", (unsigned int)p->problem_value & 0xff);
+		job_yaml_err(
+			y, m, "YAML",
+			"%s (byte 0x%02x); save the file as UTF-8 text without control characters",
+			p->problem ? p->problem : "unreadable text",
+			(unsigned int)p->problem_value & 0xff);
 	else if (p->error == YAML_MEMORY_ERROR)
 		job_yaml_err(y, m, "YAML", "out of memory while parsing; make the file smaller");
 	else if (p->context)
-		job_yaml_err(y, m, "YAML", "%s %s started at line %zu column %zu; fix the YAML syntax (indentation, quoting, brackets)",
-			     p->problem ? p->problem : "syntax error", p->context,
-			     p->context_mark.line + 1, p->context_mark.column + 1);
+		job_yaml_err(
+			y, m, "YAML",
+			"%s %s started at line %zu column %zu; fix the YAML syntax (indentation, quoting, brackets)",
+			p->problem ? p->problem : "syntax error", p->context,
+			p->context_mark.line + 1, p->context_mark.column + 1);
 	else
-		job_yaml_err(y, m, "YAML", "%s; fix the YAML syntax (indentation, quoting, brackets)",
+		job_yaml_err(y, m, "YAML",
+			     "%s; fix the YAML syntax (indentation, quoting, brackets)",
 			     p->problem ? p->problem : "syntax error");
 }
 
@@ -227,19 +245,19 @@ static int scan_events(struct job_yaml *y, const char *buf, size_t len)
 			break;
 		}
 		if (ev.type == YAML_ALIAS_EVENT)
-			job_yaml_err(y, ev.start_mark, "YAML",
-				     "alias '*%s' is not supported; write the value out in full instead of using anchors and aliases",
-				     job_show(s, (const char *)ev.data.alias.anchor));
+			job_yaml_err(
+				y, ev.start_mark, "YAML",
+				"alias '*%s' is not supported; write the value out in full instead of using anchors and aliases",
+				job_show(s, (const char *)ev.data.alias.anchor));
 		else if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs == 2)
-			job_yaml_err(y, ev.start_mark, "YAML",
-				     "a second YAML document; a job file holds exactly one (remove the extra '---')");
+			job_yaml_err(
+				y, ev.start_mark, "YAML",
+				"a second YAML document; a job file holds exactly one (remove the extra '---')");
 		else if (ev.type == YAML_STREAM_END_EVENT)
 			done = true;
-		if (ev.type == YAML_SEQUENCE_START_EVENT ||
-		    ev.type == YAML_MAPPING_START_EVENT)
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
 			depth++;
-		else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-			 ev.type == YAML_MAPPING_END_EVENT)
+		else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
 			depth--;
 		if (depth > JOB_MAX_DEPTH) {
 			/* libyaml slows down quadratically with nesting */
@@ -275,7 +293,9 @@ static void load_doc(struct job_yaml *y, const char *buf, size_t len, struct job
 	y->doc = &doc;
 	root = yaml_document_get_root_node(&doc);
 	if (!root)
-		job_yaml_err(y, m, "", "the file holds no job; expected a mapping with name, variants, topology and workload");
+		job_yaml_err(
+			y, m, "",
+			"the file holds no job; expected a mapping with name, variants, topology and workload");
 	else
 		parse_job(y, root, job);
 	y->doc = NULL;
@@ -300,14 +320,14 @@ static char *abs_dir(const char *dir)
 	return r;
 }
 
-int job_load_buffer(const char *name, const char *buf, size_t len,
-		    const char *dir, struct job **out)
+int job_load_buffer(const char *name, const char *buf, size_t len, const char *dir,
+		    struct job **out)
 {
 	return job_load_buffer_ext(name, buf, len, dir, NULL, out);
 }
 
-int job_load_buffer_ext(const char *name, const char *buf, size_t len,
-			const char *dir, const struct job_ext *ext, struct job **out)
+int job_load_buffer_ext(const char *name, const char *buf, size_t len, const char *dir,
+			const struct job_ext *ext, struct job **out)
 {
 	struct job_yaml y = { .file = name, .ext = ext };
 	struct job *job;
@@ -327,13 +347,14 @@ int job_load_buffer_ext(const char *name, const char *buf, size_t len,
 		job_yaml_err(&y, m, "", "the file is %zu bytes; at most %u allowed", len,
 			     JOB_FILE_MAX);
 	else if (scan_events(&y, buf, len) == 0 && !y.nerr)
-		job_yaml_err(&y, m, "", "the file is empty; expected a mapping with name, variants, topology and workload");
+		job_yaml_err(
+			&y, m, "",
+			"the file is empty; expected a mapping with name, variants, topology and workload");
 	if (!y.nerr)
 		load_doc(&y, buf, len, job);
 	if (y.nerr) {
-		lab_err("%s: %u error%s in the %s; fix %s and try again (format: %s)",
-			name, y.nerr, y.nerr == 1 ? "" : "s",
-			ext && ext->what ? ext->what : "job file",
+		lab_err("%s: %u error%s in the %s; fix %s and try again (format: %s)", name, y.nerr,
+			y.nerr == 1 ? "" : "s", ext && ext->what ? ext->what : "job file",
 			y.nerr == 1 ? "it" : "them",
 			ext && ext->doc ? ext->doc : "docs/job-format.md");
 		job_free(job);
@@ -428,4 +449,3 @@ const char *accel_mode_name(enum accel_mode m)
 	}
 	return "unknown";
 }
-

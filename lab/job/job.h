@@ -17,14 +17,14 @@
 
 #define JOB_MAX_NODES 64
 #define JOB_MAX_VARIANTS 64
-#define JOB_NAME_MAX 64		/* job and variant names: [A-Za-z0-9._-]+ */
+#define JOB_NAME_MAX 64 /* job and variant names: [A-Za-z0-9._-]+ */
 
 enum accel_mode {
 	ACCEL_AUTO,
 	ACCEL_KVM,
 	ACCEL_TCG,
 };
-const char *accel_mode_name(enum accel_mode m);	/* "auto", "kvm", "tcg" */
+const char *accel_mode_name(enum accel_mode m); /* "auto", "kvm", "tcg" */
 
 struct job_node {
 	unsigned int cpus;
@@ -46,25 +46,25 @@ unsigned int topology_total_cpus(const struct job_topology *t);
 uint64_t topology_total_memory_kib(const struct job_topology *t);
 
 enum kernel_kind {
-	KERNEL_DISTRO,		/* newest /boot/vmlinuz-* on the host */
-	KERNEL_PATH,		/* a prebuilt image */
-	KERNEL_SOURCE,		/* built from the job's kernels.tree at ref (docs/kernels.md) */
+	KERNEL_DISTRO, /* newest /boot/vmlinuz-* on the host */
+	KERNEL_PATH, /* a prebuilt image */
+	KERNEL_SOURCE, /* built from the job's kernels.tree at ref (docs/kernels.md) */
 };
 
 struct job_variant {
 	char *name;
 	enum kernel_kind kernel_kind;
-	char *kernel_path;	/* KERNEL_PATH: absolute (resolved against the job's directory) */
-	char *cmdline;		/* extra kernel arguments, or NULL */
-	struct kvlist sysctl;	/* "vm.compaction_proactiveness" -> "20" */
-	char *thp_enabled;	/* always|madvise|never, or NULL = kernel default */
-	char *thp_defrag;	/* always|defer|defer+madvise|madvise|never, or NULL */
-	bool no_tracepoints;	/* observer check's twin: the job's collectors minus tracepoints */
+	char *kernel_path; /* KERNEL_PATH: absolute (resolved against the job's directory) */
+	char *cmdline; /* extra kernel arguments, or NULL */
+	struct kvlist sysctl; /* "vm.compaction_proactiveness" -> "20" */
+	char *thp_enabled; /* always|madvise|never, or NULL = kernel default */
+	char *thp_defrag; /* always|defer|defer+madvise|madvise|never, or NULL */
+	bool no_tracepoints; /* observer check's twin: the job's collectors minus tracepoints */
 	/* KERNEL_SOURCE: the ref, then these operations in this order */
 	char *ref;
-	struct strlist revert;		/* commit-ish */
-	struct strlist cherry_pick;	/* commit-ish */
-	struct strlist apply;		/* absolute paths of patch files (mbox or diff) */
+	struct strlist revert; /* commit-ish */
+	struct strlist cherry_pick; /* commit-ish */
+	struct strlist apply; /* absolute paths of patch files (mbox or diff) */
 };
 /*
  * dst = a deep copy of every field of src (lab/job/variant.c; the build
@@ -76,9 +76,9 @@ void variant_release(struct job_variant *v);
 
 /* top-level "kernels:": where source variants are built from */
 struct job_kernels {
-	char *tree;			/* absolute path of a git tree, or NULL */
-	char *config_base;		/* tinyconfig (default), defconfig, distro or a path */
-	struct strlist fragments;	/* absolute paths */
+	char *tree; /* absolute path of a git tree, or NULL */
+	char *config_base; /* tinyconfig (default), defconfig, distro or a path */
+	struct strlist fragments; /* absolute paths */
 };
 
 /*
@@ -94,8 +94,8 @@ struct job_workload {
 };
 
 struct job_timeouts {
-	unsigned int boot_s;		/* kernel start to agent hello; default 120 */
-	unsigned int iteration_s;	/* one measured iteration; default 600 */
+	unsigned int boot_s; /* kernel start to agent hello; default 120 */
+	unsigned int iteration_s; /* one measured iteration; default 600 */
 };
 
 /*
@@ -106,48 +106,48 @@ struct job_timeouts {
 #define JOB_MAX_TRACEPOINTS 64
 struct job_collectors {
 	struct strlist tracepoints;
-	bool disabled;		/* enabled: false - no optional collector at all */
+	bool disabled; /* enabled: false - no optional collector at all */
 };
 
 /* the guest's root: the lab's initramfs, or a Debian disk (docs/image.md) */
 enum image_kind {
-	IMAGE_INITRAMFS,	/* default */
-	IMAGE_DEBOOTSTRAP,	/* debootstrap'd qcow2, booted as a virtio-blk root */
+	IMAGE_INITRAMFS, /* default */
+	IMAGE_DEBOOTSTRAP, /* debootstrap'd qcow2, booted as a virtio-blk root */
 };
 #define JOB_MAX_PACKAGES 64
 #define JOB_MAX_COLLECT 64
 
 struct job_image {
 	enum image_kind kind;
-	char *recipe;			/* image.recipe's file (images/NAME.yaml); NULL: the kind's */
-	char *suite;			/* debootstrap: default the recipe's (bookworm) */
-	struct strlist packages;	/* extra Debian packages, as given */
-	uint64_t size_bytes;		/* virtual disk size, default the recipe's (4G) */
+	char *recipe; /* image.recipe's file (images/NAME.yaml); NULL: the kind's */
+	char *suite; /* debootstrap: default the recipe's (bookworm) */
+	struct strlist packages; /* extra Debian packages, as given */
+	uint64_t size_bytes; /* virtual disk size, default the recipe's (4G) */
 };
 
 struct job {
-	char *path;		/* as given */
-	char *dir;		/* absolute directory of the job file */
+	char *path; /* as given */
+	char *dir; /* absolute directory of the job file */
 	char *name;
 	struct job_variant *variants;
 	size_t nvariants;
 	struct job_topology topo;
 	struct job_workload workload;
-	unsigned int iterations;		/* per variant, default 3 */
-	unsigned int iterations_per_boot;	/* default 1: each iteration a fresh boot */
+	unsigned int iterations; /* per variant, default 3 */
+	unsigned int iterations_per_boot; /* default 1: each iteration a fresh boot */
 	struct job_timeouts timeouts;
-	enum accel_mode accel;			/* default auto */
+	enum accel_mode accel; /* default auto */
 	struct job_collectors collectors;
 	struct job_kernels kernels;
-	struct job_image image;			/* default: the initramfs */
-	struct strlist collect_files;		/* absolute guest paths (debootstrap) */
+	struct job_image image; /* default: the initramfs */
+	struct strlist collect_files; /* absolute guest paths (debootstrap) */
 };
 
 /* 0 on success; -1 after printing every error found (file:line:col) */
 int job_load(const char *path, struct job **out);
 /* the same from a buffer; name is used in messages */
-int job_load_buffer(const char *name, const char *buf, size_t len,
-		    const char *dir, struct job **out);
+int job_load_buffer(const char *name, const char *buf, size_t len, const char *dir,
+		    struct job **out);
 void job_free(struct job *job);
 
 /*
@@ -160,21 +160,21 @@ void job_free(struct job *job);
 #define JOB_EXT_MAX 7
 struct job_yaml;
 struct job_ext {
-	const char *const *keys;	/* NULL-terminated, at most JOB_EXT_MAX */
-	void (*parse)(struct job_yaml *y, const char *key, void *root,
-		      void *key_node, void *val, void *arg);
+	const char *const *keys; /* NULL-terminated, at most JOB_EXT_MAX */
+	void (*parse)(struct job_yaml *y, const char *key, void *root, void *key_node, void *val,
+		      void *arg);
 	void (*check)(struct job_yaml *y, const struct job *job, void *arg);
 	void *arg;
-	const char *iterations_key;	/* what "iterations" is called (NULL: iterations) */
-	unsigned int iterations_def;	/* its default (0: 3) */
-	const char *default_name;	/* "name" may be left out: this one (NULL: required) */
-	const char *what;		/* "recipe" in messages (NULL: "job file") */
-	const char *doc;		/* its format's page (NULL: docs/job-format.md) */
+	const char *iterations_key; /* what "iterations" is called (NULL: iterations) */
+	unsigned int iterations_def; /* its default (0: 3) */
+	const char *default_name; /* "name" may be left out: this one (NULL: required) */
+	const char *what; /* "recipe" in messages (NULL: "job file") */
+	const char *doc; /* its format's page (NULL: docs/job-format.md) */
 };
 int job_load_ext(const char *path, const struct job_ext *ext, struct job **out);
 /* a job-format file (at most 1 MiB) and its directory (both freed by the caller) */
 char *job_read_file(const char *path, size_t *len, char **dir);
-int job_load_buffer_ext(const char *name, const char *buf, size_t len,
-			const char *dir, const struct job_ext *ext, struct job **out);
+int job_load_buffer_ext(const char *name, const char *buf, size_t len, const char *dir,
+			const struct job_ext *ext, struct job **out);
 
 #endif

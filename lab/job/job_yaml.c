@@ -20,10 +20,9 @@
 #include "lib/util.h"
 
 #define JOB_MAX_ERRORS 20
-#define JOB_STR_MAX 4096	/* any one string value */
+#define JOB_STR_MAX 4096 /* any one string value */
 
-void job_yaml_err(struct job_yaml *y, yaml_mark_t m, const char *path,
-		  const char *fmt, ...)
+void job_yaml_err(struct job_yaml *y, yaml_mark_t m, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,8 +34,8 @@ void job_yaml_err(struct job_yaml *y, yaml_mark_t m, const char *path,
 				y->file, JOB_MAX_ERRORS);
 		return;
 	}
-	fprintf(stderr, "%s:%zu:%zu: error: %s: ", y->file, m.line + 1,
-		m.column + 1, *path ? path : "(top level)");
+	fprintf(stderr, "%s:%zu:%zu: error: %s: ", y->file, m.line + 1, m.column + 1,
+		*path ? path : "(top level)");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -86,8 +85,7 @@ const char *job_join(char *buf, size_t len, const char *const *words, const char
 
 	buf[0] = '\0';
 	for (size_t i = 0; words[i] && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? sep : "", words[i]);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? sep : "", words[i]);
 	return buf;
 }
 
@@ -113,12 +111,11 @@ bool job_yaml_is_null(const yaml_node_t *n)
 {
 	const char *v;
 
-	if (n->type != YAML_SCALAR_NODE ||
-	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
 	v = (const char *)n->data.scalar.value;
-	return !*v || !strcmp(v, "~") || !strcmp(v, "null") ||
-	       !strcmp(v, "Null") || !strcmp(v, "NULL");
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
 }
 
 const char *job_yaml_kind(const yaml_node_t *n)
@@ -147,15 +144,13 @@ yaml_node_t *job_yaml_seq_item(struct job_yaml *y, const yaml_node_t *n, size_t 
 
 /* ---- scalars ---- */
 
-const char *job_yaml_scalar(struct job_yaml *y, yaml_node_t *n, const char *path,
-			    const char *want)
+const char *job_yaml_scalar(struct job_yaml *y, yaml_node_t *n, const char *path, const char *want)
 {
 	const unsigned char *v = n->data.scalar.value;
 	size_t i;
 
 	if (n->type != YAML_SCALAR_NODE || job_yaml_is_null(n)) {
-		job_yaml_err(y, n->start_mark, path, "got %s; expected %s", job_yaml_kind(n),
-			     want);
+		job_yaml_err(y, n->start_mark, path, "got %s; expected %s", job_yaml_kind(n), want);
 		return NULL;
 	}
 	if (n->data.scalar.length > JOB_STR_MAX) {
@@ -165,9 +160,10 @@ const char *job_yaml_scalar(struct job_yaml *y, yaml_node_t *n, const char *path
 	}
 	for (i = 0; i < n->data.scalar.length; i++) {
 		if (v[i] < 0x20 || v[i] == 0x7f) {
-			job_yaml_err(y, n->start_mark, path,
-				     "contains the control character 0x%02x; expected %s on one line",
-				     v[i], want);
+			job_yaml_err(
+				y, n->start_mark, path,
+				"contains the control character 0x%02x; expected %s on one line",
+				v[i], want);
 			return NULL;
 		}
 	}
@@ -195,8 +191,7 @@ static bool looks_fraction(const char *v)
 }
 
 bool job_yaml_text_uint(struct job_yaml *y, yaml_mark_t m, const char *path, const char *v,
-			unsigned long long min, unsigned long long max,
-			unsigned long long *out)
+			unsigned long long min, unsigned long long max, unsigned long long *out)
 {
 	char r[64], s[SHOWLEN];
 	uint64_t x;
@@ -213,17 +208,16 @@ bool job_yaml_text_uint(struct job_yaml *y, yaml_mark_t m, const char *path, con
 		return false;
 	}
 	if (x < min || x > max) {
-		job_yaml_err(y, m, path, "%llu is out of range; expected %s",
-			     (unsigned long long)x, range(r, min, max));
+		job_yaml_err(y, m, path, "%llu is out of range; expected %s", (unsigned long long)x,
+			     range(r, min, max));
 		return false;
 	}
 	*out = x;
 	return true;
 }
 
-bool job_yaml_uint64(struct job_yaml *y, yaml_node_t *n, const char *path,
-		     unsigned long long min, unsigned long long max,
-		     unsigned long long *out)
+bool job_yaml_uint64(struct job_yaml *y, yaml_node_t *n, const char *path, unsigned long long min,
+		     unsigned long long max, unsigned long long *out)
 {
 	char r[64];
 	const char *v = job_yaml_scalar(y, n, path, range(r, min, max));
@@ -231,8 +225,8 @@ bool job_yaml_uint64(struct job_yaml *y, yaml_node_t *n, const char *path,
 	return v && job_yaml_text_uint(y, n->start_mark, path, v, min, max, out);
 }
 
-bool job_yaml_uint(struct job_yaml *y, yaml_node_t *n, const char *path,
-		   unsigned int min, unsigned int max, unsigned int *out)
+bool job_yaml_uint(struct job_yaml *y, yaml_node_t *n, const char *path, unsigned int min,
+		   unsigned int max, unsigned int *out)
 {
 	unsigned long long v;
 
@@ -258,27 +252,25 @@ bool job_yaml_size(struct job_yaml *y, yaml_node_t *n, const char *path, uint64_
 	return true;
 }
 
-int job_yaml_enum(struct job_yaml *y, yaml_node_t *n, const char *path,
-		  const char *const *choices)
+int job_yaml_enum(struct job_yaml *y, yaml_node_t *n, const char *path, const char *const *choices)
 {
 	char list[256], s[SHOWLEN], want[300];
 	const char *v;
 
-	snprintf(want, sizeof(want), "one of: %s",
-		 job_join(list, sizeof(list), choices, ", "));
+	snprintf(want, sizeof(want), "one of: %s", job_join(list, sizeof(list), choices, ", "));
 	v = job_yaml_scalar(y, n, path, want);
 	if (!v)
 		return -1;
 	for (int i = 0; choices[i]; i++)
 		if (!strcmp(v, choices[i]))
 			return i;
-	job_yaml_err(y, n->start_mark, path, "'%s' is not allowed; expected %s",
-		     job_show(s, v), want);
+	job_yaml_err(y, n->start_mark, path, "'%s' is not allowed; expected %s", job_show(s, v),
+		     want);
 	return -1;
 }
 
-bool job_yaml_duration(struct job_yaml *y, yaml_node_t *n, const char *path,
-		       unsigned int max, unsigned int *out)
+bool job_yaml_duration(struct job_yaml *y, yaml_node_t *n, const char *path, unsigned int max,
+		       unsigned int *out)
 {
 	const char *want = "a duration such as 90, 90s, 10m or 2h";
 	const char *v = job_yaml_scalar(y, n, path, want);
@@ -292,10 +284,19 @@ bool job_yaml_duration(struct job_yaml *y, yaml_node_t *n, const char *path,
 		return false;
 	len = strlen(v);
 	switch (v[len - 1]) {
-	case 's': len--; break;
-	case 'm': mult = 60; len--; break;
-	case 'h': mult = 3600; len--; break;
-	default: break;
+	case 's':
+		len--;
+		break;
+	case 'm':
+		mult = 60;
+		len--;
+		break;
+	case 'h':
+		mult = 3600;
+		len--;
+		break;
+	default:
+		break;
 	}
 	num = xstrndup(v, len);
 	bad = parse_uint(num, &x);
@@ -321,7 +322,7 @@ static bool name_ok(const char *s)
 	if (len < 1 || len > JOB_NAME_MAX)
 		return false;
 	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789._-") == len;
+			 "0123456789._-") == len;
 }
 
 char *job_yaml_name(struct job_yaml *y, yaml_node_t *n, const char *path)
@@ -342,8 +343,8 @@ char *job_yaml_name(struct job_yaml *y, yaml_node_t *n, const char *path)
 
 /* ---- lists and mappings ---- */
 
-void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path,
-		       const char *want, const char *dir, struct strlist *out)
+void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path, const char *want,
+		       const char *dir, struct strlist *out)
 {
 	char p[PATHLEN];
 	size_t len;
@@ -375,8 +376,8 @@ void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path,
 		return;
 	}
 	for (size_t i = 0; i < len; i++)
-		job_yaml_str_list(y, job_yaml_seq_item(y, n, i), job_pidx(p, path, i), want,
-				  dir, out);
+		job_yaml_str_list(y, job_yaml_seq_item(y, n, i), job_pidx(p, path, i), want, dir,
+				  out);
 }
 
 /* edit distance of two short strings (longer ones count as far apart) */
@@ -405,8 +406,8 @@ static size_t distance(const char *a, const char *b)
 }
 
 /* " (did you mean 'x'?)" for a near miss among the nf keys of f, else "" */
-static const char *suggest(char buf[SHOWLEN + 24], const char *key,
-			   const struct job_field *f, size_t nf)
+static const char *suggest(char buf[SHOWLEN + 24], const char *key, const struct job_field *f,
+			   size_t nf)
 {
 	size_t best = 3, d;
 	const char *hit = NULL;
@@ -432,8 +433,8 @@ static void key_list(struct strbuf *sb, const struct job_field *f, size_t nf)
 }
 
 /* the pair's key into its field of f, or an error */
-static void map_key(struct job_yaml *y, yaml_node_pair_t *pr, const char *path,
-		    struct job_field *f, size_t nf, struct strbuf *keys)
+static void map_key(struct job_yaml *y, yaml_node_pair_t *pr, const char *path, struct job_field *f,
+		    size_t nf, struct strbuf *keys)
 {
 	yaml_node_t *k = job_yaml_node(y, pr->key);
 	char p[PATHLEN], s[SHOWLEN], dym[SHOWLEN + 24];
@@ -443,8 +444,9 @@ static void map_key(struct job_yaml *y, yaml_node_pair_t *pr, const char *path,
 	if (!keys->len)
 		key_list(keys, f, nf);
 	if (k->type != YAML_SCALAR_NODE) {
-		job_yaml_err(y, k->start_mark, path, "a key is %s; expected a key name (one of: %s)",
-			     job_yaml_kind(k), keys->buf);
+		job_yaml_err(y, k->start_mark, path,
+			     "a key is %s; expected a key name (one of: %s)", job_yaml_kind(k),
+			     keys->buf);
 		return;
 	}
 	key = (const char *)k->data.scalar.value;
@@ -467,27 +469,26 @@ static void map_key(struct job_yaml *y, yaml_node_pair_t *pr, const char *path,
 	f[i].val = job_yaml_node(y, pr->value);
 }
 
-bool job_yaml_map(struct job_yaml *y, yaml_node_t *n, const char *path,
-		  const char *want, struct job_field *f, size_t nf)
+bool job_yaml_map(struct job_yaml *y, yaml_node_t *n, const char *path, const char *want,
+		  struct job_field *f, size_t nf)
 {
 	struct strbuf keys = STRBUF_INIT;
 
 	for (size_t i = 0; i < nf; i++)
 		f[i].key_node = f[i].val = NULL;
 	if (n->type != YAML_MAPPING_NODE) {
-		job_yaml_err(y, n->start_mark, path, "got %s; expected %s", job_yaml_kind(n),
-			     want);
+		job_yaml_err(y, n->start_mark, path, "got %s; expected %s", job_yaml_kind(n), want);
 		return false;
 	}
-	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
-	     pr < n->data.mapping.pairs.top; pr++)
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	     pr++)
 		map_key(y, pr, path, f, nf, &keys);
 	strbuf_release(&keys);
 	return true;
 }
 
-void job_yaml_missing(struct job_yaml *y, yaml_node_t *map, const char *path,
-		      const char *key, const char *example)
+void job_yaml_missing(struct job_yaml *y, yaml_node_t *map, const char *path, const char *key,
+		      const char *example)
 {
 	char p[PATHLEN];
 

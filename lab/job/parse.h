@@ -29,16 +29,16 @@
 #include "job/job_yaml.h"
 
 #define JOB_MAX_CPUS 256
-#define JOB_MAX_LIST 64		/* entries of a list value */
-#define PATHLEN 160		/* field paths in messages */
-#define SHOWLEN 48		/* user text quoted in messages */
+#define JOB_MAX_LIST 64 /* entries of a list value */
+#define PATHLEN 160 /* field paths in messages */
+#define SHOWLEN 48 /* user text quoted in messages */
 
 struct job_yaml {
-	const char *file;		/* the name in messages */
-	yaml_document_t *doc;		/* while the node tree is walked */
+	const char *file; /* the name in messages */
+	yaml_document_t *doc; /* while the node tree is walked */
 	unsigned int nerr;
-	uint64_t total_mem;		/* bytes; 0 while the topology is invalid */
-	const struct job_ext *ext;	/* extra top-level keys, or NULL */
+	uint64_t total_mem; /* bytes; 0 while the topology is invalid */
+	const struct job_ext *ext; /* extra top-level keys, or NULL */
 };
 
 /* user text made safe to quote in a message: printable, bounded */
@@ -53,27 +53,24 @@ char *job_path(const char *dir, const char *p);
 
 /* v (the text at mark m) as an integer in [min, max], or false after an error */
 bool job_yaml_text_uint(struct job_yaml *y, yaml_mark_t m, const char *path, const char *v,
-			unsigned long long min, unsigned long long max,
-			unsigned long long *out);
-bool job_yaml_uint64(struct job_yaml *y, yaml_node_t *n, const char *path,
-		     unsigned long long min, unsigned long long max,
-		     unsigned long long *out);
+			unsigned long long min, unsigned long long max, unsigned long long *out);
+bool job_yaml_uint64(struct job_yaml *y, yaml_node_t *n, const char *path, unsigned long long min,
+		     unsigned long long max, unsigned long long *out);
 /* a size such as 512M, in bytes */
 bool job_yaml_size(struct job_yaml *y, yaml_node_t *n, const char *path, uint64_t *bytes);
 /* bare seconds or a number with an s, m or h suffix; 1s..max seconds */
-bool job_yaml_duration(struct job_yaml *y, yaml_node_t *n, const char *path,
-		       unsigned int max, unsigned int *out);
+bool job_yaml_duration(struct job_yaml *y, yaml_node_t *n, const char *path, unsigned int max,
+		       unsigned int *out);
 /* a job or variant name (JOB_NAME_MAX of [A-Za-z0-9._-]), malloc'd, or NULL */
 char *job_yaml_name(struct job_yaml *y, yaml_node_t *n, const char *path);
 /* a string or a list of 1..JOB_MAX_LIST non-empty strings into out (paths if dir) */
-void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path,
-		       const char *want, const char *dir, struct strlist *out);
+void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path, const char *want,
+		       const char *dir, struct strlist *out);
 
 /* the sections, each given its value node */
 void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology *t);
 void job_parse_variants(struct job_yaml *y, yaml_node_t *n, struct job *job);
-void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir,
-		       struct job_kernels *k);
+void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_kernels *k);
 void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload *w);
 void job_parse_collectors(struct job_yaml *y, yaml_node_t *n, struct job_collectors *jc);
 void job_parse_timeouts(struct job_yaml *y, yaml_node_t *n, struct job_timeouts *t);

@@ -31,7 +31,8 @@ static void parse_packages(struct job_yaml *y, yaml_node_t *n, struct strlist *o
 	char p[PATHLEN], s[SHOWLEN];
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, n->start_mark, "image.packages", "got %s; expected a list such as [numactl, linux-perf]",
+		job_yaml_err(y, n->start_mark, "image.packages",
+			     "got %s; expected a list such as [numactl, linux-perf]",
 			     job_yaml_kind(n));
 		return;
 	}
@@ -47,8 +48,10 @@ static void parse_packages(struct job_yaml *y, yaml_node_t *n, struct strlist *o
 		if (!v)
 			continue;
 		if (!debian_name_ok(v, true))
-			job_yaml_err(y, it->start_mark, p, "'%s' is not a Debian package name; expected %s "
-				     "(lowercase letters, digits, '+', '-', '.')", job_show(s, v), want);
+			job_yaml_err(y, it->start_mark, p,
+				     "'%s' is not a Debian package name; expected %s "
+				     "(lowercase letters, digits, '+', '-', '.')",
+				     job_show(s, v), want);
 		else
 			strlist_push(out, v);
 	}
@@ -69,31 +72,35 @@ static int named_recipe(struct job_yaml *y, struct job_field *f, const char *dir
 			struct image_recipe *r, struct job_image *im)
 {
 	yaml_node_t *n = f[IM_RECIPE].val;
-	const char *v = job_yaml_scalar(y, n, "image.recipe",
-					"a recipe name such as debootstrap or the path of a .yaml file");
+	const char *v =
+		job_yaml_scalar(y, n, "image.recipe",
+				"a recipe name such as debootstrap or the path of a .yaml file");
 	char *path, s[SHOWLEN];
 
 	if (!v)
 		return -1;
 	path = image_recipe_path(v, dir);
 	if (!path || image_recipe_load(path, r)) {
-		job_yaml_err(y, n->start_mark, "image.recipe", "cannot use the image recipe '%s' "
+		job_yaml_err(y, n->start_mark, "image.recipe",
+			     "cannot use the image recipe '%s' "
 			     "(see the message above); name one in %s or give the path of a .yaml "
-			     "file", job_show(s, v), image_recipe_dir());
+			     "file",
+			     job_show(s, v), image_recipe_dir());
 		free(path);
 		return -1;
 	}
 	im->recipe = path;
 	if (k >= 0 && (enum image_kind)k != kind_of_recipe(r))
-		job_yaml_err(y, f[IM_KIND].val->start_mark, "image.kind", "is %s, but the recipe %s "
+		job_yaml_err(y, f[IM_KIND].val->start_mark, "image.kind",
+			     "is %s, but the recipe %s "
 			     "is of kind %s; leave out image.kind or make them agree",
 			     image_kind_choices[k], r->path, image_recipe_kind_name(r->kind));
 	return (int)kind_of_recipe(r);
 }
 
 /* the image's recipe: the one image.recipe names, else the kind's default */
-static int image_recipe_of(struct job_yaml *y, yaml_node_t *n, struct job_field *f,
-			   const char *dir, struct image_recipe *r, struct job_image *im)
+static int image_recipe_of(struct job_yaml *y, yaml_node_t *n, struct job_field *f, const char *dir,
+			   struct image_recipe *r, struct job_image *im)
 {
 	int k = -1;
 
@@ -105,7 +112,8 @@ static int image_recipe_of(struct job_yaml *y, yaml_node_t *n, struct job_field 
 		return named_recipe(y, f, dir, k, r, im);
 	/* a disk takes the suite and size it does not give from the default recipe */
 	if (k == IMAGE_DEBOOTSTRAP && image_recipe_load_default(RECIPE_DEBOOTSTRAP, r))
-		job_yaml_err(y, f[IM_KIND].val->start_mark, "image.kind", "the default disk image "
+		job_yaml_err(y, f[IM_KIND].val->start_mark, "image.kind",
+			     "the default disk image "
 			     "recipe cannot be used (see the message above)");
 	return k;
 }
@@ -113,18 +121,16 @@ static int image_recipe_of(struct job_yaml *y, yaml_node_t *n, struct job_field 
 void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_image *im)
 {
 	struct job_field f[IM_N] = {
-		[IM_KIND] = { .key = "kind" },
-		[IM_RECIPE] = { .key = "recipe" },
-		[IM_SUITE] = { .key = "suite" },
-		[IM_PACKAGES] = { .key = "packages" },
+		[IM_KIND] = { .key = "kind" },	 [IM_RECIPE] = { .key = "recipe" },
+		[IM_SUITE] = { .key = "suite" }, [IM_PACKAGES] = { .key = "packages" },
 		[IM_SIZE] = { .key = "size" },
 	};
 	struct image_recipe r = { 0 };
 	char s[SHOWLEN];
 	int k;
 
-	if (!job_yaml_map(y, n, "image", "a mapping such as { kind: debootstrap, packages: [numactl] }",
-			  f, IM_N))
+	if (!job_yaml_map(y, n, "image",
+			  "a mapping such as { kind: debootstrap, packages: [numactl] }", f, IM_N))
 		return;
 	k = image_recipe_of(y, n, f, dir, &r, im);
 	if (k >= 0)
@@ -132,17 +138,21 @@ void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct
 	if (k == IMAGE_INITRAMFS) {
 		for (int i = IM_SUITE; i < IM_N; i++)
 			if (f[i].val)
-				job_yaml_err(y, f[i].key_node->start_mark, f[i].key,
-					     "applies to 'kind: debootstrap' only; remove it or set image.kind: debootstrap");
+				job_yaml_err(
+					y, f[i].key_node->start_mark, f[i].key,
+					"applies to 'kind: debootstrap' only; remove it or set image.kind: debootstrap");
 		image_recipe_release(&r);
 		return;
 	}
 	if (f[IM_SUITE].val) {
-		const char *v = job_yaml_scalar(y, f[IM_SUITE].val, "image.suite", "a Debian suite such as bookworm");
+		const char *v = job_yaml_scalar(y, f[IM_SUITE].val, "image.suite",
+						"a Debian suite such as bookworm");
 
 		if (v && !debian_name_ok(v, false))
-			job_yaml_err(y, f[IM_SUITE].val->start_mark, "image.suite",
-				     "'%s' is not a suite name; expected a Debian suite such as bookworm", job_show(s, v));
+			job_yaml_err(
+				y, f[IM_SUITE].val->start_mark, "image.suite",
+				"'%s' is not a suite name; expected a Debian suite such as bookworm",
+				job_show(s, v));
 		else if (v)
 			im->suite = xstrdup(v);
 	}
@@ -177,7 +187,8 @@ void job_parse_collect(struct job_yaml *y, yaml_node_t *n, struct strlist *out)
 	char p[PATHLEN], s[SHOWLEN];
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, n->start_mark, "collect_files", "got %s; expected a list such as [/var/log/dpkg.log]",
+		job_yaml_err(y, n->start_mark, "collect_files",
+			     "got %s; expected a list such as [/var/log/dpkg.log]",
 			     job_yaml_kind(n));
 		return;
 	}
@@ -193,8 +204,10 @@ void job_parse_collect(struct job_yaml *y, yaml_node_t *n, struct strlist *out)
 		if (!v)
 			continue;
 		if (!guest_path_ok(v))
-			job_yaml_err(y, it->start_mark, p, "'%s' is not a usable path; expected %s "
-				     "(no '..', no '//')", job_show(s, v), want);
+			job_yaml_err(y, it->start_mark, p,
+				     "'%s' is not a usable path; expected %s "
+				     "(no '..', no '//')",
+				     job_show(s, v), want);
 		else
 			strlist_push(out, v);
 	}
@@ -208,7 +221,8 @@ static bool tracepoint_ok(const char *s)
 
 	return colon && colon != s && colon[1] && !strchr(colon + 1, ':') &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		      "0123456789_:*?[]-") == strlen(s) && strlen(s) <= 128;
+			 "0123456789_:*?[]-") == strlen(s) &&
+	       strlen(s) <= 128;
 }
 
 enum { CL_TRACEPOINTS, CL_ENABLED, CL_N };
@@ -219,7 +233,8 @@ void job_parse_collectors(struct job_yaml *y, yaml_node_t *n, struct job_collect
 		[CL_TRACEPOINTS] = { .key = "tracepoints" },
 		[CL_ENABLED] = { .key = "enabled" },
 	};
-	const char *want = "a tracepoint pattern \"system:event\" such as compaction:* or migrate:mm_migrate_pages";
+	const char *want =
+		"a tracepoint pattern \"system:event\" such as compaction:* or migrate:mm_migrate_pages";
 	char p[PATHLEN], s[SHOWLEN];
 	yaml_node_t *tp;
 
@@ -240,19 +255,21 @@ void job_parse_collectors(struct job_yaml *y, yaml_node_t *n, struct job_collect
 
 		if (v && !tracepoint_ok(v))
 			job_yaml_err(y, tp->start_mark, "collectors.tracepoints",
-				     "'%s' is not a tracepoint pattern; expected %s", job_show(s, v), want);
+				     "'%s' is not a tracepoint pattern; expected %s",
+				     job_show(s, v), want);
 		else if (v)
 			strlist_push(&jc->tracepoints, v);
 		return;
 	}
 	if (tp->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, tp->start_mark, "collectors.tracepoints", "got %s; expected a list of %s",
-			     job_yaml_kind(tp), want);
+		job_yaml_err(y, tp->start_mark, "collectors.tracepoints",
+			     "got %s; expected a list of %s", job_yaml_kind(tp), want);
 		return;
 	}
 	if (job_yaml_seq_len(tp) > JOB_MAX_TRACEPOINTS) {
 		job_yaml_err(y, tp->start_mark, "collectors.tracepoints",
-			     "has %zu entries; at most %d patterns", job_yaml_seq_len(tp), JOB_MAX_TRACEPOINTS);
+			     "has %zu entries; at most %d patterns", job_yaml_seq_len(tp),
+			     JOB_MAX_TRACEPOINTS);
 		return;
 	}
 	for (size_t i = 0; i < job_yaml_seq_len(tp); i++) {
@@ -262,7 +279,8 @@ void job_parse_collectors(struct job_yaml *y, yaml_node_t *n, struct job_collect
 
 		if (v && !tracepoint_ok(v))
 			job_yaml_err(y, it->start_mark, path,
-				     "'%s' is not a tracepoint pattern; expected %s", job_show(s, v), want);
+				     "'%s' is not a tracepoint pattern; expected %s",
+				     job_show(s, v), want);
 		else if (v)
 			strlist_push(&jc->tracepoints, v);
 	}
@@ -279,8 +297,8 @@ void job_parse_timeouts(struct job_yaml *y, yaml_node_t *n, struct job_timeouts 
 		[TM_ITERATION] = { .key = "iteration" },
 	};
 
-	if (!job_yaml_map(y, n, "timeouts", "a mapping such as { boot: 120s, iteration: 10m }",
-			  f, TM_N))
+	if (!job_yaml_map(y, n, "timeouts", "a mapping such as { boot: 120s, iteration: 10m }", f,
+			  TM_N))
 		return;
 	if (f[TM_BOOT].val)
 		job_yaml_duration(y, f[TM_BOOT].val, "timeouts.boot", 3600, &t->boot_s);

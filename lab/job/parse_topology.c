@@ -12,8 +12,7 @@
 #define JOB_MIN_NODE_BYTES (64ULL << 20)
 #define JOB_MAX_NODE_BYTES (16ULL << 40)
 
-static bool get_node_memory(struct job_yaml *y, yaml_node_t *n, const char *path,
-			    uint64_t *kib)
+static bool get_node_memory(struct job_yaml *y, yaml_node_t *n, const char *path, uint64_t *kib)
 {
 	uint64_t bytes;
 
@@ -51,8 +50,8 @@ static bool parse_node_entry(struct job_yaml *y, yaml_node_t *n, const char *pat
 		return false;
 	jn->cpus = 1;
 	if (f[TN_CPUS].val)
-		ok &= job_yaml_uint(y, f[TN_CPUS].val, job_pkey(p, path, "cpus"), 1,
-				    JOB_MAX_CPUS, &jn->cpus);
+		ok &= job_yaml_uint(y, f[TN_CPUS].val, job_pkey(p, path, "cpus"), 1, JOB_MAX_CPUS,
+				    &jn->cpus);
 	if (f[TN_MEMORY].val) {
 		ok &= get_node_memory(y, f[TN_MEMORY].val, job_pkey(p, path, "memory"),
 				      &jn->memory_kib);
@@ -76,13 +75,14 @@ static bool parse_node_list(struct job_yaml *y, yaml_node_t *n, struct job_field
 	for (int i = TP_CPUS; i <= TP_MEMORY; i++) {
 		if (!f[i].val)
 			continue;
-		job_yaml_err(y, f[i].key_node->start_mark, job_pkey(p, "topology", f[i].key),
-			     "cannot be combined with a list of nodes; give cpus and memory in each node entry instead");
+		job_yaml_err(
+			y, f[i].key_node->start_mark, job_pkey(p, "topology", f[i].key),
+			"cannot be combined with a list of nodes; give cpus and memory in each node entry instead");
 		ok = false;
 	}
 	if (len < 1 || len > JOB_MAX_NODES) {
-		job_yaml_err(y, n->start_mark, path, "has %zu entries; expected 1..%d nodes",
-			     len, JOB_MAX_NODES);
+		job_yaml_err(y, n->start_mark, path, "has %zu entries; expected 1..%d nodes", len,
+			     JOB_MAX_NODES);
 		return false;
 	}
 	for (size_t i = 0; i < len; i++)
@@ -92,21 +92,19 @@ static bool parse_node_list(struct job_yaml *y, yaml_node_t *n, struct job_field
 	return ok;
 }
 
-static bool parse_node_uniform(struct job_yaml *y, yaml_node_t *topo,
-			       struct job_field *f, struct job_topology *t)
+static bool parse_node_uniform(struct job_yaml *y, yaml_node_t *topo, struct job_field *f,
+			       struct job_topology *t)
 {
 	unsigned int nnodes, cpus = 1;
 	uint64_t kib = 0;
 	bool ok;
 
-	ok = job_yaml_uint(y, f[TP_NODES].val, "topology.nodes", 1, JOB_MAX_NODES,
-			   &nnodes);
+	ok = job_yaml_uint(y, f[TP_NODES].val, "topology.nodes", 1, JOB_MAX_NODES, &nnodes);
 	if (f[TP_CPUS].val)
-		ok &= job_yaml_uint(y, f[TP_CPUS].val, "topology.cpus_per_node", 1,
-				    JOB_MAX_CPUS, &cpus);
+		ok &= job_yaml_uint(y, f[TP_CPUS].val, "topology.cpus_per_node", 1, JOB_MAX_CPUS,
+				    &cpus);
 	if (f[TP_MEMORY].val) {
-		ok &= get_node_memory(y, f[TP_MEMORY].val,
-				      "topology.memory_per_node", &kib);
+		ok &= get_node_memory(y, f[TP_MEMORY].val, "topology.memory_per_node", &kib);
 	} else {
 		job_yaml_missing(y, topo, "topology", "memory_per_node", "256M");
 		ok = false;
@@ -129,9 +127,10 @@ static void parse_distance_row(struct job_yaml *y, yaml_node_t *row, size_t i,
 
 	job_pidx(p, "topology.distances", i);
 	if (row->type != YAML_SEQUENCE_NODE || job_yaml_seq_len(row) != n) {
-		job_yaml_err(y, row->start_mark, p, "got %s%s; expected a list of %u distances (one per node)",
-			     job_yaml_kind(row), row->type == YAML_SEQUENCE_NODE ? " of another length" : "",
-			     n);
+		job_yaml_err(y, row->start_mark, p,
+			     "got %s%s; expected a list of %u distances (one per node)",
+			     job_yaml_kind(row),
+			     row->type == YAML_SEQUENCE_NODE ? " of another length" : "", n);
 		return;
 	}
 	for (size_t j = 0; j < n; j++) {
@@ -143,7 +142,8 @@ static void parse_distance_row(struct job_yaml *y, yaml_node_t *row, size_t i,
 				continue;
 			if (d != 10)
 				job_yaml_err(y, e->start_mark, q,
-					     "is %u; the distance of a node to itself must be 10", d);
+					     "is %u; the distance of a node to itself must be 10",
+					     d);
 			t->distances[i * n + j] = 10;
 		} else if (job_yaml_uint(y, e, q, 11, 255, &d)) {
 			t->distances[i * n + j] = d;
@@ -151,15 +151,15 @@ static void parse_distance_row(struct job_yaml *y, yaml_node_t *row, size_t i,
 	}
 }
 
-static void parse_distances(struct job_yaml *y, yaml_node_t *n,
-			    struct job_topology *t, bool nodes_ok)
+static void parse_distances(struct job_yaml *y, yaml_node_t *n, struct job_topology *t,
+			    bool nodes_ok)
 {
 	const char *path = "topology.distances";
 	unsigned int d;
 
 	if (n->type == YAML_SEQUENCE_NODE) {
 		if (!nodes_ok)
-			return;	/* shape unknown; the node error says why */
+			return; /* shape unknown; the node error says why */
 		if (job_yaml_seq_len(n) != t->nnodes) {
 			job_yaml_err(y, n->start_mark, path,
 				     "has %zu rows; expected a %ux%u matrix (one row per node)",
@@ -171,8 +171,9 @@ static void parse_distances(struct job_yaml *y, yaml_node_t *n,
 		return;
 	}
 	if (n->type == YAML_MAPPING_NODE) {
-		job_yaml_err(y, n->start_mark, path,
-			     "got a mapping; expected a remote distance 11..255 or an NxN list of lists");
+		job_yaml_err(
+			y, n->start_mark, path,
+			"got a mapping; expected a remote distance 11..255 or an NxN list of lists");
 		return;
 	}
 	if (!job_yaml_uint(y, n, path, 11, 255, &d) || !nodes_ok)
@@ -192,8 +193,9 @@ void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology 
 	};
 	bool ok;
 
-	if (!job_yaml_map(y, n, "topology", "a mapping with nodes, cpus_per_node, memory_per_node, distances",
-			  f, TP_N))
+	if (!job_yaml_map(y, n, "topology",
+			  "a mapping with nodes, cpus_per_node, memory_per_node, distances", f,
+			  TP_N))
 		return;
 	if (!f[TP_NODES].val) {
 		job_yaml_missing(y, n, "topology", "nodes", "2");

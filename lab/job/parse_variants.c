@@ -11,10 +11,13 @@
 #include "job/parse.h"
 #include "lib/util.h"
 
-#define JOB_SYSCTL_MAX 128	/* sysctl name length */
+#define JOB_SYSCTL_MAX 128 /* sysctl name length */
 
 static const char *const thp_enabled_choices[] = {
-	"always", "madvise", "never", NULL,
+	"always",
+	"madvise",
+	"never",
+	NULL,
 };
 static const char *const thp_defrag_choices[] = {
 	"always", "defer", "defer+madvise", "madvise", "never", NULL,
@@ -34,7 +37,8 @@ static bool sysctl_name_ok(const char *s)
 			dot |= s[i] == '.';
 			seg = 0;
 		} else if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				  "0123456789_-", s[i])) {
+				  "0123456789_-",
+				  s[i])) {
 			seg++;
 		} else {
 			return false;
@@ -43,19 +47,19 @@ static bool sysctl_name_ok(const char *s)
 	return dot;
 }
 
-static void parse_sysctl(struct job_yaml *y, yaml_node_t *n, const char *path,
-			 struct kvlist *out)
+static void parse_sysctl(struct job_yaml *y, yaml_node_t *n, const char *path, struct kvlist *out)
 {
 	char p[PATHLEN], s[SHOWLEN];
 
 	if (n->type != YAML_MAPPING_NODE) {
-		job_yaml_err(y, n->start_mark, path,
-			     "got %s; expected a mapping of sysctl names to values, e.g. { vm.swappiness: 10 }",
-			     job_yaml_kind(n));
+		job_yaml_err(
+			y, n->start_mark, path,
+			"got %s; expected a mapping of sysctl names to values, e.g. { vm.swappiness: 10 }",
+			job_yaml_kind(n));
 		return;
 	}
-	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
-	     pr < n->data.mapping.pairs.top; pr++) {
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	     pr++) {
 		yaml_node_t *k = job_yaml_node(y, pr->key);
 		const char *key, *v;
 
@@ -64,9 +68,10 @@ static void parse_sysctl(struct job_yaml *y, yaml_node_t *n, const char *path,
 			continue;
 		job_pkey(p, path, key);
 		if (!sysctl_name_ok(key)) {
-			job_yaml_err(y, k->start_mark, p,
-				     "'%s' is not a sysctl name; expected dotted words of A-Z a-z 0-9 _ - such as vm.compaction_proactiveness",
-				     job_show(s, key));
+			job_yaml_err(
+				y, k->start_mark, p,
+				"'%s' is not a sysctl name; expected dotted words of A-Z a-z 0-9 _ - such as vm.compaction_proactiveness",
+				job_show(s, key));
 			continue;
 		}
 		if (kvlist_get(out, key)) {
@@ -81,8 +86,7 @@ static void parse_sysctl(struct job_yaml *y, yaml_node_t *n, const char *path,
 
 enum { TH_ENABLED, TH_DEFRAG, TH_N };
 
-static void parse_thp(struct job_yaml *y, yaml_node_t *n, const char *path,
-		      struct job_variant *v)
+static void parse_thp(struct job_yaml *y, yaml_node_t *n, const char *path, struct job_variant *v)
 {
 	struct job_field f[TH_N] = {
 		[TH_ENABLED] = { .key = "enabled" },
@@ -91,8 +95,8 @@ static void parse_thp(struct job_yaml *y, yaml_node_t *n, const char *path,
 	char p[PATHLEN];
 	int i;
 
-	if (!job_yaml_map(y, n, path, "a mapping such as { enabled: always, defrag: madvise }",
-			  f, TH_N))
+	if (!job_yaml_map(y, n, path, "a mapping such as { enabled: always, defrag: madvise }", f,
+			  TH_N))
 		return;
 	if (f[TH_ENABLED].val) {
 		i = job_yaml_enum(y, f[TH_ENABLED].val, job_pkey(p, path, "enabled"),
@@ -108,8 +112,8 @@ static void parse_thp(struct job_yaml *y, yaml_node_t *n, const char *path,
 	}
 }
 
-static void parse_kernel(struct job_yaml *y, yaml_node_t *n, const char *path,
-			 const char *dir, struct job_variant *v)
+static void parse_kernel(struct job_yaml *y, yaml_node_t *n, const char *path, const char *dir,
+			 struct job_variant *v)
 {
 	const char *want = "'distro' or the path of a kernel image (bzImage)";
 	const char *k = job_yaml_scalar(y, n, path, want);
@@ -122,13 +126,11 @@ static void parse_kernel(struct job_yaml *y, yaml_node_t *n, const char *path,
 		v->kernel_kind = KERNEL_DISTRO;
 	} else {
 		v->kernel_kind = KERNEL_PATH;
-		v->kernel_path = k[0] == '/' ? xstrdup(k) :
-			xasprintf("%s/%s", dir, k);
+		v->kernel_path = k[0] == '/' ? xstrdup(k) : xasprintf("%s/%s", dir, k);
 	}
 }
 
-enum { V_NAME, V_KERNEL, V_CMDLINE, V_SYSCTL, V_THP, V_REF, V_REVERT, V_PICK, V_APPLY,
-       V_N };
+enum { V_NAME, V_KERNEL, V_CMDLINE, V_SYSCTL, V_THP, V_REF, V_REVERT, V_PICK, V_APPLY, V_N };
 
 /* ref: and the operations on it: a variant built from kernels.tree */
 static void parse_source_ops(struct job_yaml *y, struct job_field *f, const char *path,
@@ -138,24 +140,28 @@ static void parse_source_ops(struct job_yaml *y, struct job_field *f, const char
 	const char *s;
 
 	if (f[V_REF].val && f[V_KERNEL].val) {
-		job_yaml_err(y, f[V_REF].key_node->start_mark, job_pkey(p, path, "ref"),
-			     "a variant has either 'kernel:' (a prebuilt kernel) or 'ref:' (built from "
-			     "kernels.tree), not both; remove one");
+		job_yaml_err(
+			y, f[V_REF].key_node->start_mark, job_pkey(p, path, "ref"),
+			"a variant has either 'kernel:' (a prebuilt kernel) or 'ref:' (built from "
+			"kernels.tree), not both; remove one");
 	} else if (f[V_REF].val) {
 		s = job_yaml_scalar(y, f[V_REF].val, job_pkey(p, path, "ref"),
 				    "a git ref (tag, branch, commit)");
 		if (s && !*s)
-			job_yaml_err(y, f[V_REF].val->start_mark, p, "is empty; expected a git ref");
-		else if (s && s[0] == '-')
 			job_yaml_err(y, f[V_REF].val->start_mark, p,
-				     "'%s' starts with '-'; expected a git ref (tag, branch, commit)", s);
+				     "is empty; expected a git ref");
+		else if (s && s[0] == '-')
+			job_yaml_err(
+				y, f[V_REF].val->start_mark, p,
+				"'%s' starts with '-'; expected a git ref (tag, branch, commit)",
+				s);
 		else if (s)
 			v->ref = xstrdup(s);
 		v->kernel_kind = KERNEL_SOURCE;
 	}
 	if (f[V_REVERT].val)
-		job_yaml_str_list(y, f[V_REVERT].val, job_pkey(p, path, "revert"), "a commit",
-				  NULL, &v->revert);
+		job_yaml_str_list(y, f[V_REVERT].val, job_pkey(p, path, "revert"), "a commit", NULL,
+				  &v->revert);
 	if (f[V_PICK].val)
 		job_yaml_str_list(y, f[V_PICK].val, job_pkey(p, path, "cherry_pick"), "a commit",
 				  NULL, &v->cherry_pick);
@@ -164,23 +170,20 @@ static void parse_source_ops(struct job_yaml *y, struct job_field *f, const char
 				  "the path of a patch file", dir, &v->apply);
 	for (int i = V_REVERT; i <= V_APPLY; i++)
 		if (f[i].val && !f[V_REF].val)
-			job_yaml_err(y, f[i].key_node->start_mark, job_pkey(p, path, f[i].key),
-				     "needs 'ref:' in the same variant (the commit the operations start "
-				     "from); add e.g. 'ref: v6.4-rc2'");
+			job_yaml_err(
+				y, f[i].key_node->start_mark, job_pkey(p, path, f[i].key),
+				"needs 'ref:' in the same variant (the commit the operations start "
+				"from); add e.g. 'ref: v6.4-rc2'");
 }
 
 static yaml_node_t *parse_variant(struct job_yaml *y, yaml_node_t *n, const char *path,
 				  const char *dir, struct job_variant *v)
 {
 	struct job_field f[V_N] = {
-		[V_NAME] = { .key = "name" },
-		[V_KERNEL] = { .key = "kernel" },
-		[V_CMDLINE] = { .key = "cmdline" },
-		[V_SYSCTL] = { .key = "sysctl" },
-		[V_THP] = { .key = "thp" },
-		[V_REF] = { .key = "ref" },
-		[V_REVERT] = { .key = "revert" },
-		[V_PICK] = { .key = "cherry_pick" },
+		[V_NAME] = { .key = "name" },	    [V_KERNEL] = { .key = "kernel" },
+		[V_CMDLINE] = { .key = "cmdline" }, [V_SYSCTL] = { .key = "sysctl" },
+		[V_THP] = { .key = "thp" },	    [V_REF] = { .key = "ref" },
+		[V_REVERT] = { .key = "revert" },   [V_PICK] = { .key = "cherry_pick" },
 		[V_APPLY] = { .key = "apply" },
 	};
 	char p[PATHLEN];
@@ -224,8 +227,8 @@ void job_parse_variants(struct job_yaml *y, yaml_node_t *n, struct job *job)
 	}
 	len = job_yaml_seq_len(n);
 	if (len < 1 || len > JOB_MAX_VARIANTS) {
-		job_yaml_err(y, n->start_mark, "variants", "has %zu entries; expected 1..%d variants",
-			     len, JOB_MAX_VARIANTS);
+		job_yaml_err(y, n->start_mark, "variants",
+			     "has %zu entries; expected 1..%d variants", len, JOB_MAX_VARIANTS);
 		return;
 	}
 	job->variants = xcalloc(len, sizeof(*job->variants));
@@ -235,12 +238,12 @@ void job_parse_variants(struct job_yaml *y, yaml_node_t *n, struct job *job)
 		names[i] = parse_variant(y, job_yaml_seq_item(y, n, i), job_pidx(p, "variants", i),
 					 job->dir, &job->variants[i]);
 		for (size_t j = 0; names[i] && j < i; j++) {
-			if (!names[j] ||
-			    strcmp(job->variants[i].name, job->variants[j].name))
+			if (!names[j] || strcmp(job->variants[i].name, job->variants[j].name))
 				continue;
-			job_yaml_err(y, names[i]->start_mark, job_pkey(q, p, "name"),
-				     "'%s' is already the name of variants[%zu]; give each variant a unique name",
-				     job->variants[i].name, j);
+			job_yaml_err(
+				y, names[i]->start_mark, job_pkey(q, p, "name"),
+				"'%s' is already the name of variants[%zu]; give each variant a unique name",
+				job->variants[i].name, j);
 			break;
 		}
 	}
@@ -266,8 +269,8 @@ static void parse_kconfig(struct job_yaml *y, yaml_node_t *n, const char *dir,
 		for (size_t i = 0; config_bases[i]; i++)
 			named |= !strcmp(s, config_bases[i]);
 		if (!*s)
-			job_yaml_err(y, f[0].val->start_mark, "kernels.config.base", "is empty; expected %s",
-				     want);
+			job_yaml_err(y, f[0].val->start_mark, "kernels.config.base",
+				     "is empty; expected %s", want);
 		else
 			k->config_base = named ? xstrdup(s) : job_path(dir, s);
 	}
@@ -276,8 +279,7 @@ static void parse_kconfig(struct job_yaml *y, yaml_node_t *n, const char *dir,
 				  "the path of a config fragment", dir, &k->fragments);
 }
 
-void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir,
-		       struct job_kernels *k)
+void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_kernels *k)
 {
 	struct job_field f[] = { { .key = "tree" }, { .key = "config" } };
 	const char *s;
@@ -286,7 +288,8 @@ void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir,
 		return;
 	if (!f[0].val)
 		job_yaml_missing(y, n, "kernels", "tree", "~/src/linux");
-	else if ((s = job_yaml_scalar(y, f[0].val, "kernels.tree", "the path of a git kernel tree"))) {
+	else if ((s = job_yaml_scalar(y, f[0].val, "kernels.tree",
+				      "the path of a git kernel tree"))) {
 		if (!*s)
 			job_yaml_err(y, f[0].val->start_mark, "kernels.tree",
 				     "is empty; expected the path of a git kernel tree");

@@ -14,8 +14,8 @@
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
-static char *param_size(struct job_yaml *y, const struct wl_param *wp, const char *v,
-			yaml_mark_t m, const char *path)
+static char *param_size(struct job_yaml *y, const struct wl_param *wp, const char *v, yaml_mark_t m,
+			const char *path)
 {
 	unsigned long long max = wp->max ? wp->max : ULLONG_MAX;
 	size_t len = strlen(v);
@@ -28,21 +28,26 @@ static char *param_size(struct job_yaml *y, const struct wl_param *wp, const cha
 
 		free(num);
 		if (!wp->allow_pct) {
-			job_yaml_err(y, m, path, "'%s': a percentage is not allowed here; expected a size such as 64M",
-				     job_show(s, v));
+			job_yaml_err(
+				y, m, path,
+				"'%s': a percentage is not allowed here; expected a size such as 64M",
+				job_show(s, v));
 			return NULL;
 		}
 		if (bad || pct < 1 || pct > 100) {
-			job_yaml_err(y, m, path, "'%s' is not a percentage; expected 1%%..100%% of guest memory or a size such as 64M",
-				     job_show(s, v));
+			job_yaml_err(
+				y, m, path,
+				"'%s' is not a percentage; expected 1%%..100%% of guest memory or a size such as 64M",
+				job_show(s, v));
 			return NULL;
 		}
 		if (!y->total_mem)
-			return NULL;	/* the topology error says why */
+			return NULL; /* the topology error says why */
 		bytes = (y->total_mem * pct / 100) & ~4095ULL;
 	} else if (parse_size(v, &bytes)) {
 		job_yaml_err(y, m, path, "'%s' is not a size; expected a size such as 64M%s",
-			     job_show(s, v), wp->allow_pct ? " or a percentage of guest memory such as 25%" : "");
+			     job_show(s, v),
+			     wp->allow_pct ? " or a percentage of guest memory such as 25%" : "");
 		return NULL;
 	}
 	if (bytes < wp->min || bytes > max) {
@@ -57,8 +62,8 @@ static char *param_size(struct job_yaml *y, const struct wl_param *wp, const cha
 	return xasprintf("%llu", (unsigned long long)bytes);
 }
 
-static char *param_uint_list(struct job_yaml *y, const struct wl_param *wp,
-			     const char *v, yaml_mark_t m, const char *path)
+static char *param_uint_list(struct job_yaml *y, const struct wl_param *wp, const char *v,
+			     yaml_mark_t m, const char *path)
 {
 	unsigned long long max = wp->max ? wp->max : ULLONG_MAX, x;
 	struct strbuf out = STRBUF_INIT;
@@ -81,8 +86,8 @@ static char *param_uint_list(struct job_yaml *y, const struct wl_param *wp,
 }
 
 /* a parameter given as text (a scalar of the job, or the table's default) */
-static char *param_text(struct job_yaml *y, const struct wl_param *wp, const char *v,
-			yaml_mark_t m, const char *path)
+static char *param_text(struct job_yaml *y, const struct wl_param *wp, const char *v, yaml_mark_t m,
+			const char *path)
 {
 	unsigned long long max = wp->max ? wp->max : ULLONG_MAX, x;
 	char s[SHOWLEN], want[300];
@@ -118,8 +123,8 @@ static char *param_text(struct job_yaml *y, const struct wl_param *wp, const cha
 		for (char *p = want; *p; p++)
 			if (*p == '|')
 				*p = ',';
-		job_yaml_err(y, m, path, "'%s' is not allowed; expected one of: %s",
-			     job_show(s, v), want);
+		job_yaml_err(y, m, path, "'%s' is not allowed; expected one of: %s", job_show(s, v),
+			     want);
 		return NULL;
 	}
 	return NULL;
@@ -134,14 +139,16 @@ static char *param_node(struct job_yaml *y, const struct wl_param *wp, yaml_node
 	size_t len;
 
 	if (wp->type != WLP_UINT_LIST || n->type != YAML_SEQUENCE_NODE) {
-		v = job_yaml_scalar(y, n, path, wp->type == WLP_UINT_LIST ?
-				    "an integer or a list of integers" : "a scalar value");
+		v = job_yaml_scalar(y, n, path,
+				    wp->type == WLP_UINT_LIST ? "an integer or a list of integers" :
+								"a scalar value");
 		return v ? param_text(y, wp, v, n->start_mark, path) : NULL;
 	}
 	len = job_yaml_seq_len(n);
 	if (len < 1 || len > JOB_MAX_LIST) {
-		job_yaml_err(y, n->start_mark, path, "has %zu entries; expected a list of 1..%d integers",
-			     len, JOB_MAX_LIST);
+		job_yaml_err(y, n->start_mark, path,
+			     "has %zu entries; expected a list of 1..%d integers", len,
+			     JOB_MAX_LIST);
 		return NULL;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -151,7 +158,8 @@ static char *param_node(struct job_yaml *y, const struct wl_param *wp, yaml_node
 		v = job_yaml_scalar(y, e, p, "an integer");
 		one = v && !strchr(v, ',') ? param_text(y, wp, v, e->start_mark, p) : NULL;
 		if (v && strchr(v, ','))
-			job_yaml_err(y, e->start_mark, p, "'%s' is not an integer; expected one integer per list entry",
+			job_yaml_err(y, e->start_mark, p,
+				     "'%s' is not an integer; expected one integer per list entry",
 				     job_show(s, v));
 		if (!one) {
 			strbuf_release(&out);
@@ -175,12 +183,13 @@ static void parse_params(struct job_yaml *y, yaml_node_t *n, const struct worklo
 	while (wd->params[np].name)
 		np++;
 	for (size_t i = 0; i < np; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i ? ", " : "", wd->params[i].name);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 wd->params[i].name);
 	vals = xcalloc(np + 1, sizeof(*vals));
 	keys = xcalloc(np + 1, sizeof(*keys));
 	if (n && n->type != YAML_MAPPING_NODE) {
-		job_yaml_err(y, n->start_mark, path, "got %s; expected a mapping of parameter names to values",
+		job_yaml_err(y, n->start_mark, path,
+			     "got %s; expected a mapping of parameter names to values",
 			     job_yaml_kind(n));
 		n = NULL;
 		ok = false;
@@ -199,14 +208,17 @@ static void parse_params(struct job_yaml *y, yaml_node_t *n, const struct worklo
 			;
 		job_pkey(p, path, key);
 		if (i == np) {
-			job_yaml_err(y, k->start_mark, p, "unknown parameter '%s' of workload %s; %s%s",
-				     job_show(s, key), wd->name,
-				     np ? "allowed parameters: " : "this workload takes no parameters",
-				     list);
+			job_yaml_err(
+				y, k->start_mark, p, "unknown parameter '%s' of workload %s; %s%s",
+				job_show(s, key), wd->name,
+				np ? "allowed parameters: " : "this workload takes no parameters",
+				list);
 			ok = false;
 		} else if (keys[i]) {
-			job_yaml_err(y, k->start_mark, p, "duplicate key (first given at line %zu); give each parameter once",
-				     keys[i]->start_mark.line + 1);
+			job_yaml_err(
+				y, k->start_mark, p,
+				"duplicate key (first given at line %zu); give each parameter once",
+				keys[i]->start_mark.line + 1);
 			ok = false;
 		} else {
 			keys[i] = k;
@@ -243,8 +255,8 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload 
 	const char *v;
 	size_t i;
 
-	if (!job_yaml_map(y, n, "workload", "a mapping such as { name: usemem, params: { size: 25% } }",
-			  f, W_N))
+	if (!job_yaml_map(y, n, "workload",
+			  "a mapping such as { name: usemem, params: { size: 25% } }", f, W_N))
 		return;
 	if (!f[W_NAME].val) {
 		job_yaml_missing(y, n, "workload", "name", "usemem");

@@ -20,8 +20,8 @@
 #define CONFIG_MAX (16u << 20)
 
 /* one fragment line parsed: name and wanted value ("n" for "is not set") */
-static bool frag_line(const char *line, size_t len, char *name, size_t nlen,
-		      const char **val, size_t *vlen)
+static bool frag_line(const char *line, size_t len, char *name, size_t nlen, const char **val,
+		      size_t *vlen)
 {
 	const char *eq;
 
@@ -51,8 +51,7 @@ static bool frag_line(const char *line, size_t len, char *name, size_t nlen,
 }
 
 /* the value of name in config ("n" when absent or not set) */
-static void config_value(const char *config, const char *name, const char **val,
-			 size_t *vlen)
+static void config_value(const char *config, const char *name, const char **val, size_t *vlen)
 {
 	size_t nl = strlen(name);
 	const char *p = config;
@@ -89,8 +88,8 @@ size_t kconfig_check(const char *config, const char *fragment, struct strlist *d
 			if (wl == 1 && *want == 'n' && gl == 1 && *got == 'n') {
 				/* asked off, is off */
 			} else if (wl != gl || memcmp(want, got, wl)) {
-				strlist_pushf(dropped, "%s=%.*s (got: %s%.*s)", name, (int)wl,
-					      want, gl == 1 && *got == 'n' ? "is not set" : "",
+				strlist_pushf(dropped, "%s=%.*s (got: %s%.*s)", name, (int)wl, want,
+					      gl == 1 && *got == 'n' ? "is not set" : "",
 					      gl == 1 && *got == 'n' ? 0 : (int)gl, got);
 				n++;
 			}
@@ -143,8 +142,8 @@ static int make_in(const char *src, const char *outdir, const char *const target
 	return ret;
 }
 
-static int config_base(const char *src, const char *outdir, const char *base,
-		       const char *variant, const char *log_path)
+static int config_base(const char *src, const char *outdir, const char *base, const char *variant,
+		       const char *log_path)
 {
 	char *dst = xasprintf("%s/.config", outdir), *from = NULL;
 	struct spawn_result r;
@@ -174,8 +173,8 @@ static int config_base(const char *src, const char *outdir, const char *base,
 	}
 	if (access(from, R_OK)) {
 		lab_err("variant '%s': cannot read the config base %s: %s; give base: tinyconfig, "
-			"defconfig, distro or the path of a .config", variant, from,
-			strerror(errno));
+			"defconfig, distro or the path of a .config",
+			variant, from, strerror(errno));
 		ret = -1;
 	} else {
 		ret = copy_file(from, dst, 0644);
@@ -209,8 +208,11 @@ int kconfig_make(const char *src, const char *outdir, const char *base,
 		for (size_t i = 0; i < nfragments; i++)
 			argv[n++] = fragments[i];
 		argv[n] = NULL;
-		ret = spawn_run(argv, &(struct spawn_opts){ .cwd = src, .log_path = log_path,
-				.timeout_s = CONFIG_TIMEOUT_S }, &r);
+		ret = spawn_run(argv,
+				&(struct spawn_opts){ .cwd = src,
+						      .log_path = log_path,
+						      .timeout_s = CONFIG_TIMEOUT_S },
+				&r);
 		free(argv);
 		if (ret) {
 			lab_err("variant '%s': merge_config.sh failed on the fragments: %s",
@@ -341,12 +343,23 @@ int kbuild_make(const char *src, const char *builddir, const char *localversion,
 	char *lv = xasprintf("LOCALVERSION=%s", localversion);
 	char *jobs = xasprintf("-j%ld", make_jobs());
 	char *est_path = xasprintf("%s.objects", builddir);
-	const char *argv[] = { "make", "-C", src, o, cc, lv, jobs,
-			       "KBUILD_BUILD_USER=mmlab", "KBUILD_BUILD_HOST=mmlab", NULL };
+	const char *argv[] = { "make",
+			       "-C",
+			       src,
+			       o,
+			       cc,
+			       lv,
+			       jobs,
+			       "KBUILD_BUILD_USER=mmlab",
+			       "KBUILD_BUILD_HOST=mmlab",
+			       NULL };
 	struct build_progress bp = { .tty = isatty(2) && !lab_quiet,
-				     .start = now_monotonic(), .variant = variant };
-	struct spawn_opts so = { .timeout_s = BUILD_TIMEOUT_S, .log_path = log_path,
-				 .on_line = on_build_line, .arg = &bp };
+				     .start = now_monotonic(),
+				     .variant = variant };
+	struct spawn_opts so = { .timeout_s = BUILD_TIMEOUT_S,
+				 .log_path = log_path,
+				 .on_line = on_build_line,
+				 .arg = &bp };
 	struct spawn_result r;
 	char *est = path_exists(est_path) ? read_file(est_path, NULL, 64) : NULL;
 	int ret;
@@ -365,8 +378,9 @@ int kbuild_make(const char *src, const char *builddir, const char *localversion,
 		char why[96];
 
 		lab_err("variant '%s': the kernel build %s after %.0f s; last lines of the log:\n"
-			"%s\nthe whole log: %s", variant, spawn_describe(&r, BUILD_TIMEOUT_S,
-			why, sizeof(why)), r.elapsed_s, spawn_tail(&r, 25), log_path);
+			"%s\nthe whole log: %s",
+			variant, spawn_describe(&r, BUILD_TIMEOUT_S, why, sizeof(why)), r.elapsed_s,
+			spawn_tail(&r, 25), log_path);
 		ret = -1;
 	} else {
 		char num[32];

@@ -39,7 +39,8 @@ int kernel_read_info(const char *path, struct kernel_info *ki)
 	n = pread(fd, hdr, sizeof(hdr), 0);
 	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4)) {
 		lab_err("%s is not an x86 bzImage (no 'HdrS' boot header); give a "
-			"bzImage such as arch/x86/boot/bzImage or /boot/vmlinuz-*", path);
+			"bzImage such as arch/x86/boot/bzImage or /boot/vmlinuz-*",
+			path);
 		close(fd);
 		return -1;
 	}
@@ -118,8 +119,9 @@ json_t *kernel_list_distro(void)
 	for (size_t i = 0; i < names.n; i++) {
 		char *p = xasprintf("%s/%s", boot_dir(), names.v[i]);
 
-		json_array_append_new(out, json_pack("{s:s, s:s, s:b}", "path", p,
-			"release", names.v[i] + 8, "readable", access(p, R_OK) == 0));
+		json_array_append_new(out,
+				      json_pack("{s:s, s:s, s:b}", "path", p, "release",
+						names.v[i] + 8, "readable", access(p, R_OK) == 0));
 		free(p);
 	}
 	strlist_free(&names);

@@ -12,21 +12,21 @@
 #include <jansson.h>
 
 struct kernel_info {
-	char *path;		/* absolute path of the bzImage */
-	char *release;		/* from the image's header, e.g. "6.1.0-57-amd64" */
-	char *version;		/* the whole version string of the header */
+	char *path; /* absolute path of the bzImage */
+	char *release; /* from the image's header, e.g. "6.1.0-57-amd64" */
+	char *version; /* the whole version string of the header */
 	char sha256[65];
 	/* KERNEL_SOURCE variants (kernel.h, kcache.h); NULL/false otherwise */
 	char *cache_key;
 	char *base_commit;
 	char *config_hash;
-	char *build_log;	/* also set when the build failed */
-	json_t *operations;	/* [{"op","arg","resolved"}] */
+	char *build_log; /* also set when the build failed */
+	json_t *operations; /* [{"op","arg","resolved"}] */
 	bool cache_hit;
-	bool build_failed;	/* the source could not be prepared, configured or built */
+	bool build_failed; /* the source could not be prepared, configured or built */
 	/* kernel_request_job(): known, not built yet (the queue builds it) */
 	bool build_pending;
-	char *request;		/* kcache_request()'s hash */
+	char *request; /* kcache_request()'s hash */
 };
 
 /* the release string a bzImage carries in its setup header; NULL + message */

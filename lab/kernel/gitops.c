@@ -15,17 +15,25 @@
 #define GIT_ARGS_MAX 24
 
 static const char *const git_ident[] = {
-	"GIT_AUTHOR_NAME=mmlab", "GIT_AUTHOR_EMAIL=mmlab@localhost",
-	"GIT_COMMITTER_NAME=mmlab", "GIT_COMMITTER_EMAIL=mmlab@localhost",
-	"GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", NULL,
+	"GIT_AUTHOR_NAME=mmlab",
+	"GIT_AUTHOR_EMAIL=mmlab@localhost",
+	"GIT_COMMITTER_NAME=mmlab",
+	"GIT_COMMITTER_EMAIL=mmlab@localhost",
+	"GIT_EDITOR=true",
+	"GIT_TERMINAL_PROMPT=0",
+	"LC_ALL=C",
+	NULL,
 };
 
 const char *src_op_name(enum src_op_kind k)
 {
 	switch (k) {
-	case SRC_OP_REVERT: return "revert";
-	case SRC_OP_CHERRY_PICK: return "cherry_pick";
-	case SRC_OP_APPLY: return "apply";
+	case SRC_OP_REVERT:
+		return "revert";
+	case SRC_OP_CHERRY_PICK:
+		return "cherry_pick";
+	case SRC_OP_APPLY:
+		return "apply";
 	}
 	return "?";
 }
@@ -81,7 +89,8 @@ char *git_resolve_commit(const char *dir, const char *rev, const char *what)
 		spawn_result_free(&r);
 	} else {
 		lab_err("%s: '%s' is not a commit in %s; give a tag, branch or commit id "
-			"that 'git -C %s rev-parse' knows", what, rev, dir, dir);
+			"that 'git -C %s rev-parse' knows",
+			what, rev, dir, dir);
 		spawn_result_free(&r);
 	}
 	free(spec);
@@ -104,8 +113,8 @@ int patch_is_mbox(const char *path)
 int src_ops_resolve(const char *tree, struct src_op *ops, size_t nops, const char *variant)
 {
 	for (size_t i = 0; i < nops; i++) {
-		char *what = xasprintf("variant '%s': %s[%zu]", variant,
-				       src_op_name(ops[i].kind), i);
+		char *what =
+			xasprintf("variant '%s': %s[%zu]", variant, src_op_name(ops[i].kind), i);
 		char hex[65];
 
 		free(ops[i].resolved);
@@ -127,7 +136,9 @@ int src_ops_resolve(const char *tree, struct src_op *ops, size_t nops, const cha
 static void failed_files(const char *wt, const char *out, struct strlist *files)
 {
 	static const char *const marks[] = {
-		"patch failed: ", "CONFLICT (content): Merge conflict in ", "error: ",
+		"patch failed: ",
+		"CONFLICT (content): Merge conflict in ",
+		"error: ",
 	};
 	const char *args[] = { "diff", "--name-only", "--diff-filter=U", NULL };
 	struct spawn_result r;
@@ -144,7 +155,7 @@ static void failed_files(const char *wt, const char *out, struct strlist *files)
 			if (!h)
 				continue;
 			h += strlen(marks[i]);
-			if (i == 2) {	/* "error: FILE: does not exist in index" etc */
+			if (i == 2) { /* "error: FILE: does not exist in index" etc */
 				end = strstr(h, ": ");
 				if (!end || (!strstr(end, "does not exist") &&
 					     !strstr(end, "already exists") &&
@@ -205,7 +216,8 @@ static int src_reset(const char *wt, const char *commit)
 	    (spawn_result_free(&r), git_run(wt, co, &r))) {
 		chomp(r.out);
 		lab_err("cannot reset the lab worktree %s to %s: %s; remove it ('git worktree "
-			"remove --force %s') and retry", wt, commit, r.out, wt);
+			"remove --force %s') and retry",
+			wt, commit, r.out, wt);
 		ret = -1;
 	}
 	spawn_result_free(&r);
@@ -310,12 +322,13 @@ static bool worktree_stale(const char *tree, const char *wt)
 	return stale;
 }
 
-int src_prepare(const char *tree, const char *wt, const char *commit,
-		const struct src_op *ops, size_t nops, const char *variant)
+int src_prepare(const char *tree, const char *wt, const char *commit, const struct src_op *ops,
+		size_t nops, const char *variant)
 {
 	if (worktree_stale(tree, wt)) {
 		lab_warn("the lab worktree %s no longer belongs to %s (the repository was "
-			 "made anew?); making it again", wt, tree);
+			 "made anew?); making it again",
+			 wt, tree);
 		if (rm_rf(wt))
 			return -1;
 	}
@@ -354,8 +367,8 @@ int src_prepare(const char *tree, const char *wt, const char *commit,
 		why = git_reason(r.out);
 		lab_err("variant '%s': %s %s failed%s%s (%s); the lab worktree is reset to %.12s. "
 			"Rebase the %s onto the variant's ref or drop it",
-			variant, src_op_name(op->kind), op->arg,
-			list ? " in " : "", list ? list : "", why, commit,
+			variant, src_op_name(op->kind), op->arg, list ? " in " : "",
+			list ? list : "", why, commit,
 			op->kind == SRC_OP_APPLY ? "patch" : "commit");
 		free(why);
 		free(list);

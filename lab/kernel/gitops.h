@@ -18,12 +18,12 @@ enum src_op_kind {
 	SRC_OP_CHERRY_PICK,
 	SRC_OP_APPLY,
 };
-const char *src_op_name(enum src_op_kind k);	/* "revert", "cherry_pick", "apply" */
+const char *src_op_name(enum src_op_kind k); /* "revert", "cherry_pick", "apply" */
 
 struct src_op {
 	enum src_op_kind kind;
-	char *arg;		/* a commit-ish, or the absolute path of a patch */
-	char *resolved;		/* full commit id, or "sha256:<hex>" of the patch file */
+	char *arg; /* a commit-ish, or the absolute path of a patch */
+	char *resolved; /* full commit id, or "sha256:<hex>" of the patch file */
 };
 
 struct spawn_result;
@@ -48,8 +48,8 @@ int patch_is_mbox(const char *path);
  * apply ops in order. 0, or -1 after one message; the worktree is then
  * back at commit, clean.
  */
-int src_prepare(const char *tree, const char *wt, const char *commit,
-		const struct src_op *ops, size_t nops, const char *variant);
+int src_prepare(const char *tree, const char *wt, const char *commit, const struct src_op *ops,
+		size_t nops, const char *variant);
 /* tree id of HEAD in wt (git rev-parse HEAD^{tree}), NULL + message */
 char *src_tree_id(const char *wt);
 

@@ -40,8 +40,7 @@ static char *kdir(const char *cache_dir, const char *sub)
 }
 
 /* the request's identity: everything that determines the key */
-static char *request_hash(const struct kcache_req *q, const char *git_dir,
-			  const char *base_commit)
+static char *request_hash(const struct kcache_req *q, const char *git_dir, const char *base_commit)
 {
 	struct strlist parts = { 0 };
 	char hex[65], *all = NULL;
@@ -168,8 +167,8 @@ static int install_config(const char *cfg, const char *builddir)
  * symlink points at the shared O= directory, which later builds of other
  * variants change: it is removed (the entry's build/ is the kit).
  */
-static int install_modules(const char *entry, const char *wt, const char *builddir,
-			   const char *log, const char *key)
+static int install_modules(const char *entry, const char *wt, const char *builddir, const char *log,
+			   const char *key)
 {
 	char *o = xasprintf("O=%s", builddir), *m = xasprintf("INSTALL_MOD_PATH=%s", entry);
 	const char *argv[] = { "make", "-C", wt, o, m, "modules_install", NULL };
@@ -181,8 +180,8 @@ static int install_modules(const char *entry, const char *wt, const char *buildd
 
 	if (spawn_run(argv, &(struct spawn_opts){ .timeout_s = 1800, .log_path = log }, &r)) {
 		lab_err("kernel %s: make modules_install failed (%s): %s; the whole output is "
-			"in %s", key, spawn_describe(&r, 1800, how, sizeof(how)),
-			spawn_tail(&r, 10), log);
+			"in %s",
+			key, spawn_describe(&r, 1800, how, sizeof(how)), spawn_tail(&r, 10), log);
 	} else if (release) {
 		char *link;
 
@@ -212,15 +211,14 @@ static int install_modules(const char *entry, const char *wt, const char *buildd
  * Run while builddir still holds this kernel's build (under the tree lock).
  * 0, 1 when the tree is too old to have the script (a warning), or -1.
  */
-static int make_build_kit(const char *entry, const char *wt, const char *builddir,
-			  const char *log, const char *key)
+static int make_build_kit(const char *entry, const char *wt, const char *builddir, const char *log,
+			  const char *key)
 {
 	char *script = xasprintf("%s/scripts/package/install-extmod-build", wt);
 	char *dest = xasprintf("%s/build", entry), *srctree = xasprintf("srctree=%s", wt);
 	char *cfg = xasprintf("%s/.config", builddir), *kcfg = xasprintf("%s/.config", dest);
 	/* CC equal to HOSTCC: the host tools of the build are kept, not rebuilt */
-	const char *env[] = { srctree, "SRCARCH=x86", "CC=gcc", "HOSTCC=gcc", "MAKE=make",
-			      NULL };
+	const char *env[] = { srctree, "SRCARCH=x86", "CC=gcc", "HOSTCC=gcc", "MAKE=make", NULL };
 	const char *argv[] = { "sh", script, dest, NULL };
 	struct spawn_result r = { 0 };
 	char how[64];
@@ -229,13 +227,17 @@ static int make_build_kit(const char *entry, const char *wt, const char *builddi
 	if (access(script, R_OK)) {
 		lab_warn("kernel %s: the tree has no scripts/package/install-extmod-build "
 			 "(Linux 6.8 and later have it): stored without a module build kit, "
-			 "so workload modules (pagebench) cannot be built for it", key);
+			 "so workload modules (pagebench) cannot be built for it",
+			 key);
 		ret = 1;
-	} else if (spawn_run(argv, &(struct spawn_opts){ .cwd = builddir, .env = env,
-			     .timeout_s = 600, .log_path = log }, &r)) {
+	} else if (spawn_run(
+			   argv,
+			   &(struct spawn_opts){
+				   .cwd = builddir, .env = env, .timeout_s = 600, .log_path = log },
+			   &r)) {
 		lab_err("kernel %s: making the module build kit failed (%s): %s; the whole "
-			"output is in %s", key, spawn_describe(&r, 600, how, sizeof(how)),
-			spawn_tail(&r, 10), log);
+			"output is in %s",
+			key, spawn_describe(&r, 600, how, sizeof(how)), spawn_tail(&r, 10), log);
 	} else {
 		ret = copy_file(cfg, kcfg, 0644);
 	}
@@ -248,13 +250,14 @@ static int make_build_kit(const char *entry, const char *wt, const char *builddi
 	return ret;
 }
 
-static int store_entry(const char *cache_dir, const char *key, const char *wt,
-		       const char *builddir, const char *log, json_t *meta)
+static int store_entry(const char *cache_dir, const char *key, const char *wt, const char *builddir,
+		       const char *log, json_t *meta)
 {
 	char *sub = xasprintf("entries/%s", key), *dir = kdir(cache_dir, sub);
 	char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
 	static const char *const files[][2] = {
-		{ "arch/x86/boot/bzImage", "bzImage" }, { "System.map", "System.map" },
+		{ "arch/x86/boot/bzImage", "bzImage" },
+		{ "System.map", "System.map" },
 		{ ".config", "config" },
 	};
 	int ret = -1;
@@ -319,13 +322,13 @@ static json_t *ops_json(const struct kcache_req *q)
 
 	for (size_t i = 0; i < q->nops; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "op",
-			src_op_name(q->ops[i].kind), "arg", q->ops[i].arg,
-			"resolved", q->ops[i].resolved));
+						   src_op_name(q->ops[i].kind), "arg",
+						   q->ops[i].arg, "resolved", q->ops[i].resolved));
 	return a;
 }
 
-static const char *const gd_args[] = { "rev-parse", "--path-format=absolute",
-					"--git-common-dir", NULL };
+static const char *const gd_args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir",
+				       NULL };
 
 int kcache_request(const struct kcache_req *q, char **request, char **base_commit)
 {
@@ -337,7 +340,8 @@ int kcache_request(const struct kcache_req *q, char **request, char **base_commi
 	git_dir = git_out(q->tree, gd_args);
 	if (!git_dir) {
 		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
-			"git checkout of the kernel", q->variant, q->tree);
+			"git checkout of the kernel",
+			q->variant, q->tree);
 		return -1;
 	}
 	what = xasprintf("variant '%s': ref", q->variant);
@@ -370,7 +374,8 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	git_dir = git_out(q->tree, gd_args);
 	if (!git_dir) {
 		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
-			"git checkout of the kernel", q->variant, q->tree);
+			"git checkout of the kernel",
+			q->variant, q->tree);
 		return -1;
 	}
 	what = xasprintf("variant '%s': ref", q->variant);
@@ -391,7 +396,8 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 			    !(q->want_kit && lacks_kit(res))) {
 				res->hit = res->request_hit = true;
 				lab_info("variant '%s': kernel %s from the cache (request seen "
-					 "before)", q->variant, k);
+					 "before)",
+					 q->variant, k);
 				free(k);
 				ret = 0;
 				goto out;
@@ -448,7 +454,7 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 			 res->log))
 		goto out;
 	if (res->log)
-		unlink(res->log);	/* configured: the build log says the rest */
+		unlink(res->log); /* configured: the build log says the rest */
 	free(res->log);
 	res->log = NULL;
 	if (sha256_file(cfg, cfg_hash))
@@ -459,8 +465,8 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	cached = !q->rebuild && fill_result(cache_dir, key, res) == 0;
 	if (cached && q->want_kit && lacks_kit(res)) {
 		lab_info("variant '%s': kernel %s is cached without a module build kit (an "
-			 "older mmlab stored it); building it again to make one", q->variant,
-			 key);
+			 "older mmlab stored it); building it again to make one",
+			 q->variant, key);
 		cached = false;
 	}
 	if (cached) {
@@ -492,16 +498,16 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 		for (size_t i = 0; i < q->nfragments; i++) {
 			sha256_file(q->fragments[i], hex);
 			json_array_append_new(frags, json_pack("{s:s, s:s}", "path",
-				q->fragments[i], "sha256", hex));
+							       q->fragments[i], "sha256", hex));
 		}
 		meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:{s:s, s:o}, s:s, s:s,"
 				 " s:s, s:s, s:{s:f, s:f, s:f}}",
-			"key", key, "variant", q->variant, "tree", q->tree, "tree_id", tree_id,
-			"ref", q->ref, "base_commit", base, "operations", ops_json(q),
-			"config", "base", q->config_base, "fragments", frags,
-			"config_hash", cfg_hash, "compiler", kbuild_cc_version(),
-			"built", when, "log", res->log,
-			"timings", "prepare_s", t_prep, "config_s", t_cfg, "build_s", t_build);
+				 "key", key, "variant", q->variant, "tree", q->tree, "tree_id",
+				 tree_id, "ref", q->ref, "base_commit", base, "operations",
+				 ops_json(q), "config", "base", q->config_base, "fragments", frags,
+				 "config_hash", cfg_hash, "compiler", kbuild_cc_version(), "built",
+				 when, "log", res->log, "timings", "prepare_s", t_prep, "config_s",
+				 t_cfg, "build_s", t_build);
 		{
 			char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
 
@@ -619,11 +625,13 @@ json_t *kcache_show(const char *cache_dir, const char *key)
 	}
 	if (nhit == 1) {
 		json_incref(hit);
-		json_object_set_new(hit, "dir", json_pack("s++", cache_dir, "/kernels/entries/",
-			json_string_value(json_object_get(hit, "key"))));
+		json_object_set_new(hit, "dir",
+				    json_pack("s++", cache_dir, "/kernels/entries/",
+					      json_string_value(json_object_get(hit, "key"))));
 	} else {
 		lab_err("%s kernel in the cache has the key '%s'; 'mmlab kernel list' shows "
-			"them", nhit ? "more than one" : "no", key);
+			"them",
+			nhit ? "more than one" : "no", key);
 		hit = NULL;
 	}
 	json_decref(all);
@@ -647,8 +655,8 @@ static void used_keys(const char *results_dir, struct strlist *keys)
 		rj = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
 		free(p);
 		json_array_foreach(json_object_get(rj, "variants"), i, v) {
-			const char *k = json_string_value(json_object_get(
-				json_object_get(v, "kernel"), "cache_key"));
+			const char *k = json_string_value(
+				json_object_get(json_object_get(v, "kernel"), "cache_key"));
 
 			if (k)
 				strlist_push(keys, k);

@@ -28,26 +28,26 @@
 #define KCACHE_KEY_LEN 24
 
 struct kcache_req {
-	const char *variant;	/* for messages */
-	const char *tree;	/* the user's git tree (absolute) */
+	const char *variant; /* for messages */
+	const char *tree; /* the user's git tree (absolute) */
 	const char *ref;
-	struct src_op *ops;	/* resolved by kcache_get() */
+	struct src_op *ops; /* resolved by kcache_get() */
 	size_t nops;
-	const char *config_base;	/* tinyconfig (default), defconfig, distro, PATH */
-	const char *const *fragments;	/* absolute paths */
+	const char *config_base; /* tinyconfig (default), defconfig, distro, PATH */
+	const char *const *fragments; /* absolute paths */
 	size_t nfragments;
-	bool rebuild;		/* make even when the key is cached (replaces the entry) */
-	bool want_kit;		/* a cached entry with modules but no build/ is rebuilt */
+	bool rebuild; /* make even when the key is cached (replaces the entry) */
+	bool want_kit; /* a cached entry with modules but no build/ is rebuilt */
 };
 
 struct kcache_result {
 	char *key;
-	char *dir;		/* the entry's directory */
+	char *dir; /* the entry's directory */
 	char *bzimage;
-	char *log;		/* the build log (also set when the build failed) */
-	bool hit;		/* no build was needed */
-	bool request_hit;	/* known request: not even git or Kconfig ran */
-	json_t *meta;		/* meta.json */
+	char *log; /* the build log (also set when the build failed) */
+	bool hit; /* no build was needed */
+	bool request_hit; /* known request: not even git or Kconfig ran */
+	json_t *meta; /* meta.json */
 };
 
 /* key from its parts (unit-tested): out gets KCACHE_KEY_LEN hex digits */

@@ -48,15 +48,17 @@ static void source_req(const struct job *job, size_t i, bool rebuild, struct kca
 {
 	const struct job_variant *v = &job->variants[i];
 	const struct strlist *lists[] = { &v->revert, &v->cherry_pick, &v->apply };
-	static const enum src_op_kind kinds[] = { SRC_OP_REVERT, SRC_OP_CHERRY_PICK,
-						  SRC_OP_APPLY };
+	static const enum src_op_kind kinds[] = { SRC_OP_REVERT, SRC_OP_CHERRY_PICK, SRC_OP_APPLY };
 	size_t n = 0;
 
 	*q = (struct kcache_req){
-		.variant = v->name, .tree = job->kernels.tree, .ref = v->ref,
+		.variant = v->name,
+		.tree = job->kernels.tree,
+		.ref = v->ref,
 		.config_base = job->kernels.config_base ? job->kernels.config_base : "tinyconfig",
 		.fragments = (const char *const *)job->kernels.fragments.v,
-		.nfragments = job->kernels.fragments.n, .rebuild = rebuild,
+		.nfragments = job->kernels.fragments.n,
+		.rebuild = rebuild,
 		.want_kit = wlmodule_for_workload(job->workload.name) != NULL,
 	};
 	q->ops = xcalloc(v->revert.n + v->cherry_pick.n + v->apply.n + 1, sizeof(*q->ops));
@@ -73,9 +75,10 @@ static void take_ops(struct kcache_req *q, struct kernel_info *ki)
 {
 	ki->operations = json_array();
 	for (size_t k = 0; k < q->nops; k++) {
-		json_array_append_new(ki->operations, json_pack("{s:s, s:s, s:s?}", "op",
-			src_op_name(q->ops[k].kind), "arg", q->ops[k].arg,
-			"resolved", q->ops[k].resolved));
+		json_array_append_new(ki->operations,
+				      json_pack("{s:s, s:s, s:s?}", "op",
+						src_op_name(q->ops[k].kind), "arg", q->ops[k].arg,
+						"resolved", q->ops[k].resolved));
 		free(q->ops[k].resolved);
 	}
 	free(q->ops);
@@ -97,8 +100,8 @@ int kernel_request_job(const struct job *job, size_t i, struct kernel_info *ki)
 	return ret;
 }
 
-int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
-			   bool rebuild, struct kernel_info *ki)
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir, bool rebuild,
+			   struct kernel_info *ki)
 {
 	const struct job_variant *v = &job->variants[i];
 	struct kcache_req q;
@@ -119,10 +122,10 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 		ki->cache_key = xstrdup(res.key);
 		ki->cache_hit = res.hit;
 		ki->build_log = xstrdup(res.log);
-		ki->base_commit = xstrdup(json_string_value(json_object_get(res.meta,
-			"base_commit")) ?: "");
-		ki->config_hash = xstrdup(json_string_value(json_object_get(res.meta,
-			"config_hash")) ?: "");
+		ki->base_commit =
+			xstrdup(json_string_value(json_object_get(res.meta, "base_commit")) ?: "");
+		ki->config_hash =
+			xstrdup(json_string_value(json_object_get(res.meta, "config_hash")) ?: "");
 	}
 	take_ops(&q, ki);
 	kcache_result_release(&res);
@@ -164,19 +167,19 @@ json_t *kernel_info_json(const struct kernel_info *ki)
 		return json_pack("{s:s, s:b, s:s?, s:O?}", "source", "build", "build_failed", 1,
 				 "build_log", ki->build_log, "operations", ki->operations);
 	if (ki->build_pending)
-		return json_pack("{s:s, s:b, s:s, s:s, s:O?}", "source", "build",
-				 "build_pending", 1, "request", ki->request,
-				 "base_commit", ki->base_commit, "operations", ki->operations);
-	o = json_pack("{s:s, s:s, s:s, s:s}", "path", ki->path, "release", ki->release,
-		      "version", ki->version, "sha256", ki->sha256);
+		return json_pack("{s:s, s:b, s:s, s:s, s:O?}", "source", "build", "build_pending",
+				 1, "request", ki->request, "base_commit", ki->base_commit,
+				 "operations", ki->operations);
+	o = json_pack("{s:s, s:s, s:s, s:s}", "path", ki->path, "release", ki->release, "version",
+		      ki->version, "sha256", ki->sha256);
 	if (ki->cache_key) {
 		json_object_set_new(o, "source", json_string("build"));
 		json_object_set_new(o, "cache_key", json_string(ki->cache_key));
 		json_object_set_new(o, "cache_hit", json_boolean(ki->cache_hit));
 		json_object_set_new(o, "base_commit", json_string(ki->base_commit));
 		json_object_set_new(o, "config_hash", json_string(ki->config_hash));
-		json_object_set_new(o, "operations", ki->operations ?
-				    json_incref(ki->operations) : json_array());
+		json_object_set_new(o, "operations",
+				    ki->operations ? json_incref(ki->operations) : json_array());
 		if (ki->build_log)
 			json_object_set_new(o, "build_log", json_string(ki->build_log));
 	}

@@ -24,8 +24,8 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki);
 int kernel_resolve_job(const struct job *job, size_t i, const char *cache_dir,
 		       struct kernel_info *ki);
 /* the same, building even when cached when rebuild is set */
-int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir,
-			   bool rebuild, struct kernel_info *ki);
+int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir, bool rebuild,
+			   struct kernel_info *ki);
 /*
  * Variant i's kernel as a build request, without building: for a
  * KERNEL_SOURCE variant, ki->build_pending, ->request, ->base_commit and

@@ -82,8 +82,8 @@ char *wlmodule_build(const char *name, const char *kernel_path, const char *rele
 	if (!kdir) {
 		lab_err("cannot run %s on this kernel: no build tree or headers for %s "
 			"(looked in /lib/modules/%s/build and /usr/src/linux-headers-%s); "
-			"install linux-headers-%s or set MMLAB_KBUILD_DIR", name, release,
-			release, release, release);
+			"install linux-headers-%s or set MMLAB_KBUILD_DIR",
+			name, release, release, release, release);
 		goto out;
 	}
 	argv[2] = kdir;
@@ -95,8 +95,8 @@ char *wlmodule_build(const char *name, const char *kernel_path, const char *rele
 	if (spawn_run(argv, &o, &r) || access(ko, R_OK)) {
 		char how[64];
 
-		lab_err("building the %s module against %s failed (make %s); its output:\n%s",
-			name, kdir, spawn_describe(&r, o.timeout_s, how, sizeof(how)),
+		lab_err("building the %s module against %s failed (make %s); its output:\n%s", name,
+			kdir, spawn_describe(&r, o.timeout_s, how, sizeof(how)),
 			r.out ? r.out : "");
 		spawn_result_free(&r);
 		goto out;

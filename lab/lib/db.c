@@ -31,7 +31,8 @@ sqlite3 *db_open(const char *path, const char *what, unsigned int flags)
 
 	if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
 		lab_err("cannot open the %s %s: %s; check that its directory exists and is "
-			"writable", what, path, db ? sqlite3_errmsg(db) : "out of memory");
+			"writable",
+			what, path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -95,8 +96,8 @@ int db_step_done(sqlite3 *db, const char *what, sqlite3_stmt *st)
 	int rc = db_step(db, what, st);
 
 	if (rc > 0)
-		lab_err("%s %s: '%.80s' returned a row where none was expected", what,
-			db_file(db), sqlite3_sql(st));
+		lab_err("%s %s: '%.80s' returned a row where none was expected", what, db_file(db),
+			sqlite3_sql(st));
 	sqlite3_finalize(st);
 	return rc ? -1 : 0;
 }

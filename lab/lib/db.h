@@ -33,7 +33,7 @@
 
 #define DB_BUSY_TIMEOUT_MS 30000
 
-#define DB_CREATE 1u	/* create the file when missing */
+#define DB_CREATE 1u /* create the file when missing */
 
 /* the store at path with the settings above, or NULL after a message */
 sqlite3 *db_open(const char *path, const char *what, unsigned int flags);

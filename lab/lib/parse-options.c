@@ -11,8 +11,7 @@
 
 #define HELP_COLUMN 24
 
-static const struct opt help_opt =
-	OPT_BOOL('h', "help", NULL, "this help");
+static const struct opt help_opt = OPT_BOOL('h', "help", NULL, "this help");
 
 /* "--name" or "-x" as the user would write it */
 static void opt_name(const struct opt *o, char *buf, size_t len)
@@ -43,7 +42,7 @@ static int bad(const char *cmd, const char *fmt, const char *a, const char *b)
 
 	if (*cmd)
 		lab_err("%s: %s; see 'mmlab %s --help'", cmd, what, cmd);
-	else	/* mmlab's own options, before the command */
+	else /* mmlab's own options, before the command */
 		lab_err("%s; see 'mmlab --help'", what);
 	free(what);
 	return PARSE_OPT_ERROR;
@@ -83,8 +82,8 @@ static int set_value(const char *cmd, const struct opt *o, const char *arg)
 static const struct opt *find_long(const struct opt *opts, const char *name, size_t len)
 {
 	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
-		if (o->type != OPT_T_GROUP && o->long_name &&
-		    strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
+		if (o->type != OPT_T_GROUP && o->long_name && strlen(o->long_name) == len &&
+		    !strncmp(o->long_name, name, len))
 			return o;
 	return NULL;
 }
@@ -174,7 +173,7 @@ int parse_options(int argc, char **argv, const struct opt *opts, const struct op
 			i++;
 			break;
 		}
-		if (a[0] != '-' || !a[1]) {	/* an operand ("-" too) */
+		if (a[0] != '-' || !a[1]) { /* an operand ("-" too) */
 			if (flags & PARSE_OPT_STOP_AT_NON_OPTION)
 				break;
 			argv[n++] = argv[i];

@@ -35,12 +35,12 @@
 
 enum opt_type {
 	OPT_T_END,
-	OPT_T_BOOL,	/* bool *: set true; takes no value */
-	OPT_T_STRING,	/* const char **: the value (points into argv) */
-	OPT_T_STRLIST,	/* struct strlist *: each use appends a copy */
-	OPT_T_UINT,	/* unsigned int *: decimal, within [min, max] */
-	OPT_T_CALLBACK,	/* cb(opt, value): any other parsing */
-	OPT_T_GROUP,	/* a heading line in the help; parses nothing */
+	OPT_T_BOOL, /* bool *: set true; takes no value */
+	OPT_T_STRING, /* const char **: the value (points into argv) */
+	OPT_T_STRLIST, /* struct strlist *: each use appends a copy */
+	OPT_T_UINT, /* unsigned int *: decimal, within [min, max] */
+	OPT_T_CALLBACK, /* cb(opt, value): any other parsing */
+	OPT_T_GROUP, /* a heading line in the help; parses nothing */
 };
 
 struct opt;
@@ -49,13 +49,13 @@ typedef int (*opt_cb)(const struct opt *o, const char *arg);
 
 struct opt {
 	enum opt_type type;
-	char short_name;	/* 0: none */
-	const char *long_name;	/* NULL: none (a short option only) */
+	char short_name; /* 0: none */
+	const char *long_name; /* NULL: none (a short option only) */
 	void *value;
-	const char *argh;	/* the value's name in the help ("N", "RUN"); NULL: no value */
-	const char *help;	/* may hold "\n": each line is indented */
-	uint64_t min, max;	/* OPT_T_UINT */
-	opt_cb cb;		/* OPT_T_CALLBACK */
+	const char *argh; /* the value's name in the help ("N", "RUN"); NULL: no value */
+	const char *help; /* may hold "\n": each line is indented */
+	uint64_t min, max; /* OPT_T_UINT */
+	opt_cb cb; /* OPT_T_CALLBACK */
 };
 
 /* clang-format off */
@@ -79,16 +79,16 @@ struct opt {
 /* clang-format on */
 
 struct opt_usage {
-	const char *const *synopsis;	/* NULL-terminated "mmlab cmd ..." lines */
-	const char *text;		/* after the synopsis, or NULL */
-	const char *footer;		/* after the options (exit status...), or NULL */
+	const char *const *synopsis; /* NULL-terminated "mmlab cmd ..." lines */
+	const char *text; /* after the synopsis, or NULL */
+	const char *footer; /* after the options (exit status...), or NULL */
 };
 
 /* stop at the first operand (mmlab's global options before the command) */
 #define PARSE_OPT_STOP_AT_NON_OPTION 1u
 
-#define PARSE_OPT_HELP (-2)	/* --help was given and printed: exit 0 */
-#define PARSE_OPT_ERROR (-1)	/* a message was printed: exit 2 */
+#define PARSE_OPT_HELP (-2) /* --help was given and printed: exit 0 */
+#define PARSE_OPT_ERROR (-1) /* a message was printed: exit 2 */
 
 /*
  * Parse argv[1..argc-1] (argv[0] names the command in messages: "run",

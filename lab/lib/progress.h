@@ -11,7 +11,7 @@
 
 struct progress {
 	unsigned int total, done;
-	double start, work_s;	/* work_s: time spent on finished steps */
+	double start, work_s; /* work_s: time spent on finished steps */
 	bool tty;
 	int width;
 };

@@ -22,14 +22,13 @@
 #define SPAWN_LINE_MAX 4096
 
 struct outbuf {
-	char *tail;		/* the newest bytes, at most cap */
+	char *tail; /* the newest bytes, at most cap */
 	size_t len, cap;
 	char line[SPAWN_LINE_MAX];
 	size_t line_len;
 };
 
-static void outbuf_add(struct outbuf *b, const struct spawn_opts *o,
-		       const char *p, size_t n)
+static void outbuf_add(struct outbuf *b, const struct spawn_opts *o, const char *p, size_t n)
 {
 	if (n >= b->cap) {
 		memcpy(b->tail, p + n - b->cap, b->cap);
@@ -81,8 +80,7 @@ static void child(const char *const argv[], const struct spawn_opts *o, int out_
 	_exit(127);
 }
 
-int spawn_run(const char *const argv[], const struct spawn_opts *o,
-	      struct spawn_result *r)
+int spawn_run(const char *const argv[], const struct spawn_opts *o, struct spawn_result *r)
 {
 	struct spawn_result local;
 	struct outbuf b = { 0 };
@@ -162,7 +160,7 @@ int spawn_run(const char *const argv[], const struct spawn_opts *o,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (timed_out)
-		kill(-pid, SIGKILL);	/* stragglers of the group */
+		kill(-pid, SIGKILL); /* stragglers of the group */
 	if (log_fd >= 0)
 		close(log_fd);
 	if (b.line_len && o && o->on_line) {
@@ -183,8 +181,8 @@ int spawn_run(const char *const argv[], const struct spawn_opts *o,
 	return timed_out ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-const char *spawn_describe(const struct spawn_result *r, unsigned int timeout_s,
-			   char *buf, size_t len)
+const char *spawn_describe(const struct spawn_result *r, unsigned int timeout_s, char *buf,
+			   size_t len)
 {
 	if (r->timed_out)
 		snprintf(buf, len, "timed out after %u s", timeout_s);

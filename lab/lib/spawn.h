@@ -11,21 +11,21 @@
 #include <stddef.h>
 
 struct spawn_opts {
-	const char *cwd;		/* NULL: the current directory */
-	const char *const *env;		/* "NAME=VALUE" set in the child, NULL-terminated */
-	unsigned int timeout_s;		/* 0: no deadline */
-	const char *log_path;		/* append the output here too (created 0644) */
-	size_t capture_max;		/* bytes of output kept (the tail); 0: 64 KiB */
+	const char *cwd; /* NULL: the current directory */
+	const char *const *env; /* "NAME=VALUE" set in the child, NULL-terminated */
+	unsigned int timeout_s; /* 0: no deadline */
+	const char *log_path; /* append the output here too (created 0644) */
+	size_t capture_max; /* bytes of output kept (the tail); 0: 64 KiB */
 	/* called for every complete output line (without the newline) */
 	void (*on_line)(const char *line, size_t len, void *arg);
 	void *arg;
 };
 
 struct spawn_result {
-	int exit_code;		/* 0..255 when it exited, -1 otherwise */
-	int term_signal;	/* the signal that ended it, or 0 */
-	bool timed_out;		/* the deadline passed: the process group was killed */
-	char *out;		/* the last capture_max bytes of output, NUL-terminated */
+	int exit_code; /* 0..255 when it exited, -1 otherwise */
+	int term_signal; /* the signal that ended it, or 0 */
+	bool timed_out; /* the deadline passed: the process group was killed */
+	char *out; /* the last capture_max bytes of output, NUL-terminated */
 	size_t out_len;
 	double elapsed_s;
 };
@@ -38,11 +38,10 @@ struct spawn_result {
  * spawn_describe(). r may be NULL; otherwise release it with
  * spawn_result_free().
  */
-int spawn_run(const char *const argv[], const struct spawn_opts *o,
-	      struct spawn_result *r);
+int spawn_run(const char *const argv[], const struct spawn_opts *o, struct spawn_result *r);
 /* "exited with status 2", "killed by signal 9", "timed out after 10 s" */
-const char *spawn_describe(const struct spawn_result *r, unsigned int timeout_s,
-			   char *buf, size_t len);
+const char *spawn_describe(const struct spawn_result *r, unsigned int timeout_s, char *buf,
+			   size_t len);
 /* the last n lines of r->out (a pointer into it) */
 const char *spawn_tail(const struct spawn_result *r, unsigned int n);
 void spawn_result_free(struct spawn_result *r);

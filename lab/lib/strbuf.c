@@ -85,11 +85,11 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	int n;
 
 	va_copy(cp, ap);
-	n = vsnprintf(sb->alloc ? sb->buf + sb->len : NULL,
-		      sb->alloc ? sb->alloc - sb->len : 0, fmt, cp);
+	n = vsnprintf(sb->alloc ? sb->buf + sb->len : NULL, sb->alloc ? sb->alloc - sb->len : 0,
+		      fmt, cp);
 	va_end(cp);
 	if (n < 0)
-		return;	/* an encoding error: nothing is added */
+		return; /* an encoding error: nothing is added */
 	if ((size_t)n + 1 > (sb->alloc ? sb->alloc - sb->len : 0)) {
 		strbuf_grow(sb, (size_t)n);
 		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 struct strbuf {
-	size_t alloc;	/* 0: buf is the shared empty string */
+	size_t alloc; /* 0: buf is the shared empty string */
 	size_t len;
 	char *buf;
 };
@@ -40,8 +40,7 @@ void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
-void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 /* append s, preceded by sep unless sb is empty ("a, b, c" joins) */

@@ -247,8 +247,7 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len,
-		      unsigned int mode)
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned int mode)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -300,8 +299,7 @@ int mkdir_p(const char *path, unsigned int mode)
 	return 0;
 }
 
-static int rm_cb(const char *path, const struct stat *st, int flag,
-		 struct FTW *ftw)
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
 	(void)flag;
@@ -537,11 +535,28 @@ int parse_size(const char *s, uint64_t *bytes)
 		x = x * 10 + (uint64_t)(*p - '0');
 	}
 	switch (*p) {
-	case 'k': case 'K': mult = 1ULL << 10; p++; break;
-	case 'm': case 'M': mult = 1ULL << 20; p++; break;
-	case 'g': case 'G': mult = 1ULL << 30; p++; break;
-	case 't': case 'T': mult = 1ULL << 40; p++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		p++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		p++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		p++;
+		break;
+	case 't':
+	case 'T':
+		mult = 1ULL << 40;
+		p++;
+		break;
+	default:
+		break;
 	}
 	if (mult > 1 && (!strcmp(p, "iB") || !strcmp(p, "B")))
 		p += strlen(p);

@@ -42,9 +42,8 @@ struct strlist {
 	char **v;
 	size_t n, alloc;
 };
-void strlist_push(struct strlist *l, const char *s);	/* copies s */
-void strlist_pushf(struct strlist *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void strlist_push(struct strlist *l, const char *s); /* copies s */
+void strlist_pushf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strlist_free(struct strlist *l);
 
 /* an ordered list of owned key/value string pairs */
@@ -67,8 +66,7 @@ void kvlist_free(struct kvlist *l);
  * sees either the old or the new contents, never a half-written file.
  */
 char *read_file(const char *path, size_t *len, size_t max);
-int write_file_atomic(const char *path, const void *data, size_t len,
-		      unsigned int mode);
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned int mode);
 int mkdir_p(const char *path, unsigned int mode);
 int rm_rf(const char *path);
 int copy_file(const char *src, const char *dst, unsigned int mode);

@@ -14,7 +14,7 @@
 #include "lib/util.h"
 #include "lib/yamlfile.h"
 
-#define YF_MAX_DEPTH 8		/* nesting of lists and mappings */
+#define YF_MAX_DEPTH 8 /* nesting of lists and mappings */
 
 void yf_err(struct yfile *y, yaml_mark_t m, const char *field, const char *fmt, ...)
 {
@@ -61,8 +61,8 @@ const char *yf_pkey(char *buf, const char *path, const char *key)
 {
 	char s[YF_SHOWLEN];
 
-	if (snprintf(buf, YF_PATHLEN, "%s%s%s", path, *path ? "." : "",
-		     yf_shown(s, key)) >= YF_PATHLEN)
+	if (snprintf(buf, YF_PATHLEN, "%s%s%s", path, *path ? "." : "", yf_shown(s, key)) >=
+	    YF_PATHLEN)
 		memcpy(buf + YF_PATHLEN - 4, "...", 4);
 	return buf;
 }
@@ -115,15 +115,19 @@ static void syntax_error(struct yfile *y, const yaml_parser_t *p, const char *bu
 			m.column = buf[i] == '\n' ? 0 : m.column + 1;
 			m.line += buf[i] == '\n';
 		}
-		yf_err(y, m, "YAML", "%s (byte 0x%02x); save the file as UTF-8 text without "
-		       "control characters", p->problem ? p->problem : "unreadable text",
+		yf_err(y, m, "YAML",
+		       "%s (byte 0x%02x); save the file as UTF-8 text without "
+		       "control characters",
+		       p->problem ? p->problem : "unreadable text",
 		       (unsigned int)p->problem_value & 0xff);
 	} else if (p->error == YAML_MEMORY_ERROR) {
 		yf_err(y, m, "YAML", "out of memory while parsing; make the file smaller");
 	} else if (p->context) {
-		yf_err(y, m, "YAML", "%s %s started at line %zu column %zu; fix the YAML syntax "
-		       "(indentation, quoting, brackets)", p->problem ? p->problem : "syntax error",
-		       p->context, p->context_mark.line + 1, p->context_mark.column + 1);
+		yf_err(y, m, "YAML",
+		       "%s %s started at line %zu column %zu; fix the YAML syntax "
+		       "(indentation, quoting, brackets)",
+		       p->problem ? p->problem : "syntax error", p->context,
+		       p->context_mark.line + 1, p->context_mark.column + 1);
 	} else {
 		yf_err(y, m, "YAML", "%s; fix the YAML syntax (indentation, quoting, brackets)",
 		       p->problem ? p->problem : "syntax error");
@@ -135,18 +139,20 @@ static bool scan_event(struct yfile *y, const yaml_event_t *ev, int *docs, int *
 	char s[YF_SHOWLEN];
 
 	if (ev->type == YAML_ALIAS_EVENT)
-		yf_err(y, ev->start_mark, "YAML", "alias '*%s' is not supported; write the value "
-		       "out in full", yf_shown(s, (const char *)ev->data.alias.anchor));
+		yf_err(y, ev->start_mark, "YAML",
+		       "alias '*%s' is not supported; write the value "
+		       "out in full",
+		       yf_shown(s, (const char *)ev->data.alias.anchor));
 	else if (ev->type == YAML_DOCUMENT_START_EVENT && ++*docs == 2)
-		yf_err(y, ev->start_mark, "YAML", "a second YAML document; the file holds "
+		yf_err(y, ev->start_mark, "YAML",
+		       "a second YAML document; the file holds "
 		       "exactly one (remove the extra '---')");
 	if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
 		++*depth;
 	else if (ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT)
 		--*depth;
 	if (*depth > YF_MAX_DEPTH) {
-		yf_err(y, ev->start_mark, "YAML", "nested more than %d levels deep",
-		       YF_MAX_DEPTH);
+		yf_err(y, ev->start_mark, "YAML", "nested more than %d levels deep", YF_MAX_DEPTH);
 		return true;
 	}
 	return ev->type == YAML_STREAM_END_EVENT;
@@ -212,8 +218,7 @@ void yf_close(struct yfile *y)
 
 /* ---- values ---- */
 
-const char *yf_text(struct yfile *y, yaml_node_t *n, const char *field, size_t max,
-		    size_t *len)
+const char *yf_text(struct yfile *y, yaml_node_t *n, const char *field, size_t max, size_t *len)
 {
 	if (n->type != YAML_SCALAR_NODE) {
 		yf_err(y, n->start_mark, field, "got %s; expected a text", yf_kind(n));
@@ -247,8 +252,10 @@ const char *yf_scalar(struct yfile *y, yaml_node_t *n, const char *field, const 
 	}
 	for (size_t i = 0; i < n->data.scalar.length; i++) {
 		if (v[i] < 0x20 || v[i] == 0x7f) {
-			yf_err(y, n->start_mark, field, "contains the control character 0x%02x; "
-			       "expected %s on one line", v[i], want);
+			yf_err(y, n->start_mark, field,
+			       "contains the control character 0x%02x; "
+			       "expected %s on one line",
+			       v[i], want);
 			return NULL;
 		}
 	}
@@ -297,8 +304,7 @@ int yf_enum(struct yfile *y, yaml_node_t *n, const char *field, const char *cons
 	for (int i = 0; choices[i]; i++)
 		if (!strcmp(v, choices[i]))
 			return i;
-	yf_err(y, n->start_mark, field, "'%s' is not allowed; expected %s", yf_shown(s, v),
-	       want);
+	yf_err(y, n->start_mark, field, "'%s' is not allowed; expected %s", yf_shown(s, v), want);
 	return -1;
 }
 
@@ -366,18 +372,22 @@ static struct yfield *map_field(struct yfile *y, yaml_node_t *k, const char *fie
 			continue;
 		if (!f[i].val)
 			return &f[i];
-		yf_err(y, k->start_mark, yf_pkey(p, field, key), "duplicate key (first given "
-		       "at line %zu); give each key once", f[i].key_node->start_mark.line + 1);
+		yf_err(y, k->start_mark, yf_pkey(p, field, key),
+		       "duplicate key (first given "
+		       "at line %zu); give each key once",
+		       f[i].key_node->start_mark.line + 1);
 		return NULL;
 	}
-	yf_err(y, k->start_mark, yf_pkey(p, field, key), "unknown key '%s'%s; allowed keys "
-	       "here: %s", yf_shown(s, key), suggest(dym, sizeof(dym), key, keys),
+	yf_err(y, k->start_mark, yf_pkey(p, field, key),
+	       "unknown key '%s'%s; allowed keys "
+	       "here: %s",
+	       yf_shown(s, key), suggest(dym, sizeof(dym), key, keys),
 	       join(list, sizeof(list), keys));
 	return NULL;
 }
 
-bool yf_map(struct yfile *y, yaml_node_t *n, const char *field, const char *want,
-	    struct yfield *f, size_t nf)
+bool yf_map(struct yfile *y, yaml_node_t *n, const char *field, const char *want, struct yfield *f,
+	    size_t nf)
 {
 	const char *keys[16];
 
@@ -386,12 +396,12 @@ bool yf_map(struct yfile *y, yaml_node_t *n, const char *field, const char *want
 		return false;
 	}
 	if (nf >= ARRAY_SIZE(keys))
-		nf = ARRAY_SIZE(keys) - 1;	/* a caller's bug: nf < 16 */
+		nf = ARRAY_SIZE(keys) - 1; /* a caller's bug: nf < 16 */
 	for (size_t i = 0; i < nf; i++)
 		keys[i] = f[i].key;
 	keys[nf] = NULL;
-	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
-	     pr < n->data.mapping.pairs.top; pr++) {
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	     pr++) {
 		yaml_node_t *k = yaml_document_get_node(&y->doc, pr->key);
 		struct yfield *hit = map_field(y, k, field, f, nf, keys);
 
@@ -412,8 +422,7 @@ void yf_missing(struct yfile *y, yaml_node_t *map, const char *field, const char
 	       "required key is missing; add it, e.g. '%s: %s'", key, example);
 }
 
-bool yf_seq(struct yfile *y, yaml_node_t *n, const char *field, const char *example,
-	    size_t max)
+bool yf_seq(struct yfile *y, yaml_node_t *n, const char *field, const char *example, size_t max)
 {
 	if (n->type != YAML_SEQUENCE_NODE) {
 		yf_err(y, n->start_mark, field, "got %s; expected a list such as %s", yf_kind(n),

@@ -26,21 +26,21 @@
 #include <yaml.h>
 
 #define YF_MAX_ERRORS 20
-#define YF_STR_MAX 4096		/* any one scalar */
-#define YF_PATHLEN 160		/* field paths in messages */
-#define YF_SHOWLEN 48		/* user text quoted in messages */
+#define YF_STR_MAX 4096 /* any one scalar */
+#define YF_PATHLEN 160 /* field paths in messages */
+#define YF_SHOWLEN 48 /* user text quoted in messages */
 
 struct yfile {
-	const char *name;	/* the file, in messages */
+	const char *name; /* the file, in messages */
 	yaml_document_t doc;
-	bool loaded;		/* doc holds a document */
+	bool loaded; /* doc holds a document */
 	unsigned int nerr;
 };
 
 /* one key of a mapping with a fixed set of keys */
 struct yfield {
 	const char *key;
-	yaml_node_t *key_node;	/* NULL when not given */
+	yaml_node_t *key_node; /* NULL when not given */
 	yaml_node_t *val;
 };
 
@@ -66,11 +66,9 @@ const char *yf_pidx(char *buf, const char *path, size_t i);
 const char *yf_pkey(char *buf, const char *path, const char *key);
 
 /* the scalar's text (one line, at most YF_STR_MAX), or NULL after an error */
-const char *yf_scalar(struct yfile *y, yaml_node_t *n, const char *field,
-		      const char *want);
+const char *yf_scalar(struct yfile *y, yaml_node_t *n, const char *field, const char *want);
 /* any scalar text (newlines allowed) up to max bytes, or NULL after an error */
-const char *yf_text(struct yfile *y, yaml_node_t *n, const char *field, size_t max,
-		    size_t *len);
+const char *yf_text(struct yfile *y, yaml_node_t *n, const char *field, size_t max, size_t *len);
 bool yf_uint(struct yfile *y, yaml_node_t *n, const char *field, unsigned long long min,
 	     unsigned long long max, unsigned long long *out);
 /* index in choices (NULL-terminated), or -1 after an error */
@@ -79,12 +77,11 @@ int yf_enum(struct yfile *y, yaml_node_t *n, const char *field, const char *cons
  * Fill f[0..nf) (nf < 16) from mapping n: unknown and duplicate keys are
  * errors. false after an error when n is not a mapping.
  */
-bool yf_map(struct yfile *y, yaml_node_t *n, const char *field, const char *want,
-	    struct yfield *f, size_t nf);
+bool yf_map(struct yfile *y, yaml_node_t *n, const char *field, const char *want, struct yfield *f,
+	    size_t nf);
 void yf_missing(struct yfile *y, yaml_node_t *map, const char *field, const char *key,
 		const char *example);
 /* a list of at most max items, or false after an error */
-bool yf_seq(struct yfile *y, yaml_node_t *n, const char *field, const char *example,
-	    size_t max);
+bool yf_seq(struct yfile *y, yaml_node_t *n, const char *field, const char *example, size_t max);
 
 #endif

@@ -26,15 +26,14 @@
 static const char *const recipe_keys[] = { "bug", "expect", "good", NULL };
 
 static const char *const op_words[] = {
-	">", ">=", "<", "<=", "==", "!=",
-	"gt", "ge", "lt", "le", "eq", "ne", NULL,
+	">", ">=", "<", "<=", "==", "!=", "gt", "ge", "lt", "le", "eq", "ne", NULL,
 };
 
 /* what the callbacks share */
 struct rstate {
 	struct recipe *r;
-	yaml_mark_t *k_marks;	/* per expectation, where k was given (or the entry) */
-	yaml_mark_t *metric_marks;	/* per expectation, where its metric was given */
+	yaml_mark_t *k_marks; /* per expectation, where k was given (or the entry) */
+	yaml_mark_t *metric_marks; /* per expectation, where its metric was given */
 	yaml_mark_t good_mark;
 	yaml_mark_t root_mark;
 };
@@ -45,7 +44,7 @@ static bool name_ok(const char *s)
 
 	return len >= 1 && len <= JOB_NAME_MAX &&
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789._-") == len;
+			 "0123456789._-") == len;
 }
 
 /* "path.key" into buf; a path too long is cut: it only labels a message */
@@ -74,13 +73,16 @@ static void parse_bug(struct job_yaml *y, struct rstate *st, yaml_node_t *n)
 		return;
 	if (!f[B_ID].val)
 		job_yaml_missing(y, n, "bug", "id", "\"bsc#1206848\"");
-	else if ((v = job_yaml_scalar(y, f[B_ID].val, "bug.id", "the report's id (\"bsc#1206848\", \"bz 217011\")")))
+	else if ((v = job_yaml_scalar(y, f[B_ID].val, "bug.id",
+				      "the report's id (\"bsc#1206848\", \"bz 217011\")")))
 		st->r->bug_id = xstrdup(v);
 	if (!f[B_TITLE].val)
 		job_yaml_missing(y, n, "bug", "title", "\"kcompactd uses 100% CPU\"");
-	else if ((v = job_yaml_scalar(y, f[B_TITLE].val, "bug.title", "the report's title on one line")))
+	else if ((v = job_yaml_scalar(y, f[B_TITLE].val, "bug.title",
+				      "the report's title on one line")))
 		st->r->bug_title = xstrdup(v);
-	if (f[B_URL].val && (v = job_yaml_scalar(y, f[B_URL].val, "bug.url", "the report's address")))
+	if (f[B_URL].val &&
+	    (v = job_yaml_scalar(y, f[B_URL].val, "bug.url", "the report's address")))
 		st->r->bug_url = xstrdup(v);
 }
 
@@ -98,7 +100,8 @@ static bool get_true(struct job_yaml *y, yaml_node_t *n, const char *path)
 		return true;
 	if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"))
 		job_yaml_err(y, n->start_mark, path,
-			     "'%s' expects nothing; expected true (leave the entry out otherwise)", v);
+			     "'%s' expects nothing; expected true (leave the entry out otherwise)",
+			     v);
 	else
 		job_yaml_err(y, n->start_mark, path, "'%.40s' is not a boolean; expected true", v);
 	return false;
@@ -114,14 +117,16 @@ static bool get_number(struct job_yaml *y, yaml_node_t *n, const char *path, dou
 	errno = 0;
 	*out = strtod(v, &end);
 	if (end == v || *end || errno || !isfinite(*out)) {
-		job_yaml_err(y, n->start_mark, path, "'%.40s' is not a number; expected a number such as 0.5, 100 or 1e6", v);
+		job_yaml_err(y, n->start_mark, path,
+			     "'%.40s' is not a number; expected a number such as 0.5, 100 or 1e6",
+			     v);
 		return false;
 	}
 	return true;
 }
 
-static void parse_metric(struct job_yaml *y, struct job_field *f, yaml_node_t *n,
-			 const char *path, struct expectation *e)
+static void parse_metric(struct job_yaml *y, struct job_field *f, yaml_node_t *n, const char *path,
+			 struct expectation *e)
 {
 	char p[PATHLEN], err[256];
 	const char *v;
@@ -133,8 +138,10 @@ static void parse_metric(struct job_yaml *y, struct job_field *f, yaml_node_t *n
 		e->text = xstrdup(v);
 		e->expr = expr_parse(v, err, sizeof(err));
 		if (!e->expr)
-			job_yaml_err(y, f[E_METRIC].val->start_mark, p, "%s; expected an expression "
-				     "such as \"kthread.kcompactd0.cpu_s / time.elapsed_s\"", err);
+			job_yaml_err(y, f[E_METRIC].val->start_mark, p,
+				     "%s; expected an expression "
+				     "such as \"kthread.kcompactd0.cpu_s / time.elapsed_s\"",
+				     err);
 	}
 	if (!f[E_OP].val) {
 		job_yaml_missing(y, n, path, "op", "\">\"");
@@ -168,21 +175,22 @@ static void parse_dmesg(struct job_yaml *y, yaml_node_t *v_node, const char *pat
 	if (rc) {
 		regerror(rc, &e->re, msg, sizeof(msg));
 		regfree(&e->re);
-		job_yaml_err(y, v_node->start_mark, p, "'%.40s' is not a valid regular "
+		job_yaml_err(y, v_node->start_mark, p,
+			     "'%.40s' is not a valid regular "
 			     "expression (%s); expected a POSIX extended regex such as "
-			     "\"WARNING: .* at mm/compaction.c\"", v, msg);
+			     "\"WARNING: .* at mm/compaction.c\"",
+			     v, msg);
 		return;
 	}
 	e->has_re = true;
 }
 
-static void parse_expect_entry(struct job_yaml *y, struct rstate *st, yaml_node_t *n,
-			       size_t idx)
+static void parse_expect_entry(struct job_yaml *y, struct rstate *st, yaml_node_t *n, size_t idx)
 {
 	struct job_field f[E_N] = {
 		[E_METRIC] = { .key = "metric" }, [E_OP] = { .key = "op" },
-		[E_VALUE] = { .key = "value" }, [E_DMESG] = { .key = "dmesg" },
-		[E_CRASH] = { .key = "crash" }, [E_HANG] = { .key = "hang" },
+		[E_VALUE] = { .key = "value" },	  [E_DMESG] = { .key = "dmesg" },
+		[E_CRASH] = { .key = "crash" },	  [E_HANG] = { .key = "hang" },
 		[E_K] = { .key = "k" },
 	};
 	static const int kinds[] = { E_METRIC, E_DMESG, E_CRASH, E_HANG };
@@ -194,8 +202,10 @@ static void parse_expect_entry(struct job_yaml *y, struct rstate *st, yaml_node_
 	e->k = 1;
 	e->line = (unsigned int)n->start_mark.line + 1;
 	st->k_marks[idx] = n->start_mark;
-	if (!job_yaml_map(y, n, path, "a mapping such as { metric: \"time.elapsed_s\", op: \">\", value: 10 } or { crash: true }",
-			  f, E_N))
+	if (!job_yaml_map(
+		    y, n, path,
+		    "a mapping such as { metric: \"time.elapsed_s\", op: \">\", value: 10 } or { crash: true }",
+		    f, E_N))
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
 		struct job_field *kf = &f[kinds[i]];
@@ -204,16 +214,18 @@ static void parse_expect_entry(struct job_yaml *y, struct rstate *st, yaml_node_
 			continue;
 		if (first >= 0) {
 			sub(p, path, kf->key);
-			job_yaml_err(y, kf->key_node->start_mark, p,
-				     "cannot be combined with '%s'; give one expectation per entry of expect",
-				     f[first].key);
+			job_yaml_err(
+				y, kf->key_node->start_mark, p,
+				"cannot be combined with '%s'; give one expectation per entry of expect",
+				f[first].key);
 			return;
 		}
 		first = kinds[i];
 	}
 	if (first < 0) {
-		job_yaml_err(y, n->start_mark, path,
-			     "says nothing to expect; expected one of the keys metric (with op and value), dmesg, crash, hang");
+		job_yaml_err(
+			y, n->start_mark, path,
+			"says nothing to expect; expected one of the keys metric (with op and value), dmesg, crash, hang");
 		return;
 	}
 	if (first != E_METRIC) {
@@ -221,9 +233,10 @@ static void parse_expect_entry(struct job_yaml *y, struct rstate *st, yaml_node_
 			if (!f[i].val)
 				continue;
 			sub(p, path, f[i].key);
-			job_yaml_err(y, f[i].key_node->start_mark, p,
-				     "only goes with 'metric'; remove it from this '%s' expectation",
-				     f[first].key);
+			job_yaml_err(
+				y, f[i].key_node->start_mark, p,
+				"only goes with 'metric'; remove it from this '%s' expectation",
+				f[first].key);
 		}
 	}
 	switch (first) {
@@ -261,14 +274,16 @@ static void parse_expect(struct job_yaml *y, struct rstate *st, yaml_node_t *n)
 	size_t len;
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, n->start_mark, "expect", "got %s; expected a list of expectations such as [ { crash: true } ]",
+		job_yaml_err(y, n->start_mark, "expect",
+			     "got %s; expected a list of expectations such as [ { crash: true } ]",
 			     job_yaml_kind(n));
 		return;
 	}
 	len = job_yaml_seq_len(n);
 	if (len < 1 || len > RECIPE_MAX_EXPECT) {
-		job_yaml_err(y, n->start_mark, "expect", "has %zu entries; expected 1..%d expectations",
-			     len, RECIPE_MAX_EXPECT);
+		job_yaml_err(y, n->start_mark, "expect",
+			     "has %zu entries; expected 1..%d expectations", len,
+			     RECIPE_MAX_EXPECT);
 		return;
 	}
 	st->r->expect = xcalloc(len, sizeof(*st->r->expect));
@@ -279,8 +294,8 @@ static void parse_expect(struct job_yaml *y, struct rstate *st, yaml_node_t *n)
 		parse_expect_entry(y, st, job_yaml_seq_item(y, n, i), i);
 }
 
-static void on_key(struct job_yaml *y, const char *key, void *root_v, void *key_node,
-		   void *val_v, void *arg)
+static void on_key(struct job_yaml *y, const char *key, void *root_v, void *key_node, void *val_v,
+		   void *arg)
 {
 	struct rstate *st = arg;
 	yaml_node_t *root = root_v, *val = val_v;
@@ -290,7 +305,8 @@ static void on_key(struct job_yaml *y, const char *key, void *root_v, void *key_
 	st->root_mark = root->start_mark;
 	if (!strcmp(key, "bug")) {
 		if (!val)
-			job_yaml_missing(y, root, "", "bug", "{ id: \"bsc#1206848\", title: \"...\" }");
+			job_yaml_missing(y, root, "", "bug",
+					 "{ id: \"bsc#1206848\", title: \"...\" }");
 		else
 			parse_bug(y, st, val);
 	} else if (!strcmp(key, "expect")) {
@@ -302,7 +318,10 @@ static void on_key(struct job_yaml *y, const char *key, void *root_v, void *key_
 		st->good_mark = val->start_mark;
 		v = job_yaml_scalar(y, val, "good", "the name of the known-good variant");
 		if (v && !name_ok(v))
-			job_yaml_err(y, val->start_mark, "good", "'%.40s' is not a variant name; expected the name of one of the variants", v);
+			job_yaml_err(
+				y, val->start_mark, "good",
+				"'%.40s' is not a variant name; expected the name of one of the variants",
+				v);
 		else if (v)
 			st->r->good = xstrdup(v);
 	}
@@ -313,8 +332,8 @@ static void on_key(struct job_yaml *y, const char *key, void *root_v, void *key_
  * the workload never reports can never be met: every run would be
  * INCONCLUSIVE. Say so, with the names it does report.
  */
-static void check_workload_names(struct job_yaml *y, const struct job *job,
-				 struct rstate *st, size_t idx)
+static void check_workload_names(struct job_yaml *y, const struct job *job, struct rstate *st,
+				 size_t idx)
 {
 	const struct workload_def *w = workload_find(job->workload.name);
 	const struct expectation *e = &st->r->expect[idx];
@@ -341,9 +360,12 @@ static void check_workload_names(struct job_yaml *y, const struct job *job,
 			strbuf_addsep(&sb, ", ", m->name);
 		list = sb.len ? strbuf_detach(&sb) : NULL;
 		snprintf(p, sizeof(p), "expect[%zu].metric", idx);
-		job_yaml_err(y, st->metric_marks[idx], p, "%s reports no metric '%s' (its "
-			     "metrics: %s%s)", w->name, nm, list ? list : "none",
-			     list && strstr(list, ".T*") ? "; T* is a thread count, as in .T1" : "");
+		job_yaml_err(y, st->metric_marks[idx], p,
+			     "%s reports no metric '%s' (its "
+			     "metrics: %s%s)",
+			     w->name, nm, list ? list : "none",
+			     list && strstr(list, ".T*") ? "; T* is a thread count, as in .T1" :
+							   "");
 		free(list);
 	}
 	strlist_free(&names);
@@ -374,11 +396,15 @@ static void on_check(struct job_yaml *y, const struct job *job, void *arg)
 		if (job->variants[i].name && !strcmp(job->variants[i].name, r->good))
 			break;
 	if (i == job->nvariants)
-		job_yaml_err(y, st->good_mark, "good", "'%s' is not the name of a variant; "
-			     "expected the name of the known-good one among the variants", r->good);
+		job_yaml_err(y, st->good_mark, "good",
+			     "'%s' is not the name of a variant; "
+			     "expected the name of the known-good one among the variants",
+			     r->good);
 	else if (job->nvariants < 2)
-		job_yaml_err(y, st->good_mark, "good", "the only variant cannot be the known-good "
-			     "one; add the reported-bad kernel as another variant, or remove 'good'");
+		job_yaml_err(
+			y, st->good_mark, "good",
+			"the only variant cannot be the known-good "
+			"one; add the reported-bad kernel as another variant, or remove 'good'");
 }
 
 /* the recipe's default name: its file name without .yaml, made a valid name */
@@ -393,7 +419,8 @@ static char *default_name(const char *path)
 	else if (len > 4 && !strcmp(s + len - 4, ".yml"))
 		s[len - 4] = '\0';
 	for (size_t i = 0; s[i] && j < JOB_NAME_MAX; i++)
-		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", s[i]))
+		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-",
+			   s[i]))
 			s[j++] = s[i];
 	s[j] = '\0';
 	if (!j) {
@@ -403,16 +430,22 @@ static char *default_name(const char *path)
 	return s;
 }
 
-int recipe_load_buffer(const char *name, const char *buf, size_t len,
-		       const char *dir, struct recipe **out)
+int recipe_load_buffer(const char *name, const char *buf, size_t len, const char *dir,
+		       struct recipe **out)
 {
 	struct recipe *r = xcalloc(1, sizeof(*r));
 	struct rstate st = { .r = r };
 	char *dname = default_name(name);
 	struct job_ext ext = {
-		.keys = recipe_keys, .parse = on_key, .check = on_check, .arg = &st,
-		.iterations_key = "runs", .iterations_def = RECIPE_RUNS_DEFAULT,
-		.default_name = dname, .what = "recipe", .doc = "docs/repro.md",
+		.keys = recipe_keys,
+		.parse = on_key,
+		.check = on_check,
+		.arg = &st,
+		.iterations_key = "runs",
+		.iterations_def = RECIPE_RUNS_DEFAULT,
+		.default_name = dname,
+		.what = "recipe",
+		.doc = "docs/repro.md",
 	};
 	int ret;
 
@@ -470,12 +503,18 @@ const char *expect_op_name(enum expect_op op)
 bool expect_op_holds(enum expect_op op, double a, double b)
 {
 	switch (op) {
-	case EOP_GT: return a > b;
-	case EOP_GE: return a >= b;
-	case EOP_LT: return a < b;
-	case EOP_LE: return a <= b;
-	case EOP_EQ: return a == b;
-	case EOP_NE: return a != b;
+	case EOP_GT:
+		return a > b;
+	case EOP_GE:
+		return a >= b;
+	case EOP_LT:
+		return a < b;
+	case EOP_LE:
+		return a <= b;
+	case EOP_EQ:
+		return a == b;
+	case EOP_NE:
+		return a != b;
 	}
 	return false;
 }
@@ -509,8 +548,8 @@ json_t *recipe_json(const struct recipe *r)
 	for (size_t i = 0; i < r->nexpect; i++) {
 		const struct expectation *e = &r->expect[i];
 		char *d = expect_describe(e);
-		json_t *o = json_pack("{s:i, s:s, s:s, s:i}", "index", (int)i,
-				      "kind", kind_name(e->kind), "describe", d, "k", (int)e->k);
+		json_t *o = json_pack("{s:i, s:s, s:s, s:i}", "index", (int)i, "kind",
+				      kind_name(e->kind), "describe", d, "k", (int)e->k);
 
 		if (e->kind == EXPECT_METRIC) {
 			json_object_set_new(o, "metric", json_string(e->text));
@@ -522,9 +561,8 @@ json_t *recipe_json(const struct recipe *r)
 		json_array_append_new(ex, o);
 		free(d);
 	}
-	return json_pack("{s:s, s:{s:s, s:s, s:s?}, s:s?, s:i, s:o}",
-			 "file", r->path, "bug", "id", r->bug_id, "title", r->bug_title,
-			 "url", r->bug_url, "good", r->good,
+	return json_pack("{s:s, s:{s:s, s:s, s:s?}, s:s?, s:i, s:o}", "file", r->path, "bug", "id",
+			 r->bug_id, "title", r->bug_title, "url", r->bug_url, "good", r->good,
 			 "runs", (int)(r->job ? r->job->iterations : 0), "expect", ex);
 }
 
@@ -556,8 +594,10 @@ static int parse_condition(const char *s, struct expectation *e, char *err, size
 		}
 	}
 	if (!best) {
-		snprintf(err, len, "'%s' has no comparison; expected "
-			 "\"metric:EXPR OP VALUE\" with OP one of > >= < <= == !=", s);
+		snprintf(err, len,
+			 "'%s' has no comparison; expected "
+			 "\"metric:EXPR OP VALUE\" with OP one of > >= < <= == !=",
+			 s);
 		return -1;
 	}
 	e->value = strtod(best + blen, &end);
@@ -579,8 +619,8 @@ static int parse_condition(const char *s, struct expectation *e, char *err, size
 	return 0;
 }
 
-int expect_from_signature(const char *sig, unsigned int k, struct expectation *e,
-			  char *err, size_t len)
+int expect_from_signature(const char *sig, unsigned int k, struct expectation *e, char *err,
+			  size_t len)
 {
 	int rc;
 
@@ -606,15 +646,17 @@ int expect_from_signature(const char *sig, unsigned int k, struct expectation *e
 		if (rc) {
 			regerror(rc, &e->re, msg, sizeof(msg));
 			regfree(&e->re);
-			snprintf(err, len, "'%s' is not a valid regular expression (%s)",
-				 sig + 6, msg);
+			snprintf(err, len, "'%s' is not a valid regular expression (%s)", sig + 6,
+				 msg);
 			return -1;
 		}
 		e->has_re = true;
 		e->text = xstrdup(sig + 6);
 		return 0;
 	}
-	snprintf(err, len, "'%s' is not a signature; expected 'dmesg:REGEX', 'crash', "
-		 "'hang' or 'metric:EXPR OP VALUE'", sig);
+	snprintf(err, len,
+		 "'%s' is not a signature; expected 'dmesg:REGEX', 'crash', "
+		 "'hang' or 'metric:EXPR OP VALUE'",
+		 sig);
 	return -1;
 }

@@ -28,7 +28,7 @@
 #include "lib/util.h"
 
 #define CONSOLE_MAX (16u << 20)
-#define LINES_KEPT 5		/* matched console lines kept per run and expectation */
+#define LINES_KEPT 5 /* matched console lines kept per run and expectation */
 #define LINE_MAX_SHOWN 300
 
 enum outcome { MET, NOT_MET, UNKNOWN };
@@ -38,7 +38,9 @@ static const char *const outcome_names[] = { "met", "not met", "unknown" };
 enum verdict { V_REPRODUCED, V_NOT_REPRODUCED, V_INCONCLUSIVE };
 
 static const char *const verdict_names[] = {
-	"REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE",
+	"REPRODUCED",
+	"NOT REPRODUCED",
+	"INCONCLUSIVE",
 };
 
 /* "the run crashed", "the run timed out" */
@@ -101,11 +103,13 @@ static json_t *eval_one(const struct expectation *e, const char *status, json_t 
 	switch (e->kind) {
 	case EXPECT_METRIC:
 		if (!ok) {
-			json_object_set_new(res, "why", json_sprintf("no metrics: the run %s", ended(status)));
+			json_object_set_new(res, "why",
+					    json_sprintf("no metrics: the run %s", ended(status)));
 		} else if (expr_eval(e->expr, lookup, metrics, &v, err, sizeof(err)) < 0) {
 			json_object_set_new(res, "why", json_string(err));
 		} else if (isnan(v)) {
-			json_object_set_new(res, "why", json_string("the expression is not a number"));
+			json_object_set_new(res, "why",
+					    json_string("the expression is not a number"));
 		} else {
 			json_object_set_new(res, "value", json_real(v));
 			*o = expect_op_holds(e->op, v, e->value) ? MET : NOT_MET;
@@ -121,8 +125,9 @@ static json_t *eval_one(const struct expectation *e, const char *status, json_t 
 		else if (ok || crashed)
 			*o = NOT_MET;
 		else
-			json_object_set_new(res, "why", json_sprintf(
-				"no match, but the run %s before its end", ended(status)));
+			json_object_set_new(res, "why",
+					    json_sprintf("no match, but the run %s before its end",
+							 ended(status)));
 		json_object_set_new(res, "lines", lines);
 		break;
 	}
@@ -205,13 +210,14 @@ static json_t *eval_variant(const struct recipe *r, json_t *var, unsigned int ru
 			enum outcome o;
 
 			json_array_append_new(results, eval_one(&r->expect[j], status,
-				json_object_get(it, "metrics"), console, &o));
+								json_object_get(it, "metrics"),
+								console, &o));
 			met[j] += o == MET;
 			no[j] += o == NOT_MET;
 			unk[j] += o == UNKNOWN;
 		}
-		json_array_append_new(runs_j, json_pack("{s:I, s:s, s:o}", "index", idx,
-							"status", status, "results", results));
+		json_array_append_new(runs_j, json_pack("{s:I, s:s, s:o}", "index", idx, "status",
+							status, "results", results));
 		free(console);
 		seen++;
 	}
@@ -225,22 +231,24 @@ static json_t *eval_variant(const struct recipe *r, json_t *var, unsigned int ru
 		v = expect_verdict(met[j], unk[j], r->expect[j].k);
 		any_rep |= v == V_REPRODUCED;
 		all_not &= v == V_NOT_REPRODUCED;
-		json_array_append_new(ex, json_pack("{s:i, s:s, s:i, s:i, s:i, s:i, s:s}",
-			"index", (int)j, "describe", d, "k", (int)r->expect[j].k,
-			"met", (int)met[j], "not_met", (int)no[j], "unknown", (int)unk[j],
-			"verdict", verdict_names[v]));
+		json_array_append_new(ex, json_pack("{s:i, s:s, s:i, s:i, s:i, s:i, s:s}", "index",
+						    (int)j, "describe", d, "k", (int)r->expect[j].k,
+						    "met", (int)met[j], "not_met", (int)no[j],
+						    "unknown", (int)unk[j], "verdict",
+						    verdict_names[v]));
 		free(d);
 	}
 	free(met);
 	free(unk);
 	free(no);
-	return json_pack("{s:s, s:s?, s:s, s:i, s:s, s:o, s:o}",
-		"name", name,
-		"kernel", json_string_value(json_object_get(json_object_get(var, "kernel"), "release")),
-		"role", r->good && !strcmp(r->good, name) ? "good" : "test",
-		"runs", (int)(seen > runs ? seen : runs),
-		"verdict", verdict_names[any_rep ? V_REPRODUCED : all_not ? V_NOT_REPRODUCED
-					 : V_INCONCLUSIVE],
+	return json_pack(
+		"{s:s, s:s?, s:s, s:i, s:s, s:o, s:o}", "name", name, "kernel",
+		json_string_value(json_object_get(json_object_get(var, "kernel"), "release")),
+		"role", r->good && !strcmp(r->good, name) ? "good" : "test", "runs",
+		(int)(seen > runs ? seen : runs), "verdict",
+		verdict_names[any_rep ? V_REPRODUCED :
+			      all_not ? V_NOT_REPRODUCED :
+					V_INCONCLUSIVE],
 		"expect", ex, "runs_table", runs_j);
 }
 
@@ -293,11 +301,10 @@ static json_t *compare_metric(json_t *bad, json_t *good, size_t j)
 	stats_summarize(vb, nb, false, &sb);
 	stats_summarize(vg, ng, false, &sg);
 	stats_welch(&sg, &sb, 0.95, &t);
-	o = json_pack("{s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, s:o}}", "test", "welch",
-		      "bad", "n", (int)sb.n, "mean", num_or_null(sb.mean),
-		      "stddev", num_or_null(sb.stddev),
-		      "good", "n", (int)sg.n, "mean", num_or_null(sg.mean),
-		      "stddev", num_or_null(sg.stddev));
+	o = json_pack("{s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, s:o}}", "test", "welch", "bad", "n",
+		      (int)sb.n, "mean", num_or_null(sb.mean), "stddev", num_or_null(sb.stddev),
+		      "good", "n", (int)sg.n, "mean", num_or_null(sg.mean), "stddev",
+		      num_or_null(sg.stddev));
 	if (t.valid) {
 		json_object_set_new(o, "p", json_real(t.p));
 		if (isfinite(t.rel))
@@ -321,10 +328,9 @@ static json_t *compare_counts(json_t *bad, json_t *good, size_t j)
 	unsigned int c = (unsigned int)json_integer_value(json_object_get(eg, "met"));
 	unsigned int d = (unsigned int)json_integer_value(json_object_get(eg, "not_met"));
 	double p = repro_fisher(a, b, c, d);
-	json_t *o = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:b}", "test", "fisher",
-			      "bad", "met", (int)a, "not_met", (int)b,
-			      "good", "met", (int)c, "not_met", (int)d,
-			      "significant", a + b && c + d && p < 0.05);
+	json_t *o = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:b}", "test", "fisher", "bad",
+			      "met", (int)a, "not_met", (int)b, "good", "met", (int)c, "not_met",
+			      (int)d, "significant", a + b && c + d && p < 0.05);
 
 	if (a + b && c + d)
 		json_object_set_new(o, "p", json_real(p));
@@ -349,11 +355,14 @@ static void add_comparisons(const struct recipe *r, json_t *vars, json_t *out)
 			continue;
 		for (size_t j = 0; j < r->nexpect; j++) {
 			json_t *c = r->expect[j].kind == EXPECT_METRIC ?
-				    compare_metric(v, good, j) : compare_counts(v, good, j);
+					    compare_metric(v, good, j) :
+					    compare_counts(v, good, j);
 			char *d = expect_describe(&r->expect[j]);
 
-			json_object_set_new(c, "variant", json_object_get(v, "name") ?
-					    json_copy(json_object_get(v, "name")) : json_null());
+			json_object_set_new(c, "variant",
+					    json_object_get(v, "name") ?
+						    json_copy(json_object_get(v, "name")) :
+						    json_null());
 			json_object_set(c, "good", json_object_get(good, "name"));
 			json_object_set_new(c, "expect", json_integer((json_int_t)j));
 			json_object_set_new(c, "describe", json_string(d));
@@ -366,8 +375,8 @@ static void add_comparisons(const struct recipe *r, json_t *vars, json_t *out)
 json_t *repro_evaluate(const struct recipe *r, json_t *run, const char *run_dir)
 {
 	json_t *vars = json_array(), *v, *cmp = json_array(), *notes = json_array();
-	unsigned int runs = (unsigned int)json_integer_value(json_object_get(
-		json_object_get(run, "job_resolved"), "iterations"));
+	unsigned int runs = (unsigned int)json_integer_value(
+		json_object_get(json_object_get(run, "job_resolved"), "iterations"));
 	bool rep = false, inc = false, tested = false, good_rep = false;
 	int code;
 	size_t i;
@@ -395,17 +404,21 @@ json_t *repro_evaluate(const struct recipe *r, json_t *run, const char *run_dir)
 	if (!tested)
 		inc = true;
 	if (good_rep)
-		json_array_append_new(notes, json_sprintf(
-			"the known-good variant '%s' reproduces too: the recipe does not tell the kernels apart",
-			r->good));
+		json_array_append_new(
+			notes,
+			json_sprintf(
+				"the known-good variant '%s' reproduces too: the recipe does not tell the kernels apart",
+				r->good));
 	add_comparisons(r, vars, cmp);
-	code = rep ? REPRO_EXIT_REPRODUCED : inc ? REPRO_EXIT_INCONCLUSIVE
-						 : REPRO_EXIT_NOT_REPRODUCED;
-	return json_pack("{s:s, s:i, s:s?, s:o, s:o, s:o}",
-		"verdict", verdict_names[rep ? V_REPRODUCED : inc ? V_INCONCLUSIVE
-					 : V_NOT_REPRODUCED],
-		"exit", code, "run", json_string_value(json_object_get(run, "run")),
-		"notes", notes, "variants", vars, "comparisons", cmp);
+	code = rep ? REPRO_EXIT_REPRODUCED :
+	       inc ? REPRO_EXIT_INCONCLUSIVE :
+		     REPRO_EXIT_NOT_REPRODUCED;
+	return json_pack("{s:s, s:i, s:s?, s:o, s:o, s:o}", "verdict",
+			 verdict_names[rep ? V_REPRODUCED :
+				       inc ? V_INCONCLUSIVE :
+					     V_NOT_REPRODUCED],
+			 "exit", code, "run", json_string_value(json_object_get(run, "run")),
+			 "notes", notes, "variants", vars, "comparisons", cmp);
 }
 
 /* ---- text ---- */
@@ -419,7 +432,10 @@ static void cell(char *buf, size_t len, json_t *res)
 		snprintf(buf, len, "%s (%.4g)", !strcmp(o, "met") ? "yes" : "no",
 			 json_number_value(val));
 	else
-		snprintf(buf, len, "%s", !strcmp(o, "met") ? "yes" : !strcmp(o, "not met") ? "no" : "?");
+		snprintf(buf, len, "%s",
+			 !strcmp(o, "met")     ? "yes" :
+			 !strcmp(o, "not met") ? "no" :
+						 "?");
 }
 
 static void print_variant(FILE *f, json_t *v)
@@ -431,11 +447,12 @@ static void print_variant(FILE *f, json_t *v)
 
 	fprintf(f, "\nvariant %s%s (kernel %s): %s\n",
 		json_string_value(json_object_get(v, "name")),
-		!strcmp(json_string_value(json_object_get(v, "role")), "good") ? " [known good]" : "",
+		!strcmp(json_string_value(json_object_get(v, "role")), "good") ? " [known good]" :
+										 "",
 		json_string_value(json_object_get(v, "kernel")) ?: "?",
 		json_string_value(json_object_get(v, "verdict")));
-	fprintf(f, "  %-4s %-44s %4s %5s %7s %7s  %s\n", "", "expectation", "k", "met",
-		"not met", "unknown", "verdict");
+	fprintf(f, "  %-4s %-44s %4s %5s %7s %7s  %s\n", "", "expectation", "k", "met", "not met",
+		"unknown", "verdict");
 	json_array_foreach(json_object_get(v, "expect"), i, e) {
 		fprintf(f, "  [%zu]  %-44.44s %4lld %5lld %7lld %7lld  %s\n", i,
 			json_string_value(json_object_get(e, "describe")),
@@ -519,15 +536,18 @@ static void print_comparison(FILE *f, json_t *c)
 		fprintf(f, "met %lld/%lld vs %lld/%lld, Fisher p = %s",
 			json_integer_value(json_object_get(b, "met")),
 			json_integer_value(json_object_get(b, "met")) +
-			json_integer_value(json_object_get(b, "not_met")),
+				json_integer_value(json_object_get(b, "not_met")),
 			json_integer_value(json_object_get(g, "met")),
 			json_integer_value(json_object_get(g, "met")) +
-			json_integer_value(json_object_get(g, "not_met")), pbuf);
+				json_integer_value(json_object_get(g, "not_met")),
+			pbuf);
 	if (json_string_value(json_object_get(c, "why")))
 		fprintf(f, " (no test: %s)\n", json_string_value(json_object_get(c, "why")));
 	else
-		fprintf(f, ": %s\n", json_is_true(json_object_get(c, "significant")) ?
-			"differs significantly (alpha 0.05)" : "no significant difference");
+		fprintf(f, ": %s\n",
+			json_is_true(json_object_get(c, "significant")) ?
+				"differs significantly (alpha 0.05)" :
+				"no significant difference");
 }
 
 void repro_print(FILE *f, json_t *eval, json_t *recipe)

@@ -23,11 +23,11 @@ char *repro_recipe_dir(void)
 
 	if (e && *e)
 		return xstrdup(e);
-	d = xasprintf("%s/jobs/repro", exe_dir());	/* the source tree */
+	d = xasprintf("%s/jobs/repro", exe_dir()); /* the source tree */
 	if (is_dir(d))
 		return d;
 	free(d);
-	return xasprintf("%s/../share/mmlab/jobs/repro", exe_dir());	/* make install */
+	return xasprintf("%s/../share/mmlab/jobs/repro", exe_dir()); /* make install */
 }
 
 char *repro_find_recipe(const char *arg)
@@ -44,7 +44,8 @@ char *repro_find_recipe(const char *arg)
 	}
 	if (!path_exists(p)) {
 		lab_err("no recipe '%s': not a file here, nor in %s ('mmlab repro --list' "
-			"shows the recipes there)", arg, dir);
+			"shows the recipes there)",
+			arg, dir);
 		free(p);
 		p = NULL;
 	}
@@ -91,7 +92,8 @@ static int yaml_files(const char *dir, struct strlist *files)
 
 	if (!d) {
 		lab_err("cannot read the recipe directory %s; set MMLAB_REPRO_DIR to the "
-			"directory of your recipes", dir);
+			"directory of your recipes",
+			dir);
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -179,7 +181,8 @@ static int kept_variant(const struct recipe *r, const struct repro_overrides *ov
 		keep = find_variant(job, ov->variant);
 		if (keep < 0)
 			lab_err("--variant %s: %s has no such variant; its variants are listed "
-				"in the file", ov->variant, r->path);
+				"in the file",
+				ov->variant, r->path);
 		return keep < 0 ? -2 : keep;
 	}
 	if (!ov->kernel)
@@ -230,8 +233,8 @@ int repro_apply_overrides(struct recipe *r, const struct repro_overrides *ov)
 	for (size_t i = 0; i < r->nexpect; i++) {
 		if (r->expect[i].k > job->iterations) {
 			lab_err("%s: expect[%zu] needs k = %u runs but only %u are asked; "
-				"give --runs %u or more", r->path, i, r->expect[i].k,
-				job->iterations, r->expect[i].k);
+				"give --runs %u or more",
+				r->path, i, r->expect[i].k, job->iterations, r->expect[i].k);
 			return -1;
 		}
 	}
@@ -263,7 +266,8 @@ static int judge(struct store *s, const char *id, const struct recipe *r, json_t
 	if (!rj || json_object_set(rj, "recipe", recipe) || json_object_set(rj, "repro", eval) ||
 	    store_run_write(s, id, rj))
 		lab_warn("run %s: the verdict could not be stored with the run; it is only "
-			 "printed here", id);
+			 "printed here",
+			 id);
 	*out = verdict_json(json_object_get(run, "run"), recipe, eval);
 	ret = (int)json_integer_value(json_object_get(eval, "exit"));
 	json_decref(rj);
@@ -282,12 +286,11 @@ int repro_judge(struct store *s, const char *id, const struct recipe *r, json_t 
 	return ret;
 }
 
-int repro_run(const struct repro_env *env, struct recipe *r, const struct run_opts *o,
-	      json_t **out)
+int repro_run(const struct repro_env *env, struct recipe *r, const struct run_opts *o, json_t **out)
 {
 	struct run_opts ro = *o;
 	struct run_result res;
-	json_t *recipe = recipe_json(r);	/* its "runs" is the job's */
+	json_t *recipe = recipe_json(r); /* its "runs" is the job's */
 	struct store *s = store_open(env->results_dir);
 	int ret;
 
@@ -298,7 +301,7 @@ int repro_run(const struct repro_env *env, struct recipe *r, const struct run_op
 	}
 	lab_info("reproducing %s (%s) from %s", r->bug_id, r->bug_title, r->path);
 	ro.job = r->job;
-	r->job = NULL;		/* the runner frees it */
+	r->job = NULL; /* the runner frees it */
 	ro.cache_dir = env->cache_dir;
 	ro.connect_uri = env->connect_uri;
 	ret = runner_run(s, &ro, &res);
@@ -308,8 +311,9 @@ int repro_run(const struct repro_env *env, struct recipe *r, const struct run_op
 		ret = ret == EXIT_USAGE ? REPRO_EXIT_BAD_RECIPE : REPRO_EXIT_INCONCLUSIVE;
 	} else {
 		if (res.interrupted)
-			lab_warn("run %s was interrupted; the verdict covers the runs stored so far",
-				 res.run_id);
+			lab_warn(
+				"run %s was interrupted; the verdict covers the runs stored so far",
+				res.run_id);
 		ret = judge(s, res.run_id, r, recipe, out);
 	}
 	run_result_release(&res);
@@ -332,7 +336,8 @@ int repro_show(const struct repro_env *env, const char *run, json_t **out)
 	eval = json_object_get(rj, "repro");
 	if (!recipe || !eval) {
 		lab_err("run %s is not a repro run (it has no verdict); 'mmlab repro RECIPE' "
-			"makes one", json_string_value(json_object_get(rj, "run")));
+			"makes one",
+			json_string_value(json_object_get(rj, "run")));
 		goto out;
 	}
 	*out = verdict_json(json_object_get(rj, "run"), recipe, eval);

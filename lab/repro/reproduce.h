@@ -19,9 +19,9 @@
 
 /* what the engine needs from the command line's global options */
 struct repro_env {
-	const char *results_dir;	/* the results store */
-	const char *cache_dir;		/* kernel cache and images: for the runner */
-	const char *connect_uri;	/* libvirt URI (NULL: the default): for the runner */
+	const char *results_dir; /* the results store */
+	const char *cache_dir; /* kernel cache and images: for the runner */
+	const char *connect_uri; /* libvirt URI (NULL: the default): for the runner */
 };
 
 /*
@@ -43,9 +43,9 @@ json_t *repro_list(char **dir);
 
 /* what the options change in a recipe */
 struct repro_overrides {
-	const char *kernel;	/* "distro" or a path: the first tested variant on it, alone */
-	const char *variant;	/* only this variant */
-	unsigned int runs;	/* runs per variant; 0: the recipe's */
+	const char *kernel; /* "distro" or a path: the first tested variant on it, alone */
+	const char *variant; /* only this variant */
+	unsigned int runs; /* runs per variant; 0: the recipe's */
 };
 
 /* narrow r as ov asks; 0, or -1 after a message (no such variant, k > runs) */

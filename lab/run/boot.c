@@ -34,12 +34,12 @@
 
 /* the files and names of one boot, and what it gave */
 struct boot_ctx {
-	char *dir;		/* STAGE/<variant>-<first> */
+	char *dir; /* STAGE/<variant>-<first> */
 	char *initrd, *console_path, *data_path, *kernel, *cmdline;
-	char *overlay;		/* the disk overlay, or NULL */
-	char *base;		/* mmlab-<run>-<variant>-<first>: every attempt's prefix */
-	char *name;		/* base+attempt: this attempt's domain */
-	char *label;		/* "<variant> iteration <first>[+] (<release>)" */
+	char *overlay; /* the disk overlay, or NULL */
+	char *base; /* mmlab-<run>-<variant>-<first>: every attempt's prefix */
+	char *name; /* base+attempt: this attempt's domain */
+	char *label; /* "<variant> iteration <first>[+] (<release>)" */
 	struct kvlist plan;
 	char *xml;
 	char *data, *console;
@@ -60,9 +60,10 @@ static void boot_ctx_init(struct boot_ctx *bc, const struct run *r, const struct
 	bc->name = xasprintf("%s%c%u", bc->base, VM_ATTEMPT_SEP, r->attempt ? r->attempt : 1);
 	bc->cmdline = xasprintf("console=ttyS0,115200 panic=-1 %s%s%s",
 				r->disk_base ? "root=/dev/vda1 rw init=/" DISK_AGENT_PATH :
-				"rdinit=/init", v->cmdline ? " " : "", v->cmdline ? v->cmdline : "");
-	bc->label = xasprintf("%s iteration %u%s (%s)", v->name, b->first,
-			      b->count > 1 ? "+" : "", r->kernels[b->variant].release);
+					       "rdinit=/init",
+				v->cmdline ? " " : "", v->cmdline ? v->cmdline : "");
+	bc->label = xasprintf("%s iteration %u%s (%s)", v->name, b->first, b->count > 1 ? "+" : "",
+			      r->kernels[b->variant].release);
 	bc->out.dir = bc->dir;
 	bc->out.domain = bc->name;
 }
@@ -163,9 +164,14 @@ static int boot_domain(const struct run *r, struct boot_ctx *bc)
 {
 	const struct boot_opts *place = r->spec->place;
 	struct domain_spec spec = {
-		.name = bc->name, .topo = &r->job->topo, .accel = r->accel.accel,
-		.kernel = bc->kernel, .initrd = bc->initrd, .cmdline = bc->cmdline,
-		.console_path = bc->console_path, .data_path = bc->data_path,
+		.name = bc->name,
+		.topo = &r->job->topo,
+		.accel = r->accel.accel,
+		.kernel = bc->kernel,
+		.initrd = bc->initrd,
+		.cmdline = bc->cmdline,
+		.console_path = bc->console_path,
+		.data_path = bc->data_path,
 		.disk_path = bc->overlay,
 	};
 
@@ -207,8 +213,9 @@ static int boot_tick(double elapsed_s, void *arg)
 		return VM_TICK_CONTINUE;
 	tc->last = (int)elapsed_s;
 	progress_status(tc->pg, "%s: %s %ds (deadline %.0fs)", tc->bc->label,
-			stat(tc->bc->data_path, &st) == 0 && st.st_size > 0 ?
-			"agent up," : "booting,", tc->last, tc->deadline);
+			stat(tc->bc->data_path, &st) == 0 && st.st_size > 0 ? "agent up," :
+									      "booting,",
+			tc->last, tc->deadline);
 	return VM_TICK_CONTINUE;
 }
 
@@ -217,9 +224,11 @@ static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
 	struct tick_ctx tc = {
-		.pg = pg, .bc = bc, .last = -1,
-		.deadline = r->job->timeouts.boot_s +
-			    (double)r->job->timeouts.iteration_s * b->count,
+		.pg = pg,
+		.bc = bc,
+		.last = -1,
+		.deadline =
+			r->job->timeouts.boot_s + (double)r->job->timeouts.iteration_s * b->count,
 	};
 	struct vm_result *vr = &bc->out.vr;
 
@@ -261,8 +270,8 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 		progress_status(pg, "%s iteration %u: collecting files", v->name, b->first);
 		bc->out.files = disk_collect(bc->overlay, &r->job->collect_files, bc->dir);
 		if (!bc->out.files)
-			bc->out.files = json_pack("{s:s}", "error",
-						  "the guest disk could not be read");
+			bc->out.files =
+				json_pack("{s:s}", "error", "the guest disk could not be read");
 	}
 	if (path_exists(bc->console_path))
 		bc->console = read_file(bc->console_path, NULL, CONSOLE_MAX);

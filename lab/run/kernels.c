@@ -47,7 +47,7 @@ static int resolve_one(struct run *r, size_t i)
 		int rc = kernel_request_job(r->job, i, ki);
 
 		if (rc <= 0)
-			return rc;	/* the queue builds it (0), or a bad request */
+			return rc; /* the queue builds it (0), or a bad request */
 	}
 	if (r->spec->kernels == RUN_KERNELS_RECORDED && kernel_from_queue(rk, ki))
 		return 0;
@@ -55,12 +55,14 @@ static int resolve_one(struct run *r, size_t i)
 		if (!ki->build_failed)
 			return -1;
 		lab_warn("variant '%s': no kernel (the build failed); its iterations are "
-			 "recorded as failed and the run goes on with the others", v->name);
+			 "recorded as failed and the run goes on with the others",
+			 v->name);
 		return 0;
 	}
 	if (rk && rk->sha256 && strcmp(rk->sha256, ki->sha256)) {
 		lab_err("variant '%s': the kernel %s changed since run %s started; "
-			"start a new run instead of resuming", v->name, ki->path, r->id);
+			"start a new run instead of resuming",
+			v->name, ki->path, r->id);
 		return -1;
 	}
 	return 0;
@@ -71,7 +73,7 @@ int run_resolve_kernels(struct run *r)
 	r->kernels = xcalloc(r->job->nvariants, sizeof(*r->kernels));
 	for (size_t i = 0; i < r->job->nvariants; i++) {
 		if (r->spec->variant && strcmp(r->job->variants[i].name, r->spec->variant))
-			continue;	/* another item's kernel, maybe still building */
+			continue; /* another item's kernel, maybe still building */
 		if (resolve_one(r, i))
 			return -1;
 	}

@@ -21,7 +21,8 @@
 #define CONSOLE_TAIL 2048
 
 static const char *const panic_marks[] = {
-	"Kernel panic", "Oops:", "BUG:", "general protection fault",
+	"Kernel panic",	 "Oops:",
+	"BUG:",		 "general protection fault",
 	"kernel BUG at", "Unable to handle kernel",
 };
 
@@ -76,14 +77,14 @@ static json_t *guest_json(json_t *agent)
 	json_t *nodes = json_object_get(agent, "nodes");
 	const char *rel = json_string_value(json_object_get(hello, "release"));
 
-	return json_pack("{s:s?, s:O?, s:O?}", "kernel_release", rel,
-			 "nodes", json_is_array(nodes) ? nodes : NULL,
-			 "boot_s", json_object_get(hello, "boot_s"));
+	return json_pack("{s:s?, s:O?, s:O?}", "kernel_release", rel, "nodes",
+			 json_is_array(nodes) ? nodes : NULL, "boot_s",
+			 json_object_get(hello, "boot_s"));
 }
 
 /* what happened to the iteration the agent reported as ait (or did not) */
-static const char *iteration_status(json_t *ait, const struct vm_result *vr,
-				    const char *excerpt, const char **why)
+static const char *iteration_status(json_t *ait, const struct vm_result *vr, const char *excerpt,
+				    const char **why)
 {
 	*why = NULL;
 	if (ait && json_string_value(json_object_get(ait, "status")) &&
@@ -97,8 +98,8 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr,
 		*why = vr->detail;
 		return "timeout";
 	}
-	*why = ait ? "the workload did not finish its iteration"
-		   : "the guest stopped without reporting this iteration";
+	*why = ait ? "the workload did not finish its iteration" :
+		     "the guest stopped without reporting this iteration";
 	return "failed";
 }
 
@@ -119,16 +120,15 @@ static void set_or(json_t *dst, const char *key, json_t *v, json_t *otherwise)
 }
 
 /* iteration.json (results/README.md) */
-static json_t *iteration_json(const struct run *r, const struct boot_out *out,
-			      unsigned int index, json_t *ait, const char *excerpt,
-			      const char **statusp)
+static json_t *iteration_json(const struct run *r, const struct boot_out *out, unsigned int index,
+			      json_t *ait, const char *excerpt, const char **statusp)
 {
 	const struct vm_result *vr = &out->vr;
 	const char *why, *status = iteration_status(ait, vr, excerpt, &why);
-	json_t *it = json_pack("{s:i, s:s, s:o, s:{s:s, s:s, s:f, s:s}}",
-		"index", (int)index, "status", status, "guest", guest_json(out->agent),
-		"boot", "domain", out->domain, "outcome", vm_outcome_name(vr->outcome),
-		"elapsed_s", vr->elapsed_s, "detail", vr->detail);
+	json_t *it = json_pack("{s:i, s:s, s:o, s:{s:s, s:s, s:f, s:s}}", "index", (int)index,
+			       "status", status, "guest", guest_json(out->agent), "boot", "domain",
+			       out->domain, "outcome", vm_outcome_name(vr->outcome), "elapsed_s",
+			       vr->elapsed_s, "detail", vr->detail);
 
 	set_or(it, "metrics", json_object_get(ait, "metrics"), json_object());
 	copy_key(it, ait, "timeseries");
@@ -174,8 +174,7 @@ static void copy_if_there(const char *from_dir, const char *to_dir, const char *
 }
 
 /* the boot's files into the iteration's directory */
-static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it,
-			   const char *dir)
+static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it, const char *dir)
 {
 	if (mkdir_p(dir, 0755))
 		return -1;
@@ -232,8 +231,8 @@ int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 
 		if (store_iteration(r, b, idx, out, &st))
 			ret = -1;
-		progress_step_done(pg, out->vr.elapsed_s / b->count, "%s iteration %u: %s",
-				   name, idx, st);
+		progress_step_done(pg, out->vr.elapsed_s / b->count, "%s iteration %u: %s", name,
+				   idx, st);
 	}
 	return ret;
 }
@@ -247,17 +246,16 @@ int record_build_failed(struct run *r, const struct boot *b, struct progress *pg
 
 	for (unsigned int i = 0; i < b->count; i++) {
 		unsigned int idx = b->first + i;
-		json_t *it = json_pack("{s:i, s:s, s:s, s:s?, s:o}", "index", (int)idx,
-			"status", "failed", "reason", "the kernel build failed",
-			"build_log", ki->build_log, "metrics", json_object());
+		json_t *it = json_pack("{s:i, s:s, s:s, s:s?, s:o}", "index", (int)idx, "status",
+				       "failed", "reason", "the kernel build failed", "build_log",
+				       ki->build_log, "metrics", json_object());
 		char *dir = store_iteration_path(r->store, r->id, v->name, idx);
 
-		if (mkdir_p(dir, 0755) ||
-		    store_iteration_write(r->store, r->id, v->name, idx, it))
+		if (mkdir_p(dir, 0755) || store_iteration_write(r->store, r->id, v->name, idx, it))
 			ret = -1;
 		r->failed_iterations++;
-		progress_step_done(pg, 0, "%s iteration %u: failed (kernel build; log %s)",
-				   v->name, idx, ki->build_log ? ki->build_log : "none");
+		progress_step_done(pg, 0, "%s iteration %u: failed (kernel build; log %s)", v->name,
+				   idx, ki->build_log ? ki->build_log : "none");
 		json_decref(it);
 		free(dir);
 	}

@@ -40,28 +40,28 @@
 
 /* how a run gets its variants' kernels */
 enum run_kernels {
-	RUN_KERNELS_RESOLVE,	/* find or build each one now (mmlab run, bisect, repro) */
-	RUN_KERNELS_REQUEST,	/* source variants become build requests (the queue builds) */
-	RUN_KERNELS_RECORDED,	/* the kernel the queue's build item recorded in run.json */
+	RUN_KERNELS_RESOLVE, /* find or build each one now (mmlab run, bisect, repro) */
+	RUN_KERNELS_REQUEST, /* source variants become build requests (the queue builds) */
+	RUN_KERNELS_RECORDED, /* the kernel the queue's build item recorded in run.json */
 };
 
 /* what an entry point asks of the set-up and the boots */
 struct run_spec {
-	const char *cache_dir;		/* kernels, images, the accel verdict */
-	const char *connect_uri;	/* libvirt (NULL: vm_connect()'s default) */
-	const char *accel;		/* "auto", "kvm", "tcg"; NULL: the job's. A run
+	const char *cache_dir; /* kernels, images, the accel verdict */
+	const char *connect_uri; /* libvirt (NULL: vm_connect()'s default) */
+	const char *accel; /* "auto", "kvm", "tcg"; NULL: the job's. A run
 					   that recorded its accel keeps it */
-	bool reprobe;			/* redo the KVM probe */
+	bool reprobe; /* redo the KVM probe */
 	enum run_kernels kernels;
-	const char *variant;		/* resolve only this variant's kernel (NULL: all) */
-	bool boots;			/* set up to boot: stage, kernels, modules, disk */
-	bool queued;			/* the queue owns the run and its status */
+	const char *variant; /* resolve only this variant's kernel (NULL: all) */
+	bool boots; /* set up to boot: stage, kernels, modules, disk */
+	bool queued; /* the queue owns the run and its status */
 	/*
 	 * The attempt that names the domains (vm.h): 0 = the run's next
 	 * (recorded in run.json "attempt"); N = a queue item's Nth.
 	 */
 	unsigned int attempt;
-	const struct boot_opts *place;	/* the queue's placement of the boot, or NULL */
+	const struct boot_opts *place; /* the queue's placement of the boot, or NULL */
 };
 
 /* one boot: iterations first..first+count-1 of a variant */
@@ -72,23 +72,23 @@ struct boot {
 
 struct run {
 	const struct run_spec *spec;
-	struct store *store;		/* the caller's */
+	struct store *store; /* the caller's */
 	struct job *job;
-	char *id;			/* the run */
-	struct run_record rec;		/* its run.json */
-	struct kernel_info *kernels;	/* per variant */
-	char **modules;			/* per variant: the workload's .ko, or NULL */
-	struct image img;		/* the initramfs */
+	char *id; /* the run */
+	struct run_record rec; /* its run.json */
+	struct kernel_info *kernels; /* per variant */
+	char **modules; /* per variant: the workload's .ko, or NULL */
+	struct image img; /* the initramfs */
 	struct vm_host *host;
 	struct accel_choice accel;
-	char *stage;			/* staged kernels, the disk base, the boots' dirs */
-	struct disk_image disk;		/* image.kind debootstrap: the cached base */
-	char *disk_base;		/* it, linked into the stage for QEMU */
-	unsigned int attempt;		/* names the domains */
-	struct boot *boots;		/* in run order */
+	char *stage; /* staged kernels, the disk base, the boots' dirs */
+	struct disk_image disk; /* image.kind debootstrap: the cached base */
+	char *disk_base; /* it, linked into the stage for QEMU */
+	unsigned int attempt; /* names the domains */
+	struct boot *boots; /* in run order */
 	size_t nboots;
 	unsigned int failed_iterations;
-	bool setup_failed;		/* the guest refused the plan (SETUP_ERROR) */
+	bool setup_failed; /* the guest refused the plan (SETUP_ERROR) */
 };
 
 /* signals.c: SIGINT and SIGTERM caught while a run boots */
@@ -131,12 +131,12 @@ int run_boot(struct run *r, const struct boot *b, struct progress *pg);
 
 /* what a boot leaves for its record */
 struct boot_out {
-	const char *dir;	/* the boot's directory: console.log, agent.bin, files/ */
-	const char *domain;	/* its domain's name */
+	const char *dir; /* the boot's directory: console.log, agent.bin, files/ */
+	const char *domain; /* its domain's name */
 	struct vm_result vr;
-	json_t *agent;		/* agent_parse_stream() of the data channel */
-	json_t *files;		/* collect_files: disk_collect()'s answer, or NULL */
-	const char *console;	/* the console log, "" when there is none */
+	json_t *agent; /* agent_parse_stream() of the data channel */
+	json_t *files; /* collect_files: disk_collect()'s answer, or NULL */
+	const char *console; /* the console log, "" when there is none */
 };
 
 /* record.c */

@@ -80,8 +80,12 @@ static int run_measure(struct run *r, const struct run_opts *o, struct run_resul
 int runner_run(struct store *s, const struct run_opts *o, struct run_result *res)
 {
 	struct run_spec spec = {
-		.cache_dir = o->cache_dir, .connect_uri = o->connect_uri, .accel = o->accel,
-		.reprobe = o->reprobe, .kernels = RUN_KERNELS_RESOLVE, .boots = true,
+		.cache_dir = o->cache_dir,
+		.connect_uri = o->connect_uri,
+		.accel = o->accel,
+		.reprobe = o->reprobe,
+		.kernels = RUN_KERNELS_RESOLVE,
+		.boots = true,
 	};
 	struct run r = { .spec = &spec, .store = s };
 	int ret;
@@ -121,7 +125,9 @@ void run_result_release(struct run_result *res)
 int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 {
 	struct run_spec spec = {
-		.cache_dir = o->cache_dir, .connect_uri = o->connect_uri, .accel = o->accel,
+		.cache_dir = o->cache_dir,
+		.connect_uri = o->connect_uri,
+		.accel = o->accel,
 		.reprobe = o->reprobe,
 		.kernels = o->defer_builds ? RUN_KERNELS_REQUEST : RUN_KERNELS_RESOLVE,
 	};
@@ -144,7 +150,7 @@ int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 	run_record_host(&r);
 	run_plan_boots(&r);
 	run_record_boots(&r);
-	r.rec.pid = 0;		/* no process runs it: the queue does, later */
+	r.rec.pid = 0; /* no process runs it: the queue does, later */
 	if (run_write_status(&r, "queued"))
 		goto out;
 	*run_id = xstrdup(r.id);
@@ -171,13 +177,18 @@ static int boot_kernel(struct run *r, const struct boot *b)
 	return run_check_modules(r) ? EXIT_USAGE : 0;
 }
 
-int runner_boot(struct store *s, const char *run_id, const char *variant,
-		unsigned int first, const struct boot_opts *bo)
+int runner_boot(struct store *s, const char *run_id, const char *variant, unsigned int first,
+		const struct boot_opts *bo)
 {
 	struct run_spec spec = {
-		.cache_dir = bo ? bo->cache_dir : NULL, .connect_uri = bo ? bo->connect_uri : NULL,
-		.kernels = RUN_KERNELS_RECORDED, .variant = variant, .boots = true,
-		.queued = true, .attempt = bo && bo->attempt ? bo->attempt : 1, .place = bo,
+		.cache_dir = bo ? bo->cache_dir : NULL,
+		.connect_uri = bo ? bo->connect_uri : NULL,
+		.kernels = RUN_KERNELS_RECORDED,
+		.variant = variant,
+		.boots = true,
+		.queued = true,
+		.attempt = bo && bo->attempt ? bo->attempt : 1,
+		.place = bo,
 	};
 	struct run r = { .spec = &spec, .store = s, .attempt = spec.attempt };
 	struct run_signals sig;

@@ -14,17 +14,17 @@
 
 struct run_opts {
 	/* where things are: the command layer's global options */
-	const char *cache_dir;		/* kernels, images, the accel verdict (required) */
-	const char *connect_uri;	/* libvirt; NULL = $MMLAB_LIBVIRT_URI or qemu:///system */
+	const char *cache_dir; /* kernels, images, the accel verdict (required) */
+	const char *connect_uri; /* libvirt; NULL = $MMLAB_LIBVIRT_URI or qemu:///system */
 
-	const char *job_path;	/* a new run of this job file, */
-	struct job *job;	/* or of this loaded job (the runner frees it), */
-	const char *resume;	/* or finish this incomplete run */
-	bool sequential;	/* boots variant by variant, not interleaved */
-	bool seeded;		/* seed is given; else from the clock */
+	const char *job_path; /* a new run of this job file, */
+	struct job *job; /* or of this loaded job (the runner frees it), */
+	const char *resume; /* or finish this incomplete run */
+	bool sequential; /* boots variant by variant, not interleaved */
+	bool seeded; /* seed is given; else from the clock */
 	unsigned long seed;
-	const char *accel;	/* "auto", "kvm", "tcg" or NULL = the job's */
-	bool reprobe;		/* redo the KVM probe */
+	const char *accel; /* "auto", "kvm", "tcg" or NULL = the job's */
+	bool reprobe; /* redo the KVM probe */
 	/*
 	 * --until-significant: after the job's iterations, add rounds of one
 	 * iteration per variant (shuffled) until every target metric's
@@ -33,9 +33,9 @@ struct run_opts {
 	 */
 	bool until_significant;
 	unsigned int max_iterations;
-	double precision;	/* 0.02 = 2 % */
-	const char *metrics;	/* target globs; NULL = PRECISION_DEFAULT_METRICS */
-	bool observer_check;	/* each variant twice: with and without tracepoints */
+	double precision; /* 0.02 = 2 % */
+	const char *metrics; /* target globs; NULL = PRECISION_DEFAULT_METRICS */
+	bool observer_check; /* each variant twice: with and without tracepoints */
 	/*
 	 * runner_create(): source variants are not built now but recorded
 	 * as build requests (kernel "build_pending", boots' "build"), for
@@ -45,8 +45,8 @@ struct run_opts {
 };
 
 struct run_result {
-	char *run_id;		/* NULL when no run was created */
-	unsigned int failed_iterations;	/* stored, but not ok */
+	char *run_id; /* NULL when no run was created */
+	unsigned int failed_iterations; /* stored, but not ok */
 	bool interrupted;
 };
 
@@ -72,13 +72,13 @@ void run_result_release(struct run_result *res);
 int runner_create(struct store *s, const struct run_opts *o, char **run_id);
 
 struct boot_opts {
-	const char *cache_dir;		/* as in struct run_opts (required) */
+	const char *cache_dir; /* as in struct run_opts (required) */
 	const char *connect_uri;
-	const char *cpuset;		/* host CPUs of every vCPU, or NULL */
-	const int *vcpu_pins;		/* host CPU per vCPU, or NULL */
-	const int *memnodes;		/* host node per guest node, or NULL */
-	json_t *placement;		/* stored in each iteration's "boot" */
-	unsigned int attempt;		/* 1 for the first try of this boot, 2 for
+	const char *cpuset; /* host CPUs of every vCPU, or NULL */
+	const int *vcpu_pins; /* host CPU per vCPU, or NULL */
+	const int *memnodes; /* host node per guest node, or NULL */
+	json_t *placement; /* stored in each iteration's "boot" */
+	unsigned int attempt; /* 1 for the first try of this boot, 2 for
 					   the next...; names its domain (vm.h) */
 };
 
@@ -91,7 +91,7 @@ struct boot_opts {
  * destroyed first. Does not change run.json. Returns 0 ok, 1 an iteration
  * not ok, 2 bad input, 3 interrupted (SIGINT/SIGTERM; nothing stored).
  */
-int runner_boot(struct store *s, const char *run_id, const char *variant,
-		unsigned int first, const struct boot_opts *bo);
+int runner_boot(struct store *s, const char *run_id, const char *variant, unsigned int first,
+		const struct boot_opts *bo);
 
 #endif

@@ -87,7 +87,7 @@ void run_plan_boots(struct run *r)
 	r->nboots = n;
 	if (sequential(r))
 		sort_by_variant(r);
-	else	/* Fisher-Yates with GSL's MT19937, seeded and recorded in the run */
+	else /* Fisher-Yates with GSL's MT19937, seeded and recorded in the run */
 		shuffle_boots(r->boots, n, r->rec.order.seed);
 }
 
@@ -98,8 +98,8 @@ void run_add_round(struct run *r, unsigned int round)
 
 	r->boots = xrealloc(r->boots, (r->nboots + nv) * sizeof(*r->boots));
 	for (size_t v = 0; v < nv; v++)
-		r->boots[r->nboots++] = (struct boot){ .variant = v,
-			.first = r->job->iterations, .count = 1 };
+		r->boots[r->nboots++] =
+			(struct boot){ .variant = v, .first = r->job->iterations, .count = 1 };
 	if (!sequential(r))
 		shuffle_boots(r->boots + from, nv, r->rec.order.seed + round);
 	r->job->iterations++;
@@ -116,7 +116,7 @@ void run_record_order(struct run *r, size_t from)
 	if (!o->has_sequence)
 		o->has_sequence = true;
 	else if (!from)
-		return;		/* resumed: the order it started with stays */
+		return; /* resumed: the order it started with stays */
 	for (size_t i = from; i < r->nboots; i++) {
 		const struct boot *b = &r->boots[i];
 		const char *name = r->job->variants[b->variant].name;
@@ -172,7 +172,8 @@ int run_find_boot(struct run *r, const char *variant, unsigned int first, struct
 			b->count = r->rec.boots[i].count;
 	if (b->variant == r->job->nvariants || !b->count) {
 		lab_err("run %s has no boot of variant '%s' at iteration %u; see 'mmlab results "
-			"show %s'", r->id, variant, first, r->id);
+			"show %s'",
+			r->id, variant, first, r->id);
 		return -1;
 	}
 	return 0;

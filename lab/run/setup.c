@@ -28,8 +28,8 @@ int run_load_new(struct run *r, const struct run_opts *o)
 	if (o->observer_check)
 		run_add_observer_twins(r->job);
 	r->rec.order.mode = o->sequential ? RUN_ORDER_SEQUENTIAL : RUN_ORDER_RANDOM;
-	r->rec.order.seed = o->seeded ? o->seed
-			  : (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
+	r->rec.order.seed = o->seeded ? o->seed :
+					(unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
 	return 0;
 }
 
@@ -57,8 +57,8 @@ int run_load_resume(struct run *r, const char *run_arg)
 	if (!r->id || store_record_read(r->store, r->id, &r->rec))
 		return EXIT_USAGE;
 	if (!r->spec->queued && !strcmp(run_record_status(&r->rec), "running")) {
-		lab_err("run %s is still running (pid %lld); wait for it or stop it first",
-			r->id, r->rec.pid);
+		lab_err("run %s is still running (pid %lld); wait for it or stop it first", r->id,
+			r->rec.pid);
 		return EXIT_USAGE;
 	}
 	if (load_run_job(r))
@@ -80,8 +80,8 @@ int run_connect(struct run *r)
 {
 	const struct job_image *im = &r->job->image;
 
-	if (image_initramfs_get(r->spec->cache_dir,
-				im->kind == IMAGE_INITRAMFS ? im->recipe : NULL, &r->img))
+	if (image_initramfs_get(r->spec->cache_dir, im->kind == IMAGE_INITRAMFS ? im->recipe : NULL,
+				&r->img))
 		return -1;
 	if (r->img.built)
 		lab_info("built the guest image %s", r->img.path);
@@ -126,8 +126,8 @@ static int resolve_accel(struct run *r)
 			"build logs named above");
 		return -1;
 	}
-	ret = probe_accel(r->host, mode, r->spec->cache_dir, kernel, &r->img,
-			  r->spec->reprobe, &r->accel);
+	ret = probe_accel(r->host, mode, r->spec->cache_dir, kernel, &r->img, r->spec->reprobe,
+			  &r->accel);
 	free(distro);
 	if (ret)
 		return -1;
@@ -140,7 +140,8 @@ static int prepare_disk(struct run *r)
 {
 	struct disk_recipe rc = {
 		.recipe = r->job->image.recipe,
-		.suite = r->job->image.suite, .packages = &r->job->image.packages,
+		.suite = r->job->image.suite,
+		.packages = &r->job->image.packages,
 		.size_bytes = r->job->image.size_bytes,
 	};
 

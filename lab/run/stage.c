@@ -31,7 +31,7 @@ static void stage_sweep_one(const char *path)
 
 	if (!strstr(path, ".swept-") && rename(path, mine)) {
 		free(mine);
-		return;	/* another sweeper took it */
+		return; /* another sweeper took it */
 	}
 	rm_rf(strstr(path, ".swept-") ? path : mine);
 	free(mine);
@@ -60,13 +60,13 @@ static void stage_sweep(void)
 		path = xasprintf("%s/%s", STAGE_DIR, e->d_name);
 		if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
 			free(path);
-			continue;	/* not a stage of ours */
+			continue; /* not a stage of ours */
 		}
 		owner = xasprintf("%s/owner", path);
 		text = path_exists(owner) ? read_file(owner, NULL, 256) : NULL;
 		if (text && sscanf(text, "%lld %63s", &pid, boot) >= 1)
 			dead = pid > 0 && process_gone(pid, boot);
-		else	/* an older mmlab's, or one being made right now */
+		else /* an older mmlab's, or one being made right now */
 			dead = time(NULL) - st.st_mtime > STAGE_UNOWNED_S;
 		if (dead)
 			stage_sweep_one(path);
@@ -85,8 +85,7 @@ char *stage_create(void)
 
 	stage_sweep();
 	if (!mkdtemp(tmpl)) {
-		lab_err("cannot create a staging directory in %s: %s", STAGE_DIR,
-			strerror(errno));
+		lab_err("cannot create a staging directory in %s: %s", STAGE_DIR, strerror(errno));
 		return NULL;
 	}
 	/* QEMU runs as another user (libvirt-qemu): it must reach these files */
@@ -99,7 +98,7 @@ char *stage_create(void)
 	bid = host_boot_id();
 	/* MMLAB_KEEP_STAGE: kept for debugging, so never swept (pid 0) */
 	text = getenv("MMLAB_KEEP_STAGE") ? xstrdup("0 kept\n") :
-	       xasprintf("%lld %s\n", (long long)getpid(), bid);
+					    xasprintf("%lld %s\n", (long long)getpid(), bid);
 	rc = write_file_atomic(owner, text, strlen(text), 0644);
 	free(text);
 	free(bid);

@@ -24,10 +24,10 @@ static void say_precision(const struct run_until *u)
 	if (!w)
 		return;
 	lab_info("precision after %u iteration%s per variant: worst %s in %s "
-		 "+-%s%.2f%% (target %.2f%%)", u->iterations, u->iterations == 1 ? "" : "s",
+		 "+-%s%.2f%% (target %.2f%%)",
+		 u->iterations, u->iterations == 1 ? "" : "s",
 		 json_string_value(json_object_get(w, "metric")),
-		 json_string_value(json_object_get(w, "variant")),
-		 json_is_real(hw) ? "" : "inf",
+		 json_string_value(json_object_get(w, "variant")), json_is_real(hw) ? "" : "inf",
 		 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0, 100 * u->precision);
 }
 
@@ -54,15 +54,17 @@ static int check(struct run *r, const struct precision_opts *po, unsigned int ro
 int run_until_significant(struct run *r, const struct run_opts *o)
 {
 	struct run_until *u = &r->rec.until;
-	struct precision_opts po = { .globs = o->metrics, .precision = o->precision,
-				     .conf = 0.95 };
+	struct precision_opts po = { .globs = o->metrics, .precision = o->precision, .conf = 0.95 };
 	unsigned int round = 0;
 	int rc;
 
 	run_until_reset(u);
-	*u = (struct run_until){ .present = true, .precision = o->precision,
-		.max_iterations = o->max_iterations, .confidence = po.conf,
-		.metrics = xstrdup(o->metrics ? o->metrics : PRECISION_DEFAULT_METRICS) };
+	*u = (struct run_until){ .present = true,
+				 .precision = o->precision,
+				 .max_iterations = o->max_iterations,
+				 .confidence = po.conf,
+				 .metrics = xstrdup(o->metrics ? o->metrics :
+								 PRECISION_DEFAULT_METRICS) };
 	for (;;) {
 		const char *stop = NULL;
 

@@ -230,8 +230,8 @@ int store_record_read(struct store *s, const char *run, struct run_record *rec)
 	ret = run_record_from_json(j, rec);
 	json_decref(j);
 	if (ret)
-		lab_err("run %s: run.json in %s is not a JSON object; it cannot be resumed",
-			run, store_dir(s));
+		lab_err("run %s: run.json in %s is not a JSON object; it cannot be resumed", run,
+			store_dir(s));
 	return ret;
 }
 
@@ -244,8 +244,8 @@ int store_record_write(struct store *s, const char *run, const struct run_record
 	return ret;
 }
 
-char *store_iteration_path(const struct store *s, const char *run,
-			   const char *variant, unsigned int index)
+char *store_iteration_path(const struct store *s, const char *run, const char *variant,
+			   unsigned int index)
 {
 	return xasprintf("%s/%s/%s/%u", s->dir, run, variant, index);
 }
@@ -262,7 +262,8 @@ static int index_iteration(struct store *s, const char *run, const char *variant
 		return -1;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT OR REPLACE INTO iterations(run, variant, idx, status)"
-			       " VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+			       " VALUES(?1, ?2, ?3, ?4)",
+			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
@@ -275,7 +276,8 @@ static int index_iteration(struct store *s, const char *run, const char *variant
 		goto fail;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT OR REPLACE INTO metrics(run, variant, idx, name, value)"
-			       " VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
+			       " VALUES(?1, ?2, ?3, ?4, ?5)",
+			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	json_object_foreach(json_object_get(it, "metrics"), key, v) {
 		if (!json_is_number(v))
@@ -298,8 +300,8 @@ fail:
 	return -1;
 }
 
-int store_iteration_write(struct store *s, const char *run, const char *variant,
-			  unsigned int index, json_t *iteration)
+int store_iteration_write(struct store *s, const char *run, const char *variant, unsigned int index,
+			  json_t *iteration)
 {
 	char *dir, *path;
 	int ret;
@@ -324,12 +326,11 @@ int store_iteration_write(struct store *s, const char *run, const char *variant,
 
 static bool final_status(const char *st)
 {
-	return st && (!strcmp(st, "ok") || !strcmp(st, "crashed") ||
-		      !strcmp(st, "timeout") || !strcmp(st, "failed"));
+	return st && (!strcmp(st, "ok") || !strcmp(st, "crashed") || !strcmp(st, "timeout") ||
+		      !strcmp(st, "failed"));
 }
 
-bool store_iteration_done(struct store *s, const char *run, const char *variant,
-			  unsigned int index)
+bool store_iteration_done(struct store *s, const char *run, const char *variant, unsigned int index)
 {
 	char *dir = store_iteration_path(s, run, variant, index);
 	char *path = xasprintf("%s/iteration.json", dir);
@@ -445,7 +446,8 @@ json_t *store_run_list(struct store *s)
 			continue;
 		if (sqlite3_prepare_v2(s->db,
 				       "SELECT count(*), sum(status = 'ok') FROM iterations"
-				       " WHERE run = ?1", -1, &st, NULL) == SQLITE_OK) {
+				       " WHERE run = ?1",
+				       -1, &st, NULL) == SQLITE_OK) {
 			sqlite3_bind_text(st, 1, runs.v[i], -1, SQLITE_TRANSIENT);
 			if (sqlite3_step(st) == SQLITE_ROW) {
 				nit = sqlite3_column_int64(st, 0);
@@ -453,12 +455,13 @@ json_t *store_run_list(struct store *s)
 			}
 			sqlite3_finalize(st);
 		}
-		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
-			"run", runs.v[i], "job", jstr(r, "job", "?"),
-			"status", store_effective_status(r),
-			"created", jstr(r, "created", ""),
-			"variants", (json_int_t)json_array_size(json_object_get(r, "variants")),
-			"iterations", nit, "iterations_ok", nok));
+		json_array_append_new(
+			out,
+			json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "run", runs.v[i], "job",
+				  jstr(r, "job", "?"), "status", store_effective_status(r),
+				  "created", jstr(r, "created", ""), "variants",
+				  (json_int_t)json_array_size(json_object_get(r, "variants")),
+				  "iterations", nit, "iterations_ok", nok));
 		json_decref(r);
 	}
 	strlist_free(&runs);
@@ -503,8 +506,8 @@ char *store_run_resolve(struct store *s, const char *run)
 		return found;
 	free(found);
 	if (matches == 0)
-		lab_err("no run matches '%s' in %s ('mmlab results list' shows the runs)",
-			run, s->dir);
+		lab_err("no run matches '%s' in %s ('mmlab results list' shows the runs)", run,
+			s->dir);
 	else
 		lab_err("'%s' matches %zu runs in %s; give more of the run id", run, matches,
 			s->dir);

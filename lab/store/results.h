@@ -40,10 +40,10 @@ int store_record_read(struct store *s, const char *run, struct run_record *rec);
 int store_record_write(struct store *s, const char *run, const struct run_record *rec);
 
 /* iteration.json plus the index rows; it must hold "status" and "metrics" */
-int store_iteration_write(struct store *s, const char *run, const char *variant,
-			  unsigned int index, json_t *iteration);
-char *store_iteration_path(const struct store *s, const char *run,
-			   const char *variant, unsigned int index);
+int store_iteration_write(struct store *s, const char *run, const char *variant, unsigned int index,
+			  json_t *iteration);
+char *store_iteration_path(const struct store *s, const char *run, const char *variant,
+			   unsigned int index);
 /* the iteration has a final status stored (ok, crashed, timeout, failed) */
 bool store_iteration_done(struct store *s, const char *run, const char *variant,
 			  unsigned int index);

@@ -30,13 +30,11 @@ static bool take_str(json_t *o, const char *key, char **out)
 }
 
 /* an integer in [min, max] */
-static bool take_int(json_t *o, const char *key, long long min, long long max,
-		     long long *out)
+static bool take_int(json_t *o, const char *key, long long min, long long max, long long *out)
 {
 	json_t *v = json_object_get(o, key);
 
-	if (!json_is_integer(v) || json_integer_value(v) < min ||
-	    json_integer_value(v) > max)
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
 		return false;
 	*out = json_integer_value(v);
 	json_object_del(o, key);
@@ -182,8 +180,8 @@ static json_t *order_json(const struct run_order *o)
 {
 	json_t *j = rest_copy(o->rest);
 
-	json_object_set_new(j, "mode", json_string(o->mode == RUN_ORDER_SEQUENTIAL ?
-						   "sequential" : "random"));
+	json_object_set_new(j, "mode",
+			    json_string(o->mode == RUN_ORDER_SEQUENTIAL ? "sequential" : "random"));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
 	if (o->has_sequence) {
 		json_t *a = json_array();
@@ -422,8 +420,8 @@ static json_t *until_json(const struct run_until *u)
 	json_object_set_new(j, "rounds", json_integer(u->rounds));
 	json_object_set_new(j, "reached", json_boolean(u->reached));
 	json_object_set_new(j, "stopped", u->stopped ? json_string(u->stopped) : json_null());
-	json_object_set_new(j, "metrics_detail", u->metrics_detail ?
-			    json_incref(u->metrics_detail) : json_array());
+	json_object_set_new(j, "metrics_detail",
+			    u->metrics_detail ? json_incref(u->metrics_detail) : json_array());
 	put_json(j, "worst", u->worst);
 	return j;
 }
@@ -445,8 +443,7 @@ static json_t *collectors_json(const struct job *job)
 
 	for (size_t i = 0; i < job->collectors.tracepoints.n; i++)
 		json_array_append_new(tp, json_string(job->collectors.tracepoints.v[i]));
-	return json_pack("{s:b, s:o}", "enabled", !job->collectors.disabled,
-			 "tracepoints", tp);
+	return json_pack("{s:b, s:o}", "enabled", !job->collectors.disabled, "tracepoints", tp);
 }
 
 static json_t *job_json(const struct job *job)
@@ -462,31 +459,32 @@ static json_t *job_json(const struct job *job)
 			json_object_set_new(thp, "enabled", json_string(v->thp_enabled));
 		if (v->thp_defrag)
 			json_object_set_new(thp, "defrag", json_string(v->thp_defrag));
-		json_array_append_new(vars, json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o}",
-			"name", v->name,
-			"kernel", v->kernel_kind == KERNEL_DISTRO ? "distro" :
-				  v->kernel_kind == KERNEL_SOURCE ? "source" : v->kernel_path,
-			"ref", v->ref,
-			"cmdline", v->cmdline, "sysctl", kv_json(&v->sysctl), "thp", thp));
+		json_array_append_new(vars,
+				      json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o}", "name", v->name,
+						"kernel",
+						v->kernel_kind == KERNEL_DISTRO ? "distro" :
+						v->kernel_kind == KERNEL_SOURCE ? "source" :
+										  v->kernel_path,
+						"ref", v->ref, "cmdline", v->cmdline, "sysctl",
+						kv_json(&v->sysctl), "thp", thp));
 	}
 	for (unsigned int i = 0; i < t->nnodes; i++) {
 		json_t *row = json_array();
 
-		json_array_append_new(nodes, json_pack("{s:i, s:I}", "cpus",
-			(int)t->nodes[i].cpus, "memory_kib", (json_int_t)t->nodes[i].memory_kib));
+		json_array_append_new(nodes,
+				      json_pack("{s:i, s:I}", "cpus", (int)t->nodes[i].cpus,
+						"memory_kib", (json_int_t)t->nodes[i].memory_kib));
 		for (unsigned int j = 0; j < t->nnodes; j++)
 			json_array_append_new(row, json_integer(t->distances[i * t->nnodes + j]));
 		json_array_append_new(dist, row);
 	}
 	return json_pack("{s:s, s:o, s:{s:o, s:o}, s:{s:s, s:o}, s:i, s:i, s:{s:i, s:i}, s:s, s:o}",
-		"name", job->name, "variants", vars,
-		"topology", "nodes", nodes, "distances", dist,
-		"workload", "name", job->workload.name, "params", kv_json(&job->workload.params),
-		"iterations", (int)job->iterations,
-		"iterations_per_boot", (int)job->iterations_per_boot,
-		"timeouts", "boot_s", (int)job->timeouts.boot_s,
-		"iteration_s", (int)job->timeouts.iteration_s,
-		"accel", accel_mode_name(job->accel), "collectors", collectors_json(job));
+			 "name", job->name, "variants", vars, "topology", "nodes", nodes,
+			 "distances", dist, "workload", "name", job->workload.name, "params",
+			 kv_json(&job->workload.params), "iterations", (int)job->iterations,
+			 "iterations_per_boot", (int)job->iterations_per_boot, "timeouts", "boot_s",
+			 (int)job->timeouts.boot_s, "iteration_s", (int)job->timeouts.iteration_s,
+			 "accel", accel_mode_name(job->accel), "collectors", collectors_json(job));
 }
 
 static json_t *job_image_json(const struct job *job)
@@ -499,9 +497,9 @@ static json_t *job_image_json(const struct job *job)
 		json_array_append_new(pk, json_string(job->image.packages.v[i]));
 	for (size_t i = 0; i < job->collect_files.n; i++)
 		json_array_append_new(cf, json_string(job->collect_files.v[i]));
-	return json_pack("{s:s, s:s, s:o, s:I, s:o}", "kind", "debootstrap",
-			 "suite", job->image.suite, "packages", pk,
-			 "size", (json_int_t)job->image.size_bytes, "collect_files", cf);
+	return json_pack("{s:s, s:s, s:o, s:I, s:o}", "kind", "debootstrap", "suite",
+			 job->image.suite, "packages", pk, "size",
+			 (json_int_t)job->image.size_bytes, "collect_files", cf);
 }
 
 void run_record_set_job(struct run_record *rec, const struct job *job)

@@ -30,9 +30,9 @@
 #include "lib/util.h"
 
 enum run_order_mode {
-	RUN_ORDER_NONE,		/* no "order" */
-	RUN_ORDER_RANDOM,	/* the variants' boots interleaved, shuffled with seed */
-	RUN_ORDER_SEQUENTIAL,	/* variant by variant */
+	RUN_ORDER_NONE, /* no "order" */
+	RUN_ORDER_RANDOM, /* the variants' boots interleaved, shuffled with seed */
+	RUN_ORDER_SEQUENTIAL, /* variant by variant */
 };
 
 /* "order": {"mode", "seed", "sequence"} */
@@ -40,19 +40,19 @@ struct run_order {
 	enum run_order_mode mode;
 	unsigned long seed;
 	bool has_sequence;
-	struct strlist sequence;	/* "variant/i" or "variant/i..j", in run order */
+	struct strlist sequence; /* "variant/i" or "variant/i..j", in run order */
 	json_t *rest;
 };
 
 /* "variants"[].kernel: the record kernel_info_json() writes (kernel.h) */
 struct run_kernel {
-	char *sha256;		/* of the image; NULL while it is to be built */
-	char *cache_key;	/* built by the kernel cache (kcache.h) */
+	char *sha256; /* of the image; NULL while it is to be built */
+	char *cache_key; /* built by the kernel cache (kcache.h) */
 	char *build_log;
-	bool build_failed;	/* the build failed (the queue's build item, too) */
-	bool build_pending;	/* the queue's build item builds it ... */
-	char *request;		/* ... for this request */
-	json_t *rest;		/* path, release, version, operations, ... */
+	bool build_failed; /* the build failed (the queue's build item, too) */
+	bool build_pending; /* the queue's build item builds it ... */
+	char *request; /* ... for this request */
+	json_t *rest; /* path, release, version, operations, ... */
 };
 
 struct run_variant {
@@ -64,53 +64,53 @@ struct run_variant {
 
 /* "host": where the run measures */
 struct run_host {
-	char *accel;		/* "kvm" or "tcg": a resumed run keeps it */
+	char *accel; /* "kvm" or "tcg": a resumed run keeps it */
 	char *accel_reason;
-	char *cpu;		/* model name */
-	long cpus;		/* online CPUs */
-	char *kernel;		/* the host's release */
-	char *image;		/* hash of the guest initramfs */
-	char *disk_image;	/* hash of the disk image, or NULL */
-	json_t *rest;		/* libvirt's facts (vm_host_facts()) */
+	char *cpu; /* model name */
+	long cpus; /* online CPUs */
+	char *kernel; /* the host's release */
+	char *image; /* hash of the guest initramfs */
+	char *disk_image; /* hash of the disk image, or NULL */
+	json_t *rest; /* libvirt's facts (vm_host_facts()) */
 };
 
 /* "boots": the queue's boot plan, in run order (runner_create()) */
 struct run_boot {
 	char *variant;
 	unsigned int first, count;
-	char *build;		/* the build request the boot waits for, or NULL */
+	char *build; /* the build request the boot waits for, or NULL */
 	json_t *rest;
 };
 
 /* "until_significant": where --until-significant stands (docs/compare.md) */
 struct run_until {
 	bool present;
-	double precision;	/* the target relative half-width */
+	double precision; /* the target relative half-width */
 	unsigned int max_iterations;
-	char *metrics;		/* the target globs */
+	char *metrics; /* the target globs */
 	double confidence;
-	unsigned int iterations;	/* per variant, so far */
-	unsigned int rounds;		/* added so far */
+	unsigned int iterations; /* per variant, so far */
+	unsigned int rounds; /* added so far */
 	bool reached;
-	char *stopped;		/* why it stopped; NULL (null) while it goes on */
-	json_t *worst;		/* precision_check()'s widest entry, or NULL */
-	json_t *metrics_detail;	/* and its entry per metric and variant */
+	char *stopped; /* why it stopped; NULL (null) while it goes on */
+	json_t *worst; /* precision_check()'s widest entry, or NULL */
+	json_t *metrics_detail; /* and its entry per metric and variant */
 	json_t *rest;
 };
 
 struct run_record {
-	char *run;		/* the run id */
-	char *job;		/* the job's name */
-	char *status;		/* queued, running, incomplete, complete, failed */
-	char *created, *finished;	/* ISO 8601 (timefmt.h) */
-	char *job_file;		/* the job file as given */
-	char *job_dir;		/* its directory (relative paths in it) */
-	long long pid;		/* the process running it */
-	char *host_boot_id;	/* of the host it runs on */
-	unsigned int attempt;	/* boot attempts: names the domains (vm.h) */
-	bool observer_check;	/* each variant has a twin "<name>.nocollect" */
+	char *run; /* the run id */
+	char *job; /* the job's name */
+	char *status; /* queued, running, incomplete, complete, failed */
+	char *created, *finished; /* ISO 8601 (timefmt.h) */
+	char *job_file; /* the job file as given */
+	char *job_dir; /* its directory (relative paths in it) */
+	long long pid; /* the process running it */
+	char *host_boot_id; /* of the host it runs on */
+	unsigned int attempt; /* boot attempts: names the domains (vm.h) */
+	bool observer_check; /* each variant has a twin "<name>.nocollect" */
 	struct run_order order;
-	json_t *job_resolved;	/* the job as it ran, for readers (run_record_set_job()) */
+	json_t *job_resolved; /* the job as it ran, for readers (run_record_set_job()) */
 	struct run_variant *variants;
 	size_t nvariants;
 	bool has_host;
@@ -118,7 +118,7 @@ struct run_record {
 	struct run_boot *boots;
 	size_t nboots;
 	struct run_until until;
-	json_t *rest;		/* what other writers add: kept as it is */
+	json_t *rest; /* what other writers add: kept as it is */
 };
 
 /* rec from run.json's object; -1 (no message) when j is not an object */

@@ -69,15 +69,13 @@ static int kvm_usable(struct vm_host *h, struct accel_choice *out)
 	if (uri_is_local(vm_uri(h))) {
 		fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
-			set_reason(out, "/dev/kvm is not usable (%s)",
-				   strerror(errno));
+			set_reason(out, "/dev/kvm is not usable (%s)", strerror(errno));
 			return -1;
 		}
 		close(fd);
 	}
 	if (!vm_kvm_available(h, why, sizeof(why))) {
-		set_reason(out, "libvirt at %s offers no KVM guests (%s)",
-			   vm_uri(h), why);
+		set_reason(out, "libvirt at %s offers no KVM guests (%s)", vm_uri(h), why);
 		return -1;
 	}
 	return 0;
@@ -93,19 +91,16 @@ static json_t *cache_key(struct vm_host *h)
 		return NULL;
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	key = json_pack("{s:O?, s:s, s:O?, s:O?, s:O?}",
-			"hostname", json_object_get(facts, "hostname"),
-			"kernel_release", u.release,
-			"qemu", json_object_get(facts, "qemu"),
-			"libvirt", json_object_get(facts, "libvirt"),
-			"uri", json_object_get(facts, "uri"));
+	key = json_pack("{s:O?, s:s, s:O?, s:O?, s:O?}", "hostname",
+			json_object_get(facts, "hostname"), "kernel_release", u.release, "qemu",
+			json_object_get(facts, "qemu"), "libvirt",
+			json_object_get(facts, "libvirt"), "uri", json_object_get(facts, "uri"));
 	json_decref(facts);
 	return key;
 }
 
 /* 1 and *out filled when cache_dir holds a verdict for key */
-static int cache_load(const char *path, const json_t *key,
-		      struct accel_choice *out)
+static int cache_load(const char *path, const json_t *key, struct accel_choice *out)
 {
 	json_error_t err;
 	json_t *root;
@@ -116,16 +111,15 @@ static int cache_load(const char *path, const json_t *key,
 		return 0;
 	root = json_load_file(path, 0, &err);
 	if (!root) {
-		lab_warn("ignoring the accelerator cache %s: %s (line %d); probing again",
-			 path, err.text, err.line);
+		lab_warn("ignoring the accelerator cache %s: %s (line %d); probing again", path,
+			 err.text, err.line);
 		return 0;
 	}
 	accel = json_string_value(json_object_get(root, "accel"));
 	reason = json_string_value(json_object_get(root, "reason"));
 	if (accel && reason && json_equal(json_object_get(root, "key"), key) &&
 	    (!strcmp(accel, "kvm") || !strcmp(accel, "tcg"))) {
-		out->accel = strcmp(accel, "kvm") ? DOM_ACCEL_TCG :
-			DOM_ACCEL_KVM;
+		out->accel = strcmp(accel, "kvm") ? DOM_ACCEL_TCG : DOM_ACCEL_KVM;
 		set_reason(out, "%s (cached in %s)", reason, path);
 		out->cached = true;
 		hit = 1;
@@ -146,10 +140,8 @@ static int cache_store(const char *cache_dir, const char *path, json_t *key,
 	if (mkdir_p(cache_dir, 0755) < 0)
 		return -1;
 	time_iso(t, stamp);
-	root = json_pack("{s:O, s:s, s:s, s:s, s:f}", "key", key,
-			 "accel", dom_accel_name(c->accel),
-			 "reason", c->reason, "probed_at", stamp,
-			 "probe_s", probe_s);
+	root = json_pack("{s:O, s:s, s:s, s:s, s:f}", "key", key, "accel", dom_accel_name(c->accel),
+			 "reason", c->reason, "probed_at", stamp, "probe_s", probe_s);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	if (!text) {
@@ -187,8 +179,8 @@ static void console_tail(const char *path, char *buf, size_t len)
 		snprintf(buf, len, "%s", line + strspn(line, " "));
 }
 
-static void probe_verdict(const struct vm_result *r, int ok,
-			  const char *console, struct accel_choice *out)
+static void probe_verdict(const struct vm_result *r, int ok, const char *console,
+			  struct accel_choice *out)
 {
 	char tail[160];
 
@@ -202,8 +194,10 @@ static void probe_verdict(const struct vm_result *r, int ok,
 	out->accel = DOM_ACCEL_TCG;
 	switch (r->outcome) {
 	case VM_TIMEOUT:
-		set_reason(out, "KVM probe: the guest never reached the agent under KVM within %.0f s (console: %s)",
-			   ACCEL_PROBE_DEADLINE_S, *tail ? tail : "empty");
+		set_reason(
+			out,
+			"KVM probe: the guest never reached the agent under KVM within %.0f s (console: %s)",
+			ACCEL_PROBE_DEADLINE_S, *tail ? tail : "empty");
 		break;
 	case VM_CRASHED:
 		set_reason(out, "KVM probe: the guest crashed under KVM: %s (console: %s)",
@@ -217,15 +211,16 @@ static void probe_verdict(const struct vm_result *r, int ok,
 		break;
 	}
 	default:
-		set_reason(out, "KVM probe: the guest stopped under KVM before the agent said hello (%s; console: %s)",
-			   r->detail, *tail ? tail : "empty");
+		set_reason(
+			out,
+			"KVM probe: the guest stopped under KVM before the agent said hello (%s; console: %s)",
+			r->detail, *tail ? tail : "empty");
 		break;
 	}
 }
 
-static char *probe_xml(enum dom_accel accel, const char *kernel,
-		       const char *initrd, const char *console,
-		       const char *data)
+static char *probe_xml(enum dom_accel accel, const char *kernel, const char *initrd,
+		       const char *console, const char *data)
 {
 	struct job_topology *t = xcalloc(1, sizeof(*t));
 	struct domain_spec s = { 0 };
@@ -261,9 +256,8 @@ static int stop_at_once(double elapsed_s, void *arg)
  * created under TCG either, the cause is not KVM (a path the QEMU user
  * cannot read, a broken libvirt): say so and do not cache a verdict.
  */
-static int tcg_creates(struct vm_host *h, const char *kernel,
-		       const char *initrd, const char *console,
-		       const char *data, const char *kvm_error)
+static int tcg_creates(struct vm_host *h, const char *kernel, const char *initrd,
+		       const char *console, const char *data, const char *kvm_error)
 {
 	char *xml = probe_xml(DOM_ACCEL_TCG, kernel, initrd, console, data);
 	struct vm_result r;
@@ -282,9 +276,8 @@ static int tcg_creates(struct vm_host *h, const char *kernel,
 }
 
 /* run the probe; 0 with out filled, -1 when interrupted or broken */
-static int probe(struct vm_host *h, const char *kernel, const char *initrd,
-		 const char *workdir, accel_probe_fn probe_ok, void *arg,
-		 struct accel_choice *out, double *secs)
+static int probe(struct vm_host *h, const char *kernel, const char *initrd, const char *workdir,
+		 accel_probe_fn probe_ok, void *arg, struct accel_choice *out, double *secs)
 {
 	char *dir = realpath(workdir, NULL);
 	char *console, *data, *xml;
@@ -309,8 +302,7 @@ static int probe(struct vm_host *h, const char *kernel, const char *initrd,
 	vm_set_tick(h, NULL, NULL);
 	vm_run(h, xml, ACCEL_PROBE_DEADLINE_S, &r);
 	*secs = r.elapsed_s;
-	if (r.outcome == VM_ERROR &&
-	    tcg_creates(h, kernel, initrd, console, data, r.detail) < 0) {
+	if (r.outcome == VM_ERROR && tcg_creates(h, kernel, initrd, console, data, r.detail) < 0) {
 		vm_set_quiet(h, false);
 		goto out;
 	}
@@ -337,9 +329,8 @@ static char *cache_path(const char *cache_dir)
 	return xasprintf("%s/%s", cache_dir, ACCEL_CACHE_FILE);
 }
 
-int accel_decide(struct vm_host *h, enum accel_mode requested,
-		 const char *cache_dir, bool force_probe,
-		 struct accel_choice *out)
+int accel_decide(struct vm_host *h, enum accel_mode requested, const char *cache_dir,
+		 bool force_probe, struct accel_choice *out)
 {
 	char *path;
 	json_t *key;
@@ -371,8 +362,8 @@ int accel_decide(struct vm_host *h, enum accel_mode requested,
 }
 
 int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
-		const char *probe_initrd, const char *workdir,
-		accel_probe_fn probe_ok, void *arg, struct accel_choice *out)
+		const char *probe_initrd, const char *workdir, accel_probe_fn probe_ok, void *arg,
+		struct accel_choice *out)
 {
 	char *path;
 	json_t *key = NULL;
@@ -383,15 +374,15 @@ int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
 		if (!key)
 			return -1;
 	}
-	if (probe(h, kernel, probe_initrd, workdir, probe_ok, arg, out,
-		  &secs) < 0) {
+	if (probe(h, kernel, probe_initrd, workdir, probe_ok, arg, out, &secs) < 0) {
 		json_decref(key);
 		return -1;
 	}
 	if (cache_dir) {
 		path = cache_path(cache_dir);
 		if (cache_store(cache_dir, path, key, out, secs) < 0)
-			lab_warn("the accelerator verdict was not cached; the next run probes again");
+			lab_warn(
+				"the accelerator verdict was not cached; the next run probes again");
 		free(path);
 	}
 	json_decref(key);

@@ -23,9 +23,9 @@
 
 struct accel_choice {
 	enum dom_accel accel;
-	char reason[512];	/* one line, for "using TCG: <reason>" */
-	bool probed;		/* a probe boot ran now */
-	bool cached;		/* the verdict came from accel.json */
+	char reason[512]; /* one line, for "using TCG: <reason>" */
+	bool probed; /* a probe boot ran now */
+	bool cached; /* the verdict came from accel.json */
 };
 
 /*
@@ -33,8 +33,7 @@ struct accel_choice {
  * reached userspace (the caller checks the data file for a HELLO record),
  * 0 otherwise.
  */
-typedef int (*accel_probe_fn)(const char *data_path, const char *console_path,
-			      void *arg);
+typedef int (*accel_probe_fn)(const char *data_path, const char *console_path, void *arg);
 
 /*
  * Whether a probe boot must decide: requested tcg -> TCG; kvm -> KVM
@@ -45,9 +44,8 @@ typedef int (*accel_probe_fn)(const char *data_path, const char *console_path,
  * accel_probe() must boot (so a caller stages the probe's kernel and
  * initrd only then), -1 after one message (libvirt gone).
  */
-int accel_decide(struct vm_host *h, enum accel_mode requested,
-		 const char *cache_dir, bool force_probe,
-		 struct accel_choice *out);
+int accel_decide(struct vm_host *h, enum accel_mode requested, const char *cache_dir,
+		 bool force_probe, struct accel_choice *out);
 
 /*
  * The probe: kernel + probe_initrd under KVM on a 1-node, 1-vCPU, 256 MiB
@@ -61,7 +59,7 @@ int accel_decide(struct vm_host *h, enum accel_mode requested,
  * one message (probe interrupted or impossible, libvirt gone).
  */
 int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
-		const char *probe_initrd, const char *workdir,
-		accel_probe_fn probe_ok, void *arg, struct accel_choice *out);
+		const char *probe_initrd, const char *workdir, accel_probe_fn probe_ok, void *arg,
+		struct accel_choice *out);
 
 #endif

@@ -58,8 +58,7 @@ static bool has_distances(const struct job_topology *t)
 }
 
 /* libvirt wants UTF-8; xmlTextWriter would copy bad bytes through */
-static int check_utf8(const struct domain_spec *s, const char *what,
-		      const char *value)
+static int check_utf8(const struct domain_spec *s, const char *what, const char *value)
 {
 	if (!value || xmlCheckUTF8(BAD_CAST value))
 		return 0;
@@ -68,8 +67,7 @@ static int check_utf8(const struct domain_spec *s, const char *what,
 	return -1;
 }
 
-static int check_path(const struct domain_spec *s, const char *what,
-		      const char *path)
+static int check_path(const struct domain_spec *s, const char *what, const char *path)
 {
 	if (check_utf8(s, what, path) < 0)
 		return -1;
@@ -85,17 +83,14 @@ static int check_spec(const struct domain_spec *s)
 	const struct job_topology *t = s->topo;
 	unsigned int i;
 
-	if (!s->name || !*s->name || !s->kernel || !s->console_path ||
-	    !s->data_path || !t) {
+	if (!s->name || !*s->name || !s->kernel || !s->console_path || !s->data_path || !t) {
 		lab_err("domain XML: incomplete domain spec (name, kernel, console and data paths and a topology are required); this is a bug in the caller");
 		return -1;
 	}
-	if (check_path(s, "kernel", s->kernel) < 0 ||
-	    check_path(s, "initrd", s->initrd) < 0 ||
+	if (check_path(s, "kernel", s->kernel) < 0 || check_path(s, "initrd", s->initrd) < 0 ||
 	    check_path(s, "console", s->console_path) < 0 ||
 	    check_path(s, "data channel", s->data_path) < 0 ||
-	    check_path(s, "disk", s->disk_path) < 0 ||
-	    check_utf8(s, "name", s->name) < 0 ||
+	    check_path(s, "disk", s->disk_path) < 0 || check_utf8(s, "name", s->name) < 0 ||
 	    check_utf8(s, "kernel command line", s->cmdline) < 0 ||
 	    check_utf8(s, "cpuset", s->cpuset) < 0)
 		return -1;
@@ -125,8 +120,7 @@ static int check_spec(const struct domain_spec *s)
  */
 static int w_elem(xmlTextWriterPtr w, const char *name, const char *text)
 {
-	return xmlTextWriterWriteElement(w, BAD_CAST name, BAD_CAST text) < 0 ?
-		-1 : 0;
+	return xmlTextWriterWriteElement(w, BAD_CAST name, BAD_CAST text) < 0 ? -1 : 0;
 }
 
 static int w_start(xmlTextWriterPtr w, const char *name)
@@ -141,8 +135,7 @@ static int w_end(xmlTextWriterPtr w)
 
 static int w_attr(xmlTextWriterPtr w, const char *name, const char *value)
 {
-	return xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST value) < 0 ?
-		-1 : 0;
+	return xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST value) < 0 ? -1 : 0;
 }
 
 static int w_attru(xmlTextWriterPtr w, const char *name, unsigned long long v)
@@ -154,8 +147,7 @@ static int w_attru(xmlTextWriterPtr w, const char *name, unsigned long long v)
 }
 
 /* <name attr='value'/> */
-static int w_empty1(xmlTextWriterPtr w, const char *name, const char *attr,
-		    const char *value)
+static int w_empty1(xmlTextWriterPtr w, const char *name, const char *attr, const char *value)
 {
 	int rc = w_start(w, name);
 
@@ -181,8 +173,8 @@ static int write_os(xmlTextWriterPtr w, const struct domain_spec *s)
 	return rc | w_end(w);
 }
 
-static int write_cell(xmlTextWriterPtr w, const struct job_topology *t,
-		      unsigned int i, unsigned int first_cpu, bool dist)
+static int write_cell(xmlTextWriterPtr w, const struct job_topology *t, unsigned int i,
+		      unsigned int first_cpu, bool dist)
 {
 	const struct job_node *n = &t->nodes[i];
 	char cpus[32];
@@ -194,8 +186,7 @@ static int write_cell(xmlTextWriterPtr w, const struct job_topology *t,
 		if (n->cpus == 1)
 			snprintf(cpus, sizeof(cpus), "%u", first_cpu);
 		else
-			snprintf(cpus, sizeof(cpus), "%u-%u", first_cpu,
-				 first_cpu + n->cpus - 1);
+			snprintf(cpus, sizeof(cpus), "%u-%u", first_cpu, first_cpu + n->cpus - 1);
 		rc |= w_attr(w, "cpus", cpus);
 	}
 	rc |= w_attru(w, "memory", n->memory_kib);
@@ -233,8 +224,7 @@ static int write_cpu(xmlTextWriterPtr w, const struct domain_spec *s)
 		rc |= w_attr(w, "check", "none");
 		rc |= w_start(w, "model");
 		rc |= w_attr(w, "fallback", "forbid");
-		rc |= xmlTextWriterWriteString(w, BAD_CAST TCG_CPU_MODEL) < 0 ?
-			-1 : 0;
+		rc |= xmlTextWriterWriteString(w, BAD_CAST TCG_CPU_MODEL) < 0 ? -1 : 0;
 		rc |= w_end(w);
 	}
 	rc |= w_start(w, "numa");
@@ -361,8 +351,7 @@ static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s)
 	rc |= w_elem(w, "name", s->name);
 	rc |= w_start(w, "memory");
 	rc |= w_attr(w, "unit", "KiB");
-	snprintf(buf, sizeof(buf), "%llu",
-		 (unsigned long long)total_kib(s->topo));
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)total_kib(s->topo));
 	rc |= xmlTextWriterWriteString(w, BAD_CAST buf) < 0 ? -1 : 0;
 	rc |= w_end(w);
 	rc |= w_start(w, "vcpu");
@@ -401,19 +390,17 @@ char *topology_domain_xml(const struct domain_spec *spec)
 		return NULL;
 	buf = xmlBufferCreate();
 	if (!buf) {
-		lab_err("domain XML for %s: out of memory creating the XML buffer",
-			spec->name);
+		lab_err("domain XML for %s: out of memory creating the XML buffer", spec->name);
 		return NULL;
 	}
 	w = xmlNewTextWriterMemory(buf, 0);
 	if (!w) {
 		xmlBufferFree(buf);
-		lab_err("domain XML for %s: cannot create the libxml2 writer",
-			spec->name);
+		lab_err("domain XML for %s: cannot create the libxml2 writer", spec->name);
 		return NULL;
 	}
 	rc = write_domain(w, spec);
-	xmlFreeTextWriter(w);	/* flushes into buf */
+	xmlFreeTextWriter(w); /* flushes into buf */
 	if (rc < 0)
 		lab_err("domain XML for %s: libxml2 failed to write the document; this is a bug, please report it",
 			spec->name);

@@ -17,16 +17,16 @@ enum dom_accel {
 	DOM_ACCEL_KVM,
 	DOM_ACCEL_TCG,
 };
-const char *dom_accel_name(enum dom_accel a);	/* "kvm", "tcg" */
+const char *dom_accel_name(enum dom_accel a); /* "kvm", "tcg" */
 
 struct domain_spec {
-	const char *name;			/* "mmlab-..." unique per run */
+	const char *name; /* "mmlab-..." unique per run */
 	const struct job_topology *topo;
 	enum dom_accel accel;
-	const char *kernel, *initrd, *cmdline;	/* absolute paths; cmdline complete */
-	const char *console_path;		/* ttyS0 -> file (console log) */
-	const char *data_path;			/* ttyS1 -> file (agent data channel) */
-	const char *cpuset;			/* host cpus for <vcpupin>, NULL = none */
+	const char *kernel, *initrd, *cmdline; /* absolute paths; cmdline complete */
+	const char *console_path; /* ttyS0 -> file (console log) */
+	const char *data_path; /* ttyS1 -> file (agent data channel) */
+	const char *cpuset; /* host cpus for <vcpupin>, NULL = none */
 	/*
 	 * Placement (lab/vm/placement.h): one host CPU per vCPU (overrides
 	 * cpuset), and one host NUMA node per guest node for
@@ -34,7 +34,7 @@ struct domain_spec {
 	 */
 	const int *vcpu_pins;
 	const int *memnodes;
-	const char *disk_path;			/* qcow2 as virtio-blk vda, NULL = no disk */
+	const char *disk_path; /* qcow2 as virtio-blk vda, NULL = no disk */
 };
 
 /*

@@ -131,7 +131,8 @@ int host_topo_read(const char *dir, struct host_topo *h)
 	d = opendir(dir);
 	if (!d) {
 		lab_err("cannot read the host's NUMA nodes in %s: %s; unset MMLAB_SYSFS_NODE_DIR "
-			"or point it at a directory of nodeN/cpulist files", dir, strerror(errno));
+			"or point it at a directory of nodeN/cpulist files",
+			dir, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -146,7 +147,7 @@ int host_topo_read(const char *dir, struct host_topo *h)
 			lab_err("cannot read host node %s/%s; check MMLAB_SYSFS_NODE_DIR", dir, s);
 			return -1;
 		}
-		if (h->nodes[h->nnodes].ncpus)	/* memory-only nodes hold no vCPU */
+		if (h->nodes[h->nnodes].ncpus) /* memory-only nodes hold no vCPU */
 			h->nnodes++;
 	}
 	closedir(d);
@@ -203,8 +204,8 @@ static uint64_t host_kib(const struct host_topo *h)
  * room for its CPUs and memory, preferring nodes this guest does not use
  * yet, so a 2-node guest on a 2-node host mirrors the host.
  */
-static int pick_node(const struct placer *p, const bool *taken, unsigned int cpus,
-		     uint64_t kib, const uint64_t *want_kib)
+static int pick_node(const struct placer *p, const bool *taken, unsigned int cpus, uint64_t kib,
+		     const uint64_t *want_kib)
 {
 	int best = -1;
 	unsigned int best_free = 0;
@@ -235,7 +236,8 @@ int placer_place(struct placer *p, const struct job_topology *t, struct placemen
 	memset(out, 0, sizeof(*out));
 	if (need > host_cpus(h) || need > PLACE_MAX_CPUS) {
 		lab_err("the guest needs %u vCPUs but this host has %u CPUs to pin them to; "
-			"make the job's topology smaller", need, host_cpus(h));
+			"make the job's topology smaller",
+			need, host_cpus(h));
 		return -1;
 	}
 	if (topology_total_memory_kib(t) + PLACE_VM_OVERHEAD_KIB > host_kib(h)) {

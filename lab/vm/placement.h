@@ -27,16 +27,16 @@
 #define PLACE_VM_OVERHEAD_KIB (96u << 10)
 
 struct host_node {
-	int id;				/* nodeN */
+	int id; /* nodeN */
 	unsigned int ncpus;
 	int cpus[PLACE_MAX_CPUS];
-	uint64_t mem_free_kib;		/* free when read, what we may use */
+	uint64_t mem_free_kib; /* free when read, what we may use */
 };
 
 struct host_topo {
 	unsigned int nnodes;
 	struct host_node nodes[PLACE_MAX_NODES];
-	bool numa;			/* more than one node */
+	bool numa; /* more than one node */
 };
 
 /*
@@ -49,16 +49,16 @@ int parse_cpulist(const char *s, int *cpus, unsigned int max);
 
 struct placement {
 	unsigned int nvcpus, nnodes;
-	int vcpu_pins[PLACE_MAX_CPUS];	/* host CPU of each vCPU */
-	int memnodes[JOB_MAX_NODES];	/* host node of each guest node */
-	int node_slot[JOB_MAX_NODES];	/* index into host_topo.nodes */
-	uint64_t node_kib[JOB_MAX_NODES];	/* reserved on that host node */
-	bool numa;			/* memnodes are meaningful (NUMA host) */
+	int vcpu_pins[PLACE_MAX_CPUS]; /* host CPU of each vCPU */
+	int memnodes[JOB_MAX_NODES]; /* host node of each guest node */
+	int node_slot[JOB_MAX_NODES]; /* index into host_topo.nodes */
+	uint64_t node_kib[JOB_MAX_NODES]; /* reserved on that host node */
+	bool numa; /* memnodes are meaningful (NUMA host) */
 };
 
 struct placer {
 	struct host_topo host;
-	bool used[PLACE_MAX_CPUS];	/* by host CPU number */
+	bool used[PLACE_MAX_CPUS]; /* by host CPU number */
 	uint64_t reserved_kib[PLACE_MAX_NODES];
 };
 

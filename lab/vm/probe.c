@@ -34,9 +34,8 @@ int probe_agent_reached(const char *data_path, const char *console_path, void *a
 	return ok;
 }
 
-int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir,
-		const char *kernel, const struct image *img, bool reprobe,
-		struct accel_choice *out)
+int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir, const char *kernel,
+		const struct image *img, bool reprobe, struct accel_choice *out)
 {
 	char *stage, *kcopy, *initrd, *dir;
 	struct kvlist plan = { 0 };

@@ -17,8 +17,7 @@
 /* 1 when the data channel file holds the agent's HELLO */
 int probe_agent_reached(const char *data_path, const char *console_path, void *arg);
 
-int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir,
-		const char *kernel, const struct image *img, bool reprobe,
-		struct accel_choice *out);
+int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir, const char *kernel,
+		const struct image *img, bool reprobe, struct accel_choice *out);
 
 #endif

@@ -41,7 +41,7 @@ struct vm_host {
 struct vm_watch {
 	const char *name;
 	bool stopped, crashed, paused_bad, reset;
-	int stop_detail;	/* VIR_DOMAIN_EVENT_STOPPED_* */
+	int stop_detail; /* VIR_DOMAIN_EVENT_STOPPED_* */
 	char why[256];
 };
 
@@ -183,8 +183,7 @@ static void set_version(json_t *o, const char *key, unsigned long v)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "%lu.%lu.%lu", v / 1000000,
-		 (v / 1000) % 1000, v % 1000);
+	snprintf(buf, sizeof(buf), "%lu.%lu.%lu", v / 1000000, (v / 1000) % 1000, v % 1000);
 	json_object_set_new(o, key, json_string(buf));
 }
 
@@ -194,8 +193,7 @@ json_t *vm_host_facts(struct vm_host *h)
 	char *host;
 	json_t *o;
 
-	if (virConnectGetLibVersion(h->conn, &lib) < 0 ||
-	    virConnectGetVersion(h->conn, &hv) < 0) {
+	if (virConnectGetLibVersion(h->conn, &lib) < 0 || virConnectGetVersion(h->conn, &hv) < 0) {
 		lab_err("cannot get libvirt/QEMU versions from %s: %s; check that libvirtd is still running",
 			h->uri, last_error);
 		return NULL;
@@ -214,8 +212,7 @@ int vm_kvm_available(struct vm_host *h, char *why, size_t len)
 {
 	char *caps;
 
-	caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "pc",
-					       "kvm", 0);
+	caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "pc", "kvm", 0);
 	if (!caps) {
 		snprintf(why, len, "%s", last_error);
 		flatten(why);
@@ -242,8 +239,7 @@ static const char *stopped_name(int detail)
 	}
 }
 
-static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event,
-			 int detail, void *opaque)
+static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
 {
 	struct vm_watch *w = opaque;
 
@@ -258,26 +254,24 @@ static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event,
 		    detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
 			w->crashed = true;
 			if (!*w->why)
-				snprintf(w->why, sizeof(w->why),
-					 "libvirt: domain stopped (%s)",
+				snprintf(w->why, sizeof(w->why), "libvirt: domain stopped (%s)",
 					 stopped_name(detail));
 		}
 		break;
 	case VIR_DOMAIN_EVENT_CRASHED:
 		w->crashed = true;
-		snprintf(w->why, sizeof(w->why),
-			 "libvirt: guest crashed (%s)",
+		snprintf(w->why, sizeof(w->why), "libvirt: guest crashed (%s)",
 			 detail == VIR_DOMAIN_EVENT_CRASHED_PANICKED ?
-			 "kernel panic reported by pvpanic" : "crash loaded");
+				 "kernel panic reported by pvpanic" :
+				 "crash loaded");
 		break;
 	case VIR_DOMAIN_EVENT_SUSPENDED:
 		if (detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR ||
 		    detail == VIR_DOMAIN_EVENT_SUSPENDED_WATCHDOG) {
 			w->paused_bad = true;
-			snprintf(w->why, sizeof(w->why),
-				 "libvirt: guest paused (%s)",
-				 detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR ?
-				 "I/O error" : "watchdog");
+			snprintf(w->why, sizeof(w->why), "libvirt: guest paused (%s)",
+				 detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR ? "I/O error" :
+										"watchdog");
 		}
 		break;
 	default:
@@ -312,7 +306,7 @@ static const char *paused_reason_name(int r)
 	case VIR_DOMAIN_PAUSED_CRASHED:
 		return "crashed";
 	default:
-		return NULL;	/* a pause we do not treat as a failure */
+		return NULL; /* a pause we do not treat as a failure */
 	}
 }
 
@@ -326,18 +320,18 @@ static int poll_state(virDomainPtr dom, struct vm_watch *w)
 	const char *why;
 
 	if (virDomainGetState(dom, &state, &reason, 0) < 0)
-		return 1;	/* a transient domain vanishes when it stops */
+		return 1; /* a transient domain vanishes when it stops */
 	if (state == VIR_DOMAIN_SHUTOFF)
 		return 1;
 	if (state == VIR_DOMAIN_CRASHED) {
 		snprintf(w->why, sizeof(w->why), "libvirt: guest crashed (%s)",
 			 reason == VIR_DOMAIN_CRASHED_PANICKED ?
-			 "kernel panic reported by pvpanic" : "unknown reason");
+				 "kernel panic reported by pvpanic" :
+				 "unknown reason");
 		return 2;
 	}
 	if (state == VIR_DOMAIN_PMSUSPENDED) {
-		snprintf(w->why, sizeof(w->why),
-			 "libvirt: guest suspended itself (ACPI S3/S4)");
+		snprintf(w->why, sizeof(w->why), "libvirt: guest suspended itself (ACPI S3/S4)");
 		return 2;
 	}
 	if (state != VIR_DOMAIN_PAUSED)
@@ -354,8 +348,7 @@ static int poll_state(virDomainPtr dom, struct vm_watch *w)
  * not to libvirt's API. For a local qemu:///system, append the last such
  * line to detail.
  */
-static void add_qemu_log_error(const struct vm_host *h, const char *name,
-			       char *detail, size_t len)
+static void add_qemu_log_error(const struct vm_host *h, const char *name, char *detail, size_t len)
 {
 	char *path, *buf, *p, *line = NULL;
 	size_t n;
@@ -375,8 +368,7 @@ static void add_qemu_log_error(const struct vm_host *h, const char *name,
 		if (strstr(p, "error") || strstr(p, "failure"))
 			line = p;
 	if (line)
-		snprintf(detail + strlen(detail), len - strlen(detail),
-			 "; QEMU log: %.200s", line);
+		snprintf(detail + strlen(detail), len - strlen(detail), "; QEMU log: %.200s", line);
 	free(buf);
 }
 
@@ -384,32 +376,29 @@ static void destroy_domain(virDomainPtr dom)
 {
 	int state, reason;
 
-	if (virDomainGetState(dom, &state, &reason, 0) < 0 ||
-	    state == VIR_DOMAIN_SHUTOFF)
+	if (virDomainGetState(dom, &state, &reason, 0) < 0 || state == VIR_DOMAIN_SHUTOFF)
 		return;
-	if (virDomainDestroy(dom) < 0 &&
-	    virDomainGetState(dom, &state, &reason, 0) == 0 &&
+	if (virDomainDestroy(dom) < 0 && virDomainGetState(dom, &state, &reason, 0) == 0 &&
 	    state != VIR_DOMAIN_SHUTOFF)
-		lab_warn("cannot destroy domain %s: %s; it dies when mmlab exits (autodestroy), or run `virsh destroy %s`",
-			 virDomainGetName(dom), last_error, virDomainGetName(dom));
+		lab_warn(
+			"cannot destroy domain %s: %s; it dies when mmlab exits (autodestroy), or run `virsh destroy %s`",
+			virDomainGetName(dom), last_error, virDomainGetName(dom));
 }
 
 struct vm_events {
 	int lifecycle, reboot, timer;
 };
 
-static void events_register(struct vm_host *h, struct vm_watch *w,
-			    struct vm_events *ev)
+static void events_register(struct vm_host *h, struct vm_watch *w, struct vm_events *ev)
 {
 	ev->lifecycle = ev->reboot = ev->timer = -1;
 	if (!event_loop_ok)
 		return;
-	ev->lifecycle = virConnectDomainEventRegisterAny(h->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))lifecycle_cb), w,
-		NULL);
-	ev->reboot = virConnectDomainEventRegisterAny(h->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_REBOOT,
+	ev->lifecycle = virConnectDomainEventRegisterAny(
+		h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))lifecycle_cb), w, NULL);
+	ev->reboot = virConnectDomainEventRegisterAny(
+		h->conn, NULL, VIR_DOMAIN_EVENT_ID_REBOOT,
 		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))reboot_cb), w, NULL);
 	ev->timer = virEventAddTimeout(VM_TICK_MS, tick_cb, NULL, NULL);
 }
@@ -447,8 +436,7 @@ static void turn(const struct vm_events *ev, const struct vm_watch *w)
 }
 
 /* the domain stopped by itself: classify with what the events said */
-static void classify_stop(const struct vm_events *ev, struct vm_watch *w,
-			  struct vm_result *res)
+static void classify_stop(const struct vm_events *ev, struct vm_watch *w, struct vm_result *res)
 {
 	double until = now_monotonic() + VM_EVENT_GRACE_S;
 
@@ -462,19 +450,19 @@ static void classify_stop(const struct vm_events *ev, struct vm_watch *w,
 		res->outcome = VM_POWEROFF;
 		snprintf(res->detail, sizeof(res->detail), "%s%s",
 			 w->stopped ? "libvirt: domain stopped: " :
-			 "domain went away (no lifecycle event seen)",
+				      "domain went away (no lifecycle event seen)",
 			 w->stopped ? stopped_name(w->stop_detail) : "");
 		if (w->reset)
-			snprintf(res->detail + strlen(res->detail),
-				 sizeof(res->detail) - strlen(res->detail),
-				 " after a guest reset (reboot, or a kernel panic with panic=-1: check the console)");
+			snprintf(
+				res->detail + strlen(res->detail),
+				sizeof(res->detail) - strlen(res->detail),
+				" after a guest reset (reboot, or a kernel panic with panic=-1: check the console)");
 	}
 }
 
 /* 1 when the run has an outcome in res */
-static int check_once(struct vm_host *h, virDomainPtr dom,
-		      const struct vm_events *ev, struct vm_watch *w,
-		      double t0, double deadline, struct vm_result *res)
+static int check_once(struct vm_host *h, virDomainPtr dom, const struct vm_events *ev,
+		      struct vm_watch *w, double t0, double deadline, struct vm_result *res)
 {
 	double now = now_monotonic();
 	int st, t;
@@ -497,15 +485,13 @@ static int check_once(struct vm_host *h, virDomainPtr dom,
 	if (stop_flag) {
 		res->outcome = VM_INTERRUPTED;
 		snprintf(res->detail, sizeof(res->detail),
-			 "stop requested after %.1f s; domain destroyed",
-			 now - t0);
+			 "stop requested after %.1f s; domain destroyed", now - t0);
 		return 1;
 	}
 	if (now >= deadline) {
 		res->outcome = VM_TIMEOUT;
 		snprintf(res->detail, sizeof(res->detail),
-			 "deadline of %.1f s passed; domain destroyed",
-			 deadline - t0);
+			 "deadline of %.1f s passed; domain destroyed", deadline - t0);
 		return 1;
 	}
 	t = h->tick ? h->tick(now - t0, h->tick_arg) : VM_TICK_CONTINUE;
@@ -529,9 +515,8 @@ static char *xml_domain_name(const char *xml)
 	return e ? xstrndup(p, (size_t)(e - p)) : xstrdup("?");
 }
 
-static int run_created(struct vm_host *h, virDomainPtr dom,
-		       const struct vm_events *ev, struct vm_watch *w,
-		       double t0, double deadline_s, struct vm_result *res)
+static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_events *ev,
+		       struct vm_watch *w, double t0, double deadline_s, struct vm_result *res)
 {
 	double deadline = t0 + deadline_s;
 
@@ -545,8 +530,7 @@ static int run_created(struct vm_host *h, virDomainPtr dom,
 	return 0;
 }
 
-int vm_run(struct vm_host *h, const char *xml, double deadline_s,
-	   struct vm_result *res)
+int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res)
 {
 	struct vm_watch w = { 0 };
 	struct vm_events ev;
@@ -591,11 +575,10 @@ int vm_destroy_matching(struct vm_host *h, const char *prefix)
 	virDomainPtr *doms = NULL;
 	int i, n, count = 0;
 
-	n = virConnectListAllDomains(h->conn, &doms,
-				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	n = virConnectListAllDomains(h->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	if (n < 0) {
-		lab_err("cannot list domains at %s: %s; check that libvirtd is running",
-			h->uri, last_error);
+		lab_err("cannot list domains at %s: %s; check that libvirtd is running", h->uri,
+			last_error);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -605,8 +588,9 @@ int vm_destroy_matching(struct vm_host *h, const char *prefix)
 			if (virDomainDestroy(doms[i]) == 0)
 				count++;
 			else
-				lab_warn("cannot destroy leftover domain %s: %s; try `virsh -c %s destroy %s`",
-					 name, last_error, h->uri, name);
+				lab_warn(
+					"cannot destroy leftover domain %s: %s; try `virsh -c %s destroy %s`",
+					name, last_error, h->uri, name);
 		}
 		virDomainFree(doms[i]);
 	}
@@ -619,8 +603,7 @@ static bool is_attempt_of(const char *name, const char *base)
 {
 	size_t n = strlen(base);
 
-	return name && !strncmp(name, base, n) &&
-	       (name[n] == '\0' || name[n] == VM_ATTEMPT_SEP);
+	return name && !strncmp(name, base, n) && (name[n] == '\0' || name[n] == VM_ATTEMPT_SEP);
 }
 
 /*
@@ -640,8 +623,8 @@ static int destroy_attempts(struct vm_host *h, const char *base, unsigned int *d
 		const char *name = virDomainGetName(doms[i]);
 
 		/* a defined, shut-off domain holds nothing and is not ours */
-		if (is_attempt_of(name, base) && (virDomainIsActive(doms[i]) == 1 ||
-						  virDomainIsPersistent(doms[i]) != 1)) {
+		if (is_attempt_of(name, base) &&
+		    (virDomainIsActive(doms[i]) == 1 || virDomainIsPersistent(doms[i]) != 1)) {
 			left++;
 			if (virDomainIsActive(doms[i]) == 1 && virDomainDestroy(doms[i]) == 0)
 				(*destroyed)++;
@@ -667,14 +650,14 @@ int vm_clear_attempts(struct vm_host *h, const char *base, double wait_s)
 		}
 		if (!left || now_monotonic() >= end)
 			break;
-		usleep(100000);	/* libvirt is still tearing one down */
+		usleep(100000); /* libvirt is still tearing one down */
 	}
 	if (destroyed)
 		lab_info("destroyed %u domain%s of an earlier attempt of %s", destroyed,
 			 destroyed == 1 ? "" : "s", base);
 	if (left)
 		lab_warn("%d domain%s of an earlier attempt of %s still listed after %.0f s; "
-			 "see `virsh -c %s list --all`", left, left == 1 ? "" : "s", base,
-			 wait_s, h->uri);
+			 "see `virsh -c %s list --all`",
+			 left, left == 1 ? "" : "s", base, wait_s, h->uri);
 	return left;
 }

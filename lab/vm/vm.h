@@ -51,20 +51,20 @@ json_t *vm_host_facts(struct vm_host *h);
 int vm_kvm_available(struct vm_host *h, char *why, size_t len);
 
 enum vm_outcome {
-	VM_POWEROFF,		/* the guest stopped by itself (poweroff, or a
+	VM_POWEROFF, /* the guest stopped by itself (poweroff, or a
 				   reset/reboot: see guest_reset) */
-	VM_CRASHED,		/* panic reported (pvpanic), or QEMU stopped
+	VM_CRASHED, /* panic reported (pvpanic), or QEMU stopped
 				   the guest on an error (KVM internal error) */
-	VM_TIMEOUT,		/* deadline passed (or the tick said so) */
-	VM_INTERRUPTED,		/* vm_request_stop() (or the tick said so) */
-	VM_ERROR,		/* the domain could not be created */
+	VM_TIMEOUT, /* deadline passed (or the tick said so) */
+	VM_INTERRUPTED, /* vm_request_stop() (or the tick said so) */
+	VM_ERROR, /* the domain could not be created */
 };
-const char *vm_outcome_name(enum vm_outcome o);	/* "poweroff", ... */
+const char *vm_outcome_name(enum vm_outcome o); /* "poweroff", ... */
 
 struct vm_result {
 	enum vm_outcome outcome;
-	double elapsed_s;	/* create call to the outcome (not the destroy) */
-	char detail[512];	/* what libvirt said, human-readable */
+	double elapsed_s; /* create call to the outcome (not the destroy) */
+	char detail[512]; /* what libvirt said, human-readable */
 	/*
 	 * libvirt sent a REBOOT event. Measured with libvirt 9.0 and
 	 * on_reboot=destroy: a guest reboot, and so a kernel panic with
@@ -99,8 +99,7 @@ void vm_set_quiet(struct vm_host *h, bool quiet);
  * which), -1 only for VM_ERROR (creation failed; the message includes
  * libvirt's error and res->detail holds it too).
  */
-int vm_run(struct vm_host *h, const char *xml, double deadline_s,
-	   struct vm_result *res);
+int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res);
 
 /* async-signal-safe: make the running (or next) vm_run() stop */
 void vm_request_stop(void);

@@ -36,23 +36,34 @@ static void good_iteration(struct stream *s, int i)
 
 	snprintf(p, sizeof(p), "iter=%d", i);
 	rec(s, MMREC_ITER_BEGIN, p);
-	snprintf(p, sizeof(p), "iter=%d phase=before name=vmstat\npgfault 100\nnr_free_pages 50\ncompact_stall 0\n", i);
+	snprintf(
+		p, sizeof(p),
+		"iter=%d phase=before name=vmstat\npgfault 100\nnr_free_pages 50\ncompact_stall 0\n",
+		i);
 	rec(s, MMREC_SNAPSHOT, p);
 	snprintf(p, sizeof(p), "iter=%d phase=before name=node0/vmstat\nnuma_hit 7\n", i);
 	rec(s, MMREC_SNAPSHOT, p);
-	snprintf(p, sizeof(p), "iter=%d phase=before name=node1/numastat\nnuma_hit 1000\nother_node 3\n", i);
+	snprintf(p, sizeof(p),
+		 "iter=%d phase=before name=node1/numastat\nnuma_hit 1000\nother_node 3\n", i);
 	rec(s, MMREC_SNAPSHOT, p);
-	snprintf(p, sizeof(p), "iter=%d phase=before name=node1/meminfo\nNode 1 MemTotal: 5 kB\n", i);
+	snprintf(p, sizeof(p), "iter=%d phase=before name=node1/meminfo\nNode 1 MemTotal: 5 kB\n",
+		 i);
 	rec(s, MMREC_SNAPSHOT, p);
-	snprintf(p, sizeof(p), "iter=%d phase=after name=vmstat\npgfault %d\nnr_free_pages 40\ncompact_stall 3\n", i, 150 + i);
+	snprintf(p, sizeof(p),
+		 "iter=%d phase=after name=vmstat\npgfault %d\nnr_free_pages 40\ncompact_stall 3\n",
+		 i, 150 + i);
 	rec(s, MMREC_SNAPSHOT, p);
 	snprintf(p, sizeof(p), "iter=%d phase=after name=node0/vmstat\nnuma_hit 17\n", i);
 	rec(s, MMREC_SNAPSHOT, p);
-	snprintf(p, sizeof(p), "iter=%d phase=after name=node1/numastat\nnuma_hit 1500\nother_node 3\n", i);
+	snprintf(p, sizeof(p),
+		 "iter=%d phase=after name=node1/numastat\nnuma_hit 1500\nother_node 3\n", i);
 	rec(s, MMREC_SNAPSHOT, p);
 	snprintf(p, sizeof(p), "iter=%d\nelapsed_s.T1 1.5\nthroughput_mbs.T1 200\n", i);
 	rec(s, MMREC_WL_OUTPUT, p);
-	snprintf(p, sizeof(p), "iter=%d exit=0 signal=0 user_s=0.25 system_s=1.125 elapsed_s=1.5 maxrss_kb=10 minflt=1 majflt=0", i);
+	snprintf(
+		p, sizeof(p),
+		"iter=%d exit=0 signal=0 user_s=0.25 system_s=1.125 elapsed_s=1.5 maxrss_kb=10 minflt=1 majflt=0",
+		i);
 	rec(s, MMREC_RESULT, p);
 	snprintf(p, sizeof(p), "iter=%d status=ok", i);
 	rec(s, MMREC_ITER_END, p);
@@ -61,7 +72,8 @@ static void good_iteration(struct stream *s, int i)
 static void head(struct stream *s)
 {
 	rec(s, MMREC_HELLO, "agent=1 release=6.9.0-rc1 boot_s=2.5");
-	rec(s, MMREC_NODES, "count=2\nnode=0 cpus=0-1 memory_kb=262144\nnode=1 cpus=2 memory_kb=131072\n");
+	rec(s, MMREC_NODES,
+	    "count=2\nnode=0 cpus=0-1 memory_kb=262144\nnode=1 cpus=2 memory_kb=131072\n");
 }
 
 static double num(json_t *metrics, const char *name)
@@ -110,8 +122,10 @@ static void test_full_stream(void **state)
 	nodes = json_object_get(root, "nodes");
 	assert_int_equal(json_array_size(nodes), 2);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, 1), "id")), 1);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(nodes, 0), "cpus")), "0-1");
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, 0), "memory_kb")), 262144);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(nodes, 0), "cpus")),
+			    "0-1");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, 0), "memory_kb")),
+			 262144);
 	it = iter(root, 0);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "ok");
 	assert_int_equal(json_integer_value(json_object_get(it, "exit")), 0);
@@ -131,8 +145,9 @@ static void test_full_stream(void **state)
 	/* 3 vmstat + 1 node vmstat + 2 numastat + 3 time + 2 workload; no meminfo */
 	assert_int_equal(json_object_size(m), 11);
 	st = json_object_get(it, "snapshots");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "before"), "node1/meminfo")),
-			    "Node 1 MemTotal: 5 kB\n");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(st, "before"), "node1/meminfo")),
+		"Node 1 MemTotal: 5 kB\n");
 	assert_true(json_is_true(json_object_get(root, "done")));
 	assert_int_equal(json_array_size(json_object_get(root, "log")), 1);
 	assert_true(log_has(root, "hello from the guest"));
@@ -151,9 +166,11 @@ static void test_hostile_metrics(void **state)
 
 	(void)state;
 	good_iteration(&s, 0);
-	snprintf(p, sizeof(p), "iter=0\nbad/name 1\nnan_v nan\ninf_v inf\nbig_v 1e400\n"
+	snprintf(p, sizeof(p),
+		 "iter=0\nbad/name 1\nnan_v nan\ninf_v inf\nbig_v 1e400\n"
 		 "has space 1\ngood:metric-1 2\n\xff\xfe 3\nnoval\nx 1 2\n %s 1\n"
-		 "neg -2.5\n\n\n", "");
+		 "neg -2.5\n\n\n",
+		 "");
 	rec(&s, MMREC_WL_OUTPUT, p);
 	memset(p, 'a', 300);
 	strcpy(p, "iter=0\n");
@@ -175,15 +192,16 @@ static void test_hostile_metrics(void **state)
 	assert_null(json_object_get(m, "usemem.big_v"));
 	assert_null(json_object_get(m, "usemem.x"));
 	assert_int_equal(json_integer_value(json_object_get(m, "vmstat.pgfault")), 50);
-	assert_int_equal(json_object_size(m), 13);	/* 11 + good:metric-1, neg */
+	assert_int_equal(json_object_size(m), 13); /* 11 + good:metric-1, neg */
 	assert_true(log_has(root, "bad workload metric line \"bad/name 1\""));
 	assert_true(log_has(root, "\"nan_v nan\""));
 	assert_true(log_has(root, "SNAPSHOT with a bad phase or name"));
 	assert_true(log_has(root, "RESULT record without a valid iter="));
-	assert_true(log_has(root, "?[31mred?"));	/* control bytes made printable */
+	assert_true(log_has(root, "?[31mred?")); /* control bytes made printable */
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 1);
 	assert_null(json_object_get(json_object_get(json_object_get(iter(root, 0), "snapshots"),
-						    "after"), "../../etc/passwd"));
+						    "after"),
+				    "../../etc/passwd"));
 	assert_true(json_is_false(json_object_get(root, "done")));
 	assert_true(json_is_null(json_object_get(root, "hello")));
 	json_decref(root);
@@ -206,14 +224,15 @@ static void test_missing_after(void **state)
 	rec(&s, MMREC_RESULT, "iter=4 exit=0 signal=0 user_s=1 system_s=1 elapsed_s=1");
 	rec(&s, MMREC_ITER_END, "iter=4 status=ok");
 	good_iteration(&s, 2);
-	rec(&s, MMREC_ITER_BEGIN, "iter=7");	/* the guest died here */
+	rec(&s, MMREC_ITER_BEGIN, "iter=7"); /* the guest died here */
 	root = agent_parse_stream(s.buf, s.len, "usemem");
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 3);
-	it = iter(root, 0);	/* sorted by index */
+	it = iter(root, 0); /* sorted by index */
 	assert_int_equal(json_integer_value(json_object_get(it, "index")), 2);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "ok");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(it, "metrics"),
-							    "vmstat.pgfault")), 52);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(it, "metrics"), "vmstat.pgfault")),
+			 52);
 	it = iter(root, 1);
 	assert_int_equal(json_integer_value(json_object_get(it, "index")), 4);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
@@ -242,8 +261,9 @@ static void test_guest_failed(void **state)
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
 	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 9);
 	assert_int_equal(json_integer_value(json_object_get(it, "exit")), -1);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(root, "log"), 0),
-							      "level")), "error");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(root, "log"), 0), "level")),
+			    "error");
 	json_decref(root);
 	free(s.buf);
 }
@@ -260,8 +280,9 @@ static void test_garbage(void **state)
 	root = agent_parse_stream(b, 1 << 16, "usemem");
 	assert_non_null(root);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 0);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "stream"),
-							    "skipped_bytes")), 1 << 16);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(root, "stream"), "skipped_bytes")),
+			 1 << 16);
 	json_decref(root);
 	root = agent_parse_stream(NULL, 0, NULL);
 	assert_non_null(root);
@@ -280,7 +301,7 @@ static void test_many_iterations(void **state)
 	for (int i = 0; i < AGENT_MAX_ITERATIONS + 100; i++) {
 		snprintf(p, sizeof(p), "iter=%d", AGENT_MAX_ITERATIONS + 99 - i);
 		rec(&s, MMREC_ITER_BEGIN, p);
-		rec(&s, MMREC_ITER_END, "iter=0007 status=ok");	/* = iteration 7 */
+		rec(&s, MMREC_ITER_END, "iter=0007 status=ok"); /* = iteration 7 */
 	}
 	root = agent_parse_stream(s.buf, s.len, "noop");
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
@@ -311,8 +332,9 @@ static void test_real_capture(void **state)
 	json_t *root = agent_parse_stream(buf, len, "usemem"), *it, *m, *st;
 
 	(void)state;
-	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "hello"),
-							      "release")), "6.1.0-57-amd64");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(root, "hello"), "release")),
+		"6.1.0-57-amd64");
 	assert_int_equal(json_array_size(json_object_get(root, "nodes")), 2);
 	assert_true(json_is_true(json_object_get(root, "done")));
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 1);
@@ -346,8 +368,8 @@ static void test_save_snapshots(void **state)
 	root = agent_parse_stream(s.buf, s.len, "usemem");
 	it = iter(root, 0);
 	/* a name that did not come from the parser must not escape dir */
-	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"),
-			    "../escape", json_string("x"));
+	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"), "../escape",
+			    json_string("x"));
 	dir = mkdtemp(tmpl);
 	assert_non_null(dir);
 	assert_int_equal(agent_save_snapshots(it, dir), 0);
@@ -364,7 +386,7 @@ static void test_save_snapshots(void **state)
 	path = xasprintf("%s/escape", dir);
 	assert_false(path_exists(path));
 	free(path);
-	assert_int_equal(agent_save_snapshots(it, dir), 0);	/* nothing left */
+	assert_int_equal(agent_save_snapshots(it, dir), 0); /* nothing left */
 	assert_int_equal(rm_rf(dir), 0);
 	json_decref(root);
 	free(s.buf);
@@ -379,11 +401,13 @@ static void test_collectors(void **state)
 	(void)state;
 	head(&s);
 	good_iteration(&s, 0);
-	rec(&s, MMREC_COUNTS, "iter=0\ntrace.compaction:mm_compaction_begin 12\n"
+	rec(&s, MMREC_COUNTS,
+	    "iter=0\ntrace.compaction:mm_compaction_begin 12\n"
 	    "kthread.kcompactd0.cpu_s 0.25\ndmesg.warnings 1\n"
 	    "extfrag.node0.DMA32.unusable_o9.before 0.5\n"
 	    "time.elapsed_s 99\nvmstat.pgfault 7\ntrace.x nan\nnovalue\n");
-	rec(&s, MMREC_SERIES, "iter=0 interval_s=1 samples=3\n"
+	rec(&s, MMREC_SERIES,
+	    "iter=0 interval_s=1 samples=3\n"
 	    "vmstat.nr_free_pages 10 9 8\nnode1.vmstat.nr_free_pages 5 4 3\n"
 	    "vmstat.short 1 2\ntime.bad 1 2 3\nvmstat.nan 1 x 3\n");
 	root = agent_parse_stream(s.buf, s.len, "usemem");
@@ -404,16 +428,17 @@ static void test_collectors(void **state)
 	a = json_object_get(json_object_get(ts, "series"), "vmstat.nr_free_pages");
 	assert_int_equal(json_array_size(a), 3);
 	assert_true(json_number_value(json_array_get(a, 2)) == 8);
-	assert_non_null(json_object_get(json_object_get(ts, "series"),
-					"node1.vmstat.nr_free_pages"));
+	assert_non_null(
+		json_object_get(json_object_get(ts, "series"), "node1.vmstat.nr_free_pages"));
 	assert_int_equal(json_object_size(json_object_get(ts, "series")), 2);
 	assert_null(json_object_get(root, "setup_error"));
 	json_decref(root);
 
 	rec(&s, MMREC_SETUP_ERROR, "what=collectors\ntracepoint 'a:b' matches no event");
 	root = agent_parse_stream(s.buf, s.len, "usemem");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(root,
-		"setup_error"), "message")), "tracepoint 'a:b' matches no event");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
+		"tracepoint 'a:b' matches no event");
 	json_decref(root);
 	free(s.buf);
 }
@@ -421,14 +446,10 @@ static void test_collectors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full_stream),
-		cmocka_unit_test(test_hostile_metrics),
-		cmocka_unit_test(test_missing_after),
-		cmocka_unit_test(test_guest_failed),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_many_iterations),
-		cmocka_unit_test(test_real_capture),
-		cmocka_unit_test(test_save_snapshots),
+		cmocka_unit_test(test_full_stream),   cmocka_unit_test(test_hostile_metrics),
+		cmocka_unit_test(test_missing_after), cmocka_unit_test(test_guest_failed),
+		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_many_iterations),
+		cmocka_unit_test(test_real_capture),  cmocka_unit_test(test_save_snapshots),
 		cmocka_unit_test(test_collectors),
 	};
 

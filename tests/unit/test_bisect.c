@@ -19,7 +19,10 @@
 #include "lib/util.h"
 
 static const struct bisect_rule rule = {
-	.alpha = 0.05, .min_change = 0.05, .better = 0, .near = 1.0 / 3,
+	.alpha = 0.05,
+	.min_change = 0.05,
+	.better = 0,
+	.near = 1.0 / 3,
 };
 
 static const double good[] = { 100, 101, 99, 100, 100 };
@@ -69,22 +72,27 @@ static void test_step_metric(void **state)
 	char why[512];
 
 	(void)state;
-	assert_int_equal(bisect_call_metric(good, 5, bad, 5, like_good, 3, &rule, &pos, &pw,
-					    why, sizeof(why)), BISECT_GOOD);
+	assert_int_equal(bisect_call_metric(good, 5, bad, 5, like_good, 3, &rule, &pos, &pw, why,
+					    sizeof(why)),
+			 BISECT_GOOD);
 	assert_true(pos < 0.1 && pw < 0.05);
-	assert_int_equal(bisect_call_metric(good, 5, bad, 5, like_bad, 3, &rule, &pos, &pw,
-					    why, sizeof(why)), BISECT_BAD);
+	assert_int_equal(bisect_call_metric(good, 5, bad, 5, like_bad, 3, &rule, &pos, &pw, why,
+					    sizeof(why)),
+			 BISECT_BAD);
 	assert_true(pos > 0.9 && pw < 0.05);
-	assert_int_equal(bisect_call_metric(good, 5, bad, 5, middle, 3, &rule, &pos, &pw,
-					    why, sizeof(why)), BISECT_UNSURE);
+	assert_int_equal(bisect_call_metric(good, 5, bad, 5, middle, 3, &rule, &pos, &pw, why,
+					    sizeof(why)),
+			 BISECT_UNSURE);
 	assert_non_null(strstr(why, "in between"));
 	assert_true(isnan(pw));
 	/* close to good on average but too noisy to differ from bad */
-	assert_int_equal(bisect_call_metric(good, 5, bad, 5, noisy_good, 3, &rule, &pos, &pw,
-					    why, sizeof(why)), BISECT_UNSURE);
+	assert_int_equal(bisect_call_metric(good, 5, bad, 5, noisy_good, 3, &rule, &pos, &pw, why,
+					    sizeof(why)),
+			 BISECT_UNSURE);
 	assert_non_null(strstr(why, "not significantly different"));
-	assert_int_equal(bisect_call_metric(good, 5, bad, 5, like_bad, 1, &rule, &pos, &pw,
-					    why, sizeof(why)), BISECT_UNSURE);
+	assert_int_equal(bisect_call_metric(good, 5, bad, 5, like_bad, 1, &rule, &pos, &pw, why,
+					    sizeof(why)),
+			 BISECT_UNSURE);
 }
 
 static void test_step_signature(void **state)
@@ -109,13 +117,15 @@ static void test_signature_parse(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(expect_from_signature("dmesg:WARNING: .* at mm/compaction.c", 2, &e,
-					       err, sizeof(err)), 0);
+	assert_int_equal(expect_from_signature("dmesg:WARNING: .* at mm/compaction.c", 2, &e, err,
+					       sizeof(err)),
+			 0);
 	assert_int_equal(e.kind, EXPECT_DMESG);
 	assert_int_equal(e.k, 2);
 	expect_release(&e);
-	assert_int_equal(expect_from_signature("metric:vmstat.compact_stall >= 10", 1, &e,
-					       err, sizeof(err)), 0);
+	assert_int_equal(expect_from_signature("metric:vmstat.compact_stall >= 10", 1, &e, err,
+					       sizeof(err)),
+			 0);
 	assert_int_equal(e.kind, EXPECT_METRIC);
 	assert_int_equal(e.op, EOP_GE);
 	assert_true(e.value == 10);
@@ -166,8 +176,8 @@ static void test_step_yaml(void **state)
 	assert_string_equal(job->variants[0].name, "c-0123456789ab");
 	assert_int_equal(job->variants[0].kernel_kind, KERNEL_SOURCE);
 	assert_string_equal(job->variants[0].ref, commit);
-	assert_string_equal(kvlist_get(&job->variants[0].sysctl,
-				       "vm.compaction_proactiveness"), "40");
+	assert_string_equal(kvlist_get(&job->variants[0].sysctl, "vm.compaction_proactiveness"),
+			    "40");
 	assert_string_equal(job->variants[0].thp_defrag, "always");
 	assert_int_equal(job->variants[0].apply.n, 1);
 	assert_string_equal(job->variants[0].apply.v[0], "/jobs/fix.patch");
@@ -180,8 +190,8 @@ static void test_step_yaml(void **state)
 	free(y);
 	/* no such variant */
 	/* another tree: kernels.tree replaced, the config kept */
-	y = bisect_step_yaml(job_yaml, strlen(job_yaml), 0, "n", "v", commit, "/other/linux",
-			     2, 1, err, sizeof(err));
+	y = bisect_step_yaml(job_yaml, strlen(job_yaml), 0, "n", "v", commit, "/other/linux", 2, 1,
+			     err, sizeof(err));
 	assert_non_null(y);
 	assert_int_equal(job_load_buffer("step.yaml", y, strlen(y), "/jobs", &job), 0);
 	assert_string_equal(job->kernels.tree, "/other/linux");
@@ -199,8 +209,8 @@ static void test_step_yaml(void **state)
 	assert_null(bisect_step_yaml(job_yaml, strlen(job_yaml), 2, "n", "v", commit, NULL, 3, 1,
 				     err, sizeof(err)));
 	assert_non_null(strstr(err, "no variant number 3"));
-	assert_null(bisect_step_yaml("[1, 2", 5, 0, "n", "v", commit, NULL, 3, 1, err,
-				     sizeof(err)));
+	assert_null(
+		bisect_step_yaml("[1, 2", 5, 0, "n", "v", commit, NULL, 3, 1, err, sizeof(err)));
 }
 
 static void test_store(void **state)
@@ -218,7 +228,7 @@ static void test_store(void **state)
 	assert_non_null(b);
 	assert_null(bstore_get(b));
 	assert_int_equal(bstore_init(b, params), 0);
-	assert_int_not_equal(bstore_init(b, params), 0);	/* only one bisection */
+	assert_int_not_equal(bstore_init(b, params), 0); /* only one bisection */
 	seq = bstore_step_open(b, "c1", "step");
 	assert_true(seq > 0);
 	/* a re-run after a kill finds the same unfinished row */
@@ -239,13 +249,14 @@ static void test_store(void **state)
 	assert_non_null(b);
 	st = bstore_get(b);
 	assert_string_equal(json_string_value(json_object_get(st, "status")), "done");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "params"),
-							      "id")), "abc");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "params"), "id")),
+			    "abc");
 	assert_true(json_is_number(json_object_get(st, "finished")));
 	steps = bstore_steps(b);
 	assert_int_equal(json_array_size(steps), 2);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-		json_array_get(steps, 0), "data"), "verdict")), "good");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(json_array_get(steps, 0), "data"), "verdict")),
+			    "good");
 	assert_true(json_is_number(json_object_get(json_array_get(steps, 0), "finished")));
 	json_decref(steps);
 	json_decref(st);
@@ -257,12 +268,9 @@ static void test_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_endpoints),
-		cmocka_unit_test(test_step_metric),
-		cmocka_unit_test(test_step_signature),
-		cmocka_unit_test(test_signature_parse),
-		cmocka_unit_test(test_step_yaml),
-		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_endpoints),      cmocka_unit_test(test_step_metric),
+		cmocka_unit_test(test_step_signature), cmocka_unit_test(test_signature_parse),
+		cmocka_unit_test(test_step_yaml),      cmocka_unit_test(test_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,7 +118,8 @@ static void test_params(void **state)
 	assert_err(from_json_err(j, "tree", NULL), "no 'tree'");
 	assert_err(from_json_err(j, "id", json_null()), "no 'id'");
 	assert_err(from_json_err(j, "good", json_integer(1)), "'good' is not a string");
-	assert_err(from_json_err(j, "iterations", json_string("4")), "'iterations' is not an integer");
+	assert_err(from_json_err(j, "iterations", json_string("4")),
+		   "'iterations' is not an integer");
 	assert_err(from_json_err(j, "iterations", json_integer(0)), "'iterations'");
 	assert_err(from_json_err(j, "k", NULL), "no 'k'");
 	assert_err(from_json_err(j, "alpha", json_string("0.05")), "'alpha' is not a number");
@@ -158,7 +159,7 @@ static void test_store_load(void **state)
 	assert_non_null(mkdtemp(t));
 	b = bstore_open(t, true);
 	assert_non_null(b);
-	assert_int_equal(bstore_load(b, &st), 1);	/* none yet */
+	assert_int_equal(bstore_load(b, &st), 1); /* none yet */
 	fill_params(&p);
 	assert_int_equal(bstore_create(b, &p), 0);
 	res = json_pack("{s:s}", "refused", "alike");
@@ -174,8 +175,9 @@ static void test_store_load(void **state)
 	/* the state as 'status --json' prints it: the stored parameters */
 	j = bisect_state_json(&st);
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "refused");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "params"),
-							      "bad_ref")), "v6.4");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(j, "params"), "bad_ref")),
+		"v6.4");
 	json_decref(j);
 	bisect_state_release(&st);
 	bstore_close(b);

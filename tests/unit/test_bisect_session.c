@@ -33,10 +33,10 @@ struct fixture {
 	char *sha[NCOMMITS];
 	struct bisect_env env;
 	/* the fake measure */
-	unsigned int calls[NCOMMITS];	/* rounds measured per commit */
+	unsigned int calls[NCOMMITS]; /* rounds measured per commit */
 	unsigned int total;
-	unsigned int interrupt_at;	/* the total-th call is interrupted (0: never) */
-	double bad_value;		/* the bad commits' mean (100 for the good ones) */
+	unsigned int interrupt_at; /* the total-th call is interrupted (0: never) */
+	double bad_value; /* the bad commits' mean (100 for the good ones) */
 };
 
 static void git(const char *dir, const char *const args[])
@@ -105,15 +105,17 @@ static int fake_measure(void *ctx, const struct bisect_params *p, const struct b
 	json_array_append_new(runs, json_sprintf("fake-%lld-%u", r->seq, r->round));
 	for (unsigned int k = 0; k < r->n; k++) {
 		json_array_append_new(statuses, json_string("ok"));
-		json_array_append_new(values, json_real((bad ? f->bad_value : 100) +
-							(k % 3) - 1.0));
+		json_array_append_new(values,
+				      json_real((bad ? f->bad_value : 100) + (k % 3) - 1.0));
 	}
 	if (p->signature)
-		json_object_set_new(data, bad ? "met" : "not_met", json_integer(
-			json_integer_value(json_object_get(data, bad ? "met" : "not_met")) +
-			r->n));
-	json_object_set_new(data, "vm_runs", json_integer(
-		json_integer_value(json_object_get(data, "vm_runs")) + r->n));
+		json_object_set_new(data, bad ? "met" : "not_met",
+				    json_integer(json_integer_value(json_object_get(
+							 data, bad ? "met" : "not_met")) +
+						 r->n));
+	json_object_set_new(
+		data, "vm_runs",
+		json_integer(json_integer_value(json_object_get(data, "vm_runs")) + r->n));
 	return 0;
 }
 
@@ -159,8 +161,13 @@ static int teardown(void **state)
 static void start(struct fixture *f, const char *metric, const char *signature)
 {
 	struct bisect_start_args a = {
-		.job = f->job, .good = "c0", .bad = "c7", .metric = metric,
-		.signature = signature, .min_change = 0.05, .alpha = 0.05,
+		.job = f->job,
+		.good = "c0",
+		.bad = "c7",
+		.metric = metric,
+		.signature = signature,
+		.min_change = 0.05,
+		.alpha = 0.05,
 	};
 	struct bisect_params p;
 	char *progress;
@@ -193,8 +200,7 @@ static void assert_found(struct fixture *f, json_t *res)
 	json_t *first = json_object_get(res, "first");
 
 	assert_true(json_is_object(first));
-	assert_string_equal(json_string_value(json_object_get(first, "commit")),
-			    f->sha[FIRST_BAD]);
+	assert_string_equal(json_string_value(json_object_get(first, "commit")), f->sha[FIRST_BAD]);
 	assert_non_null(strstr(json_string_value(json_object_get(first, "subject")), "c5:"));
 }
 
@@ -203,14 +209,13 @@ static void assert_found(struct fixture *f, json_t *res)
 static void test_log_parse(void **state)
 {
 	const char *text =
-		"# mmlab bisect log: 'mmlab bisect replay x' starts the same bisection\n"
-		BISECT_LOG_TAG "params {\"id\": \"old\"}\n"
-		BISECT_LOG_TAG "step {\"seq\": 1, \"commit\": \"c1\", \"role\": \"good\"}\n"
-		BISECT_LOG_TAG "step not json\n"
-		BISECT_LOG_TAG "step [1, 2]\n"
-		"git bisect start '--no-checkout' 'bad' 'good'\n"
-		BISECT_LOG_TAG "params {\"id\": \"new\"}\n"
-		BISECT_LOG_TAG "step {\"seq\": 2, \"commit\": \"c2\", \"role\": \"bad\"}";
+		"# mmlab bisect log: 'mmlab bisect replay x' starts the same bisection\n" BISECT_LOG_TAG
+		"params {\"id\": \"old\"}\n" BISECT_LOG_TAG
+		"step {\"seq\": 1, \"commit\": \"c1\", \"role\": \"good\"}\n" BISECT_LOG_TAG
+		"step not json\n" BISECT_LOG_TAG "step [1, 2]\n"
+		"git bisect start '--no-checkout' 'bad' 'good'\n" BISECT_LOG_TAG
+		"params {\"id\": \"new\"}\n" BISECT_LOG_TAG
+		"step {\"seq\": 2, \"commit\": \"c2\", \"role\": \"bad\"}";
 	json_t *params, *steps = json_array();
 
 	(void)state;
@@ -218,8 +223,8 @@ static void test_log_parse(void **state)
 	assert_non_null(params);
 	assert_string_equal(json_string_value(json_object_get(params, "id")), "new");
 	assert_int_equal(json_array_size(steps), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(steps, 1),
-							      "commit")), "c2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(steps, 1), "commit")),
+			    "c2");
 	json_decref(params);
 	json_array_clear(steps);
 	bisect_log_parse("git bisect start\n" BISECT_LOG_TAG "params [1]\n", &params, steps);
@@ -256,9 +261,8 @@ static void test_lock(void **state)
 
 static json_t *endpoint_row(const char *role, double mean)
 {
-	return json_pack("{s:s, s:s, s:{s:[f, f, f], s:[s, s, s]}}", "role", role,
-			 "state", "done", "data", "values", mean - 1, mean, mean + 1,
-			 "statuses", "ok", "ok", "ok");
+	return json_pack("{s:s, s:s, s:{s:[f, f, f], s:[s, s, s]}}", "role", role, "state", "done",
+			 "data", "values", mean - 1, mean, mean + 1, "statuses", "ok", "ok", "ok");
 }
 
 static enum bisect_call decide(struct bisect_session *s, json_t *steps, const char *data_json,
@@ -277,24 +281,31 @@ static void test_decide(void **state)
 {
 	struct bisect_params p = { .iterations = 3, .max_iterations = 9, .k = 2 };
 	struct bisect_session s = {
-		.p = &p, .rule = { .alpha = 0.05, .min_change = 0.05, .near = 1.0 / 3 },
+		.p = &p,
+		.rule = { .alpha = 0.05, .min_change = 0.05, .near = 1.0 / 3 },
 	};
 	json_t *steps = json_pack("[o, o]", endpoint_row("good", 100), endpoint_row("bad", 120));
 	char why[512];
 	bool final;
 
 	(void)state;
-	assert_int_equal(decide(&s, steps, "{\"runs\": [\"r\"], \"values\": [99, 100, 101], "
-				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}", &final, why,
-				sizeof(why)), BISECT_GOOD);
+	assert_int_equal(decide(&s, steps,
+				"{\"runs\": [\"r\"], \"values\": [99, 100, 101], "
+				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+				&final, why, sizeof(why)),
+			 BISECT_GOOD);
 	assert_true(final);
-	assert_int_equal(decide(&s, steps, "{\"values\": [119, 120, 121], "
-				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}", &final, why,
-				sizeof(why)), BISECT_BAD);
+	assert_int_equal(decide(&s, steps,
+				"{\"values\": [119, 120, 121], "
+				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+				&final, why, sizeof(why)),
+			 BISECT_BAD);
 	/* in between with room to grow: not final; at max_iterations: final (skip) */
-	assert_int_equal(decide(&s, steps, "{\"values\": [109, 110, 111], "
-				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}", &final, why,
-				sizeof(why)), BISECT_UNSURE);
+	assert_int_equal(decide(&s, steps,
+				"{\"values\": [109, 110, 111], "
+				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+				&final, why, sizeof(why)),
+			 BISECT_UNSURE);
 	assert_false(final);
 	assert_non_null(strstr(why, "in between"));
 	p.max_iterations = 3;
@@ -302,24 +313,31 @@ static void test_decide(void **state)
 	       &final, why, sizeof(why));
 	assert_true(final);
 	/* a crashed iteration or a failed build is no measurement: skipped at once */
-	assert_int_equal(decide(&s, steps, "{\"values\": [100, 100], "
-				"\"statuses\": [\"ok\", \"crashed\", \"ok\"]}", &final, why,
-				sizeof(why)), BISECT_UNSURE);
+	assert_int_equal(decide(&s, steps,
+				"{\"values\": [100, 100], "
+				"\"statuses\": [\"ok\", \"crashed\", \"ok\"]}",
+				&final, why, sizeof(why)),
+			 BISECT_UNSURE);
 	assert_true(final);
 	assert_non_null(strstr(why, "an iteration crashed"));
 	assert_int_equal(decide(&s, steps, "{\"build_failed\": true, \"build_log\": \"/l\"}",
-				&final, why, sizeof(why)), BISECT_UNSURE);
+				&final, why, sizeof(why)),
+			 BISECT_UNSURE);
 	assert_true(final);
 	assert_non_null(strstr(why, "the build failed: /l"));
 	/* pass/fail mode: k = 2 of the runs */
 	s.sig_mode = true;
 	p.max_iterations = 9;
 	assert_int_equal(decide(&s, steps, "{\"met\": 2, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
-				&final, why, sizeof(why)), BISECT_BAD);
-	assert_int_equal(decide(&s, steps, "{\"not_met\": 3, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
-				&final, why, sizeof(why)), BISECT_GOOD);
+				&final, why, sizeof(why)),
+			 BISECT_BAD);
+	assert_int_equal(decide(&s, steps,
+				"{\"not_met\": 3, \"statuses\": [\"ok\", \"ok\", \"ok\"]}", &final,
+				why, sizeof(why)),
+			 BISECT_GOOD);
 	assert_int_equal(decide(&s, steps, "{\"met\": 1, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
-				&final, why, sizeof(why)), BISECT_UNSURE);
+				&final, why, sizeof(why)),
+			 BISECT_UNSURE);
 	assert_false(final);
 	json_decref(steps);
 }
@@ -336,8 +354,9 @@ static void test_metric(void **state)
 	start(f, "vmstat.compact_stall", NULL);
 	/* a second start is refused while one is there */
 	{
-		struct bisect_start_args a = { .job = f->job, .good = "c0", .bad = "c7",
-					       .metric = "x", .alpha = 0.05 };
+		struct bisect_start_args a = {
+			.job = f->job, .good = "c0", .bad = "c7", .metric = "x", .alpha = 0.05
+		};
 		struct bisect_params p;
 		char *progress;
 		struct capture c;
@@ -387,7 +406,7 @@ static void test_refused(void **state)
 	struct capture c;
 	char *err;
 
-	f->bad_value = 100;	/* the endpoints alike */
+	f->bad_value = 100; /* the endpoints alike */
 	start(f, "vmstat.compact_stall", NULL);
 	capture_start(&c);
 	assert_int_equal(bisect_run(&f->env, &res), EXIT_RUN_FAILED);
@@ -450,8 +469,8 @@ static void test_resume(void **state)
 	assert_int_equal(bisect_status(&f->env, false, &r), 0);
 	assert_int_equal(r.state.status, BISECT_RUNNING);
 	assert_int_equal(json_array_size(r.steps), 3);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(r.steps, 2),
-							      "state")), "running");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(r.steps, 2), "state")),
+			    "running");
 	bisect_report_release(&r);
 
 	/* a kill after the verdict was stored, before git heard it */
@@ -461,9 +480,9 @@ static void test_resume(void **state)
 	bs = bstore_open(dir, false);
 	assert_non_null(bs);
 	seq = bstore_step_open(bs, commit, "step");
-	data = json_pack("{s:[s], s:[f, f, f], s:[s, s, s], s:s, s:s}", "runs", "fake-x",
-			 "values", 100.0, 100.0, 100.0, "statuses", "ok", "ok", "ok",
-			 "verdict", ci >= FIRST_BAD ? "bad" : "good", "why", "stored");
+	data = json_pack("{s:[s], s:[f, f, f], s:[s, s, s], s:s, s:s}", "runs", "fake-x", "values",
+			 100.0, 100.0, 100.0, "statuses", "ok", "ok", "ok", "verdict",
+			 ci >= FIRST_BAD ? "bad" : "good", "why", "stored");
 	assert_int_equal(bstore_step_set(bs, seq, "decided", data), 0);
 	json_decref(data);
 	bstore_close(bs);
@@ -512,7 +531,7 @@ static void test_replay(void **state)
 	assert_int_equal(bisect_replay(&f->env, path, &replayed), 0);
 	assert_non_null(replayed);
 	assert_found(f, replayed);
-	assert_int_equal(f->total, total);	/* nothing measured */
+	assert_int_equal(f->total, total); /* nothing measured */
 	assert_int_equal(json_array_size(json_object_get(replayed, "steps")),
 			 json_array_size(json_object_get(res, "steps")));
 	json_decref(res);
@@ -545,7 +564,7 @@ static void test_replay_unfinished(void **state)
 	size_t len;
 
 	start(f, "vmstat.compact_stall", NULL);
-	f->interrupt_at = 4;	/* the endpoints and one step done */
+	f->interrupt_at = 4; /* the endpoints and one step done */
 	capture_start(&c);
 	assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
 	free(capture_end(&c));
@@ -555,7 +574,7 @@ static void test_replay_unfinished(void **state)
 	memcpy(calls, f->calls, sizeof(calls));
 	reset(f);
 	assert_int_equal(bisect_replay(&f->env, path, &res), 0);
-	assert_null(res);	/* not finished */
+	assert_null(res); /* not finished */
 	assert_int_equal(bisect_run(&f->env, &res), 0);
 	assert_found(f, res);
 	/* the logged commits were not measured again */

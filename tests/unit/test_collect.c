@@ -13,10 +13,12 @@
 
 #include "../../collectors/collect.c"
 
-void chan_sendf(unsigned int type, const char *body, size_t body_len,
-		const char *fmt, ...)
+void chan_sendf(unsigned int type, const char *body, size_t body_len, const char *fmt, ...)
 {
-	(void)type; (void)body; (void)body_len; (void)fmt;
+	(void)type;
+	(void)body;
+	(void)body_len;
+	(void)fmt;
 }
 
 void console_log(const char *fmt, ...)
@@ -26,12 +28,16 @@ void console_log(const char *fmt, ...)
 
 void agent_log(const char *level, const char *fmt, ...)
 {
-	(void)level; (void)fmt;
+	(void)level;
+	(void)fmt;
 }
 
 char *read_capped(const char *path, size_t cap, size_t *len, int *truncated)
 {
-	(void)path; (void)cap; (void)len; (void)truncated;
+	(void)path;
+	(void)cap;
+	(void)len;
+	(void)truncated;
 	return NULL;
 }
 
@@ -57,13 +63,17 @@ static void test_stat(void **state)
 	unsigned long long t = 0;
 
 	(void)state;
-	assert_int_equal(collect_parse_stat("42 (kcompactd0) S 2 0 0 0 -1 2129984 0 0 0 0 7 35 0 0 20 0 1 0 100 0 0",
-					    comm, sizeof(comm), &t), 0);
+	assert_int_equal(
+		collect_parse_stat(
+			"42 (kcompactd0) S 2 0 0 0 -1 2129984 0 0 0 0 7 35 0 0 20 0 1 0 100 0 0",
+			comm, sizeof(comm), &t),
+		0);
 	assert_string_equal(comm, "kcompactd0");
 	assert_int_equal(t, 42);
 	/* a comm with spaces and parentheses: the last ')' ends it */
-	assert_int_equal(collect_parse_stat("7 (a b) c)) R 1 1 1 0 -1 0 0 0 0 0 1 2 0",
-					    comm, sizeof(comm), &t), 0);
+	assert_int_equal(collect_parse_stat("7 (a b) c)) R 1 1 1 0 -1 0 0 0 0 0 1 2 0", comm,
+					    sizeof(comm), &t),
+			 0);
 	assert_string_equal(comm, "a b) c)");
 	assert_int_equal(t, 3);
 	assert_int_equal(collect_parse_stat("garbage", comm, sizeof(comm), &t), -1);

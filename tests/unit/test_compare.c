@@ -26,7 +26,6 @@
 #include "analysis/compare.h"
 #include "analysis/summary.h"
 
-
 static char *fixture(const char *name)
 {
 	const char *src = getenv("MMLAB_SRCDIR");
@@ -67,8 +66,7 @@ static void check_golden(const char *out, const char *name)
 		assert_int_equal(write_file_atomic(path, out, strlen(out), 0644), 0);
 	want = read_file(path, NULL, 1 << 20);
 	if (!want)
-		fail_msg("missing golden file %s (MMLAB_UPDATE_GOLDEN=1 makes it)",
-			 path);
+		fail_msg("missing golden file %s (MMLAB_UPDATE_GOLDEN=1 makes it)", path);
 	if (strcmp(out, want))
 		fail_msg("output differs from %s:\n%s", path, out);
 	free(want);
@@ -82,7 +80,8 @@ static struct comparison *run1(const char *baseline, const char *globs)
 
 	assert_int_equal(cmp_add_run(c, run), 0);
 	assert_int_equal(cmp_add_derived(c, "mig_per_stall",
-			 "vmstat.pgmigrate_success / vmstat.compact_stall"), 0);
+					 "vmstat.pgmigrate_success / vmstat.compact_stall"),
+			 0);
 	json_decref(run);
 	assert_int_equal(cmp_compute(c, baseline, 0.05, globs), 0);
 	return c;
@@ -91,7 +90,10 @@ static struct comparison *run1(const char *baseline, const char *globs)
 static void test_golden_run(void **state)
 {
 	struct comparison *c = run1(NULL, NULL);
-	static const struct { enum cmp_format f; const char *golden; } g[] = {
+	static const struct {
+		enum cmp_format f;
+		const char *golden;
+	} g[] = {
 		{ CMP_TEXT, "run1.text.golden" },
 		{ CMP_MARKDOWN, "run1.markdown.golden" },
 		{ CMP_CSV, "run1.csv.golden" },
@@ -134,8 +136,7 @@ static void test_golden_samples(void **state)
 	cmp_free(c);
 }
 
-static const struct cmp_metric *metric(const struct comparison *c,
-				       const char *name)
+static const struct cmp_metric *metric(const struct comparison *c, const char *name)
 {
 	for (size_t i = 0; i < c->nmetrics; i++)
 		if (!strcmp(c->metrics[i].name, name))
@@ -152,8 +153,7 @@ static bool has_line(const struct strlist *l, const char *needle)
 	return false;
 }
 
-static const struct cmp_metric *metric_find_opt(const struct comparison *c,
-						const char *name)
+static const struct cmp_metric *metric_find_opt(const struct comparison *c, const char *name)
 {
 	for (size_t i = 0; i < c->nmetrics; i++)
 		if (!strcmp(c->metrics[i].name, name))
@@ -175,7 +175,7 @@ static void test_run_semantics(void **state)
 	assert_true(m->cells[0].pct < 0);
 	assert_true(m->cells[0].ci_low <= m->cells[0].pct &&
 		    m->cells[0].pct <= m->cells[0].ci_high);
-	assert_int_equal(m->cells[2].s.n, 4);	/* one crashed iteration */
+	assert_int_equal(m->cells[2].s.n, 4); /* one crashed iteration */
 	assert_true(has_line(&c->notes, "1 of 5 iterations not ok"));
 	assert_true(has_line(&c->warnings, "thp.defrag (always vs madvise)"));
 	cmp_free(c);
@@ -231,14 +231,15 @@ static void render_all(const struct comparison *c)
 
 static void test_degenerate(void **state)
 {
-	struct comparison *c = from_csv(
-		"a,flat,5\na,flat,5\na,flat,5\nb,flat,5\nb,flat,5\nb,flat,5\n"
-		"a,shift,5\na,shift,5\nb,shift,6\nb,shift,6\n"
-		"a,one,1\nb,one,2\n"
-		"a,zerobase,0\na,zerobase,0\nb,zerobase,1\nb,zerobase,2\n"
-		"a,nanbase,nan\na,nanbase,nan\nb,nanbase,1\nb,nanbase,2\n"
-		"a,onlya,1\na,onlya,2\n"
-		"b,onlyb,1\nb,onlyb,2\n", NULL);
+	struct comparison *c =
+		from_csv("a,flat,5\na,flat,5\na,flat,5\nb,flat,5\nb,flat,5\nb,flat,5\n"
+			 "a,shift,5\na,shift,5\nb,shift,6\nb,shift,6\n"
+			 "a,one,1\nb,one,2\n"
+			 "a,zerobase,0\na,zerobase,0\nb,zerobase,1\nb,zerobase,2\n"
+			 "a,nanbase,nan\na,nanbase,nan\nb,nanbase,1\nb,nanbase,2\n"
+			 "a,onlya,1\na,onlya,2\n"
+			 "b,onlyb,1\nb,onlyb,2\n",
+			 NULL);
 	const struct cmp_metric *m;
 
 	(void)state;
@@ -246,7 +247,7 @@ static void test_degenerate(void **state)
 	assert_false(m->cells[1].significant);
 	assert_true(m->cells[1].pct == 0);
 	m = metric(c, "shift");
-	assert_true(m->cells[1].significant);	/* zero variance, means differ */
+	assert_true(m->cells[1].significant); /* zero variance, means differ */
 	m = metric(c, "one");
 	assert_false(m->cells[1].t.valid);
 	assert_false(m->cells[1].significant);
@@ -281,8 +282,10 @@ static void test_bad_input(void **state)
 	cmp_free(c);
 	/* the header may follow comments; a second header row is an error */
 	c = cmp_new();
-	assert_int_equal(cmp_add_samples_buf(c, "t", "# c\n\nvariant,metric,value\n"
-					     "a,x,1\n"), 0);
+	assert_int_equal(cmp_add_samples_buf(c, "t",
+					     "# c\n\nvariant,metric,value\n"
+					     "a,x,1\n"),
+			 0);
 	assert_int_equal(cmp_add_samples_buf(c, "t", "a,x,1\nvariant,metric,value\n"), -1);
 	cmp_free(c);
 	c = cmp_new();
@@ -297,16 +300,17 @@ static void test_derived(void **state)
 	const struct cmp_metric *m;
 
 	(void)state;
-	assert_int_equal(cmp_add_samples_buf(c, "t",
-		"a,trace.x:hit,10\na,trace.y:all,20\na,trace.x:hit,5\na,trace.y:all,0\n"
-		"b,trace.x:hit,30\nb,trace.y:all,40\nb,trace.x:hit,20\nb,trace.y:all,40\n"),
+	assert_int_equal(
+		cmp_add_samples_buf(
+			c, "t",
+			"a,trace.x:hit,10\na,trace.y:all,20\na,trace.x:hit,5\na,trace.y:all,0\n"
+			"b,trace.x:hit,30\nb,trace.y:all,40\nb,trace.x:hit,20\nb,trace.y:all,40\n"),
 		0);
-	assert_int_equal(cmp_add_derived(c, "hit_ratio",
-					 "trace.x:hit / trace.y:all"), 0);
+	assert_int_equal(cmp_add_derived(c, "hit_ratio", "trace.x:hit / trace.y:all"), 0);
 	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
 	m = metric(c, "hit_ratio");
 	assert_int_equal(m->kind, KIND_MAIN);
-	assert_int_equal(m->cells[0].s.n, 1);	/* 5 / 0 left out */
+	assert_int_equal(m->cells[0].s.n, 1); /* 5 / 0 left out */
 	assert_true(fabs(m->cells[0].s.mean - 0.5) < 1e-12);
 	assert_true(fabs(m->cells[1].s.mean - 0.625) < 1e-12);
 	assert_true(has_line(&c->warnings, "division by zero"));
@@ -331,7 +335,8 @@ static void test_builtin_and_work(void **state)
 		"b,vmstat.pgmigrate_success,10\nb,vmstat.pgmigrate_success,10\n"
 		"b,vmstat.compact_stall,80\nb,vmstat.compact_stall,81\nb,vmstat.compact_stall,79\n"
 		"a,time.elapsed_s,10\na,time.elapsed_s,11\na,time.elapsed_s,10.5\n"
-		"b,time.elapsed_s,10\nb,time.elapsed_s,11\nb,time.elapsed_s,10.5\n", NULL);
+		"b,time.elapsed_s,10\nb,time.elapsed_s,11\nb,time.elapsed_s,10.5\n",
+		NULL);
 	const struct cmp_metric *m;
 
 	(void)state;
@@ -402,10 +407,11 @@ static size_t json_significant(const struct comparison *c)
 	json_array_foreach(json_object_get(root, "metrics"), i, m)
 		json_array_foreach(json_object_get(m, "variants"), k, v)
 			n += json_is_true(json_object_get(v, "significant"));
-	assert_int_equal(json_integer_value(json_object_get(
-		json_object_get(root, "summary"), "significant")), n);
-	assert_int_equal(json_array_size(json_object_get(
-		json_object_get(root, "summary"), "changes")), n);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(root, "summary"), "significant")),
+			 n);
+	assert_int_equal(
+		json_array_size(json_object_get(json_object_get(root, "summary"), "changes")), n);
 	json_decref(root);
 	free(out);
 	return n;
@@ -446,9 +452,15 @@ static long xcount(xmlDocPtr doc, const char *fmt, ...)
 /* the summary has as many rows as the json has significant cells */
 static void test_summary_count(void **state)
 {
-	static const struct { const char *name; bool csv; size_t want; } f[] = {
-		{ "run1.json", false, 7 }, { "demo.json", false, 0 },
-		{ "samples.csv", true, 2 }, { "aa.csv", true, 0 },
+	static const struct {
+		const char *name;
+		bool csv;
+		size_t want;
+	} f[] = {
+		{ "run1.json", false, 7 },
+		{ "demo.json", false, 0 },
+		{ "samples.csv", true, 2 },
+		{ "aa.csv", true, 0 },
 	};
 
 	(void)state;
@@ -473,11 +485,9 @@ static void test_summary_count(void **state)
 			assert_int_equal(rows, sig);
 		}
 		/* html: table rows (and a header) and a row per cell in the forest */
-		assert_int_equal(xcount(doc, "count(//table[@class='sum']/tr)"),
-				 sig ? sig + 1 : 0);
+		assert_int_equal(xcount(doc, "count(//table[@class='sum']/tr)"), sig ? sig + 1 : 0);
 		if (sig)
-			assert_int_equal(xcount(doc, "count(//s:svg[@class='forest']/s:g)"),
-					 sig);
+			assert_int_equal(xcount(doc, "count(//s:svg[@class='forest']/s:g)"), sig);
 		if (!sig)
 			assert_non_null(strstr(text, "Summary: no significant change in"));
 		xmlFreeDoc(doc);
@@ -520,7 +530,8 @@ static void test_aa(void **state)
 	doc = parse_html(html);
 	assert_int_equal(xcount(doc, "count(//table[@class='sum'])"), 0);
 	assert_int_equal(xcount(doc, "count(//p[@class='verdict'][starts-with(., "
-				"'No significant change in b against a')])"), 1);
+				     "'No significant change in b against a')])"),
+			 1);
 	/* the workload intervals, in grey */
 	assert_int_equal(xcount(doc, "count(//s:svg[@class='forest']//s:circle)"), 2);
 	xmlFreeDoc(doc);
@@ -552,37 +563,45 @@ static void test_html(void **state)
 	(void)state;
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
-		long box = xcount(doc, "count(//s:svg[@class='box'][@data-metric='%s'])",
-				  m->name);
+		long box = xcount(doc, "count(//s:svg[@class='box'][@data-metric='%s'])", m->name);
 
 		varying += !m->constant;
 		assert_int_equal(box, m->constant ? 0 : 1);
 		assert_int_equal(xcount(doc, "count(//*[@id='m-%s'])", m->name), 1);
 		if (m->constant)
-			assert_int_equal(xcount(doc, "count(//p[@class='unchanged']"
-						"/span[@id='m-%s'])", m->name), 1);
+			assert_int_equal(xcount(doc,
+						"count(//p[@class='unchanged']"
+						"/span[@id='m-%s'])",
+						m->name),
+					 1);
 	}
 	assert_true(varying > 10 && varying < c->nmetrics);
 	assert_int_equal(xcount(doc, "count(//s:svg[@class='box'])"), varying);
 	/* series: the issue's four first; flat ones are listed, not drawn */
 	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'][1][@data-metric="
-				"'node0.vmstat.nr_free_pages'])"), 1);
+				     "'node0.vmstat.nr_free_pages'])"),
+			 1);
 	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'][@data-metric="
-				"'vmstat.compact_stall'])"), 0);
+				     "'vmstat.compact_stall'])"),
+			 0);
 	assert_int_equal(xcount(doc, "count(//s:svg[@class='ts'][@data-metric="
-				"'vmstat.pgmigrate_success'])"), 1);
+				     "'vmstat.pgmigrate_success'])"),
+			 1);
 	assert_non_null(strstr(out, "vmstat.compact_stall 0"));
 	assert_int_equal(xcount(doc, "count(//s:svg[@class='nodemem']//s:rect)"), 4);
 	/* the header: kernels, order and seed, accelerator, the warning */
 	assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
-				"'random, seed 42: always/2')])"), 1);
+				     "'random, seed 42: always/2')])"),
+			 1);
 	assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
-				"'6.1.0-57-amd64')])"), 2);
+				     "'6.1.0-57-amd64')])"),
+			 2);
 	assert_int_equal(xcount(doc, "count(//td[starts-with(., 'tcg')])"), 1);
 	assert_int_equal(xcount(doc, "count(//div[@class='warn'])"), 1);
 	/* self-contained */
 	assert_int_equal(xcount(doc, "count(//script|//link|//*[starts-with(@src, "
-				"'http')]|//*[starts-with(@href, 'http')])"), 0);
+				     "'http')]|//*[starts-with(@href, 'http')])"),
+			 0);
 	xmlFreeDoc(doc);
 	free(out);
 	cmp_free(c);
@@ -590,14 +609,15 @@ static void test_html(void **state)
 	/* a kernel built from source: its base commit and operations */
 	{
 		json_t *run = load_json("demo.json");
-		json_t *k = json_object_get(json_array_get(json_object_get(run, "variants"),
-							   1), "kernel");
+		json_t *k = json_object_get(json_array_get(json_object_get(run, "variants"), 1),
+					    "kernel");
 
 		json_object_set_new(k, "source", json_string("build"));
 		json_object_set_new(k, "base_commit",
 				    json_string("0123456789abcdef0123456789abcdef01234567"));
-		json_object_set_new(k, "operations", json_pack("[{s:s, s:s, s:s}]",
-			"op", "revert", "arg", "v6.4-rc2~3", "resolved", "fedcba"));
+		json_object_set_new(k, "operations",
+				    json_pack("[{s:s, s:s, s:s}]", "op", "revert", "arg",
+					      "v6.4-rc2~3", "resolved", "fedcba"));
 		c = cmp_new();
 		assert_int_equal(cmp_add_run(c, run), 0);
 		json_decref(run);
@@ -605,8 +625,9 @@ static void test_html(void **state)
 		out = render(c, CMP_HTML);
 		doc = parse_html(out);
 		assert_int_equal(xcount(doc, "count(//table[@class='facts']//td[contains(., "
-					"'6.1.0-57-amd64, built from 0123456789ab + revert "
-					"v6.4-rc2~3; cmdline')])"), 1);
+					     "'6.1.0-57-amd64, built from 0123456789ab + revert "
+					     "v6.4-rc2~3; cmdline')])"),
+				 1);
 		xmlFreeDoc(doc);
 		free(out);
 		cmp_free(c);
@@ -626,10 +647,15 @@ static void test_html(void **state)
 
 static void test_formats(void **state)
 {
-	static const struct { double v; int d; const char *want; } sig[] = {
+	static const struct {
+		double v;
+		int d;
+		const char *want;
+	} sig[] = {
 		{ 64837.7, 4, "64838" }, { 0.0053333, 4, "0.005333" },
-		{ 7.7512, 4, "7.751" }, { 301.92, 4, "301.9" }, { -1, 4, "-1" },
-		{ 0.058, 4, "0.058" }, { 0, 4, "0" }, { 128.1735, 3, "128" },
+		{ 7.7512, 4, "7.751" },	 { 301.92, 4, "301.9" },
+		{ -1, 4, "-1" },	 { 0.058, 4, "0.058" },
+		{ 0, 4, "0" },		 { 128.1735, 3, "128" },
 		{ 1e-12, 3, "1e-12" },
 	};
 	char buf[64];
@@ -655,17 +681,16 @@ static void test_formats(void **state)
 
 /* ---- statistical validation with fixed seeds ---- */
 
-static void sample_csv(FILE *f, gsl_rng *r, const char *var, const char *metric,
-		       double mean, double sd, int n)
+static void sample_csv(FILE *f, gsl_rng *r, const char *var, const char *metric, double mean,
+		       double sd, int n)
 {
 	for (int i = 0; i < n; i++)
-		fprintf(f, "%s,%s,%.17g,lower\n", var, metric,
-			mean + gsl_ran_gaussian(r, sd));
+		fprintf(f, "%s,%s,%.17g,lower\n", var, metric, mean + gsl_ran_gaussian(r, sd));
 }
 
 /* fraction of comparisons (of reps) in which metric "m0".."m<k-1>" has a star */
-static double star_rate(unsigned long seed, int reps, int nmetrics,
-			double shift, double cov, int n, bool any)
+static double star_rate(unsigned long seed, int reps, int nmetrics, double shift, double cov, int n,
+			bool any)
 {
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	int hits = 0;
@@ -705,8 +730,7 @@ static void test_rates_more_reps(void **state)
 	double fam = star_rate(12, 2000, 20, 0, 0.02, 7, true);
 
 	(void)state;
-	print_message("A/A over 5000: %.4f; 20 null metrics over 2000: %.4f\n",
-		      aa, fam);
+	print_message("A/A over 5000: %.4f; 20 null metrics over 2000: %.4f\n", aa, fam);
 	assert_true(aa >= 0.035 && aa <= 0.065);
 	assert_true(fam <= 0.05 + 3 * sqrt(0.05 * 0.95 / 2000));
 }

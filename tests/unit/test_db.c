@@ -79,12 +79,13 @@ static void test_open_settings(void **state)
 	assert_non_null(db);
 	assert_true(path_exists(t->path));
 	assert_query(db, "PRAGMA journal_mode", "wal");
-	assert_query(db, "PRAGMA synchronous", "2");	/* FULL */
+	assert_query(db, "PRAGMA synchronous", "2"); /* FULL */
 	snprintf(ms, sizeof(ms), "%d", DB_BUSY_TIMEOUT_MS);
 	assert_query(db, "PRAGMA busy_timeout", ms);
 	assert_int_equal(db_exec(db, "test store",
 				 "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);"
-				 "INSERT INTO t VALUES(1, 'one');"), 0);
+				 "INSERT INTO t VALUES(1, 'one');"),
+			 0);
 	db_close(db);
 
 	/* again, without DB_CREATE: the file is there, the data too */
@@ -98,7 +99,7 @@ static void test_open_settings(void **state)
 struct holder {
 	sqlite3 *db;
 	unsigned int hold_ms;
-	int rc;		/* of the COMMIT (checked by the main thread) */
+	int rc; /* of the COMMIT (checked by the main thread) */
 };
 
 /* ends the write transaction of h->db after h->hold_ms */
@@ -163,7 +164,7 @@ static void test_bad_path(void **state)
 	assert_non_null(strstr(errs, "mmlab: error: cannot open the queue "));
 	assert_non_null(strstr(errs, missing));
 	assert_non_null(strstr(errs, "check that its directory exists"));
-	assert_null(strchr(strchr(errs, '\n') + 1, '\n'));	/* one message */
+	assert_null(strchr(strchr(errs, '\n') + 1, '\n')); /* one message */
 	free(errs);
 
 	/* without DB_CREATE a missing file is an error, and is not created */
@@ -188,8 +189,7 @@ static void test_errors_name_sql(void **state)
 	char *errs;
 
 	assert_non_null(db);
-	assert_int_equal(db_exec(db, "results index", "CREATE TABLE t(k INTEGER PRIMARY KEY)"),
-			 0);
+	assert_int_equal(db_exec(db, "results index", "CREATE TABLE t(k INTEGER PRIMARY KEY)"), 0);
 	capture_start(&c);
 	assert_null(db_prepare(db, "results index", "SELECT nosuch FROM t"));
 	errs = capture_end(&c);

@@ -11,11 +11,16 @@
 #include "builtin/builtin.h"
 #include "analysis/expr.h"
 
-
 static int lookup(void *ctx, const char *name, double *val)
 {
-	static const struct { const char *n; double v; } vars[] = {
-		{ "a", 6 }, { "b", 3 }, { "zero", 0 }, { "nan", NAN },
+	static const struct {
+		const char *n;
+		double v;
+	} vars[] = {
+		{ "a", 6 },
+		{ "b", 3 },
+		{ "zero", 0 },
+		{ "nan", NAN },
 		{ "trace.pageblock:hit_cmpxchg", 50 },
 		{ "trace.compaction:mm_compaction_isolate_migratepages", 200 },
 	};

@@ -133,7 +133,7 @@ static void test_boot_initrd(void **state)
 	assert_non_null(data);
 	assert_memory_equal(data, "12345\0\0\0", 8);
 	off = 8;
-	assert_memory_equal(data + off, "070701", 6);	/* cpio newc magic */
+	assert_memory_equal(data + off, "070701", 6); /* cpio newc magic */
 	list = list_archive(data + off, len - off, "mmlab/plan", &content);
 	assert_non_null(strstr(content, "\nworkload=usemem\nparam.size=1048576\n"));
 	free(list);
@@ -151,7 +151,7 @@ static void fake_bzimage(const char *path, const char *version)
 	unsigned char img[0x800] = { 0 };
 
 	memcpy(img + 0x202, "HdrS", 4);
-	img[0x20e] = 0x00;	/* kernel_version = 0x200 + 0x400 */
+	img[0x20e] = 0x00; /* kernel_version = 0x200 + 0x400 */
 	img[0x20f] = 0x04;
 	memcpy(img + 0x600, version, strlen(version) + 1);
 	assert_int_equal(write_file_atomic(path, img, sizeof(img), 0644), 0);
@@ -175,7 +175,7 @@ static void test_kernel_info(void **state)
 
 	setenv("MMLAB_BOOT_DIR", dir, 1);
 	newest = kernel_find_distro();
-	assert_string_equal(newest, q);	/* version order, not string order */
+	assert_string_equal(newest, q); /* version order, not string order */
 	free(newest);
 	l = kernel_list_distro();
 	assert_int_equal(json_array_size(l), 2);

@@ -118,7 +118,8 @@ static void test_shipped(void **state)
 	dh = sha("#noop");
 	uh = sha("#usemem");
 	old = xasprintf("mmlab-initramfs-1\ninit %s\nmmlab/workloads/noop %s\n"
-			"mmlab/workloads/usemem %s\n", ih, dh, uh);
+			"mmlab/workloads/usemem %s\n",
+			ih, dh, uh);
 	free(uh);
 	assert_int_equal(image_initramfs_make(cache, &r, true, &img), 0);
 	free(ih);
@@ -140,7 +141,8 @@ static void test_shipped(void **state)
 	assert_int_equal(r.files[1].mode, 0644);
 	free(old);
 	old = xasprintf("mmlab-debootstrap-1\nsuite=bookworm\npackages=\nsize=4294967296\n"
-			"guest=%s\n", ih);
+			"guest=%s\n",
+			ih);
 	assert_int_equal(disk_image_make(cache, &r, true, &d), 0);
 	free(dh);
 	dh = sha(old);
@@ -169,18 +171,17 @@ static void test_good(void **state)
 {
 	char *dir = tmpdir(), *errs, *want;
 	struct image_recipe r;
-	const char *yaml =
-		"kind: initramfs\n"
-		"description: with busybox\n"
-		"dirs: [/dev, /usr/bin]\n"
-		"devices:\n"
-		"  - { path: /dev/sda, type: block, major: 8, minor: 0, mode: 660 }\n"
-		"files:\n"
-		"  - { path: /usr/bin/busybox, src: bb, mode: \"0755\" }\n"
-		"  - path: /etc/motd\n"
-		"    text: |\n"
-		"      hello\n"
-		"      world\n";
+	const char *yaml = "kind: initramfs\n"
+			   "description: with busybox\n"
+			   "dirs: [/dev, /usr/bin]\n"
+			   "devices:\n"
+			   "  - { path: /dev/sda, type: block, major: 8, minor: 0, mode: 660 }\n"
+			   "files:\n"
+			   "  - { path: /usr/bin/busybox, src: bb, mode: \"0755\" }\n"
+			   "  - path: /etc/motd\n"
+			   "    text: |\n"
+			   "      hello\n"
+			   "      world\n";
 
 	(void)state;
 	put(dir, "bb", "#busybox");
@@ -205,7 +206,9 @@ static void test_good(void **state)
 
 	assert_int_equal(parse_str("kind: debootstrap\nsuite: trixie\nvariant: standard\n"
 				   "packages: [numactl, g++]\nsize: 2G\n"
-				   "mirror: http://m.example/debian\n", dir, &r, &errs), 0);
+				   "mirror: http://m.example/debian\n",
+				   dir, &r, &errs),
+			 0);
 	assert_string_equal(errs, "");
 	assert_string_equal(r.suite, "trixie");
 	assert_string_equal(r.variant, "standard");
@@ -226,16 +229,18 @@ static const struct bad bads[] = {
 	{ "kind: initramfs\ndirz: [/x]\n", "2:1",
 	  "dirz: unknown key 'dirz' (did you mean 'dirs'?); allowed keys here: kind, " },
 	{ "dirs: [/x]\n", "1:1", "kind: required key is missing" },
-	{ "kind: qcow\n", "1:7", "kind: 'qcow' is not allowed; expected one of: initramfs, debootstrap" },
+	{ "kind: qcow\n", "1:7",
+	  "kind: 'qcow' is not allowed; expected one of: initramfs, debootstrap" },
 	{ "kind: initramfs\ndirs: /x\n", "2:7", "dirs: got a scalar; expected a list such as" },
 	{ "kind: initramfs\ndirs: [x/y]\n", "2:8", "dirs[0]: 'x/y' is not a usable path" },
 	{ "kind: initramfs\ndirs: [/a/../b]\n", "2:8", "dirs[0]: '/a/../b' is not a usable path" },
 	{ "kind: initramfs\ndevices: [{ path: /dev/x, type: char, major: 5000, minor: 1, mode: 600 }]\n",
-	  "2:46", "devices[0].major: '5000' is out of range or not a number; expected an integer 0..4095" },
+	  "2:46",
+	  "devices[0].major: '5000' is out of range or not a number; expected an integer 0..4095" },
 	{ "kind: initramfs\ndevices: [{ path: /dev/x, type: pipe, major: 1, minor: 1, mode: 600 }]\n",
 	  "2:33", "devices[0].type: 'pipe' is not allowed; expected one of: char, block" },
-	{ "kind: initramfs\ndevices: [{ path: /dev/x, type: char, major: 1, minor: 1 }]\n",
-	  "2:11", "devices[0].mode: required key is missing" },
+	{ "kind: initramfs\ndevices: [{ path: /dev/x, type: char, major: 1, minor: 1 }]\n", "2:11",
+	  "devices[0].mode: required key is missing" },
 	{ "kind: initramfs\nfiles: [{ path: /etc/x, text: a, mode: \"0999\" }]\n", "2:40",
 	  "files[0].mode: '0999' is not a mode; expected an octal mode such as 0644" },
 	{ "kind: initramfs\nfiles: [{ path: /etc/x }]\n", "2:9",
@@ -253,8 +258,8 @@ static const struct bad bads[] = {
 	{ "kind: initramfs\nsuite: bookworm\n", "2:1",
 	  "suite: applies to 'kind: debootstrap' only; remove it" },
 	{ "kind: debootstrap\nsuite: bookworm\nvariant: minbase\nsize: 4G\n"
-	  "devices: [{ path: /dev/x, type: char, major: 1, minor: 1, mode: 600 }]\n", "5:1",
-	  "devices: applies to 'kind: initramfs' only; remove it" },
+	  "devices: [{ path: /dev/x, type: char, major: 1, minor: 1, mode: 600 }]\n",
+	  "5:1", "devices: applies to 'kind: initramfs' only; remove it" },
 	{ "kind: debootstrap\nvariant: minbase\nsize: 4G\n", "1:1",
 	  "suite: required key is missing; add it, e.g. 'suite: bookworm'" },
 	{ "kind: debootstrap\nsuite: Bookworm\nvariant: minbase\nsize: 4G\n", "2:8",
@@ -317,7 +322,7 @@ static void test_missing(void **state)
 	assert_null(p);
 	assert_non_null(strstr(errs, "no image recipe 'mine'"));
 	assert_non_null(strstr(errs, ": debootstrap, initramfs); add it, give a path, or set "
-			       "MMLAB_IMAGES_DIR"));
+				     "MMLAB_IMAGES_DIR"));
 	free(errs);
 
 	capture_start(&c);
@@ -355,14 +360,16 @@ static void test_user_recipe(void **state)
 {
 	char *cache = tmpdir(), *dir = tmpdir();
 	char *my = xasprintf("%s/my.yaml", dir), first[65];
-	struct image_request def = { .kind = RECIPE_DEBOOTSTRAP }, rq = { .kind = -1, .recipe = my };
+	struct image_request def = { .kind = RECIPE_DEBOOTSTRAP },
+			     rq = { .kind = -1, .recipe = my };
 	struct image_built b, bd;
 	struct image_recipe r;
 	struct capture c;
 	char *errs;
 
 	(void)state;
-	put(dir, "my.yaml", "kind: debootstrap\nsuite: bookworm\nvariant: minbase\nsize: 4G\n"
+	put(dir, "my.yaml",
+	    "kind: debootstrap\nsuite: bookworm\nvariant: minbase\nsize: 4G\n"
 	    "packages: [stress-ng]\n");
 	resolve_dry(&def, cache, &bd);
 	resolve_dry(&rq, cache, &b);
@@ -374,7 +381,8 @@ static void test_user_recipe(void **state)
 	image_built_release(&bd);
 
 	/* another package is another image; --packages adds to the recipe's */
-	put(dir, "my.yaml", "kind: debootstrap\nsuite: bookworm\nvariant: minbase\nsize: 4G\n"
+	put(dir, "my.yaml",
+	    "kind: debootstrap\nsuite: bookworm\nvariant: minbase\nsize: 4G\n"
 	    "packages: [stress-ng, numactl]\n");
 	resolve_dry(&rq, cache, &b);
 	assert_string_not_equal(b.hash, first);
@@ -384,7 +392,8 @@ static void test_user_recipe(void **state)
 		struct strlist pk = { 0 };
 		struct image_request add = { .kind = -1, .recipe = my, .packages = &pk };
 
-		put(dir, "my.yaml", "kind: debootstrap\nsuite: bookworm\nvariant: minbase\n"
+		put(dir, "my.yaml",
+		    "kind: debootstrap\nsuite: bookworm\nvariant: minbase\n"
 		    "size: 4G\npackages: [stress-ng]\n");
 		strlist_push(&pk, "numactl");
 		resolve_dry(&add, cache, &b);
@@ -450,7 +459,8 @@ static void test_user_initramfs(void **state)
 
 	(void)state;
 	put(dir, "busybox", "#busybox");
-	put(dir, "bb.yaml", "kind: initramfs\ndirs: [/dev, /proc]\nfiles:\n"
+	put(dir, "bb.yaml",
+	    "kind: initramfs\ndirs: [/dev, /proc]\nfiles:\n"
 	    "  - { path: /usr/bin/busybox, src: busybox, mode: \"0755\" }\n");
 	assert_int_equal(image_resolve(&rq, &r), 0);
 	assert_int_equal(image_make(cache, &r, false, &b), 0);
@@ -495,7 +505,8 @@ static int load_job(const char *dir, const char *image, struct job **job, char *
 {
 	char *yaml = xasprintf("name: j\nvariants: [ { name: base } ]\n"
 			       "topology: { nodes: 1, memory_per_node: 256M }\n"
-			       "workload: { name: noop }\n%s\n", image);
+			       "workload: { name: noop }\n%s\n",
+			       image);
 	struct capture c;
 	int ret;
 
@@ -527,7 +538,8 @@ static void test_job_recipe(void **state)
 
 	/* the job's own suite and size win */
 	assert_int_equal(load_job(dir, "image: { recipe: small.yaml, suite: bookworm, size: 2G }",
-				  &job, &errs), 0);
+				  &job, &errs),
+			 0);
 	assert_string_equal(job->image.suite, "bookworm");
 	assert_int_equal(job->image.size_bytes, 2ULL << 30);
 	job_free(job);
@@ -540,15 +552,15 @@ static void test_job_recipe(void **state)
 	job_free(job);
 	free(errs);
 
-	assert_int_equal(load_job(dir, "image: { kind: initramfs, recipe: small.yaml }", &job,
-				  &errs), -1);
+	assert_int_equal(
+		load_job(dir, "image: { kind: initramfs, recipe: small.yaml }", &job, &errs), -1);
 	assert_non_null(strstr(errs, "t.yaml:5:16: error: image.kind: is initramfs, but the "
-			       "recipe"));
+				     "recipe"));
 	free(errs);
 	assert_int_equal(load_job(dir, "image: { recipe: nope }", &job, &errs), -1);
 	assert_non_null(strstr(errs, "no image recipe 'nope'"));
 	assert_non_null(strstr(errs, "t.yaml:5:18: error: image.recipe: cannot use the image "
-			       "recipe 'nope'"));
+				     "recipe 'nope'"));
 	free(errs);
 	put(dir, "bad.yaml", "kind: initramfs\nsize: 4G\n");
 	assert_int_equal(load_job(dir, "image: { recipe: bad.yaml }", &job, &errs), -1);
@@ -562,12 +574,9 @@ static void test_job_recipe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shipped),
-		cmocka_unit_test(test_good),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_user_recipe),
-		cmocka_unit_test(test_user_initramfs),
+		cmocka_unit_test(test_shipped),	    cmocka_unit_test(test_good),
+		cmocka_unit_test(test_errors),	    cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_user_recipe), cmocka_unit_test(test_user_initramfs),
 		cmocka_unit_test(test_job_recipe),
 	};
 

@@ -120,7 +120,7 @@ static void test_full(void **state)
 	assert_int_equal(topology_total_memory_kib(&job->topo), 512 * 1024);
 
 	assert_string_equal(job->workload.name, "usemem");
-	assert_int_equal(job->workload.params.n, 5);	/* + file, step */
+	assert_int_equal(job->workload.params.n, 5); /* + file, step */
 	assert_string_equal(job->workload.params.v[0].key, "threads");
 	assert_string_equal(job->workload.params.v[0].value, "1,2,4");
 	assert_string_equal(job->workload.params.v[1].key, "size");
@@ -138,11 +138,12 @@ static void test_full(void **state)
 
 static void test_collectors(void **state)
 {
-	struct job *job = load_ok("name: d\n"
-				  "variants: [ { name: a } ]\n"
-				  "topology: { nodes: 1, memory_per_node: 1G }\n"
-				  "workload: { name: thpfault }\n"
-				  "collectors: { tracepoints: [\"compaction:*\", \"migrate:mm_migrate_pages\"] }\n");
+	struct job *job = load_ok(
+		"name: d\n"
+		"variants: [ { name: a } ]\n"
+		"topology: { nodes: 1, memory_per_node: 1G }\n"
+		"workload: { name: thpfault }\n"
+		"collectors: { tracepoints: [\"compaction:*\", \"migrate:mm_migrate_pages\"] }\n");
 
 	(void)state;
 	assert_int_equal(job->collectors.tracepoints.n, 2);
@@ -198,21 +199,20 @@ static void test_defaults(void **state)
 
 static void test_node_list(void **state)
 {
-	struct job *job = load_ok(
-		"name: unequal\n"
-		"variants: [ { name: a } ]\n"
-		"topology:\n"
-		"  nodes:\n"
-		"    - { cpus: 1, memory: 65M }\n"
-		"    - { memory: 130M }\n"
-		"    - { cpus: 3, memory: 67108864 }\n"
-		"  distances:\n"
-		"    - [10, 12, 30]\n"
-		"    - [13, 10, 255]\n"
-		"    - [31, 11, 10]\n"
-		"workload:\n"
-		"  name: usemem\n"
-		"  params: { size: 7%, threads: 3 }\n");
+	struct job *job = load_ok("name: unequal\n"
+				  "variants: [ { name: a } ]\n"
+				  "topology:\n"
+				  "  nodes:\n"
+				  "    - { cpus: 1, memory: 65M }\n"
+				  "    - { memory: 130M }\n"
+				  "    - { cpus: 3, memory: 67108864 }\n"
+				  "  distances:\n"
+				  "    - [10, 12, 30]\n"
+				  "    - [13, 10, 255]\n"
+				  "    - [31, 11, 10]\n"
+				  "workload:\n"
+				  "  name: usemem\n"
+				  "  params: { size: 7%, threads: 3 }\n");
 	static const unsigned int dist[9] = { 10, 12, 30, 13, 10, 255, 31, 11, 10 };
 	uint64_t total = (65 + 130 + 64) * MiB;
 	char want[32];
@@ -230,8 +230,7 @@ static void test_node_list(void **state)
 	assert_int_equal(topology_total_cpus(&job->topo), 5);
 	assert_int_equal(topology_total_memory_kib(&job->topo), total >> 10);
 	/* 7% of 259M = 19010682.88 bytes, rounded down to 4K: 19009536 */
-	snprintf(want, sizeof(want), "%llu",
-		 (unsigned long long)(total * 7 / 100 / 4096 * 4096));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)(total * 7 / 100 / 4096 * 4096));
 	assert_string_equal(want, "19009536");
 	assert_string_equal(kvlist_get(&job->workload.params, "size"), want);
 	assert_string_equal(kvlist_get(&job->workload.params, "threads"), "3");
@@ -316,7 +315,7 @@ static void test_doc_examples(void **state)
 		end = strstr(p, "```");
 		assert_non_null(end);
 		if (strncmp(p, "name:", 5) && strncmp(p, "# ", 2))
-			continue;	/* a fragment, not a whole job */
+			continue; /* a fragment, not a whole job */
 		yaml = strndup(p, (size_t)(end - p));
 		job = load_ok(yaml);
 		if (!strcmp(job->name, "proactive-thp")) {
@@ -325,10 +324,8 @@ static void test_doc_examples(void **state)
 					    "/jobs/../build/arch/x86/boot/bzImage");
 			assert_int_equal(job->topo.nodes[1].cpus, 2);
 			assert_int_equal(job->topo.distances[1], 21);
-			assert_string_equal(kvlist_get(&job->workload.params, "size"),
-					    "322121728");
-			assert_string_equal(kvlist_get(&job->workload.params, "threads"),
-					    "1,2");
+			assert_string_equal(kvlist_get(&job->workload.params, "size"), "322121728");
+			assert_string_equal(kvlist_get(&job->workload.params, "threads"), "1,2");
 			assert_int_equal(job->timeouts.iteration_s, 900);
 		}
 		job_free(job);
@@ -357,76 +354,109 @@ static void test_missing_file(void **state)
 
 struct bad_case {
 	const char *file;
-	const char *pos;	/* "LINE:COLUMN" of the first error */
-	const char *msg;	/* substring of that error line */
+	const char *pos; /* "LINE:COLUMN" of the first error */
+	const char *msg; /* substring of that error line */
 };
 
 static const struct bad_case bad_cases[] = {
 	{ "syntax-indent", "4:2", "YAML: did not find expected key" },
 	{ "syntax-unclosed-flow", "3:1", "YAML: did not find expected ',' or ']'" },
 	{ "tab-indent", "3:1", "YAML: found character that cannot start any token" },
-	{ "invalid-utf8", "3:8", "YAML: invalid leading UTF-8 octet (byte 0xff); save the file as UTF-8" },
+	{ "invalid-utf8", "3:8",
+	  "YAML: invalid leading UTF-8 octet (byte 0xff); save the file as UTF-8" },
 	{ "alias", "4:5", "alias '*v' is not supported" },
 	{ "two-docs", "5:1", "second YAML document" },
 	{ "empty", "1:1", "the file is empty" },
 	{ "top-list", "1:1", "(top level): got a list; expected a mapping" },
-	{ "unknown-top-key", "5:1", "iteration: unknown key 'iteration' (did you mean 'iterations'?); allowed keys here: name, variants" },
+	{ "unknown-top-key", "5:1",
+	  "iteration: unknown key 'iteration' (did you mean 'iterations'?); allowed keys here: name, variants" },
 	{ "duplicate-top-key", "5:1", "name: duplicate key (first given at line 1)" },
 	{ "missing-workload", "1:1", "workload: required key is missing" },
 	{ "bad-job-name", "1:7", "name: 'my job' is not a valid name" },
 	{ "variants-map", "2:11", "variants: got a mapping; expected a list" },
 	{ "variants-empty", "2:11", "variants: has 0 entries; expected 1..64" },
-	{ "variant-dup-name", "5:11", "variants[2].name: 'base' is already the name of variants[0]" },
+	{ "variant-dup-name", "5:11",
+	  "variants[2].name: 'base' is already the name of variants[0]" },
 	{ "variant-no-name", "4:5", "variants[1].name: required key is missing" },
-	{ "variant-unknown-key", "4:5", "variants[0].kernal: unknown key 'kernal' (did you mean 'kernel'?); allowed keys here: name, kernel, cmdline, sysctl, thp" },
+	{ "variant-unknown-key", "4:5",
+	  "variants[0].kernal: unknown key 'kernal' (did you mean 'kernel'?); allowed keys here: name, kernel, cmdline, sysctl, thp" },
 	{ "kernel-empty", "4:13", "variants[0].kernel: is empty; expected 'distro' or the path" },
-	{ "thp-defrag", "5:37", "variants[1].thp.defrag: 'sometimes' is not allowed; expected one of: always, defer, defer+madvise, madvise, never" },
+	{ "thp-defrag", "5:37",
+	  "variants[1].thp.defrag: 'sometimes' is not allowed; expected one of: always, defer, defer+madvise, madvise, never" },
 	{ "thp-list", "4:10", "variants[0].thp: got a list; expected a mapping" },
-	{ "sysctl-bad-name", "4:15", "variants[0].sysctl.vm..swappiness: 'vm..swappiness' is not a sysctl name" },
-	{ "sysctl-map-value", "5:22", "variants[0].sysctl.vm.swappiness: got a mapping; expected a value" },
+	{ "sysctl-bad-name", "4:15",
+	  "variants[0].sysctl.vm..swappiness: 'vm..swappiness' is not a sysctl name" },
+	{ "sysctl-map-value", "5:22",
+	  "variants[0].sysctl.vm.swappiness: got a mapping; expected a value" },
 	{ "cmdline-newline", "4:14", "variants[0].cmdline: contains the control character 0x0a" },
 	{ "nodes-zero", "3:20", "topology.nodes: 0 is out of range; expected an integer 1..64" },
-	{ "nodes-too-many", "4:10", "topology.nodes: 65 is out of range; expected an integer 1..64" },
+	{ "nodes-too-many", "4:10",
+	  "topology.nodes: 65 is out of range; expected an integer 1..64" },
 	{ "nodes-negative", "4:10", "topology.nodes: '-2' is negative" },
 	{ "nodes-float", "4:10", "topology.nodes: '1.5' is not a whole number" },
-	{ "memory-small", "5:20", "topology.memory_per_node: 33554432 bytes is out of range; expected 64M..16T" },
-	{ "memory-unaligned", "5:20", "topology.memory_per_node: 102400000 bytes is not a whole number of MiB" },
+	{ "memory-small", "5:20",
+	  "topology.memory_per_node: 33554432 bytes is out of range; expected 64M..16T" },
+	{ "memory-unaligned", "5:20",
+	  "topology.memory_per_node: 102400000 bytes is not a whole number of MiB" },
 	{ "memory-not-size", "5:20", "topology.memory_per_node: 'lots' is not a size" },
 	{ "memory-missing", "4:3", "topology.memory_per_node: required key is missing" },
-	{ "node-list-mixed", "5:3", "topology.memory_per_node: cannot be combined with a list of nodes" },
-	{ "node-list-entry-key", "6:18", "topology.nodes[1].mem: unknown key 'mem'; allowed keys here: cpus, memory" },
+	{ "node-list-mixed", "5:3",
+	  "topology.memory_per_node: cannot be combined with a list of nodes" },
+	{ "node-list-entry-key", "6:18",
+	  "topology.nodes[1].mem: unknown key 'mem'; allowed keys here: cpus, memory" },
 	{ "cpus-total", "4:10", "topology: 400 vCPUs in total; at most 256 allowed" },
-	{ "distance-scalar-range", "6:14", "topology.distances: 10 is out of range; expected an integer 11..255" },
-	{ "distance-shape", "8:7", "topology.distances[1]: got a list of another length; expected a list of 2 distances" },
-	{ "distance-diagonal", "6:30", "topology.distances[1][1]: is 12; the distance of a node to itself must be 10" },
+	{ "distance-scalar-range", "6:14",
+	  "topology.distances: 10 is out of range; expected an integer 11..255" },
+	{ "distance-shape", "8:7",
+	  "topology.distances[1]: got a list of another length; expected a list of 2 distances" },
+	{ "distance-diagonal", "6:30",
+	  "topology.distances[1][1]: is 12; the distance of a node to itself must be 10" },
 	{ "distance-rows", "6:14", "topology.distances: has 2 rows; expected a 3x3 matrix" },
-	{ "distance-offdiag", "6:20", "topology.distances[0][1]: 256 is out of range; expected an integer 11..255" },
-	{ "workload-unknown", "4:19", "workload.name: unknown workload 'stream'; expected one of: usemem, thpfault, compact, numamigrate, pagebench, noop" },
+	{ "distance-offdiag", "6:20",
+	  "topology.distances[0][1]: 256 is out of range; expected an integer 11..255" },
+	{ "workload-unknown", "4:19",
+	  "workload.name: unknown workload 'stream'; expected one of: usemem, thpfault, compact, numamigrate, pagebench, noop" },
 	{ "workload-string", "4:11", "workload: got a scalar; expected a mapping" },
-	{ "param-unknown", "6:13", "workload.params.thread: unknown parameter 'thread' of workload usemem; allowed parameters: threads, size, loops" },
-	{ "param-pct-range", "7:11", "workload.params.size: '150%' is not a percentage; expected 1%..100%" },
-	{ "param-list-item", "7:21", "workload.params.threads[2]: 0 is out of range; expected an integer 1..1024" },
+	{ "param-unknown", "6:13",
+	  "workload.params.thread: unknown parameter 'thread' of workload usemem; allowed parameters: threads, size, loops" },
+	{ "param-pct-range", "7:11",
+	  "workload.params.size: '150%' is not a percentage; expected 1%..100%" },
+	{ "param-list-item", "7:21",
+	  "workload.params.threads[2]: 0 is out of range; expected an integer 1..1024" },
 	{ "param-uint-list-type", "7:12", "workload.params.loops: got a list; expected a scalar" },
-	{ "param-size-small", "7:11", "workload.params.size: '1K' (1024 bytes) is out of range; expected at least 4096 bytes" },
-	{ "param-noop", "4:35", "workload.params.size: unknown parameter 'size' of workload noop; this workload takes no parameters" },
-	{ "iterations-range", "5:13", "iterations: 1001 is out of range; expected an integer 1..1000" },
+	{ "param-size-small", "7:11",
+	  "workload.params.size: '1K' (1024 bytes) is out of range; expected at least 4096 bytes" },
+	{ "param-noop", "4:35",
+	  "workload.params.size: unknown parameter 'size' of workload noop; this workload takes no parameters" },
+	{ "iterations-range", "5:13",
+	  "iterations: 1001 is out of range; expected an integer 1..1000" },
 	{ "iterations-per-boot", "6:22", "iterations_per_boot: 4 is more than iterations (2)" },
 	{ "timeout-bad", "5:19", "timeouts.boot: '2d' is not a duration" },
-	{ "timeout-unknown", "5:23", "timeouts.run: unknown key 'run'; allowed keys here: boot, iteration" },
+	{ "timeout-unknown", "5:23",
+	  "timeouts.run: unknown key 'run'; allowed keys here: boot, iteration" },
 	{ "too-deep", "4:51", "YAML: nested more than 16 levels deep" },
 	{ "accel-bad", "5:8", "accel: 'hvf' is not allowed; expected one of: auto, kvm, tcg" },
-	{ "collectors-tracepoint", "5:45", "collectors.tracepoints[1]: 'mm_compaction_begin' is not a tracepoint pattern" },
-	{ "collectors-key", "5:15", "collectors.tracepoint: unknown key 'tracepoint' (did you mean 'tracepoints'?); allowed keys here: tracepoints, enabled" },
-	{ "kernels-apply-empty", "4:39", "variants[0].apply[0]: is empty; expected the path of a patch file" },
-	{ "kernels-config-key", "4:13", "kernels.config.bse: unknown key 'bse' (did you mean 'base'?); allowed keys here: base, fragments" },
+	{ "collectors-tracepoint", "5:45",
+	  "collectors.tracepoints[1]: 'mm_compaction_begin' is not a tracepoint pattern" },
+	{ "collectors-key", "5:15",
+	  "collectors.tracepoint: unknown key 'tracepoint' (did you mean 'tracepoints'?); allowed keys here: tracepoints, enabled" },
+	{ "kernels-apply-empty", "4:39",
+	  "variants[0].apply[0]: is empty; expected the path of a patch file" },
+	{ "kernels-config-key", "4:13",
+	  "kernels.config.bse: unknown key 'bse' (did you mean 'base'?); allowed keys here: base, fragments" },
 	{ "kernels-no-tree", "3:3", "kernels.tree: required key is missing" },
-	{ "kernels-ref-and-kernel", "4:35", "variants[0].ref: a variant has either 'kernel:' (a prebuilt kernel) or 'ref:'" },
-	{ "kernels-ref-no-kernels", "1:1", "variants[0]: variant 'base' has 'ref:' but the job has no 'kernels:' mapping" },
+	{ "kernels-ref-and-kernel", "4:35",
+	  "variants[0].ref: a variant has either 'kernel:' (a prebuilt kernel) or 'ref:'" },
+	{ "kernels-ref-no-kernels", "1:1",
+	  "variants[0]: variant 'base' has 'ref:' but the job has no 'kernels:' mapping" },
 	{ "kernels-revert-no-ref", "4:19", "variants[0].revert: needs 'ref:' in the same variant" },
-	{ "image-kind", "5:16", "image.kind: 'qcow' is not allowed; expected one of: initramfs, debootstrap" },
+	{ "image-kind", "5:16",
+	  "image.kind: 'qcow' is not allowed; expected one of: initramfs, debootstrap" },
 	{ "image-package", "5:49", "image.packages[1]: 'Bad Name' is not a Debian package name" },
-	{ "image-size", "5:35", "image.size: 104857600 bytes; expected a whole number of MiB from 512M to 1T" },
-	{ "collect-initramfs", "5:1", "collect_files: needs a disk image; add 'image: { kind: debootstrap }'" },
+	{ "image-size", "5:35",
+	  "image.size: 104857600 bytes; expected a whole number of MiB from 512M to 1T" },
+	{ "collect-initramfs", "5:1",
+	  "collect_files: needs a disk image; add 'image: { kind: debootstrap }'" },
 	{ "collect-relative", "6:17", "collect_files[0]: 'var/log/syslog' is not a usable path" },
 };
 static void test_image(void **state)
@@ -464,7 +494,6 @@ static void test_image(void **state)
 	assert_null(job->image.suite);
 	job_free(job);
 }
-
 
 /* source variants: kernels.tree/config resolved, operations kept in order */
 static void test_source_variants(void **state)
@@ -516,8 +545,8 @@ static void test_bad_files(void **state)
 		struct capture c;
 		int ret;
 
-		assert_true(asprintf(&path, "%s/tests/unit/jobs/bad/%s.yaml",
-				     srcdir(), bc->file) > 0);
+		assert_true(asprintf(&path, "%s/tests/unit/jobs/bad/%s.yaml", srcdir(), bc->file) >
+			    0);
 		capture_start(&c);
 		ret = job_load(path, &job);
 		errs = capture_end(&c);
@@ -527,8 +556,8 @@ static void test_bad_files(void **state)
 		line = strndup(errs, nl ? (size_t)(nl - errs) : strlen(errs));
 		if (ret != -1 || job || strncmp(line, prefix, strlen(prefix)) ||
 		    !strstr(line, bc->msg) || !strstr(errs, "mmlab: error: ")) {
-			print_error("%s: want -1 and \"%s...%s\", got %d and:\n%s",
-				    bc->file, prefix, bc->msg, ret, errs);
+			print_error("%s: want -1 and \"%s...%s\", got %d and:\n%s", bc->file,
+				    prefix, bc->msg, ret, errs);
 			failed++;
 		}
 		free(line);
@@ -568,7 +597,9 @@ static void test_all_errors(void **state)
 				  "variants: [ { name: a, thp: { defrag: no } } ]\n"
 				  "topology: { nodes: 2, memory_per_node: 1M }\n"
 				  "workload: { name: usemem, params: { size: 10% } }\n"
-				  "iterations: 0\n", &job, &errs), -1);
+				  "iterations: 0\n",
+				  &job, &errs),
+			 -1);
 	assert_null(job);
 	assert_non_null(strstr(errs, "t.yaml:1:7: error: name: 'x y'"));
 	assert_non_null(strstr(errs, "t.yaml:2:39: error: variants[0].thp.defrag: 'no'"));
@@ -633,7 +664,7 @@ static void test_truncated(void **state)
 		struct job *job = NULL;
 
 		assert_non_null(buf);
-		memcpy(buf, full_job, n);	/* not NUL-terminated: len is the bound */
+		memcpy(buf, full_job, n); /* not NUL-terminated: len is the bound */
 		if (!job_load_buffer("cut.yaml", buf, n, "/", &job)) {
 			assert_non_null(job);
 			ok++;

@@ -19,19 +19,19 @@
 #include "job/job.h"
 #include "job/job_yaml.h"
 
-#define NKEYS 20	/* more than the 15 the first job_yaml_map() kept */
+#define NKEYS 20 /* more than the 15 the first job_yaml_map() kept */
 
 static const char *const ext_keys[] = { "wide", NULL };
 
 struct seen {
 	bool called;
 	bool map_ok;
-	unsigned int values[NKEYS];	/* the value of k<i>, 0 if not filled */
-	size_t lines[NKEYS];		/* the key's line, 0 if not filled */
+	unsigned int values[NKEYS]; /* the value of k<i>, 0 if not filled */
+	size_t lines[NKEYS]; /* the key's line, 0 if not filled */
 };
 
-static void on_key(struct job_yaml *y, const char *key, void *root, void *key_node,
-		   void *val, void *arg)
+static void on_key(struct job_yaml *y, const char *key, void *root, void *key_node, void *val,
+		   void *arg)
 {
 	struct seen *s = arg;
 	struct job_field f[NKEYS];
@@ -57,11 +57,10 @@ static void on_key(struct job_yaml *y, const char *key, void *root, void *key_no
 	}
 }
 
-static const char job_head[] =
-	"name: j\n"
-	"variants: [ { name: base } ]\n"
-	"topology: { nodes: 1, memory_per_node: 256M }\n"
-	"workload: { name: noop }\n";
+static const char job_head[] = "name: j\n"
+			       "variants: [ { name: base } ]\n"
+			       "topology: { nodes: 1, memory_per_node: 256M }\n"
+			       "workload: { name: noop }\n";
 
 static int load(const char *tail, struct seen *s, char **errs)
 {
@@ -90,9 +89,9 @@ static void test_map_many_keys(void **state)
 	char *errs;
 
 	(void)state;
-	for (int i = NKEYS - 1; i >= 0; i--)	/* in reverse: order does not matter */
-		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "  k%d: %d\n",
-			 i, 100 + i);
+	for (int i = NKEYS - 1; i >= 0; i--) /* in reverse: order does not matter */
+		snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "  k%d: %d\n", i,
+			 100 + i);
 	assert_int_equal(load(tail, &s, &errs), 0);
 	assert_string_equal(errs, "");
 	free(errs);
@@ -111,19 +110,21 @@ static void test_map_many_keys_errors(void **state)
 	char *errs;
 
 	(void)state;
-	assert_int_equal(load("wide: { k19: 1, k16: 2, k20: 3, k16: 4, [x]: 5 }\n", &s, &errs),
-			 -1);
+	assert_int_equal(load("wide: { k19: 1, k16: 2, k20: 3, k16: 4, [x]: 5 }\n", &s, &errs), -1);
 	assert_true(s.map_ok);
 	assert_int_equal(s.values[19], 1);
 	assert_int_equal(s.values[16], 2);
-	assert_non_null(strstr(errs,
+	assert_non_null(strstr(
+		errs,
 		"w.yaml:5:25: error: wide.k20: unknown key 'k20' (did you mean 'k0'?); allowed keys "
 		"here: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, "
 		"k17, k18, k19\n"));
-	assert_non_null(strstr(errs,
+	assert_non_null(strstr(
+		errs,
 		"w.yaml:5:33: error: wide.k16: duplicate key (first given at line 5); give each "
 		"key once\n"));
-	assert_non_null(strstr(errs,
+	assert_non_null(strstr(
+		errs,
 		"w.yaml:5:41: error: wide: a key is a list; expected a key name (one of: k0, k1, "));
 	assert_non_null(strstr(errs, "w.yaml: 3 errors in the job file"));
 	free(errs);
@@ -141,8 +142,8 @@ static void test_map_not_a_mapping(void **state)
 	assert_false(s.map_ok);
 	for (int i = 0; i < NKEYS; i++)
 		assert_int_equal(s.lines[i], 0);
-	assert_non_null(strstr(errs,
-		"w.yaml:5:7: error: wide: got a list; expected a mapping of k0..k19\n"));
+	assert_non_null(strstr(
+		errs, "w.yaml:5:7: error: wide: got a list; expected a mapping of k0..k19\n"));
 	free(errs);
 }
 

@@ -29,25 +29,23 @@
 
 static void test_kconfig_check(void **state)
 {
-	static const char config[] =
-		"# Linux/x86 6.12 Kernel Configuration\n"
-		"CONFIG_64BIT=y\n"
-		"CONFIG_NUMA=y\n"
-		"# CONFIG_EXT4_FS is not set\n"
-		"CONFIG_MODULES=m\n"
-		"CONFIG_NR_CPUS=64\n"
-		"CONFIG_LOCALVERSION=\"-lab\"\n";
-	static const char frag[] =
-		"# a comment\n"
-		"CONFIG_64BIT=y\n"
-		"CONFIG_NUMA=y\r\n"
-		"CONFIG_EXT4_FS=y\n"
-		"CONFIG_MODULES=y\n"
-		"CONFIG_NR_CPUS=64\n"
-		"CONFIG_LOCALVERSION=\"-lab\"\n"
-		"# CONFIG_SWAP is not set\n"
-		"# CONFIG_NUMA is not set\n"
-		"CONFIG_COMPACTION=y";
+	static const char config[] = "# Linux/x86 6.12 Kernel Configuration\n"
+				     "CONFIG_64BIT=y\n"
+				     "CONFIG_NUMA=y\n"
+				     "# CONFIG_EXT4_FS is not set\n"
+				     "CONFIG_MODULES=m\n"
+				     "CONFIG_NR_CPUS=64\n"
+				     "CONFIG_LOCALVERSION=\"-lab\"\n";
+	static const char frag[] = "# a comment\n"
+				   "CONFIG_64BIT=y\n"
+				   "CONFIG_NUMA=y\r\n"
+				   "CONFIG_EXT4_FS=y\n"
+				   "CONFIG_MODULES=y\n"
+				   "CONFIG_NR_CPUS=64\n"
+				   "CONFIG_LOCALVERSION=\"-lab\"\n"
+				   "# CONFIG_SWAP is not set\n"
+				   "# CONFIG_NUMA is not set\n"
+				   "CONFIG_COMPACTION=y";
 	struct strlist d = { 0 };
 
 	(void)state;
@@ -249,7 +247,7 @@ static void fake_bzimage(const char *path, const char *version)
 	unsigned char img[0x800] = { 0 };
 
 	memcpy(img + 0x202, "HdrS", 4);
-	img[0x20f] = 0x04;	/* kernel_version = 0x200 + 0x400 */
+	img[0x20f] = 0x04; /* kernel_version = 0x200 + 0x400 */
 	memcpy(img + 0x600, version, strlen(version) + 1);
 	assert_int_equal(write_file_atomic(path, img, sizeof(img), 0644), 0);
 }
@@ -265,7 +263,7 @@ static void test_distro_config(void **state)
 	assert_non_null(dir);
 	setenv("MMLAB_BOOT_DIR", dir, 1);
 	capture_start(&c);
-	assert_null(kernel_distro_config());	/* no kernel in the boot dir */
+	assert_null(kernel_distro_config()); /* no kernel in the boot dir */
 	msg = capture_end(&c);
 	assert_non_null(strstr(msg, dir));
 	free(msg);
@@ -303,10 +301,8 @@ static void test_distro_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kconfig_check),
-		cmocka_unit_test(test_kcache_key),
-		cmocka_unit_test(test_spawn),
-		cmocka_unit_test(test_gitops),
+		cmocka_unit_test(test_kconfig_check), cmocka_unit_test(test_kcache_key),
+		cmocka_unit_test(test_spawn),	      cmocka_unit_test(test_gitops),
 		cmocka_unit_test(test_distro_config),
 	};
 

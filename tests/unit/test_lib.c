@@ -43,7 +43,7 @@ static void test_strbuf(void **state)
 	assert_int_equal(strlen(s), 40000);
 	free(s);
 	assert_string_equal(sb.buf, "");
-	s = strbuf_detach(&sb);	/* an empty one detaches as "" */
+	s = strbuf_detach(&sb); /* an empty one detaches as "" */
 	assert_string_equal(s, "");
 	free(s);
 	strbuf_release(&sb);
@@ -103,9 +103,9 @@ static int parse(int argc, char **argv, char **err)
 
 static void test_options_forms(void **state)
 {
-	char *argv[] = { "t", "A", "--json", "--order=random", "-n", "7", "B", "-F", "a.config",
-			 "--fragment", "b.config", "-qj", "--pct", "0.5", "--", "--not-an-option",
-			 NULL };
+	char *argv[] = { "t",	  "A",	 "--json",   "--order=random",	"-n",	    "7",
+			 "B",	  "-F",	 "a.config", "--fragment",	"b.config", "-qj",
+			 "--pct", "0.5", "--",	     "--not-an-option", NULL };
 	char *err;
 	int n;
 
@@ -125,7 +125,7 @@ static void test_options_forms(void **state)
 	assert_string_equal(v.frags.v[1], "b.config");
 	assert_true(v.pct == 0.5);
 
-	n = PARSE(&err, "-n12", "-");	/* a value glued to its short option; "-" is an operand */
+	n = PARSE(&err, "-n12", "-"); /* a value glued to its short option; "-" is an operand */
 	assert_int_equal(n, 1);
 	assert_int_equal(v.n, 12);
 	free(err);
@@ -180,20 +180,19 @@ static void test_options_help(void **state)
 	assert_non_null(f);
 	usage_with_options(f, opts, &usage);
 	fclose(f);
-	assert_string_equal(buf,
-		"usage: mmlab t [options] A\n"
-		"       mmlab t --other\n"
-		"\n"
-		"Test command.\n"
-		"\n"
-		"options:\n"
-		"  --order random|sequential\n"
-		"                        the order\n"
-		"                        of boots\n"
-		"  -n, --iterations N    iterations\n"
-		"  -h, --help            this help\n"
-		"\n"
-		"Exit status: 0.\n");
+	assert_string_equal(buf, "usage: mmlab t [options] A\n"
+				 "       mmlab t --other\n"
+				 "\n"
+				 "Test command.\n"
+				 "\n"
+				 "options:\n"
+				 "  --order random|sequential\n"
+				 "                        the order\n"
+				 "                        of boots\n"
+				 "  -n, --iterations N    iterations\n"
+				 "  -h, --help            this help\n"
+				 "\n"
+				 "Exit status: 0.\n");
 	/* -h prints the help on stdout and says so */
 	assert_int_equal(parse_options(4, argv, opts, &usage, 0), PARSE_OPT_HELP);
 }

@@ -46,8 +46,7 @@ static int split_row(char *line, char **cells, int max)
 
 	if (line[0] != '|')
 		return 0;
-	for (char *c = strtok_r(line, "|", &save); c && n < max;
-	     c = strtok_r(NULL, "|", &save)) {
+	for (char *c = strtok_r(line, "|", &save); c && n < max; c = strtok_r(NULL, "|", &save)) {
 		while (*c == ' ')
 			c++;
 		c[strcspn(c, "\n")] = '\0';
@@ -64,8 +63,8 @@ static void check_name(const char *name, enum metric_dir want, const char *line)
 
 	if (got != want)
 		fail_msg("docs/metrics.md: %s is %s there but metric_direction() "
-			 "says %s (row: %s)", name, metric_dir_name(want),
-			 metric_dir_name(got), line);
+			 "says %s (row: %s)",
+			 name, metric_dir_name(want), metric_dir_name(got), line);
 }
 
 static void test_docs_agree(void **state)
@@ -78,8 +77,7 @@ static void test_docs_agree(void **state)
 
 	(void)state;
 	assert_non_null(text);
-	for (char *line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char copy[1024], *cells[8], *name;
 		enum metric_dir want;
 		int n;
@@ -87,27 +85,27 @@ static void test_docs_agree(void **state)
 		snprintf(copy, sizeof(copy), "%s", line);
 		n = split_row(copy, cells, 8);
 		if (!n) {
-			better_col = -1;	/* a table ended */
+			better_col = -1; /* a table ended */
 			continue;
 		}
-		if (better_col < 0) {	/* the header row */
+		if (better_col < 0) { /* the header row */
 			for (int i = 0; i < n; i++)
 				if (!strcmp(cells[i], "better"))
 					better_col = i;
 			if (better_col < 0)
-				better_col = 99;	/* a table without it */
+				better_col = 99; /* a table without it */
 			continue;
 		}
 		if (better_col >= n || metric_dir_parse(cells[better_col], &want) ||
 		    !strcmp(cells[better_col], "-"))
-			continue;	/* "see below", "per workload", the --- row */
+			continue; /* "see below", "per workload", the --- row */
 		name = concrete(cells[0]);
 		if (!name)
 			continue;
 		rows++;
 		if (strchr(name, '.')) {
 			check_name(name, want, line);
-		} else {	/* a counter: every family that has it */
+		} else { /* a counter: every family that has it */
 			char *full[3] = {
 				xasprintf("vmstat.%s", name),
 				xasprintf("node1.vmstat.%s", name),
@@ -138,8 +136,10 @@ static void test_docs_agree(void **state)
 		for (size_t k = 0; k < documented.n; k++)
 			found |= !strcmp(documented.v[k], pat);
 		if (!found)
-			fail_msg("lab/analysis/metrics_dir.c has a rule for %s that docs/metrics.md "
-				 "(Direction of counters) does not list", pat);
+			fail_msg(
+				"lab/analysis/metrics_dir.c has a rule for %s that docs/metrics.md "
+				"(Direction of counters) does not list",
+				pat);
 	}
 	strlist_free(&documented);
 	free(text);
@@ -161,7 +161,10 @@ static void test_unlisted(void **state)
 
 static void test_groups(void **state)
 {
-	static const struct { const char *name; enum metric_group g; } t[] = {
+	static const struct {
+		const char *name;
+		enum metric_group g;
+	} t[] = {
 		{ "usemem.elapsed_s.T1", GROUP_WORKLOAD },
 		{ "time.elapsed_s", GROUP_DURATION },
 		{ "vmstat.compact_stall", GROUP_OPS },
@@ -183,8 +186,7 @@ static void test_groups(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (metric_group(t[i].name, metric_kind(t[i].name)) != t[i].g)
 			fail_msg("%s: group %s, expected %s", t[i].name,
-				 metric_group_name(metric_group(t[i].name,
-							        metric_kind(t[i].name))),
+				 metric_group_name(metric_group(t[i].name, metric_kind(t[i].name))),
 				 metric_group_name(t[i].g));
 	/* by name; compare.c puts user formulas in the workload group */
 	assert_int_equal(metric_group("trace.ratio", KIND_MAIN), GROUP_COLLECTORS);

@@ -61,8 +61,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void topo(struct job_topology *t, unsigned int nodes, unsigned int cpus,
-		 unsigned long mib)
+static void topo(struct job_topology *t, unsigned int nodes, unsigned int cpus, unsigned long mib)
 {
 	memset(t, 0, sizeof(*t));
 	t->nnodes = nodes;
@@ -84,7 +83,7 @@ static void test_cpulist(void **state)
 	assert_int_equal(parse_cpulist("3-1", c, 16), -1);
 	assert_int_equal(parse_cpulist("0-", c, 16), -1);
 	assert_int_equal(parse_cpulist("a", c, 16), -1);
-	assert_int_equal(parse_cpulist("0-20", c, 16), -1);	/* more than max */
+	assert_int_equal(parse_cpulist("0-20", c, 16), -1); /* more than max */
 }
 
 /* two host nodes of 4 CPUs: 2-node guests mirror the host, pins disjoint */
@@ -135,7 +134,7 @@ static void test_numa_host(void **state)
 		topo(&u, 2, 2, 512);
 		u.nodes[1].cpus = 3;
 		assert_int_equal(placer_place(p, &u, &c), 1);
-		assert_int_equal(placer_place(p, &t, &c), 0);	/* all 4 still free */
+		assert_int_equal(placer_place(p, &t, &c), 0); /* all 4 still free */
 		placer_release(p, &c);
 	}
 	/* a guest bigger than the host: never, with a message */
@@ -209,9 +208,16 @@ static void test_domain_xml(void **state)
 	struct job_topology t;
 	int pins[4] = { 4, 5, 0, 1 }, mem[2] = { 1, 0 };
 	struct domain_spec s = {
-		.name = "mmlab-x", .topo = &t, .accel = DOM_ACCEL_TCG, .kernel = "/k",
-		.initrd = "/i", .cmdline = "c", .console_path = "/c", .data_path = "/d",
-		.vcpu_pins = pins, .memnodes = mem,
+		.name = "mmlab-x",
+		.topo = &t,
+		.accel = DOM_ACCEL_TCG,
+		.kernel = "/k",
+		.initrd = "/i",
+		.cmdline = "c",
+		.console_path = "/c",
+		.data_path = "/d",
+		.vcpu_pins = pins,
+		.memnodes = mem,
 	};
 	char *xml;
 	xmlDocPtr doc;
@@ -227,7 +233,8 @@ static void test_domain_xml(void **state)
 	assert_int_equal(xcount(ctx, "/domain/cputune/vcpupin"), 4);
 	assert_int_equal(xcount(ctx, "/domain/cputune/vcpupin[@vcpu='0' and @cpuset='4']"), 1);
 	assert_int_equal(xcount(ctx, "/domain/cputune/vcpupin[@vcpu='3' and @cpuset='1']"), 1);
-	assert_int_equal(xcount(ctx, "/domain/numatune/memory[@mode='strict' and @nodeset='1,0']"), 1);
+	assert_int_equal(xcount(ctx, "/domain/numatune/memory[@mode='strict' and @nodeset='1,0']"),
+			 1);
 	assert_int_equal(xcount(ctx, "/domain/numatune/memnode[@cellid='0' and @nodeset='1']"), 1);
 	assert_int_equal(xcount(ctx, "/domain/numatune/memnode[@cellid='1' and @nodeset='0']"), 1);
 	xmlXPathFreeContext(ctx);

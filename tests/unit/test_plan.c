@@ -23,15 +23,14 @@ static int parse(const char *text)
 
 static void test_full(void **state)
 {
-	static const char text[] =
-		"# written by mmlab\n"
-		"run=20260101-demo\nvariant=base\n\n"
-		"iteration_first=3\r\niterations = 2\n"
-		"workload=usemem\n"
-		"param.threads=1,2,4\nparam.size=67108864\n"
-		"sysctl.vm.compaction_proactiveness=20\n"
-		"thp.enabled=always\nthp.defrag=defer+madvise\n"
-		"future.key=ignored\n";
+	static const char text[] = "# written by mmlab\n"
+				   "run=20260101-demo\nvariant=base\n\n"
+				   "iteration_first=3\r\niterations = 2\n"
+				   "workload=usemem\n"
+				   "param.threads=1,2,4\nparam.size=67108864\n"
+				   "sysctl.vm.compaction_proactiveness=20\n"
+				   "thp.enabled=always\nthp.defrag=defer+madvise\n"
+				   "future.key=ignored\n";
 
 	(void)state;
 	assert_int_equal(parse(text), 0);
@@ -56,7 +55,7 @@ static void test_bad(void **state)
 	(void)state;
 	assert_int_equal(parse("probe=1\n"), 0);
 	assert_int_equal(p.probe, 1);
-	assert_int_equal(parse("iterations=1\n"), -1);	/* no workload */
+	assert_int_equal(parse("iterations=1\n"), -1); /* no workload */
 	assert_int_equal(parse("workload=../../bin/sh\n"), -1);
 	assert_int_equal(parse("workload=a/b\n"), -1);
 	assert_int_equal(parse("workload=x\nsysctl.kernel..x=1\n"), -1);
@@ -71,8 +70,7 @@ static void test_bad(void **state)
 	memcpy(big, "workload=x\nparam.a=", 19);
 	big[sizeof(big) - 1] = '\0';
 	assert_int_equal(parse(big), -1);
-	assert_int_equal(plan_parse("workload=x\nthp.enabled=a b\n", 27, &p, err,
-				    sizeof(err)), -1);
+	assert_int_equal(plan_parse("workload=x\nthp.enabled=a b\n", 27, &p, err, sizeof(err)), -1);
 	assert_string_equal(err, "line 2: bad value for thp.enabled: \"a b\"");
 }
 

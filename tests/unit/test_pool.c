@@ -49,7 +49,7 @@ static void fake_host(void)
 	free(p);
 	p = xasprintf("%s/meminfo", d);
 	write_text(p, "Node 0 MemTotal: 8388608 kB\nNode 0 MemFree: 4194304 kB\n"
-		   "Node 0 Active(file): 0 kB\nNode 0 Inactive(file): 0 kB\n");
+		      "Node 0 Active(file): 0 kB\nNode 0 Inactive(file): 0 kB\n");
 	free(p);
 	free(d);
 }
@@ -92,8 +92,8 @@ struct build_req {
 };
 
 /* job.yaml of a run: one node of cpus vCPUs, the variants' kernels "distro" */
-static void write_job(const char *run, const char *name, const char *const variants[],
-		      size_t nv, unsigned int iterations, unsigned int cpus)
+static void write_job(const char *run, const char *name, const char *const variants[], size_t nv,
+		      unsigned int iterations, unsigned int cpus)
 {
 	struct strlist vl = { 0 };
 	char *path = xasprintf("%s/%s/job.yaml", dir, run), *vs, *yaml;
@@ -131,12 +131,13 @@ static char *add_run(const char *name, const char *const variants[], size_t nv,
 					       breq->request, "operations", "apply x.patch") :
 				     json_pack("{s:s}", "source", "distro");
 
-		json_array_append_new(vars, json_pack("{s:s, s:o}", "name", variants[v],
-						      "kernel", k));
+		json_array_append_new(vars,
+				      json_pack("{s:s, s:o}", "name", variants[v], "kernel", k));
 		for (unsigned int i = 0; i < iterations; i++)
-			json_array_append_new(boots, json_pack("{s:s, s:i, s:i, s:s?}", "variant",
-				variants[v], "first", (int)i, "count", 1, "build",
-				builds ? breq->request : NULL));
+			json_array_append_new(boots,
+					      json_pack("{s:s, s:i, s:i, s:s?}", "variant",
+							variants[v], "first", (int)i, "count", 1,
+							"build", builds ? breq->request : NULL));
 	}
 	write_job(run, name, variants, nv, iterations, cpus);
 	rj = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O}", "run", run, "job", name, "status",
@@ -189,16 +190,16 @@ static int fake_boot(struct store *s, const struct queue_item *it, const struct 
 	(void)arg;
 	printf("fake boot of %s %s/%u\n", it->run, v, it->first);
 	if (!strcmp(v, "fail"))
-		return 1;			/* stored nothing */
+		return 1; /* stored nothing */
 	if (!strcmp(v, "notok"))
 		return store_boot(s, it, bo, "crashed", t0) ?: 1;
 	if (!strcmp(v, "stop")) {
-		kill(getppid(), SIGTERM);	/* as ^C of queue run would */
+		kill(getppid(), SIGTERM); /* as ^C of queue run would */
 		for (;;)
-			pause();		/* until the pool's SIGTERM */
+			pause(); /* until the pool's SIGTERM */
 	}
 	if (!strcmp(v, "flaky") && bo->attempt < 2)
-		return 3;			/* interrupted: queued again */
+		return 3; /* interrupted: queued again */
 	if (!strcmp(v, "slow"))
 		usleep(400000);
 	return store_boot(s, it, bo, "ok", t0);
@@ -216,8 +217,8 @@ static int fake_build(struct store *s, struct queue *q, const struct queue_item 
 	(void)arg;
 	if (!q || strcmp(cache_dir, "/cache"))
 		return 2;
-	res = bad ? json_pack("{s:s, s:b, s:s}", "source", "build", "build_failed", 1,
-			      "build_log", "/cache/build.log") :
+	res = bad ? json_pack("{s:s, s:b, s:s}", "source", "build", "build_failed", 1, "build_log",
+			      "/cache/build.log") :
 		    json_pack("{s:s, s:s, s:s}", "source", "build", "path", "/cache/k/bzImage",
 			      "cache_key", "k1");
 	rc = queue_build_set_result(q, it->id, res);
@@ -229,8 +230,9 @@ static const struct pool_ops fake_ops = { .boot = fake_boot, .build = fake_build
 
 static int run_pool(unsigned int jobs)
 {
-	struct pool_opts o = { .jobs = jobs, .build_jobs = 1, .cache_dir = "/cache",
-			       .ops = &fake_ops };
+	struct pool_opts o = {
+		.jobs = jobs, .build_jobs = 1, .cache_dir = "/cache", .ops = &fake_ops
+	};
 
 	return pool_run(queue, store, &o);
 }
@@ -304,14 +306,15 @@ static void test_runs_every_boot(void **state)
 		assert_string_equal(item_str(j, i, "state"), "done");
 		assert_int_equal(json_integer_value(json_object_get(item(j, i), "attempts")), 1);
 		/* the placement is recorded in the item and given to the boot */
-		assert_int_equal(json_array_size(json_object_get(json_object_get(item(j, i),
-			"placement"), "vcpu_pins")), 1);
+		assert_int_equal(json_array_size(json_object_get(
+					 json_object_get(item(j, i), "placement"), "vcpu_pins")),
+				 1);
 	}
 	assert_string_equal(run_status(run), "complete");
 	it = iteration(run, "b", 1);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "ok");
-	assert_int_equal(json_array_size(json_object_get(json_object_get(it, "boot"),
-							 "vcpu_pins")), 1);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(it, "boot"), "vcpu_pins")),
+			 1);
 	assert_int_equal(json_integer_value(json_object_get(it, "attempt")), 1);
 	/* the worker's output went to its log */
 	log = xasprintf("%s/%s/queue/b-1.log", dir, run);
@@ -339,8 +342,8 @@ static void spans(const char *run, const char *v, unsigned int n, struct span *o
 
 		out[i].t0 = json_number_value(json_object_get(it, "t0"));
 		out[i].t1 = json_number_value(json_object_get(it, "t1"));
-		out[i].pins = json_incref(json_object_get(json_object_get(it, "boot"),
-							  "vcpu_pins"));
+		out[i].pins =
+			json_incref(json_object_get(json_object_get(it, "boot"), "vcpu_pins"));
 		json_decref(it);
 	}
 }
@@ -507,8 +510,7 @@ static void test_recovers_dead_runner(void **state)
 	assert_int_equal(queue_claim(queue, &dead, NULL, NULL, &it0), 0);
 	assert_int_equal(queue_claim(queue, &dead, NULL, NULL, &it1), 0);
 	/* the second was stored before its runner died */
-	x = json_pack("{s:i, s:s, s:{}, s:b}", "index", 1, "status", "ok", "metrics", "before",
-		      1);
+	x = json_pack("{s:i, s:s, s:{}, s:b}", "index", 1, "status", "ok", "metrics", "before", 1);
 	assert_int_equal(store_iteration_write(store, run, "a", 1, x), 0);
 	json_decref(x);
 	assert_int_equal(run_pool(1), 0);
@@ -517,7 +519,7 @@ static void test_recovers_dead_runner(void **state)
 	assert_int_equal(json_integer_value(json_object_get(item(j, 0), "attempts")), 2);
 	assert_int_equal(json_integer_value(json_object_get(item(j, 1), "attempts")), 1);
 	x = iteration(run, "a", 1);
-	assert_true(json_is_true(json_object_get(x, "before")));	/* not run again */
+	assert_true(json_is_true(json_object_get(x, "before"))); /* not run again */
 	json_decref(x);
 	x = iteration(run, "a", 0);
 	assert_int_equal(json_integer_value(json_object_get(x, "attempt")), 2);
@@ -596,8 +598,8 @@ static void test_builds(void **state)
 	k = json_object_get(json_array_get(json_object_get(rj, "variants"), 0), "kernel");
 	assert_string_equal(json_string_value(json_object_get(k, "path")), "/cache/k/bzImage");
 	assert_false(json_is_true(json_object_get(k, "build_pending")));
-	assert_string_equal(json_string_value(json_array_get(json_object_get(k, "operations"),
-							     0)), "apply x.patch");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(k, "operations"), 0)),
+			    "apply x.patch");
 	json_decref(rj);
 	j = job_status(jb);
 	assert_string_equal(item_str(j, 0, "state"), "failed");
@@ -613,8 +615,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs_every_boot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_placement_bounds_concurrency, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_placement_bounds_concurrency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_caps_vms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_boots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted_boot_requeued, setup, teardown),

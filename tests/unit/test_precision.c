@@ -18,8 +18,7 @@
 #include "lib/util.h"
 
 /* a run of two variants with the samples given per variant for metric m */
-static json_t *run_with(const char *m, const double *a, size_t na,
-			const double *b, size_t nb)
+static json_t *run_with(const char *m, const double *a, size_t na, const double *b, size_t nb)
 {
 	json_t *vars = json_array();
 	const double *x[2] = { a, b };
@@ -29,13 +28,14 @@ static json_t *run_with(const char *m, const double *a, size_t na,
 		json_t *its = json_array();
 
 		for (size_t i = 0; i < n[v]; i++)
-			json_array_append_new(its, json_pack("{s:s, s:{s:f, s:f}}",
-				"status", "ok", "metrics", m, x[v][i], "other", 1.0 + (double)i));
+			json_array_append_new(its, json_pack("{s:s, s:{s:f, s:f}}", "status", "ok",
+							     "metrics", m, x[v][i], "other",
+							     1.0 + (double)i));
 		/* a failed iteration with a wild value must not count */
-		json_array_append_new(its, json_pack("{s:s, s:{s:f}}", "status",
-				      "failed", "metrics", m, 1e9));
-		json_array_append_new(vars, json_pack("{s:s, s:o}", "name",
-				      v ? "new" : "base", "iterations", its));
+		json_array_append_new(its, json_pack("{s:s, s:{s:f}}", "status", "failed",
+						     "metrics", m, 1e9));
+		json_array_append_new(vars, json_pack("{s:s, s:o}", "name", v ? "new" : "base",
+						      "iterations", its));
 	}
 	return json_pack("{s:s, s:o}", "run", "r", "variants", vars);
 }
@@ -43,10 +43,11 @@ static json_t *run_with(const char *m, const double *a, size_t na,
 static void test_reached_and_not(void **state)
 {
 	/* mean 100, s = 0.71: halfwidth t(.975,4) * s/sqrt(5)/100 = 0.88 % */
-	static const double tight[] = { 99, 100, 101, 100, 100 - 0.0, };
+	static const double tight[] = {
+		99, 100, 101, 100, 100 - 0.0,
+	};
 	static const double loose[] = { 90, 110, 95, 105, 100 };
-	struct precision_opts o = { .globs = "time.elapsed_s", .precision = 0.02,
-				    .conf = 0.95 };
+	struct precision_opts o = { .globs = "time.elapsed_s", .precision = 0.02, .conf = 0.95 };
 	json_t *run, *d = NULL;
 	double expect;
 
@@ -55,12 +56,12 @@ static void test_reached_and_not(void **state)
 	assert_int_equal(precision_check(run, &o, &d), 1);
 	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 2);
 	expect = stats_ci_halfwidth_rel(tight, 5, 0.95);
-	assert_true(fabs(json_real_value(json_object_get(json_object_get(d, "worst"),
-			 "halfwidth_rel")) - expect) < 1e-12);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "worst"),
-			 "n")), 5);
+	assert_true(fabs(json_real_value(
+				 json_object_get(json_object_get(d, "worst"), "halfwidth_rel")) -
+			 expect) < 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "worst"), "n")), 5);
 	json_decref(d);
-	o.precision = 0.008;	/* 0.88 % is not below 0.8 % */
+	o.precision = 0.008; /* 0.88 % is not below 0.8 % */
 	assert_int_equal(precision_check(run, &o, NULL), 0);
 	json_decref(run);
 
@@ -68,8 +69,8 @@ static void test_reached_and_not(void **state)
 	o.precision = 0.02;
 	run = run_with("time.elapsed_s", tight, 5, loose, 5);
 	assert_int_equal(precision_check(run, &o, &d), 0);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(d,
-			    "worst"), "variant")), "new");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(d, "worst"), "variant")), "new");
 	json_decref(d);
 	json_decref(run);
 }
@@ -86,8 +87,7 @@ static void test_degenerate(void **state)
 	/* n = 1 in a variant: no interval, not precise */
 	run = run_with("x.a", one, 1, two, 2);
 	assert_int_equal(precision_check(run, &o, &d), 0);
-	assert_true(json_is_null(json_object_get(json_object_get(d, "worst"),
-			       "halfwidth_rel")));
+	assert_true(json_is_null(json_object_get(json_object_get(d, "worst"), "halfwidth_rel")));
 	json_decref(d);
 	json_decref(run);
 	/* a metric that is always 0 is exact, not infinitely imprecise */
@@ -108,8 +108,9 @@ static void test_degenerate(void **state)
 	o.globs = NULL;
 	run = run_with("time.system_s", two, 2, two, 2);
 	assert_int_equal(precision_check(run, &o, &d), 0);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(d,
-			    "worst"), "metric")), "time.system_s");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(d, "worst"), "metric")),
+		"time.system_s");
 	json_decref(d);
 	json_decref(run);
 }

@@ -38,16 +38,15 @@ static size_t rec(struct stream *s, unsigned int type, const char *payload)
 	uint8_t *tmp = malloc(MMREC_HDR_SIZE + len);
 
 	assert_non_null(tmp);
-	assert_int_equal(mmrec_encode(tmp, type, payload, (uint32_t)len),
-			 MMREC_HDR_SIZE + len);
+	assert_int_equal(mmrec_encode(tmp, type, payload, (uint32_t)len), MMREC_HDR_SIZE + len);
 	put(s, tmp, MMREC_HDR_SIZE + len);
 	free(tmp);
 	return off;
 }
 
 /* decode all; check the payloads seen, in order */
-static void expect(const struct stream *s, struct mmrec_reader *r,
-		   const char *const *want, size_t nwant)
+static void expect(const struct stream *s, struct mmrec_reader *r, const char *const *want,
+		   size_t nwant)
 {
 	unsigned int type;
 	const char *p;
@@ -127,12 +126,12 @@ static void test_corrupted(void **state)
 	rec(&s, MMREC_LOG, "one");
 	off = rec(&s, MMREC_LOG, "two");
 	rec(&s, MMREC_LOG, "three");
-	s.buf[off + MMREC_HDR_SIZE + 1] ^= 0x20;	/* payload bit flip */
+	s.buf[off + MMREC_HDR_SIZE + 1] ^= 0x20; /* payload bit flip */
 	expect(&s, &r, want, 2);
 	assert_int_equal(r.bad_crc, 1);
 	assert_int_equal(r.skipped_bytes, MMREC_HDR_SIZE + 3);
 	s.buf[off + MMREC_HDR_SIZE + 1] ^= 0x20;
-	s.buf[off + 4] = 77;	/* unknown type, crc fixed below */
+	s.buf[off + 4] = 77; /* unknown type, crc fixed below */
 	s.buf[off + 12] = s.buf[off + 13] = s.buf[off + 14] = s.buf[off + 15] = 0;
 	{
 		uint8_t tmp[MMREC_HDR_SIZE + 3];
@@ -156,7 +155,7 @@ static void test_oversized(void **state)
 
 	(void)state;
 	mmrec_encode(hdr, MMREC_LOG, NULL, 0);
-	memcpy(hdr + 8, &big, 4);	/* test runs on little endian x86 */
+	memcpy(hdr + 8, &big, 4); /* test runs on little endian x86 */
 	put(&s, hdr, sizeof(hdr));
 	rec(&s, MMREC_LOG, "after");
 	expect(&s, &r, want, 1);
@@ -198,7 +197,7 @@ static void test_hdr_get(void **state)
 	assert_string_equal(v, "node0/vmstat");
 	assert_int_equal(mmrec_hdr_get(p, len, "x", v, sizeof(v)), 0);
 	assert_string_equal(v, "");
-	assert_int_equal(mmrec_hdr_get(p, len, "name", v, 12), -1);	/* no room */
+	assert_int_equal(mmrec_hdr_get(p, len, "name", v, 12), -1); /* no room */
 	assert_int_equal(mmrec_hdr_get(p, len, "ter", v, sizeof(v)), -1);
 	assert_int_equal(mmrec_hdr_get(p, len, "body", v, sizeof(v)), -1);
 	assert_int_equal(mmrec_hdr_get(p, 4, "iter", v, sizeof(v)), -1);
@@ -280,12 +279,9 @@ static void test_fuzz(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupted),
-		cmocka_unit_test(test_oversized),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_hdr_get),
+		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_corrupted),  cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_garbage),	   cmocka_unit_test(test_hdr_get),
 		cmocka_unit_test(test_fuzz),
 	};
 

@@ -46,9 +46,8 @@ static json_t *boots(unsigned int n)
 	json_t *a = json_array();
 
 	for (unsigned int i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:i, s:i}", "variant",
-						   i % 2 ? "b" : "a", "first", (int)(i / 2),
-						   "count", 1));
+		json_array_append_new(a, json_pack("{s:s, s:i, s:i}", "variant", i % 2 ? "b" : "a",
+						   "first", (int)(i / 2), "count", 1));
 	return a;
 }
 
@@ -76,7 +75,7 @@ static void test_transitions(void **state)
 	assert_false(item_transition_ok(ITEM_DONE, ITEM_QUEUED));
 	assert_false(item_transition_ok(ITEM_DONE, ITEM_RUNNING));
 	assert_false(item_transition_ok(ITEM_QUEUED, ITEM_DONE));
-	assert_true(item_transition_ok(ITEM_QUEUED, ITEM_FAILED));	/* its build failed */
+	assert_true(item_transition_ok(ITEM_QUEUED, ITEM_FAILED)); /* its build failed */
 	assert_false(item_transition_ok(ITEM_RUNNING, ITEM_CANCELLED));
 	assert_false(item_transition_ok(ITEM_FAILED, ITEM_DONE));
 	for (int s = 0; s < ITEM_NSTATES; s++)
@@ -123,8 +122,9 @@ static void test_claim_order_and_finish(void **state)
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
 	st = queue_status(q, 2);
 	assert_int_equal(json_array_size(st), 3);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(
-		json_array_get(st, 1), "counts"), "done")), 1);
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(json_array_get(st, 1), "counts"), "done")),
+			 1);
 	assert_true(json_is_object(json_object_get(json_array_get(st, 2), "slurm")));
 	json_decref(st);
 	json_decref(b);
@@ -155,10 +155,10 @@ static void test_recover_dead_owner(void **state)
 	other_host = me;
 	snprintf(other_host.host, sizeof(other_host.host), "elsewhere");
 	job = queue_add(q, "r", "j", 0, b, NULL);
-	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0);	/* a 0 */
-	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0);	/* b 0 */
-	assert_int_equal(queue_claim(q, &other_boot, NULL, NULL, &it), 0);	/* a 1 */
-	assert_int_equal(queue_claim(q, &other_host, NULL, NULL, &it), 0);	/* b 1 */
+	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0); /* a 0 */
+	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0); /* b 0 */
+	assert_int_equal(queue_claim(q, &other_boot, NULL, NULL, &it), 0); /* a 1 */
+	assert_int_equal(queue_claim(q, &other_host, NULL, NULL, &it), 0); /* b 1 */
 	/* the dead pid and the old boot are dead; the other host is fresh */
 	assert_int_equal(queue_recover(q, &me, 60, stored_if_a, NULL), 3);
 	st = queue_status(q, 1);
@@ -198,7 +198,7 @@ static void test_recover_dead_owner(void **state)
 	/* one runner per store: a dead one is replaced, a live one refuses */
 	assert_int_equal(queue_runner_register(q, &dead, 60, &other), 0);
 	assert_int_equal(queue_runner_register(q, &me, 60, &other), 0);
-	dead.pid = getppid();	/* alive, not us */
+	dead.pid = getppid(); /* alive, not us */
 	assert_int_equal(queue_runner_register(q, &dead, 60, &other), 1);
 	assert_int_equal(other, me.pid);
 	queue_runner_unregister(q, &me);
@@ -237,7 +237,6 @@ static void test_eta(void **state)
 	queue_close(q);
 }
 
-
 /* boots of variant a need the kernel build REQ; b uses a prebuilt kernel */
 static json_t *boots_build(unsigned int n, const char *req)
 {
@@ -252,8 +251,8 @@ static json_t *boots_build(unsigned int n, const char *req)
 
 static long long count_state(json_t *st, size_t job, const char *group, const char *state)
 {
-	return json_integer_value(json_object_get(json_object_get(json_array_get(st, job),
-								   group), state));
+	return json_integer_value(
+		json_object_get(json_object_get(json_array_get(st, job), group), state));
 }
 
 static void test_builds_shared(void **state)
@@ -278,7 +277,7 @@ static void test_builds_shared(void **state)
 	assert_int_equal(count_state(st, 0, "builds", "queued"), 1);
 	assert_int_equal(count_state(st, 1, "builds", "queued"), 0);
 	assert_int_equal(count_state(st, 2, "builds", "queued"), 1);
-	assert_int_equal(count_state(st, 0, "counts", "queued"), 4);	/* boots only */
+	assert_int_equal(count_state(st, 0, "counts", "queued"), 4); /* boots only */
 	json_decref(st);
 	/* builds come first */
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &build), 0);

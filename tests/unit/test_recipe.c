@@ -84,7 +84,9 @@ static void test_good(void **state)
 	assert_int_equal(r->expect[1].kind, EXPECT_DMESG);
 	assert_true(r->expect[1].has_re);
 	assert_int_equal(regexec(&r->expect[1].re,
-				 "[ 1.2] WARNING: CPU: 0 PID: 1 at mm/compaction.c:123 x", 0, NULL, 0), 0);
+				 "[ 1.2] WARNING: CPU: 0 PID: 1 at mm/compaction.c:123 x", 0, NULL,
+				 0),
+			 0);
 	assert_int_not_equal(regexec(&r->expect[1].re, "WARNING: at mm/slub.c", 0, NULL, 0), 0);
 	assert_int_equal(r->expect[2].kind, EXPECT_CRASH);
 	assert_int_equal(r->expect[2].k, 1);
@@ -111,13 +113,12 @@ static void test_good(void **state)
 
 static void test_defaults(void **state)
 {
-	static const char min[] =
-		"name: my-bug\n"
-		"bug: { id: \"1\", title: t }\n"
-		"variants: [ { name: a } ]\n"
-		"topology: { nodes: 1, memory_per_node: 256M }\n"
-		"workload: { name: noop }\n"
-		"expect: [ { crash: true } ]\n";
+	static const char min[] = "name: my-bug\n"
+				  "bug: { id: \"1\", title: t }\n"
+				  "variants: [ { name: a } ]\n"
+				  "topology: { nodes: 1, memory_per_node: 256M }\n"
+				  "workload: { name: noop }\n"
+				  "expect: [ { crash: true } ]\n";
 	struct recipe *r = NULL;
 	char *errs;
 
@@ -130,8 +131,8 @@ static void test_defaults(void **state)
 	assert_null(r->bug_url);
 	recipe_free(r);
 	/* without name: the file name, made a valid name */
-	assert_int_equal(load_str("dir/weird name!.yaml", min + strlen("name: my-bug\n"),
-				  &r, &errs), 0);
+	assert_int_equal(
+		load_str("dir/weird name!.yaml", min + strlen("name: my-bug\n"), &r, &errs), 0);
 	free(errs);
 	assert_string_equal(r->job->name, "weirdname");
 	recipe_free(r);
@@ -166,23 +167,27 @@ static const struct bad_case bad_cases[] = {
 	{ "expect-nothing", "7:5", "expect[0]: says nothing to expect" },
 	{ "expect-two-kinds", "7:20", "expect[0].hang: cannot be combined with 'crash'" },
 	{ "expect-crash-false", "7:14", "expect[0].crash: 'false' expects nothing" },
-	{ "expect-unknown-key", "7:20", "expect[0].count: unknown key 'count'; allowed keys here: metric, op, value, dmesg, crash, hang, k" },
+	{ "expect-unknown-key", "7:20",
+	  "expect[0].count: unknown key 'count'; allowed keys here: metric, op, value, dmesg, crash, hang, k" },
 	{ "hang-not-bool", "7:13", "expect[0].hang: 'maybe' is not a boolean" },
 	{ "metric-syntax", "7:15", "expect[0].metric: expected ')' at column 39" },
 	{ "metric-no-op", "7:5", "expect[0].op: required key is missing" },
 	{ "metric-bad-op", "7:43", "expect[0].op: '=>' is not allowed; expected one of: >, >=" },
 	{ "metric-bad-value", "9:12", "expect[0].value: 'lots' is not a number" },
 	{ "op-without-metric", "7:20", "expect[0].op: only goes with 'metric'" },
-	{ "dmesg-bad-regex", "7:14", "expect[0].dmesg: 'WARNING: (at mm/' is not a valid regular expression" },
+	{ "dmesg-bad-regex", "7:14",
+	  "expect[0].dmesg: 'WARNING: (at mm/' is not a valid regular expression" },
 	{ "k-more-than-runs", "8:23", "expect[0].k: 4 is more than runs (3); expected 1..3" },
 	{ "k-zero", "7:23", "expect[0].k: 0 is out of range; expected an integer 1..1000" },
 	{ "runs-zero", "6:7", "runs: 0 is out of range" },
-	{ "iterations-not-runs", "6:1", "iterations: unknown key 'iterations'; allowed keys here: name, variants, topology, workload, runs," },
+	{ "iterations-not-runs", "6:1",
+	  "iterations: unknown key 'iterations'; allowed keys here: name, variants, topology, workload, runs," },
 	{ "good-unknown", "6:7", "good: 'base' is not the name of a variant" },
 	{ "good-only-variant", "6:7", "good: the only variant cannot be the known-good one" },
 	{ "workload-unknown", "5:19", "workload.name: unknown workload 'thpfalt'" },
 	{ "syntax-unclosed", "2:9", "YAML: did not find expected ',' or '}'" },
-	{ "metric-not-reported", "7:15", "expect[0].metric: thpfault reports no metric 'thpfault.huge_pct' (its metrics: thpfault.fault_huge_us.T*," },
+	{ "metric-not-reported", "7:15",
+	  "expect[0].metric: thpfault reports no metric 'thpfault.huge_pct' (its metrics: thpfault.fault_huge_us.T*," },
 };
 
 static void test_bad_files(void **state)
@@ -199,8 +204,8 @@ static void test_bad_files(void **state)
 		struct capture c;
 		int ret;
 
-		assert_true(asprintf(&path, "%s/tests/unit/recipes/bad/%s.yaml",
-				     srcdir(), bc->file) > 0);
+		assert_true(asprintf(&path, "%s/tests/unit/recipes/bad/%s.yaml", srcdir(),
+				     bc->file) > 0);
 		capture_start(&c);
 		ret = recipe_load(path, &r);
 		errs = capture_end(&c);
@@ -209,8 +214,8 @@ static void test_bad_files(void **state)
 		line = strndup(errs, nl ? (size_t)(nl - errs) : strlen(errs));
 		if (ret != -1 || r || strncmp(line, prefix, strlen(prefix)) ||
 		    !strstr(line, bc->msg) || !strstr(errs, "in the recipe; fix")) {
-			print_error("%s: want -1 and \"%s...%s\", got %d and:\n%s",
-				    bc->file, prefix, bc->msg, ret, errs);
+			print_error("%s: want -1 and \"%s...%s\", got %d and:\n%s", bc->file,
+				    prefix, bc->msg, ret, errs);
 			failed++;
 		}
 		free(line);
@@ -270,10 +275,9 @@ static void test_shipped(void **state)
 /* a job file still loads through the plain entry, and refuses recipe keys */
 static void test_job_unchanged(void **state)
 {
-	static const char j[] =
-		"name: j\nvariants: [ { name: a } ]\n"
-		"topology: { nodes: 1, memory_per_node: 256M }\n"
-		"workload: { name: noop }\nexpect: [ { crash: true } ]\n";
+	static const char j[] = "name: j\nvariants: [ { name: a } ]\n"
+				"topology: { nodes: 1, memory_per_node: 256M }\n"
+				"workload: { name: noop }\nexpect: [ { crash: true } ]\n";
 	struct job *job = NULL;
 	struct capture c;
 	char *errs;
@@ -290,12 +294,9 @@ static void test_job_unchanged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_ops),
-		cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_shipped),
-		cmocka_unit_test(test_job_unchanged),
+		cmocka_unit_test(test_good),	cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_ops),	cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_shipped), cmocka_unit_test(test_job_unchanged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,7 +29,8 @@ static struct recipe *recipe(const char *variants, const char *extra, const char
 			       "topology: { nodes: 2, memory_per_node: 256M }\n"
 			       "workload: { name: usemem }\n"
 			       "runs: 3\n"
-			       "expect:\n%s", variants, extra, expect);
+			       "expect:\n%s",
+			       variants, extra, expect);
 	struct recipe *r = NULL;
 
 	assert_int_equal(recipe_load_buffer("t.yaml", text, strlen(text), ".", &r), 0);
@@ -77,14 +78,15 @@ static json_t *variant(const char *name, json_t *iters)
 
 static json_t *ex(json_t *eval, size_t var, size_t e)
 {
-	return json_array_get(json_object_get(json_array_get(json_object_get(eval, "variants"),
-							     var), "expect"), e);
+	return json_array_get(
+		json_object_get(json_array_get(json_object_get(eval, "variants"), var), "expect"),
+		e);
 }
 
 static const char *vverdict(json_t *eval, size_t var)
 {
-	return json_string_value(json_object_get(json_array_get(json_object_get(eval, "variants"),
-								 var), "verdict"));
+	return json_string_value(
+		json_object_get(json_array_get(json_object_get(eval, "variants"), var), "verdict"));
 }
 
 static long long num(json_t *o, const char *k)
@@ -97,19 +99,23 @@ static void test_crash_k_of_n(void **state)
 	struct recipe *r = recipe("[ { name: bad } ]", "",
 				  "  - { crash: true, k: 2 }\n  - { crash: true, k: 3 }\n"
 				  "  - { hang: true }\n");
-	json_t *run = run_of(json_pack("[o]", variant("bad", json_pack("[o, o, o]",
-		iter("bad", 0, "crashed", NULL, NULL), iter("bad", 1, "ok", "time.elapsed_s=1", NULL),
-		iter("bad", 2, "crashed", NULL, NULL)))));
+	json_t *run = run_of(json_pack(
+		"[o]", variant("bad", json_pack("[o, o, o]", iter("bad", 0, "crashed", NULL, NULL),
+						iter("bad", 1, "ok", "time.elapsed_s=1", NULL),
+						iter("bad", 2, "crashed", NULL, NULL)))));
 	json_t *eval = repro_evaluate(r, run, tmpdir);
 
 	(void)state;
 	assert_int_equal(num(ex(eval, 0, 0), "met"), 2);
 	assert_int_equal(num(ex(eval, 0, 0), "not_met"), 1);
-	assert_string_equal(json_string_value(json_object_get(ex(eval, 0, 0), "verdict")), "REPRODUCED");
-	assert_string_equal(json_string_value(json_object_get(ex(eval, 0, 1), "verdict")), "INCONCLUSIVE");
+	assert_string_equal(json_string_value(json_object_get(ex(eval, 0, 0), "verdict")),
+			    "REPRODUCED");
+	assert_string_equal(json_string_value(json_object_get(ex(eval, 0, 1), "verdict")),
+			    "INCONCLUSIVE");
 	/* crashed and ok runs both rule a hang out */
 	assert_int_equal(num(ex(eval, 0, 2), "not_met"), 3);
-	assert_string_equal(json_string_value(json_object_get(ex(eval, 0, 2), "verdict")), "NOT REPRODUCED");
+	assert_string_equal(json_string_value(json_object_get(ex(eval, 0, 2), "verdict")),
+			    "NOT REPRODUCED");
 	assert_string_equal(vverdict(eval, 0), "REPRODUCED");
 	assert_string_equal(json_string_value(json_object_get(eval, "verdict")), "REPRODUCED");
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_REPRODUCED);
@@ -120,25 +126,42 @@ static void test_crash_k_of_n(void **state)
 
 static void test_metric(void **state)
 {
-	struct recipe *r = recipe("[ { name: bad } ]", "",
-				  "  - { metric: \"vmstat.compact_stall / time.elapsed_s\", op: \">\", value: 10 }\n");
+	struct recipe *r = recipe(
+		"[ { name: bad } ]", "",
+		"  - { metric: \"vmstat.compact_stall / time.elapsed_s\", op: \">\", value: 10 }\n");
 	json_t *run, *eval, *res;
 
 	(void)state;
 	/* 5/1 no, 50/2 yes, missing metric: unknown -> met in 1, k 1 */
-	run = run_of(json_pack("[o]", variant("bad", json_pack("[o, o, o]",
-		iter("bad", 0, "ok", "vmstat.compact_stall=5,time.elapsed_s=1", NULL),
-		iter("bad", 1, "ok", "vmstat.compact_stall=50,time.elapsed_s=2", NULL),
-		iter("bad", 2, "ok", "time.elapsed_s=2", NULL)))));
+	run = run_of(json_pack(
+		"[o]",
+		variant("bad", json_pack("[o, o, o]",
+					 iter("bad", 0, "ok",
+					      "vmstat.compact_stall=5,time.elapsed_s=1", NULL),
+					 iter("bad", 1, "ok",
+					      "vmstat.compact_stall=50,time.elapsed_s=2", NULL),
+					 iter("bad", 2, "ok", "time.elapsed_s=2", NULL)))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_int_equal(num(ex(eval, 0, 0), "met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "not_met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 1);
-	res = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
-		json_object_get(eval, "variants"), 0), "runs_table"), 1), "results"), 0);
+	res = json_array_get(
+		json_object_get(
+			json_array_get(json_object_get(
+					       json_array_get(json_object_get(eval, "variants"), 0),
+					       "runs_table"),
+				       1),
+			"results"),
+		0);
 	assert_true(json_real_value(json_object_get(res, "value")) == 25);
-	res = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
-		json_object_get(eval, "variants"), 0), "runs_table"), 2), "results"), 0);
+	res = json_array_get(
+		json_object_get(
+			json_array_get(json_object_get(
+					       json_array_get(json_object_get(eval, "variants"), 0),
+					       "runs_table"),
+				       2),
+			"results"),
+		0);
 	assert_non_null(strstr(json_string_value(json_object_get(res, "why")),
 			       "unknown metric \"vmstat.compact_stall\""));
 	assert_string_equal(vverdict(eval, 0), "REPRODUCED");
@@ -146,10 +169,14 @@ static void test_metric(void **state)
 	json_decref(run);
 
 	/* none met, one division by zero: INCONCLUSIVE; none met, all known: NOT */
-	run = run_of(json_pack("[o]", variant("bad", json_pack("[o, o, o]",
-		iter("bad", 0, "ok", "vmstat.compact_stall=5,time.elapsed_s=1", NULL),
-		iter("bad", 1, "ok", "vmstat.compact_stall=5,time.elapsed_s=0", NULL),
-		iter("bad", 2, "crashed", NULL, NULL)))));
+	run = run_of(json_pack(
+		"[o]",
+		variant("bad", json_pack("[o, o, o]",
+					 iter("bad", 0, "ok",
+					      "vmstat.compact_stall=5,time.elapsed_s=1", NULL),
+					 iter("bad", 1, "ok",
+					      "vmstat.compact_stall=5,time.elapsed_s=0", NULL),
+					 iter("bad", 2, "crashed", NULL, NULL)))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 2);
 	assert_string_equal(vverdict(eval, 0), "INCONCLUSIVE");
@@ -157,10 +184,15 @@ static void test_metric(void **state)
 	json_decref(eval);
 	json_decref(run);
 
-	run = run_of(json_pack("[o]", variant("bad", json_pack("[o, o, o]",
-		iter("bad", 0, "ok", "vmstat.compact_stall=5,time.elapsed_s=1", NULL),
-		iter("bad", 1, "ok", "vmstat.compact_stall=1,time.elapsed_s=1", NULL),
-		iter("bad", 2, "ok", "vmstat.compact_stall=0,time.elapsed_s=1", NULL)))));
+	run = run_of(json_pack(
+		"[o]",
+		variant("bad", json_pack("[o, o, o]",
+					 iter("bad", 0, "ok",
+					      "vmstat.compact_stall=5,time.elapsed_s=1", NULL),
+					 iter("bad", 1, "ok",
+					      "vmstat.compact_stall=1,time.elapsed_s=1", NULL),
+					 iter("bad", 2, "ok",
+					      "vmstat.compact_stall=0,time.elapsed_s=1", NULL)))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_string_equal(vverdict(eval, 0), "NOT REPRODUCED");
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_NOT_REPRODUCED);
@@ -176,16 +208,30 @@ static void test_dmesg(void **state)
 	json_t *run, *eval, *lines;
 
 	(void)state;
-	run = run_of(json_pack("[o]", variant("bad", json_pack("[o, o, o]",
-		iter("bad", 0, "ok", NULL, "boot\r\n[ 3.1] WARNING: CPU: 1 PID: 30 at mm/compaction.c:2470 kcompactd+0x1\r\nmore\r\n"),
-		iter("bad", 1, "ok", NULL, "WARNING: CPU: 1 PID: 30 at mm/slub.c:1\n"),
-		iter("bad", 2, "timeout", NULL, "nothing yet")))));
+	run = run_of(json_pack(
+		"[o]",
+		variant("bad",
+			json_pack(
+				"[o, o, o]",
+				iter("bad", 0, "ok", NULL,
+				     "boot\r\n[ 3.1] WARNING: CPU: 1 PID: 30 at mm/compaction.c:2470 kcompactd+0x1\r\nmore\r\n"),
+				iter("bad", 1, "ok", NULL,
+				     "WARNING: CPU: 1 PID: 30 at mm/slub.c:1\n"),
+				iter("bad", 2, "timeout", NULL, "nothing yet")))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_int_equal(num(ex(eval, 0, 0), "met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "not_met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 1);
-	lines = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(
-		json_array_get(json_object_get(eval, "variants"), 0), "runs_table"), 0), "results"), 0),
+	lines = json_object_get(
+		json_array_get(
+			json_object_get(
+				json_array_get(
+					json_object_get(
+						json_array_get(json_object_get(eval, "variants"), 0),
+						"runs_table"),
+					0),
+				"results"),
+			0),
 		"lines");
 	assert_int_equal(json_array_size(lines), 1);
 	/* the line as printed, without the CR */
@@ -201,8 +247,8 @@ static void test_dmesg(void **state)
 static void test_missing_runs(void **state)
 {
 	struct recipe *r = recipe("[ { name: bad } ]", "", "  - { crash: true }\n");
-	json_t *run = run_of(json_pack("[o]", variant("bad", json_pack("[o]",
-		iter("bad", 0, "ok", NULL, NULL)))));
+	json_t *run = run_of(json_pack(
+		"[o]", variant("bad", json_pack("[o]", iter("bad", 0, "ok", NULL, NULL)))));
 	json_t *eval = repro_evaluate(r, run, tmpdir);
 
 	(void)state;
@@ -224,13 +270,16 @@ static void test_good_variant(void **state)
 	size_t len = 0;
 
 	(void)state;
-	run = run_of(json_pack("[o, o]",
-		variant("bad", json_pack("[o, o, o]", iter("bad", 0, "ok", "time.system_s=10", NULL),
-					 iter("bad", 1, "ok", "time.system_s=11", NULL),
-					 iter("bad", 2, "ok", "time.system_s=12", NULL))),
-		variant("fine", json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
-					  iter("fine", 1, "ok", "time.system_s=1.5", NULL),
-					  iter("fine", 2, "ok", "time.system_s=2", NULL)))));
+	run = run_of(json_pack(
+		"[o, o]",
+		variant("bad",
+			json_pack("[o, o, o]", iter("bad", 0, "ok", "time.system_s=10", NULL),
+				  iter("bad", 1, "ok", "time.system_s=11", NULL),
+				  iter("bad", 2, "ok", "time.system_s=12", NULL))),
+		variant("fine",
+			json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
+				  iter("fine", 1, "ok", "time.system_s=1.5", NULL),
+				  iter("fine", 2, "ok", "time.system_s=2", NULL)))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_string_equal(vverdict(eval, 0), "REPRODUCED");
 	assert_string_equal(vverdict(eval, 1), "NOT REPRODUCED");
@@ -264,13 +313,15 @@ static void test_good_variant(void **state)
 	json_decref(run);
 
 	/* the good one reproducing too is said, and does not decide the verdict */
-	run = run_of(json_pack("[o, o]",
+	run = run_of(json_pack(
+		"[o, o]",
 		variant("bad", json_pack("[o, o, o]", iter("bad", 0, "ok", "time.system_s=1", NULL),
 					 iter("bad", 1, "ok", "time.system_s=1", NULL),
 					 iter("bad", 2, "ok", "time.system_s=1", NULL))),
-		variant("fine", json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=9", NULL),
-					  iter("fine", 1, "ok", "time.system_s=9", NULL),
-					  iter("fine", 2, "ok", "time.system_s=9", NULL)))));
+		variant("fine",
+			json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=9", NULL),
+				  iter("fine", 1, "ok", "time.system_s=9", NULL),
+				  iter("fine", 2, "ok", "time.system_s=9", NULL)))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_NOT_REPRODUCED);
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(eval, "notes"), 0)),
@@ -279,13 +330,15 @@ static void test_good_variant(void **state)
 	json_decref(run);
 
 	/* every bad run timed out: INCONCLUSIVE, and no test on either kind */
-	run = run_of(json_pack("[o, o]",
+	run = run_of(json_pack(
+		"[o, o]",
 		variant("bad", json_pack("[o, o, o]", iter("bad", 0, "timeout", NULL, NULL),
 					 iter("bad", 1, "timeout", NULL, NULL),
 					 iter("bad", 2, "timeout", NULL, NULL))),
-		variant("fine", json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
-					  iter("fine", 1, "ok", "time.system_s=1", NULL),
-					  iter("fine", 2, "ok", "time.system_s=1", NULL)))));
+		variant("fine",
+			json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
+				  iter("fine", 1, "ok", "time.system_s=1", NULL),
+				  iter("fine", 2, "ok", "time.system_s=1", NULL)))));
 	eval = repro_evaluate(r, run, tmpdir);
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_INCONCLUSIVE);
 	cmp = json_array_get(json_object_get(eval, "comparisons"), 0);
@@ -328,12 +381,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crash_k_of_n),
-		cmocka_unit_test(test_metric),
-		cmocka_unit_test(test_dmesg),
-		cmocka_unit_test(test_missing_runs),
-		cmocka_unit_test(test_good_variant),
-		cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_crash_k_of_n), cmocka_unit_test(test_metric),
+		cmocka_unit_test(test_dmesg),	     cmocka_unit_test(test_missing_runs),
+		cmocka_unit_test(test_good_variant), cmocka_unit_test(test_fisher),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

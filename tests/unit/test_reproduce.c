@@ -64,13 +64,13 @@ static void test_find(void **state)
 	p = repro_recipe_dir();
 	assert_string_equal(p, rdir);
 	free(p);
-	p = repro_find_recipe("a");		/* NAME.yaml */
+	p = repro_find_recipe("a"); /* NAME.yaml */
 	assert_string_equal(p, a);
 	free(p);
-	p = repro_find_recipe("b");		/* NAME */
+	p = repro_find_recipe("b"); /* NAME */
 	assert_string_equal(p, b);
 	free(p);
-	p = repro_find_recipe("some/where.yaml");	/* a path, as given */
+	p = repro_find_recipe("some/where.yaml"); /* a path, as given */
 	assert_string_equal(p, "some/where.yaml");
 	free(p);
 	capture_start(&c);
@@ -100,7 +100,7 @@ static void test_list(void **state)
 	l = repro_list(&got);
 	assert_non_null(l);
 	assert_string_equal(got, ldir);
-	assert_int_equal(json_array_size(l), 2);	/* sorted, *.yaml only */
+	assert_int_equal(json_array_size(l), 2); /* sorted, *.yaml only */
 	e = json_array_get(l, 0);
 	assert_string_equal(json_string_value(json_object_get(e, "name")), "broken");
 	assert_true(json_is_false(json_object_get(e, "runnable")));
@@ -203,8 +203,8 @@ static char *stored_run(struct store *s, const char *const *statuses, size_t n)
 
 	assert_non_null(id);
 	r = json_pack("{s:s, s:s, s:s, s:s, s:{s:I}, s:[{s:s}]}", "run", id, "job", "repro",
-		      "status", "complete", "created", "2026-12-02T00:00:00Z",
-		      "job_resolved", "iterations", (json_int_t)n, "variants", "name", "bad");
+		      "status", "complete", "created", "2026-12-02T00:00:00Z", "job_resolved",
+		      "iterations", (json_int_t)n, "variants", "name", "bad");
 	assert_int_equal(store_run_write(s, id, r), 0);
 	json_decref(r);
 	for (size_t i = 0; i < n; i++) {
@@ -236,10 +236,11 @@ static void test_judge_show(void **state)
 	id = stored_run(s, crashed, 3);
 	assert_int_equal(repro_judge(s, id, r, &out), REPRO_EXIT_REPRODUCED);
 	assert_string_equal(json_string_value(json_object_get(out, "run")), id);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(out, "repro"),
-							      "verdict")), "REPRODUCED");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(out, "recipe"),
-							    "runs")), 3);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(out, "repro"), "verdict")),
+		"REPRODUCED");
+	assert_int_equal(
+		json_integer_value(json_object_get(json_object_get(out, "recipe"), "runs")), 3);
 	/* stored with the run, and shown again the same */
 	rj = store_run_read(s, id);
 	assert_non_null(json_object_get(rj, "recipe"));
@@ -257,8 +258,8 @@ static void test_judge_show(void **state)
 	free(id);
 	/* a run without a verdict is no repro run */
 	plain = store_run_create(s, "plain");
-	rj = json_pack("{s:s, s:s, s:s, s:[]}", "run", plain, "job", "plain", "status",
-		       "complete", "variants");
+	rj = json_pack("{s:s, s:s, s:s, s:[]}", "run", plain, "job", "plain", "status", "complete",
+		       "variants");
 	assert_int_equal(store_run_write(s, plain, rj), 0);
 	json_decref(rj);
 	capture_start(&c);

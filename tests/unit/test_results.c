@@ -25,8 +25,8 @@ static char *tmpdir(void)
 
 static json_t *iteration(int idx, const char *status, double pgfault)
 {
-	return json_pack("{s:i, s:s, s:{s:f, s:f}}", "index", idx, "status", status,
-			 "metrics", "vmstat.pgfault", pgfault, "time.elapsed_s", 1.5);
+	return json_pack("{s:i, s:s, s:{s:f, s:f}}", "index", idx, "status", status, "metrics",
+			 "vmstat.pgfault", pgfault, "time.elapsed_s", 1.5);
 }
 
 static char *make_run(struct store *s, const char *status, json_int_t pid)
@@ -36,8 +36,8 @@ static char *make_run(struct store *s, const char *status, json_int_t pid)
 
 	assert_non_null(id);
 	r = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[{s:s}, {s:s}]}", "run", id, "job", "unit",
-		      "status", status, "created", "2026-12-02T00:00:00Z", "pid", pid,
-		      "variants", "name", "a", "name", "b");
+		      "status", status, "created", "2026-12-02T00:00:00Z", "pid", pid, "variants",
+		      "name", "a", "name", "b");
 	assert_int_equal(store_run_write(s, id, r), 0);
 	json_decref(r);
 	return id;
@@ -63,7 +63,7 @@ static void test_run_roundtrip(void **state)
 	assert_false(store_iteration_done(s, id, "a", 3));
 	assert_false(store_iteration_done(s, id, "b", 0));
 
-	run = store_load_run(s, NULL);	/* the latest */
+	run = store_load_run(s, NULL); /* the latest */
 	assert_non_null(run);
 	assert_string_equal(json_string_value(json_object_get(run, "run")), id);
 	v = json_array_get(json_object_get(run, "variants"), 0);
@@ -74,8 +74,10 @@ static void test_run_roundtrip(void **state)
 
 		assert_int_equal(json_integer_value(json_object_get(x, "index")), i);
 	}
-	assert_int_equal(json_array_size(json_object_get(
-		json_array_get(json_object_get(run, "variants"), 1), "iterations")), 0);
+	assert_int_equal(
+		json_array_size(json_object_get(json_array_get(json_object_get(run, "variants"), 1),
+						"iterations")),
+		0);
 	json_decref(run);
 	store_close(s);
 	rm_rf(dir);
@@ -115,7 +117,8 @@ static void test_index_and_reindex(void **state)
 	json_decref(it);
 	store_close(s);
 	assert_int_equal(count_rows(dir, "select count(*) from metrics where name='vmstat.pgfault'"
-				       " and value=42"), 1);
+					 " and value=42"),
+			 1);
 	/* lose the index: it is rebuilt from the files */
 	db = xasprintf("%s/mmlab.db", dir);
 	unlink(db);
@@ -148,7 +151,7 @@ static void test_resolve(void **state)
 		assert_string_equal(r, a);
 	free(r);
 	assert_null(store_run_resolve(s, "no-such-run"));
-	assert_null(store_run_resolve(s, "unit"));	/* ambiguous */
+	assert_null(store_run_resolve(s, "unit")); /* ambiguous */
 	assert_null(store_run_read(s, "../etc"));
 	store_close(s);
 	rm_rf(dir);
@@ -208,10 +211,8 @@ static void test_list(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_roundtrip),
-		cmocka_unit_test(test_index_and_reindex),
-		cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_effective_status),
+		cmocka_unit_test(test_run_roundtrip), cmocka_unit_test(test_index_and_reindex),
+		cmocka_unit_test(test_resolve),	      cmocka_unit_test(test_effective_status),
 		cmocka_unit_test(test_list),
 	};
 

@@ -70,15 +70,14 @@ static const char queued_json[] =
 	" \"slurm\": {\"jobs\": [1, 2]}}";
 
 /* what no runner writes: every odd value must survive as it is */
-static const char odd_json[] =
-	"{\"run\": \"r3\", \"status\": 5, \"pid\": \"x\", \"attempt\": 0,"
-	" \"observer_check\": false, \"finished\": null,"
-	" \"order\": {\"mode\": \"weird\", \"seed\": 1},"
-	" \"variants\": [{\"kernel\": {}}],"
-	" \"host\": {\"cpus\": 0, \"accel\": 1},"
-	" \"boots\": [{\"variant\": \"a\", \"first\": 0}],"
-	" \"until_significant\": {\"precision\": 0.02},"
-	" \"extra\": null}";
+static const char odd_json[] = "{\"run\": \"r3\", \"status\": 5, \"pid\": \"x\", \"attempt\": 0,"
+			       " \"observer_check\": false, \"finished\": null,"
+			       " \"order\": {\"mode\": \"weird\", \"seed\": 1},"
+			       " \"variants\": [{\"kernel\": {}}],"
+			       " \"host\": {\"cpus\": 0, \"accel\": 1},"
+			       " \"boots\": [{\"variant\": \"a\", \"first\": 0}],"
+			       " \"until_significant\": {\"precision\": 0.02},"
+			       " \"extra\": null}";
 
 static json_t *parse(const char *text)
 {
@@ -154,7 +153,7 @@ static void test_run(void **state)
 	assert_string_equal(rec.until.stopped, "precision reached");
 	assert_non_null(rec.until.worst);
 	assert_non_null(json_object_get(rec.rest, "repro"));
-	assert_null(json_object_get(rec.rest, "status"));	/* typed, not in the rest */
+	assert_null(json_object_get(rec.rest, "status")); /* typed, not in the rest */
 	run_record_release(&rec);
 }
 
@@ -226,10 +225,10 @@ static void test_update(void **state)
 	assert_string_equal(json_string_value(json_object_get(out, "status")), "running");
 	assert_int_equal(json_integer_value(json_object_get(out, "pid")), 99);
 	assert_int_equal(json_integer_value(json_object_get(out, "attempt")), 3);
-	assert_int_equal(json_array_size(json_object_get(json_object_get(out, "order"),
-							 "sequence")), 3);
-	assert_true(json_is_null(json_object_get(json_object_get(out, "until_significant"),
-						 "stopped")));
+	assert_int_equal(
+		json_array_size(json_object_get(json_object_get(out, "order"), "sequence")), 3);
+	assert_true(json_is_null(
+		json_object_get(json_object_get(out, "until_significant"), "stopped")));
 	assert_true(json_equal(json_object_get(out, "repro"), json_object_get(in, "repro")));
 	assert_true(json_equal(json_object_get(out, "variants"), json_object_get(in, "variants")));
 	assert_true(json_equal(json_object_get(out, "host"), json_object_get(in, "host")));
@@ -243,8 +242,13 @@ static void test_kernel_records(void **state)
 {
 	struct kernel_info kis[4] = {
 		{ .path = "/boot/vmlinuz", .release = "6.1", .version = "6.1 #1" },
-		{ .path = "/c/bz", .release = "6.12", .version = "v", .cache_key = "k",
-		  .base_commit = "abc", .config_hash = "h", .build_log = "/log" },
+		{ .path = "/c/bz",
+		  .release = "6.12",
+		  .version = "v",
+		  .cache_key = "k",
+		  .base_commit = "abc",
+		  .config_hash = "h",
+		  .build_log = "/log" },
 		{ .build_failed = true, .build_log = "/log" },
 		{ .build_pending = true, .request = "req", .base_commit = "abc" },
 	};
@@ -262,14 +266,16 @@ static void test_kernel_records(void **state)
 		assert_true(v.has_kernel);
 		v.name = "v";
 		got = run_record_to_json(&rec);
-		assert_true(json_equal(json_object_get(json_array_get(
-			json_object_get(got, "variants"), 0), "kernel"), want));
+		assert_true(json_equal(
+			json_object_get(json_array_get(json_object_get(got, "variants"), 0),
+					"kernel"),
+			want));
 		assert_int_equal(v.kernel.build_failed, kis[i].build_failed);
 		json_decref(got);
 		json_decref(want);
 		v.name = NULL;
 		run_kernel_set(&v.kernel, &v.has_kernel, &(struct kernel_info){ 0 });
-		assert_false(v.has_kernel);	/* no image, no request: nothing to record */
+		assert_false(v.has_kernel); /* no image, no request: nothing to record */
 		json_decref(v.kernel.rest);
 	}
 }

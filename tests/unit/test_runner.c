@@ -70,7 +70,7 @@ static void test_twins_of_source_variants(void **state)
 	assert_string_equal(job->variants[4].cmdline, "quiet");
 	assert_null(job->variants[5].ref);
 	assert_string_equal(job->variants[5].thp_enabled, "always");
-	job_free(job);	/* the twins own their copies: no double free */
+	job_free(job); /* the twins own their copies: no double free */
 }
 
 static void run_init(struct run *r, struct run_spec *spec, enum run_order_mode mode,
@@ -136,7 +136,7 @@ static void test_random_boots(void **state)
 		seen[a.boots[i].variant] += a.boots[i].count;
 	}
 	for (size_t v = 0; v < 3; v++)
-		assert_int_equal(seen[v], 4);	/* every iteration once */
+		assert_int_equal(seen[v], 4); /* every iteration once */
 	run_free(&a);
 	run_free(&b);
 }
@@ -153,7 +153,7 @@ static void test_find_boot(void **state)
 	run_init(&r, &spec, RUN_ORDER_SEQUENTIAL, 1);
 	r.rec.order.mode = RUN_ORDER_RANDOM;
 	run_plan_boots(&r);
-	r.kernels[1].build_pending = true;	/* the queue builds fix's kernel */
+	r.kernels[1].build_pending = true; /* the queue builds fix's kernel */
 	r.kernels[1].request = xstrdup("req-fix");
 	run_record_boots(&r);
 	assert_int_equal(r.rec.nboots, 6);
@@ -167,7 +167,7 @@ static void test_find_boot(void **state)
 	assert_int_equal(b.first, 2);
 	assert_int_equal(b.count, 2);
 	capture_start(&c);
-	assert_int_equal(run_find_boot(&r, "fix", 1, &b), -1);	/* not a boot's first */
+	assert_int_equal(run_find_boot(&r, "fix", 1, &b), -1); /* not a boot's first */
 	assert_int_equal(run_find_boot(&r, "nosuch", 0, &b), -1);
 	errs = capture_end(&c);
 	assert_non_null(strstr(errs, "has no boot of variant 'fix' at iteration 1"));

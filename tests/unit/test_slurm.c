@@ -85,16 +85,17 @@ static void test_script_text(void **state)
 	(void)state;
 	t = slurm_script_text("/usr/bin/mmlab", "/r", "/c", build, 4, false);
 	assert_string_equal(t, "#!/bin/sh\n# written by 'mmlab submit --slurm'; see docs/queue.md\n"
-			    "export MMLAB_CACHE='/c'\n"
-			    "exec '/usr/bin/mmlab' --results '/r' queue 'build' '20261201-run' "
-			    "'--variant' 'v'\\''1'\n");
+			       "export MMLAB_CACHE='/c'\n"
+			       "exec '/usr/bin/mmlab' --results '/r' queue 'build' '20261201-run' "
+			       "'--variant' 'v'\\''1'\n");
 	free(t);
 	/* an array task gets its boot from Slurm; a relative cache is made absolute */
 	t = slurm_script_text("/m", "/r", "cache", exec_words, 2, true);
 	want = xasprintf("#!/bin/sh\n# written by 'mmlab submit --slurm'; see docs/queue.md\n"
 			 "export MMLAB_CACHE='%s/cache'\n"
 			 "exec '/m' --results '/r' queue 'exec' '20261201-run' "
-			 "--boot \"$SLURM_ARRAY_TASK_ID\"\n", cwd);
+			 "--boot \"$SLURM_ARRAY_TASK_ID\"\n",
+			 cwd);
 	assert_string_equal(t, want);
 	free(t);
 	free(want);
@@ -123,30 +124,30 @@ static void test_sbatch_argv(void **state)
 	slurm_build_argv(&a, &lab, "run", "v", 8, 120, "/r/run/slurm/build-v.sh");
 	s = joined(&a);
 	assert_string_equal(s, "sbatch --parsable --job-name=mmlab-build-run-v "
-			    "--output=/r/run/slurm/build-v.out --chdir=/r/run/slurm "
-			    "--partition=lab --cpus-per-task=8 --time=120 "
-			    "/r/run/slurm/build-v.sh");
+			       "--output=/r/run/slurm/build-v.out --chdir=/r/run/slurm "
+			       "--partition=lab --cpus-per-task=8 --time=120 "
+			       "/r/run/slurm/build-v.sh");
 	free(s);
 	/* the boots wait for the builds, and die with a failed one */
 	slurm_array_argv(&a, &lab, "run", 4, 2, 7, ":11:12", "/r/run/slurm/task.sh");
 	s = joined(&a);
 	assert_string_equal(s, "sbatch --parsable --job-name=mmlab-run "
-			    "--output=/r/run/slurm/task-%a.out --chdir=/r/run/slurm "
-			    "--partition=lab --array=0-3 --cpus-per-task=2 --time=7 "
-			    "--dependency=afterok:11:12 --kill-on-invalid-dep=yes "
-			    "/r/run/slurm/task.sh");
+			       "--output=/r/run/slurm/task-%a.out --chdir=/r/run/slurm "
+			       "--partition=lab --array=0-3 --cpus-per-task=2 --time=7 "
+			       "--dependency=afterok:11:12 --kill-on-invalid-dep=yes "
+			       "/r/run/slurm/task.sh");
 	free(s);
 	slurm_array_argv(&a, &any, "run", 1, 1, 5, NULL, "/t.sh");
 	s = joined(&a);
 	assert_string_equal(s, "sbatch --parsable --job-name=mmlab-run "
-			    "--output=/r/run/slurm/task-%a.out --chdir=/r/run/slurm "
-			    "--array=0-0 --cpus-per-task=1 --time=5 /t.sh");
+			       "--output=/r/run/slurm/task-%a.out --chdir=/r/run/slurm "
+			       "--array=0-0 --cpus-per-task=1 --time=5 /t.sh");
 	free(s);
 	slurm_finish_argv(&a, &any, "run", "13", "/f.sh");
 	s = joined(&a);
 	assert_string_equal(s, "sbatch --parsable --job-name=mmlab-finish-run "
-			    "--output=/r/run/slurm/finish.out --chdir=/r/run/slurm "
-			    "--dependency=afterany:13 --time=5 /f.sh");
+			       "--output=/r/run/slurm/finish.out --chdir=/r/run/slurm "
+			       "--dependency=afterany:13 --time=5 /f.sh");
 	free(s);
 }
 
@@ -177,7 +178,8 @@ static void test_parse_states(void **state)
 	(void)state;
 	/* sacct -n -P -X -o JobID,State */
 	slurm_parse_states("100_0|COMPLETED\n100_1|RUNNING\n100.batch|COMPLETED\n"
-			   "100.extern|COMPLETED\n101|PENDING\n|\nnoseparator\n", st);
+			   "100.extern|COMPLETED\n101|PENDING\n|\nnoseparator\n",
+			   st);
 	/* squeue -h -o "%i %T": the live ones win */
 	slurm_parse_states("100_1 COMPLETING\n100_2 PENDING\n", st);
 	assert_int_equal(json_object_size(st), 4);
@@ -192,12 +194,11 @@ static void test_parse_states(void **state)
 static json_t *slurm_job(const char *run, const char *const qstates[7])
 {
 	json_t *items = json_array();
-	json_t *j = json_pack("{s:s, s:{s:s, s:s, s:{s:s}}, s:{s:i}}", "run", run, "slurm",
-			      "array", "100", "finish", "101", "builds", "v", "99", "counts",
-			      "queued", 7);
+	json_t *j = json_pack("{s:s, s:{s:s, s:s, s:{s:s}}, s:{s:i}}", "run", run, "slurm", "array",
+			      "100", "finish", "101", "builds", "v", "99", "counts", "queued", 7);
 
-	json_array_append_new(items, json_pack("{s:s, s:s, s:s}", "kind", "build", "variant",
-					       "v", "state", "done"));
+	json_array_append_new(items, json_pack("{s:s, s:s, s:s}", "kind", "build", "variant", "v",
+					       "state", "done"));
 	for (int i = 0; i < 7; i++)
 		json_array_append_new(items, json_pack("{s:s, s:s, s:i, s:i, s:s}", "kind", "boot",
 						       "variant", "v", "first", i, "count", 1,
@@ -208,8 +209,8 @@ static json_t *slurm_job(const char *run, const char *const qstates[7])
 
 static const char *item_state(json_t *j, size_t i, const char *key)
 {
-	return json_string_value(json_object_get(json_array_get(json_object_get(j, "items"), i),
-						 key));
+	return json_string_value(
+		json_object_get(json_array_get(json_object_get(j, "items"), i), key));
 }
 
 static const char *const queued7[7] = {
@@ -260,10 +261,10 @@ static void test_items_state(void **state)
 	json_t *j = slurm_job(run, queued7);
 
 	(void)state;
-	json_object_set_new(json_object_get(j, "slurm"), "states", json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "99", "COMPLETED", "100_0", "COMPLETED",
-		"100_1", "RUNNING", "100_2", "PENDING", "100_3", "COMPLETED", "100_4", "PENDING",
-		"100_5", "FAILED"));
+	json_object_set_new(json_object_get(j, "slurm"), "states",
+			    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "99", "COMPLETED",
+				      "100_0", "COMPLETED", "100_1", "RUNNING", "100_2", "PENDING",
+				      "100_3", "COMPLETED", "100_4", "PENDING", "100_5", "FAILED"));
 	slurm_items_state(j, s);
 	check_items(j);
 	json_decref(j);
@@ -275,8 +276,8 @@ static void test_items_state(void **state)
 static void fake_program(const char *name, const char *out, int code)
 {
 	char *bin = xasprintf("%s/bin", dir), *path = xasprintf("%s/%s", bin, name);
-	char *text = xasprintf("#!/bin/sh\necho \"$*\" >>'%s/%s.args'\nprintf '%s'\nexit %d\n",
-			       dir, name, out, code);
+	char *text = xasprintf("#!/bin/sh\necho \"$*\" >>'%s/%s.args'\nprintf '%s'\nexit %d\n", dir,
+			       name, out, code);
 
 	assert_int_equal(mkdir_p(bin, 0755), 0);
 	assert_int_equal(write_file_atomic(path, text, strlen(text), 0755), 0);
@@ -354,13 +355,15 @@ static void test_status_fill(void **state)
 	json_t *j = slurm_job(run, queued7);
 
 	(void)state;
-	fake_program("sacct", "99|COMPLETED\\n100_0|COMPLETED\\n100_1|RUNNING\\n"
-		     "100_3|COMPLETED\\n100_3.batch|COMPLETED\\n100_5|FAILED\\n", 0);
+	fake_program("sacct",
+		     "99|COMPLETED\\n100_0|COMPLETED\\n100_1|RUNNING\\n"
+		     "100_3|COMPLETED\\n100_3.batch|COMPLETED\\n100_5|FAILED\\n",
+		     0);
 	fake_program("squeue", "100_1 RUNNING\\n100_2 PENDING\\n100_4 PENDING\\n", 0);
 	slurm_status_fill(j, s);
 	check_items(j);
-	assert_int_equal(json_object_size(json_object_get(json_object_get(j, "slurm"),
-							  "states")), 7);
+	assert_int_equal(json_object_size(json_object_get(json_object_get(j, "slurm"), "states")),
+			 7);
 	args = args_of("sacct");
 	assert_string_equal(args, "-n -P -X -j 100,101,99 -o JobID,State\n");
 	free(args);

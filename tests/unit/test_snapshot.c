@@ -79,7 +79,7 @@ static void test_junk(void **state)
 
 	(void)state;
 	snap_parse_kv(t, len, &s);
-	assert_int_equal(get(&s, "nr_free_pages"), 108230);	/* first wins */
+	assert_int_equal(get(&s, "nr_free_pages"), 108230); /* first wins */
 	assert_int_equal(get(&s, "pgfault"), 160);
 	assert_int_equal(get(&s, "max"), INT64_MAX);
 	assert_int_equal(get(&s, "neg"), -5);
@@ -92,7 +92,7 @@ static void test_junk(void **state)
 	assert_null(snap_get(&s, "junk"));
 	/* junk, "pgfault 159 extra", huge, bad/name, hex, binary, float */
 	assert_int_equal(s.skipped, 7);
-	assert_int_equal(s.n, 6);	/* the repeated nr_free_pages is not added */
+	assert_int_equal(s.n, 6); /* the repeated nr_free_pages is not added */
 	snap_free(&s);
 	free(t);
 }
@@ -170,7 +170,7 @@ static void test_buddyinfo(void **state)
 	snap_free(&s);
 	free(t);
 	snap_parse_buddyinfo(junk, sizeof(junk) - 1, &s);
-	assert_int_equal(s.n, 2);	/* orders before the junk token */
+	assert_int_equal(s.n, 2); /* orders before the junk token */
 	assert_int_equal(get(&s, "node2.Normal.order1"), 5);
 	assert_int_equal(s.skipped, 2);
 	snap_free(&s);
@@ -215,14 +215,10 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real_vmstat),
-		cmocka_unit_test(test_delta),
-		cmocka_unit_test(test_junk),
-		cmocka_unit_test(test_delta_overflow),
-		cmocka_unit_test(test_node_meminfo),
-		cmocka_unit_test(test_numastat),
-		cmocka_unit_test(test_buddyinfo),
-		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_real_vmstat),  cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_junk),	     cmocka_unit_test(test_delta_overflow),
+		cmocka_unit_test(test_node_meminfo), cmocka_unit_test(test_numastat),
+		cmocka_unit_test(test_buddyinfo),    cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,13 +10,12 @@
 #include "builtin/builtin.h"
 #include "analysis/stats.h"
 
-
 #define EPS 1e-9
 
-#define assert_near(a, b, eps)						\
-	do {								\
-		double a_ = (a), b_ = (b);				\
-		if (!(fabs(a_ - b_) <= (eps)))				\
+#define assert_near(a, b, eps)                                              \
+	do {                                                                \
+		double a_ = (a), b_ = (b);                                  \
+		if (!(fabs(a_ - b_) <= (eps)))                              \
 			fail_msg("%s = %.12g, expected %.12g", #a, a_, b_); \
 	} while (0)
 
@@ -137,8 +136,7 @@ static void test_power(void **state)
 	(void)state;
 	/* effect / CoV = 2: G*Power gives 6 per group for alpha .05, power .8 */
 	assert_int_equal(stats_power_n(0.02, 0.04, 0.05, 0.8), 6);
-	assert_true(stats_power_n(0.02, 0.02, 0.05, 0.8) >
-		    stats_power_n(0.02, 0.04, 0.05, 0.8));
+	assert_true(stats_power_n(0.02, 0.02, 0.05, 0.8) > stats_power_n(0.02, 0.04, 0.05, 0.8));
 	/* d = 0.5 (medium effect): about 64 per group */
 	assert_in_range(stats_power_n(0.02, 0.01, 0.05, 0.8), 63, 65);
 	assert_int_equal(stats_power_n(0, 0.02, 0.05, 0.8), 2);
@@ -175,21 +173,16 @@ static void test_halfwidth(void **state)
 	assert_near(stats_ci_halfwidth_rel(c, 3, 0.95), 0, EPS);
 	assert_true(isinf(stats_ci_halfwidth_rel(c, 1, 0.95)));
 	/* t_{.975,2} = 4.3027; s = 1; mean 10 */
-	assert_near(stats_ci_halfwidth_rel(x, 3, 0.95),
-			    4.302652729911275 / sqrt(3) / 10, 1e-9);
+	assert_near(stats_ci_halfwidth_rel(x, 3, 0.95), 4.302652729911275 / sqrt(3) / 10, 1e-9);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_summary_degenerate),
-		cmocka_unit_test(test_welch_known),
-		cmocka_unit_test(test_welch_degenerate),
-		cmocka_unit_test(test_bh),
-		cmocka_unit_test(test_power),
-		cmocka_unit_test(test_mde),
-		cmocka_unit_test(test_halfwidth),
+		cmocka_unit_test(test_summary),	    cmocka_unit_test(test_summary_degenerate),
+		cmocka_unit_test(test_welch_known), cmocka_unit_test(test_welch_degenerate),
+		cmocka_unit_test(test_bh),	    cmocka_unit_test(test_power),
+		cmocka_unit_test(test_mde),	    cmocka_unit_test(test_halfwidth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

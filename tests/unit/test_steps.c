@@ -67,15 +67,17 @@ static char *add_run(long long *job)
 	char *yaml = xasprintf("name: steps\nkernels: { tree: %s/no-tree }\nvariants:\n"
 			       "  - { name: src, ref: v1 }\n  - { name: dist, kernel: distro }\n"
 			       "topology: { nodes: 1, cpus_per_node: 1, memory_per_node: 256M }\n"
-			       "workload: { name: noop }\niterations: 1\n", dir);
+			       "workload: { name: noop }\niterations: 1\n",
+			       dir);
 	json_t *boots = json_pack("[{s:s, s:i, s:i, s:s}, {s:s, s:i, s:i}]", "variant", "src",
 				  "first", 0, "count", 1, "build", "req-1", "variant", "dist",
 				  "first", 0, "count", 1);
 	json_t *rj = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:b, s:s, s:[]}}, "
-			       "{s:s, s:{s:s}}], s:O}", "run", run, "job", "steps", "status",
-			       "queued", "job_dir", dir, "variants", "name", "src", "kernel",
-			       "build_pending", 1, "request", "req-1", "operations", "name",
-			       "dist", "kernel", "source", "distro", "boots", boots);
+			       "{s:s, s:{s:s}}], s:O}",
+			       "run", run, "job", "steps", "status", "queued", "job_dir", dir,
+			       "variants", "name", "src", "kernel", "build_pending", 1, "request",
+			       "req-1", "operations", "name", "dist", "kernel", "source", "distro",
+			       "boots", boots);
 
 	assert_int_equal(write_file_atomic(path, yaml, strlen(yaml), 0644), 0);
 	assert_int_equal(store_run_write(store, run, rj), 0);
@@ -110,8 +112,8 @@ static const char *str(json_t *o, const char *key)
 static json_t *kernel_of(const char *run, size_t i)
 {
 	json_t *rj = store_run_read(store, run);
-	json_t *k = json_incref(json_object_get(json_array_get(json_object_get(rj, "variants"),
-							       i), "kernel"));
+	json_t *k = json_incref(
+		json_object_get(json_array_get(json_object_get(rj, "variants"), i), "kernel"));
 
 	json_decref(rj);
 	return k;
@@ -174,10 +176,10 @@ static void test_build_fails(void **state)
 	assert_string_equal(str(item(st, job, 0), "state"), "failed");
 	assert_int_equal(json_integer_value(json_object_get(item(st, job, 0), "attempts")), 1);
 	assert_string_equal(str(item(st, job, 1), "state"), "failed");
-	assert_non_null(strstr(str(item(st, job, 1), "error"),
-			       "the kernel build of variant 'src' failed"));
-	assert_non_null(strstr(str(item(st, job, 1), "error"),
-			       "the output of 'mmlab queue build'"));
+	assert_non_null(
+		strstr(str(item(st, job, 1), "error"), "the kernel build of variant 'src' failed"));
+	assert_non_null(
+		strstr(str(item(st, job, 1), "error"), "the output of 'mmlab queue build'"));
 	/* the other variant's boot does not wait for it */
 	assert_string_equal(str(item(st, job, 2), "state"), "queued");
 	k = kernel_of(run, 0);

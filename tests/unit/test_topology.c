@@ -24,8 +24,7 @@ struct parsed {
 static void parse(const char *xml, struct parsed *p)
 {
 	assert_non_null(xml);
-	p->doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL,
-			       XML_PARSE_NONET);
+	p->doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL, XML_PARSE_NONET);
 	assert_non_null(p->doc);
 	p->ctx = xmlXPathNewContext(p->doc);
 	assert_non_null(p->ctx);
@@ -84,8 +83,7 @@ static void two_nodes(struct job_topology *t)
 	t->nodes[1].memory_kib = 262144;
 }
 
-static struct domain_spec spec_for(const struct job_topology *t,
-				   enum dom_accel a)
+static struct domain_spec spec_for(const struct job_topology *t, enum dom_accel a)
 {
 	struct domain_spec s = {
 		.name = "mmlab-test-1",
@@ -153,10 +151,8 @@ static void test_two_nodes_required_elements(void **state)
 	assert_str(&p, "/domain/on_reboot", "destroy");
 	assert_str(&p, "/domain/on_crash", "destroy");
 	assert_int_equal(count(&p, "/domain/devices/serial[@type='file']"), 2);
-	assert_str(&p, "/domain/devices/serial[target/@port='0']/source/@path",
-		   "/r/console.log");
-	assert_str(&p, "/domain/devices/serial[target/@port='1']/source/@path",
-		   "/r/data.bin");
+	assert_str(&p, "/domain/devices/serial[target/@port='0']/source/@path", "/r/console.log");
+	assert_str(&p, "/domain/devices/serial[target/@port='1']/source/@path", "/r/data.bin");
 	assert_str(&p, "/domain/devices/panic/@model", "isa");
 	assert_str(&p, "/domain/devices/controller[@type='usb']/@model", "none");
 	assert_str(&p, "/domain/devices/memballoon/@model", "none");
@@ -185,7 +181,7 @@ static void test_three_nodes_unequal_with_distances(void **state)
 	t.nodes[0].memory_kib = 196608;
 	t.nodes[1].cpus = 3;
 	t.nodes[1].memory_kib = 327680;
-	t.nodes[2].cpus = 0;	/* memory-only node */
+	t.nodes[2].cpus = 0; /* memory-only node */
 	t.nodes[2].memory_kib = 131072;
 	memcpy(t.distances, d, sizeof(d));
 	s = spec_for(&t, DOM_ACCEL_TCG);
@@ -200,12 +196,9 @@ static void test_three_nodes_unequal_with_distances(void **state)
 	assert_str(&p, "/domain/cpu/numa/cell[@id='1']/@memory", "327680");
 	assert_str(&p, "/domain/cpu/numa/cell[@id='2']/@memory", "131072");
 	assert_int_equal(count(&p, "/domain/cpu/numa/cell/distances/sibling"), 9);
-	assert_str(&p, "/domain/cpu/numa/cell[@id='0']/distances/sibling[@id='2']/@value",
-		   "31");
-	assert_str(&p, "/domain/cpu/numa/cell[@id='2']/distances/sibling[@id='1']/@value",
-		   "21");
-	assert_str(&p, "/domain/cpu/numa/cell[@id='1']/distances/sibling[@id='1']/@value",
-		   "10");
+	assert_str(&p, "/domain/cpu/numa/cell[@id='0']/distances/sibling[@id='2']/@value", "31");
+	assert_str(&p, "/domain/cpu/numa/cell[@id='2']/distances/sibling[@id='1']/@value", "21");
+	assert_str(&p, "/domain/cpu/numa/cell[@id='1']/distances/sibling[@id='1']/@value", "10");
 	unparse(&p);
 	free(xml);
 }
@@ -219,7 +212,7 @@ static void test_partial_distances_get_defaults(void **state)
 
 	(void)state;
 	two_nodes(&t);
-	t.distances[1] = 17;	/* only 0->1 given */
+	t.distances[1] = 17; /* only 0->1 given */
 	s = spec_for(&t, DOM_ACCEL_TCG);
 	xml = topology_domain_xml(&s);
 	parse(xml, &p);

@@ -20,12 +20,26 @@ static void test_parse_size(void **state)
 		int ret;
 		uint64_t out;
 	} cases[] = {
-		{ "0", 0, 0 }, { "4096", 0, 4096 }, { "1K", 0, 1024 }, { "1k", 0, 1024 },
-		{ "256M", 0, 256ULL << 20 }, { "2G", 0, 2ULL << 30 }, { "1T", 0, 1ULL << 40 },
-		{ "512MiB", 0, 512ULL << 20 }, { "512MB", 0, 512ULL << 20 }, { "100B", 0, 100 },
-		{ "", -1, 0 }, { "M", -1, 0 }, { "-1M", -1, 0 }, { "1.5G", -1, 0 },
-		{ "1X", -1, 0 }, { "1MM", -1, 0 }, { " 1M", -1, 0 }, { "1M ", -1, 0 },
-		{ "99999999999999999999", -1, 0 }, { "17179869184G", -1, 0 },
+		{ "0", 0, 0 },
+		{ "4096", 0, 4096 },
+		{ "1K", 0, 1024 },
+		{ "1k", 0, 1024 },
+		{ "256M", 0, 256ULL << 20 },
+		{ "2G", 0, 2ULL << 30 },
+		{ "1T", 0, 1ULL << 40 },
+		{ "512MiB", 0, 512ULL << 20 },
+		{ "512MB", 0, 512ULL << 20 },
+		{ "100B", 0, 100 },
+		{ "", -1, 0 },
+		{ "M", -1, 0 },
+		{ "-1M", -1, 0 },
+		{ "1.5G", -1, 0 },
+		{ "1X", -1, 0 },
+		{ "1MM", -1, 0 },
+		{ " 1M", -1, 0 },
+		{ "1M ", -1, 0 },
+		{ "99999999999999999999", -1, 0 },
+		{ "17179869184G", -1, 0 },
 		{ "1iB", -1, 0 },
 	};
 
@@ -75,7 +89,7 @@ static void test_atomic_write_and_read(void **state)
 	path = xasprintf("%s/a/b/c", dir);
 	nested = xasprintf("%s/a/b", dir);
 	assert_int_equal(mkdir_p(nested, 0755), 0);
-	assert_int_equal(mkdir_p(nested, 0755), 0);	/* exists: fine */
+	assert_int_equal(mkdir_p(nested, 0755), 0); /* exists: fine */
 	assert_int_equal(write_file_atomic(path, "hello", 5, 0644), 0);
 	assert_int_equal(write_file_atomic(path, "bye", 3, 0644), 0);
 	data = read_file(path, &len, 100);
@@ -83,7 +97,7 @@ static void test_atomic_write_and_read(void **state)
 	assert_int_equal(len, 3);
 	assert_string_equal(data, "bye");
 	free(data);
-	assert_null(read_file(path, &len, 2));	/* larger than max */
+	assert_null(read_file(path, &len, 2)); /* larger than max */
 	assert_int_equal(rm_rf(dir), 0);
 	assert_false(path_exists(dir));
 	free(path);
@@ -129,11 +143,11 @@ static void test_process_gone(void **state)
 	if (child == 0)
 		_exit(0);
 	waitpid(child, NULL, 0);
-	assert_int_equal(strlen(boot), 36);	/* a UUID */
+	assert_int_equal(strlen(boot), 36); /* a UUID */
 	assert_false(process_gone(getpid(), NULL));
 	assert_false(process_gone(getpid(), boot));
-	assert_true(process_gone(child, boot));	/* reaped */
-	assert_true(process_gone(getpid(), "another-boot"));	/* rebooted since */
+	assert_true(process_gone(child, boot)); /* reaped */
+	assert_true(process_gone(getpid(), "another-boot")); /* rebooted since */
 	assert_true(process_gone(0, NULL));
 	/* exited but not reaped yet: a zombie is gone too */
 	child = fork();
@@ -148,12 +162,9 @@ static void test_process_gone(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_parse_uint),
-		cmocka_unit_test(test_fmt_size),
-		cmocka_unit_test(test_atomic_write_and_read),
-		cmocka_unit_test(test_sha256),
-		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_parse_size),   cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_fmt_size),     cmocka_unit_test(test_atomic_write_and_read),
+		cmocka_unit_test(test_sha256),	     cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_process_gone),
 	};
 

@@ -40,7 +40,7 @@ static void same_str(const char *a, const char *b)
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_string_equal(a, b);
-	assert_ptr_not_equal(a, b);	/* deep: its own copy */
+	assert_ptr_not_equal(a, b); /* deep: its own copy */
 }
 
 static void same_list(const struct strlist *a, const struct strlist *b)

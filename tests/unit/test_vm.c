@@ -46,8 +46,7 @@ static void test_stop_flag_from_a_signal(void **state)
 	assert_true(vm_stop_requested());
 	/* a pending stop ends the next run before any domain is created */
 	memset(&r, 0xff, sizeof(r));
-	assert_int_equal(vm_run(NULL, "<domain><name>x</name></domain>", 10, &r),
-			 0);
+	assert_int_equal(vm_run(NULL, "<domain><name>x</name></domain>", 10, &r), 0);
 	assert_int_equal(r.outcome, VM_INTERRUPTED);
 	assert_false(r.guest_reset);
 	vm_clear_stop();

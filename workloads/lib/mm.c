@@ -22,8 +22,7 @@ int wl_parse_counts(const char *s, unsigned int *v, int max, unsigned int lim)
 		char *end;
 		unsigned long x = strtoul(s, &end, 10);
 
-		if (end == s || x < 1 || x > lim || n == max ||
-		    (*end && *end != ','))
+		if (end == s || x < 1 || x > lim || n == max || (*end && *end != ','))
 			return -1;
 		v[n++] = (unsigned int)x;
 		s = *end ? end + 1 : end;
@@ -49,8 +48,8 @@ uint64_t wl_meminfo(const char *field)
 	return (uint64_t)kb << 10;
 }
 
-long wl_mbind(void *addr, size_t len, int mode, const unsigned long *mask,
-	      unsigned long maxnode, unsigned int flags)
+long wl_mbind(void *addr, size_t len, int mode, const unsigned long *mask, unsigned long maxnode,
+	      unsigned int flags)
 {
 	return syscall(SYS_mbind, addr, len, mode, mask, maxnode, flags);
 }
@@ -60,8 +59,8 @@ long wl_set_mempolicy(int mode, const unsigned long *mask, unsigned long maxnode
 	return syscall(SYS_set_mempolicy, mode, mask, maxnode);
 }
 
-long wl_move_pages(int pid, unsigned long count, void **pages, const int *nodes,
-		   int *status, int flags)
+long wl_move_pages(int pid, unsigned long count, void **pages, const int *nodes, int *status,
+		   int flags)
 {
 	return syscall(SYS_move_pages, pid, count, pages, nodes, status, flags);
 }
@@ -155,7 +154,7 @@ int wl_bind_to_node(int node)
 		p = *end == ',' ? end + 1 : end;
 	}
 	if (!CPU_COUNT(&set))
-		return -1;	/* a memory-only node */
+		return -1; /* a memory-only node */
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
@@ -175,8 +174,9 @@ int wl_nodes(void)
 
 char *wl_fragment(size_t size, const char *file, size_t *freed)
 {
-	char *m = mmap(NULL, size + WL_HPAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *a;
+	char *m = mmap(NULL, size + WL_HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0),
+	     *a;
 	size_t fill, done = 0;
 	char buf[1 << 16];
 	int fd;
@@ -203,8 +203,7 @@ char *wl_fragment(size_t size, const char *file, size_t *freed)
 		ssize_t n = write(fd, buf, sizeof(buf));
 
 		if (n <= 0) {
-			fprintf(stderr, "write %s: %s\n", file,
-				strerror(errno));
+			fprintf(stderr, "write %s: %s\n", file, strerror(errno));
 			close(fd);
 			return NULL;
 		}
@@ -213,7 +212,6 @@ char *wl_fragment(size_t size, const char *file, size_t *freed)
 	close(fd);
 	return a;
 }
-
 
 double wl_unusable_index(int order, unsigned long long *blocks_at_order)
 {
@@ -234,7 +232,7 @@ double wl_unusable_index(int order, unsigned long long *blocks_at_order)
 		p += 4;
 		while (*p == ' ')
 			p++;
-		p += strcspn(p, " ");	/* the zone name */
+		p += strcspn(p, " "); /* the zone name */
 		while (sscanf(p, "%llu%n", &c, &off) == 1) {
 			double pages = (double)c * (double)(1ULL << k);
 
@@ -254,7 +252,8 @@ double wl_unusable_index(int order, unsigned long long *blocks_at_order)
 int wl_thp_attempts(int n, int pagemap_fd)
 {
 	char *m = mmap(NULL, (size_t)(n + 1) * WL_HPAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), *a;
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+	     *a;
 	int huge = 0;
 
 	if (m == MAP_FAILED)

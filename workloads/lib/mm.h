@@ -26,11 +26,11 @@ int wl_page_present(int pagemap_fd, const void *addr);
 double wl_percentile(double *v, size_t n, double p);
 double wl_mean(const double *v, size_t n);
 /* raw syscalls */
-long wl_mbind(void *addr, size_t len, int mode, const unsigned long *mask,
-	      unsigned long maxnode, unsigned int flags);
+long wl_mbind(void *addr, size_t len, int mode, const unsigned long *mask, unsigned long maxnode,
+	      unsigned int flags);
 long wl_set_mempolicy(int mode, const unsigned long *mask, unsigned long maxnode);
-long wl_move_pages(int pid, unsigned long count, void **pages, const int *nodes,
-		   int *status, int flags);
+long wl_move_pages(int pid, unsigned long count, void **pages, const int *nodes, int *status,
+		   int flags);
 /* bind the calling thread to the CPUs of node (from sysfs cpulist); 0 or -1 */
 int wl_bind_to_node(int node);
 /* number of online nodes (node0..nodeN-1 in sysfs) */

@@ -36,8 +36,8 @@ int wl_init(int argc, char **argv)
 
 		if (strncmp(argv[i], "--", 2) || !eq || eq == argv[i] + 2 ||
 		    nparams == WL_MAX_PARAMS) {
-			fprintf(stderr, "%s: bad argument \"%s\": expected --name=value\n",
-				prog, argv[i]);
+			fprintf(stderr, "%s: bad argument \"%s\": expected --name=value\n", prog,
+				argv[i]);
 			return -1;
 		}
 		params[nparams].name = argv[i] + 2;
@@ -45,8 +45,7 @@ int wl_init(int argc, char **argv)
 		params[nparams].value = eq + 1;
 		nparams++;
 	}
-	standalone = fcntl(MMWL_FD_TO_AGENT, F_GETFD) < 0 ||
-		     fcntl(MMWL_FD_FROM_AGENT, F_GETFD) < 0;
+	standalone = fcntl(MMWL_FD_TO_AGENT, F_GETFD) < 0 || fcntl(MMWL_FD_FROM_AGENT, F_GETFD) < 0;
 	return 0;
 }
 
@@ -56,8 +55,7 @@ const char *wl_param(const char *name)
 
 	/* the last occurrence wins, as on most command lines */
 	for (int i = nparams - 1; i >= 0; i--)
-		if (params[i].name_len == len &&
-		    !memcmp(params[i].name, name, len))
+		if (params[i].name_len == len && !memcmp(params[i].name, name, len))
 			return params[i].value;
 	return NULL;
 }
@@ -75,8 +73,7 @@ int wl_param_u64(const char *name, uint64_t def, uint64_t *out)
 	errno = 0;
 	x = strtoull(v, &end, 10);
 	if (*v < '0' || *v > '9' || *end || errno) {
-		fprintf(stderr, "%s: --%s=%s: expected an unsigned integer\n",
-			prog, name, v);
+		fprintf(stderr, "%s: --%s=%s: expected an unsigned integer\n", prog, name, v);
 		return -1;
 	}
 	*out = x;
@@ -115,8 +112,7 @@ static int send_line(const char *line)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fprintf(stderr, "%s: writing to the agent: %s\n", prog,
-				strerror(errno));
+			fprintf(stderr, "%s: writing to the agent: %s\n", prog, strerror(errno));
 			return -1;
 		}
 		line += n;
