@@ -2,7 +2,8 @@
 #
 #   make             build ./mmlab and the guest programs
 #   make demo        install what is missing, build, run jobs/demo.yaml
-#   make check       every test: unit (ASan/UBSan) + integration (boots VMs) + e2e
+#   make check       every test: format-check and lint, unit (ASan/UBSan),
+#                    integration (boots VMs) and e2e (builds kernels)
 #   make check-unit  unit tests only
 #   make check-e2e   the kernel-building end-to-end tests
 #   make check-fresh the README's first commands in a fresh Debian 12 chroot
@@ -165,6 +166,7 @@ demo:
 
 check:
 	scripts/install-deps e2e
+	$(MAKE) format-check lint
 	$(MAKE) check-unit
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
@@ -285,4 +287,4 @@ format-check:
 clean:
 	rm -rf build mmlab
 
--include $(shell find build/host build/san build/gobj -name '*.d' -type f 2>/dev/null)
+-include $(shell find build/host build/san build/gobj build/lint -name '*.d' -type f 2>/dev/null)
