@@ -28,6 +28,10 @@ JOB
 sjob sgood
 sjob sbad "$T/nfs.config"
 logs_before=$(ls "$MMLAB_CACHE"/kernels/logs 2>/dev/null | wc -l)
+# The partition is down while we look at what submit recorded: a build job
+# of a kernel already in the cache would otherwise finish (and record the
+# kernel) before "results show" reads the run.
+scontrol update PartitionName=lab State=DOWN
 "$MMLAB" submit --slurm --partition lab --json "$T/sgood.yaml" "$T/sbad.yaml" >"$T/sub.json"
 cat "$T/sub.json"
 # submit built nothing: no new build log, and each run waits for a build job
@@ -53,6 +57,7 @@ echo "array $arr: $dep"
 [[ "$dep" == *"afterok:$bjob"* || "$dep" == "Dependency=(null)" ]] ||
 	fail "array $arr does not depend on build job $bjob: $dep"
 "$MMLAB" queue status
+scontrol update PartitionName=lab State=UP
 for f in $(jq -r '.[].finish_job' "$T/sub.json"); do wait_slurm_job "$f" 1500; done
 for f in "$MMLAB_RESULTS"/*/slurm/*.out; do echo "== $f"; cat "$f"; done
 "$MMLAB" queue status --items
