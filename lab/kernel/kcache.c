@@ -387,11 +387,13 @@ static bool request_hit(struct kget *k, struct kcache_result *res)
 /* the variant's tree built before with the same config recipe: no checkout, no Kconfig */
 static bool tree_hit(struct kget *k, struct kcache_result *res)
 {
-	char *key = kmemo_read(k->memo_path);
-	bool memo = key != NULL;
+	char *key;
+	bool memo;
 
 	if (k->q->rebuild)
 		return false;
+	key = kmemo_read(k->memo_path);
+	memo = key != NULL;
 	if (!key)
 		key = kmemo_entry_by_meta(k->cache_dir, k->q, k->tree_id);
 	if (!key || use_entry(k->cache_dir, key, k->q, k->tree_id, res)) {

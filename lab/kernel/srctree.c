@@ -34,12 +34,16 @@ struct db {
 static int db_open(struct db *db, const char *git_dir, const char *variant)
 {
 	const char *tmpdir = getenv("TMPDIR");
+	char *tmpl;
 	size_t n = 0;
 
 	memset(db, 0, sizeof(*db));
 	db->git_dir = git_dir;
 	db->variant = variant;
-	db->tmp = xasprintf("%s/mmlab-srctree-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	/* absolute: git runs in it, and GIT_INDEX_FILE must name the same file */
+	tmpl = xasprintf("%s/mmlab-srctree-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	db->tmp = path_abs(tmpl);
+	free(tmpl);
 	if (!mkdtemp(db->tmp)) {
 		lab_err("variant '%s': cannot make a scratch directory %s: %s; set TMPDIR to a "
 			"writable directory", variant, db->tmp, strerror(errno));
