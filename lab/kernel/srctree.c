@@ -9,16 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernel/srctree.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
 
 #define DB_TIMEOUT_S 1800
-#define DB_ARGS_MAX 12
 #define DB_ENV_MAX 24
 #define DB_OUT_MAX (1u << 20)
 #define MBOX_MAILS_MAX 100000
+#define PARTIAL_PATHS_MAX 2000
 
 /* one computation: the repository, a scratch directory and its index */
 struct db {
@@ -28,6 +29,7 @@ struct db {
 	char *index_env;	/* GIT_INDEX_FILE=<tmp>/index */
 	char *index_tree;	/* the tree the temporary index holds, or NULL */
 	char *empty_tree;
+	bool quiet;		/* failures are expected (a fast path): no messages */
 	const char *env[DB_ENV_MAX];
 };
 
@@ -76,18 +78,23 @@ static void db_close(struct db *db)
 static int db_run(struct db *db, const char *const args[], const char *in,
 		  struct spawn_result *r)
 {
-	const char *argv[DB_ARGS_MAX + 3] = { "git" };
+	size_t nargs = 0, n = 0;
+	const char **argv;
 	char *gd = xasprintf("--git-dir=%s", db->git_dir);
 	struct spawn_opts o = { .cwd = db->tmp, .env = db->env, .stdin_path = in,
 				.timeout_s = DB_TIMEOUT_S, .capture_max = DB_OUT_MAX };
-	size_t n = 1;
 	int ret;
 
+	while (args[nargs])
+		nargs++;
+	argv = xcalloc(nargs + 3, sizeof(*argv));
+	argv[n++] = "git";
 	argv[n++] = gd;
-	for (size_t i = 0; args[i] && n < ARRAY_SIZE(argv) - 1; i++)
+	for (size_t i = 0; i < nargs; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	ret = spawn_run(argv, &o, r);
+	free(argv);
 	free(gd);
 	return ret;
 }
@@ -142,7 +149,7 @@ static char *db_oid(struct db *db, const char *const args[], const char *what)
 		oid_lines(r.out, &oids);
 	if (oids.n) {
 		oid = xstrdup(oids.v[0]);
-	} else {
+	} else if (!db->quiet) {
 		char *why = db_why(&r);
 
 		lab_err("variant '%s': %s failed in %s (git %s: %s)", db->variant, what,
@@ -246,17 +253,22 @@ static void apply_files(const char *out, struct strlist *files)
  * (git 2.38; --merge-base=COMMIT came only in git 2.40): the three trees
  * become commits, base a root commit, ours and theirs its children. This
  * is the merge git revert (base = the commit, theirs = its parent) and git
- * cherry-pick (base = the parent, theirs = the commit) make with merge-ort.
+ * cherry-pick (base = the parent, theirs = the commit) make with merge-ort
+ * (renames: as the repository's configuration says; else none at all).
  * 0 with *result, 1 on a conflict (*files and *why filled), -1 + message.
  */
 static int merge3(struct db *db, const char *base, const char *ours, const char *theirs,
-		  char **result, struct strlist *files, char **why)
+		  bool renames, char **result, struct strlist *files, char **why)
 {
 	char *b = commit_of(db, base, NULL, "mmlab: merge base");
 	char *x = b ? commit_of(db, ours, b, "mmlab: ours") : NULL;
 	char *y = x ? commit_of(db, theirs, b, "mmlab: theirs") : NULL;
-	const char *args[] = { "merge-tree", "--write-tree", "--name-only", "--end-of-options",
+	const char *with[] = { "merge-tree", "--write-tree", "--name-only", "--end-of-options",
 			       x, y, NULL };
+	const char *without[] = { "-c", "merge.renames=false", "-c",
+				  "merge.directoryRenames=false", "merge-tree", "--write-tree",
+				  "--name-only", "--end-of-options", x, y, NULL };
+	const char *const *args = renames ? with : without;
 	struct spawn_result r = { 0 };
 	int rc, ret = -1;
 
@@ -296,7 +308,7 @@ static int merge3(struct db *db, const char *base, const char *ours, const char 
 			ret = 0;
 		}
 	}
-	if (ret < 0) {
+	if (ret < 0 && !db->quiet) {
 		char *w = db_why(&r);
 
 		lab_err("variant '%s': git merge-tree --write-tree failed in %s (%s)%s",
@@ -304,6 +316,8 @@ static int merge3(struct db *db, const char *base, const char *ours, const char 
 			"usage:") ? "; it needs git 2.38 or later ('git --version' says which "
 			"git runs)" : "");
 		free(w);
+	}
+	if (ret) {		/* a tree with conflict markers is no result */
 		free(*result);
 		*result = NULL;
 	}
@@ -338,8 +352,8 @@ static int op_merge(struct db *db, const struct src_op *op, const char *cur, cha
 	ptree = par.n ? tree_of(db, par.v[0]) : (empty_tree(db) ? xstrdup(db->empty_tree) : NULL);
 	if (!ctree || !ptree)
 		goto out;
-	ret = revert ? merge3(db, ctree, cur, ptree, result, files, why) :
-		       merge3(db, ptree, cur, ctree, result, files, why);
+	ret = revert ? merge3(db, ctree, cur, ptree, true, result, files, why) :
+		       merge3(db, ptree, cur, ctree, true, result, files, why);
 	/* as git revert and git cherry-pick --allow-empty: an empty result fails */
 	if (ret == 0 && !strcmp(*result, cur) && (revert || strcmp(ctree, ptree))) {
 		lab_err("variant '%s': %s %s changes nothing: %s; drop it from the variant",
@@ -392,12 +406,27 @@ static int apply_one(struct db *db, const char *patch, struct strlist *files, ch
 	free(db->index_tree);
 	db->index_tree = NULL;
 	if (db_run(db, args, NULL, &r)) {
-		apply_files(r.out, files);
-		*why = db_why(&r);
+		if (files)
+			apply_files(r.out, files);
+		if (why)
+			*why = db_why(&r);
 		ret = 1;
 	}
 	spawn_result_free(&r);
 	return ret;
+}
+
+/* the patches of one apply operation, in order: a plain diff, or an mbox's messages */
+struct patches {
+	struct strlist files;		/* each patch; an mbox message's may be empty */
+	struct strlist subjects;	/* an mbox message's subject, each */
+	bool mbox;
+};
+
+static void patches_free(struct patches *p)
+{
+	strlist_free(&p->files);
+	strlist_free(&p->subjects);
 }
 
 /* "Subject: ..." of git mailinfo's output, or "" */
@@ -411,19 +440,15 @@ static char *mail_subject(const char *out)
 	return xstrndup(s, strcspn(s, "\n"));
 }
 
-/*
- * Message i (1-based) of n of an mbox split in dir: git mailinfo, then its
- * patch applied. 0, 1 (*files, *why), or -1 + message.
- */
-static int apply_mail(struct db *db, const struct src_op *op, const char *dir, unsigned long i,
-		      unsigned long n, struct strlist *files, char **why)
+/* message i (1-based) of n split in dir: its patch (git mailinfo) into p */
+static int read_mail(struct db *db, const struct src_op *op, const char *dir, unsigned long i,
+		     unsigned long n, struct patches *p)
 {
-	char *mail = xasprintf("%s/%04lu", dir, i), *msg = xasprintf("%s/msg", db->tmp);
-	char *patch = xasprintf("%s/patch", db->tmp), *subject = NULL;
+	char *mail = xasprintf("%s/%04lu", dir, i), *msg = xasprintf("%s/msg", dir);
+	char *patch = xasprintf("%s/%04lu.patch", dir, i), *subject;
 	const char *args[] = { "mailinfo", msg, patch, NULL };
 	struct spawn_result r;
-	struct stat st;
-	int ret = -1;
+	int ret = 0;
 
 	if (db_run(db, args, mail, &r)) {
 		char *w = db_why(&r);
@@ -432,33 +457,22 @@ static int apply_mail(struct db *db, const struct src_op *op, const char *dir, u
 			"(%s); git am would stop there too: fix or remove that message", db->variant,
 			op->arg, i, n, w);
 		free(w);
-		goto out;
+		ret = -1;
+	} else {
+		subject = mail_subject(r.out);
+		strlist_push(&p->files, patch);
+		strlist_push(&p->subjects, subject);
+		free(subject);
 	}
-	subject = mail_subject(r.out);
-	if (stat(patch, &st) || st.st_size == 0) {
-		lab_err("variant '%s': apply %s: message %lu of %lu ('%s') has no patch (a cover "
-			"letter?); git am stops at it too: remove it from the mbox", db->variant,
-			op->arg, i, n, subject);
-		goto out;
-	}
-	ret = apply_one(db, patch, files, why);
-	if (ret == 1) {
-		char *w = xasprintf("%s; message %lu of %lu: %s", *why, i, n, subject);
-
-		free(*why);
-		*why = w;
-	}
-out:
 	spawn_result_free(&r);
 	free(mail);
 	free(msg);
 	free(patch);
-	free(subject);
 	return ret;
 }
 
-/* an mbox, message by message, as git am --keep-cr splits and reads it */
-static int apply_mbox(struct db *db, const struct src_op *op, struct strlist *files, char **why)
+/* an mbox split and read message by message, as git am --keep-cr does */
+static int split_mbox(struct db *db, const struct src_op *op, struct patches *p)
 {
 	char *dir = xasprintf("%s/mail", db->tmp), *o = xasprintf("-o%s", dir);
 	const char *args[] = { "mailsplit", "-d4", o, "-b", "--keep-cr", "--", op->arg, NULL };
@@ -466,6 +480,7 @@ static int apply_mbox(struct db *db, const struct src_op *op, struct strlist *fi
 	unsigned long n = 0;
 	int ret = -1;
 
+	p->mbox = true;
 	rm_rf(dir);
 	if (mkdir_p(dir, 0700))
 		goto out;
@@ -483,24 +498,51 @@ static int apply_mbox(struct db *db, const struct src_op *op, struct strlist *fi
 	}
 	spawn_result_free(&r);
 	for (unsigned long i = 1; ret == 0 && i <= n; i++)
-		ret = apply_mail(db, op, dir, i, n, files, why);
+		ret = read_mail(db, op, dir, i, n, p);
 out:
 	free(dir);
 	free(o);
 	return ret;
 }
 
-/* a patch or an mbox applied to the tree cur */
-static int op_apply(struct db *db, const struct src_op *op, const char *cur, char **result,
-		    struct strlist *files, char **why)
+static bool patch_empty(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) || st.st_size == 0;
+}
+
+/*
+ * The patches applied in order to the whole tree cur in the temporary
+ * index, as git am and git apply --index did: 0 with *result, 1 (*files,
+ * *why: the message's number and subject too), or -1 + message.
+ */
+static int apply_full(struct db *db, const struct src_op *op, const struct patches *p,
+		      const char *cur, char **result, struct strlist *files, char **why)
 {
 	const char *args[] = { "write-tree", NULL };
-	int ret;
+	size_t n = p->files.n;
+	int ret = 0;
 
 	if (index_at(db, cur))
 		return -1;
-	ret = patch_is_mbox(op->arg) ? apply_mbox(db, op, files, why) :
-				       apply_one(db, op->arg, files, why);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		const char *subject = p->mbox ? p->subjects.v[i] : "";
+
+		if (p->mbox && patch_empty(p->files.v[i])) {
+			lab_err("variant '%s': apply %s: message %zu of %zu ('%s') has no patch "
+				"(a cover letter?); git am stops at it too: remove it from the "
+				"mbox", db->variant, op->arg, i + 1, n, subject);
+			return -1;
+		}
+		ret = apply_one(db, p->files.v[i], files, why);
+		if (ret && p->mbox) {
+			char *w = xasprintf("%s; message %zu of %zu: %s", *why, i + 1, n, subject);
+
+			free(*why);
+			*why = w;
+		}
+	}
 	if (ret)
 		return ret;
 	*result = db_oid(db, args, "writing the patched tree");
@@ -508,6 +550,152 @@ static int op_apply(struct db *db, const struct src_op *op, const char *cur, cha
 		return -1;
 	db->index_tree = xstrdup(*result);
 	return 0;
+}
+
+/* the paths of "ADDED\tDELETED\tPATH\0" records (git apply --numstat -z); false on others */
+static bool numstat_paths(const char *out, size_t len, struct strlist *paths)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *rec = out + i, *end = memchr(rec, '\0', len - i), *q = rec;
+
+		if (!end)
+			return false;
+		for (int field = 0; field < 2; field++) {
+			if (*q == '-')
+				q++;
+			else if (*q < '0' || *q > '9')
+				return false;
+			while (*q >= '0' && *q <= '9')
+				q++;
+			if (*q++ != '\t')
+				return false;
+		}
+		if (q >= end)
+			return false;
+		strlist_push(paths, q);
+		i = (size_t)(end - out) + 1;
+	}
+	return true;
+}
+
+/* every path the patches name as git apply reads them (renames: the new name only) */
+static bool patch_paths(struct db *db, const struct patches *p, struct strlist *paths)
+{
+	bool ok = true;
+
+	for (size_t i = 0; ok && i < p->files.n; i++) {
+		const char *args[] = { "apply", "--numstat", "-z", "--", p->files.v[i], NULL };
+		struct spawn_result r;
+
+		ok = !patch_empty(p->files.v[i]) && db_run(db, args, NULL, &r) == 0 &&
+		     r.out_len < DB_OUT_MAX && numstat_paths(r.out, r.out_len, paths);
+		spawn_result_free(&r);
+	}
+	return ok && paths->n && paths->n <= PARTIAL_PATHS_MAX;
+}
+
+/* the temporary index holds only the entries of cur under paths; its tree */
+static char *partial_tree(struct db *db, const char *cur, const struct strlist *paths)
+{
+	const char **ls = xcalloc(paths->n + 9, sizeof(*ls));
+	const char *upd[] = { "update-index", "-z", "--index-info", NULL };
+	const char *wt[] = { "write-tree", NULL };
+	char *info = xasprintf("%s/partial", db->tmp), *idx = xasprintf("%s/index", db->tmp);
+	char *tree = NULL;
+	struct spawn_result r;
+	size_t n = 0;
+
+	ls[n++] = "--literal-pathspecs";
+	ls[n++] = "ls-tree";
+	ls[n++] = "-r";
+	ls[n++] = "-z";
+	ls[n++] = "--full-tree";
+	ls[n++] = cur;
+	ls[n++] = "--";
+	for (size_t i = 0; i < paths->n; i++)
+		ls[n++] = paths->v[i];
+	ls[n] = NULL;
+	free(db->index_tree);
+	db->index_tree = NULL;
+	unlink(idx);
+	if (db_run(db, ls, NULL, &r) == 0 && r.out_len < DB_OUT_MAX &&
+	    write_file_atomic(info, r.out, r.out_len, 0600) == 0) {
+		struct spawn_result u;
+
+		if (db_run(db, upd, info, &u) == 0)
+			tree = db_oid(db, wt, "writing a partial tree");
+		spawn_result_free(&u);
+	}
+	spawn_result_free(&r);
+	free(ls);
+	free(info);
+	free(idx);
+	return tree;
+}
+
+/*
+ * The fast way, without an index of the whole tree (on Linux, git
+ * read-tree of ~90k files is most of an apply's time): the patches
+ * applied to an index holding only the paths they name, then put into
+ * cur as a merge without renames: base = those paths in cur, theirs = the
+ * same patched; every path is then ours' or theirs' unchanged, which is
+ * what applying to the whole tree gives. Whatever goes wrong (a patch
+ * that does not apply, a rename or copy whose source is not in the
+ * partial index, a directory/file clash) returns 1 without a message, and
+ * apply_full() does it the full way and says why. 0 with *result.
+ */
+static int apply_partial(struct db *db, const struct patches *p, const char *cur,
+			 char **result)
+{
+	const char *wt[] = { "write-tree", NULL };
+	struct strlist paths = { 0 }, files = { 0 };
+	char *t0 = NULL, *t1 = NULL, *why = NULL;
+	int ret = 1;
+
+	db->quiet = true;
+	if (!patch_paths(db, p, &paths))
+		goto out;
+	t0 = partial_tree(db, cur, &paths);
+	if (!t0)
+		goto out;
+	for (size_t i = 0; i < p->files.n; i++)
+		if (apply_one(db, p->files.v[i], NULL, NULL))
+			goto out;
+	t1 = db_oid(db, wt, "writing the patched partial tree");
+	if (t1 && merge3(db, t0, cur, t1, false, result, &files, &why) == 0)
+		ret = 0;
+out:
+	db->quiet = false;
+	strlist_free(&paths);
+	strlist_free(&files);
+	free(t0);
+	free(t1);
+	free(why);
+	return ret;
+}
+
+/* a patch or an mbox applied to the tree cur */
+static int op_apply(struct db *db, const struct src_op *op, const char *cur, char **result,
+		    struct strlist *files, char **why)
+{
+	struct patches p = { 0 };
+	int ret;
+
+	if (patch_is_mbox(op->arg)) {
+		if (split_mbox(db, op, &p)) {
+			patches_free(&p);
+			return -1;
+		}
+	} else {
+		strlist_push(&p.files, op->arg);
+	}
+	ret = apply_partial(db, &p, cur, result);
+	if (ret)
+		ret = apply_full(db, op, &p, cur, result, files, why);
+	patches_free(&p);
+	return ret;
 }
 
 /* the clear error of an operation that does not apply (files, git's words) */

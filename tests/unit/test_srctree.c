@@ -32,7 +32,9 @@
  * base: a.c, b.c, dir/c.c (40 lines); c1, c2: a.c; c3: b.c and a new d.c;
  * side (from c3): s1 changes line 20 of dir/c.c; c4 (on c3) renames
  * dir/c.c to dir/e.c; merge: side merged into c4; empty: no change;
- * orphan: a root commit with o.c only. Patches next to the repository.
+ * orphan: a root commit with o.c only; c5 (on empty): b.c executable, a
+ * binary bin.dat; c6: two/a, two/b; c7: two/a moved to three/a (move.diff:
+ * a deletion and a creation). Patches next to the repository.
  */
 static const char fixture[] =
 	"set -e; mkdir -p \"$1\"; cd \"$1\"; git init -q -b m .;"
@@ -49,9 +51,17 @@ static const char fixture[] =
 	"git commit -q --allow-empty -m empty; git tag empty;"
 	"git checkout -q --orphan o; git rm -rqf .; printf 'o\\n' > o.c; git add o.c;"
 	"git commit -qm orphan; git tag orphan; git checkout -q m; git branch -qD o;"
+	"chmod +x b.c; printf 'a\\000b\\001' > bin.dat; git add bin.dat; git commit -qam c5;"
+	"git tag c5; mkdir two; printf '1\\n' > two/a; printf '2\\n' > two/b; git add two;"
+	"git commit -qm c6; git tag c6; mkdir three; git mv two/a three/a; git commit -qm c7;"
+	"git tag c7;"
 	"git diff base c1 > ../c1.diff; git format-patch -q --stdout base..c1 > ../c1.mbox;"
 	"git format-patch -q --stdout base..c3 > ../c1-c3.mbox;"
 	"cat ../c1.mbox ../c1.mbox > ../twice.mbox;"
+	"git format-patch -q --stdout c3..c4 > ../rename.mbox;"
+	"git format-patch -q --stdout empty..c5 > ../binary.mbox;"
+	"git format-patch -q --stdout c2..c3 > ../c3.mbox;"
+	"git diff --no-renames c6 c7 > ../move.diff;"
 	"git format-patch -q --cover-letter --stdout base..c1 > ../cover.mbox;"
 	/* c1's mail as quoted-printable: mailinfo must decode it as git am does */
 	"sed -e 's/^\\(Subject: .*\\)$/\\1\\nMIME-Version: 1.0\\nContent-Type: text\\/plain; "
@@ -191,6 +201,8 @@ static void test_same_as_git(void **state)
 	struct fx *f = *state;
 	char *c1diff = at(f, "c1.diff"), *c1mbox = at(f, "c1.mbox");
 	char *series = at(f, "c1-c3.mbox"), *qp = at(f, "qp.mbox");
+	char *rename = at(f, "rename.mbox"), *binary = at(f, "binary.mbox");
+	char *move = at(f, "move.diff");
 	struct src_op ops[4];
 
 	/* revert the top commit: its parent's tree */
@@ -220,6 +232,14 @@ static void test_same_as_git(void **state)
 	same_as_git(f, "base", ops, 1);
 	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = qp };
 	same_as_git(f, "base", ops, 1);
+	/* a rename, a mode change and a binary file */
+	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = rename };
+	same_as_git(f, "c3", ops, 1);
+	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = binary };
+	same_as_git(f, "empty", ops, 1);
+	/* two/ loses its only patched file: two/b stays (no directory rename) */
+	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = move };
+	same_as_git(f, "c6", ops, 1);
 	/* in order: revert, cherry-pick, apply, each on the one before */
 	ops[0] = (struct src_op){ .kind = SRC_OP_REVERT, .arg = "c2" };
 	ops[1] = (struct src_op){ .kind = SRC_OP_REVERT, .arg = "c1" };
@@ -234,6 +254,55 @@ static void test_same_as_git(void **state)
 	free(c1mbox);
 	free(series);
 	free(qp);
+	free(rename);
+	free(binary);
+	free(move);
+}
+
+/* which gits src_tree() ran for ops on base (GIT_TRACE), its tree equal to git's */
+static char *traced(const struct fx *f, const char *base, struct src_op *ops, size_t n)
+{
+	char *trace = at(f, "trace"), *msg, *tree, *want, *log;
+
+	unlink(trace);
+	setenv("GIT_TRACE", trace, 1);
+	tree = computed(f, base, ops, n, &msg);
+	unsetenv("GIT_TRACE");
+	want = git_tree(f, base, ops, n);
+	assert_non_null(tree);
+	assert_string_equal(tree, want);
+	log = read_file(trace, NULL, 1 << 20);
+	assert_non_null(log);
+	free(trace);
+	free(msg);
+	free(tree);
+	free(want);
+	free_ops(ops, n);
+	return log;
+}
+
+/*
+ * A patch goes to an index of only the paths it names (no git read-tree
+ * of the whole tree); a rename, whose source that index lacks, takes the
+ * full way, and both give git's tree.
+ */
+static void test_partial_index(void **state)
+{
+	struct fx *f = *state;
+	char *series = at(f, "c1-c3.mbox"), *rename = at(f, "rename.mbox"), *log;
+	struct src_op ops[1];
+
+	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = series };
+	log = traced(f, "base", ops, 1);
+	assert_null(strstr(log, "git read-tree"));
+	assert_non_null(strstr(log, "git update-index -z --index-info"));
+	free(log);
+	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = rename };
+	log = traced(f, "c3", ops, 1);
+	assert_non_null(strstr(log, "git read-tree"));
+	free(log);
+	free(series);
+	free(rename);
 }
 
 /* what must not change when a variant fails: HEAD, status, the index, worktrees */
@@ -306,7 +375,7 @@ static void test_errors(void **state)
 {
 	struct fx *f = *state;
 	char *c1mbox = at(f, "c1.mbox"), *twice = at(f, "twice.mbox");
-	char *cover = at(f, "cover.mbox");
+	char *cover = at(f, "cover.mbox"), *c3mbox = at(f, "c3.mbox");
 	struct src_op ops[2];
 
 	/* reverting c1 on c2 conflicts in a.c */
@@ -333,6 +402,10 @@ static void test_errors(void **state)
 	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = cover };
 	fails(f, "base", ops, 1, (const char *const[]){ "message 1 of 2",
 		"has no patch (a cover letter?)", NULL });
+	/* a patch creating a file the tree has */
+	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = c3mbox };
+	fails(f, "c3", ops, 1, (const char *const[]){ "c3.mbox failed in b.c, d.c",
+		"already exists in index", NULL });
 	/* a merge commit */
 	ops[0] = (struct src_op){ .kind = SRC_OP_REVERT, .arg = "merge" };
 	fails(f, "merge", ops, 1, (const char *const[]){ "is a merge commit (2 parents)",
@@ -352,6 +425,7 @@ static void test_errors(void **state)
 	free(c1mbox);
 	free(twice);
 	free(cover);
+	free(c3mbox);
 }
 
 /* the checkout for a build: the commit of the tree, verified, refused when wrong */
@@ -402,6 +476,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_git),
+		cmocka_unit_test(test_partial_index),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_checkout),
 	};
