@@ -368,6 +368,61 @@ static int use_entry(const char *cache_dir, const char *key, const struct kcache
 	return -1;
 }
 
+/* meta m was built from tree_id with q's config recipe (named base) and compiler */
+static bool meta_matches(json_t *m, const struct kcache_req *q, const char *tree_id,
+			 const struct strlist *frag_hashes)
+{
+	json_t *cfg = json_object_get(m, "config"), *frags = json_object_get(cfg, "fragments");
+	const char *key = json_string_value(json_object_get(m, "key"));
+	const char *ch = json_string_value(json_object_get(m, "config_hash"));
+	char k[KCACHE_KEY_LEN + 1];
+
+	if (!key || !ch || json_array_size(frags) != frag_hashes->n ||
+	    strcmp(json_string_value(json_object_get(m, "tree_id")) ?: "", tree_id) ||
+	    strcmp(json_string_value(json_object_get(m, "compiler")) ?: "",
+		   kbuild_cc_version()) ||
+	    strcmp(json_string_value(json_object_get(cfg, "base")) ?: "", q->config_base))
+		return false;
+	for (size_t i = 0; i < frag_hashes->n; i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(frags, i),
+			   "sha256")) ?: "", frag_hashes->v[i]))
+			return false;
+	kcache_key(tree_id, ch, kbuild_cc_version(), k);
+	return !strcmp(k, key);
+}
+
+/*
+ * An entry stored for this tree and config recipe before trees/ memos
+ * existed, found by its meta.json: its key, or NULL. Only for a named
+ * base (meta.json has no hash of a base file).
+ */
+static char *entry_by_meta(const char *cache_dir, const struct kcache_req *q,
+			   const char *tree_id)
+{
+	struct strlist hashes = { 0 };
+	json_t *all, *m;
+	char hex[65], *key = NULL;
+	size_t i;
+
+	if (!kmemo_named_base(q->config_base))
+		return NULL;
+	for (i = 0; i < q->nfragments; i++) {
+		if (sha256_file(q->fragments[i], hex)) {
+			strlist_free(&hashes);
+			return NULL;
+		}
+		strlist_push(&hashes, hex);
+	}
+	all = kcache_list(cache_dir);
+	json_array_foreach(all, i, m) {
+		if (!key && meta_matches(m, q, tree_id, &hashes))
+			key = xstrdup(json_string_value(json_object_get(m, "key")));
+	}
+	json_decref(all);
+	strlist_free(&hashes);
+	return key;
+}
+
 /* a request seen before: its entry, with no git and no Kconfig */
 static bool request_hit(struct kget *k, struct kcache_result *res)
 {
@@ -395,7 +450,7 @@ static bool tree_hit(struct kget *k, struct kcache_result *res)
 	key = kmemo_read(k->memo_path);
 	memo = key != NULL;
 	if (!key)
-		key = kmemo_entry_by_meta(k->cache_dir, k->q, k->tree_id);
+		key = entry_by_meta(k->cache_dir, k->q, k->tree_id);
 	if (!key || use_entry(k->cache_dir, key, k->q, k->tree_id, res)) {
 		free(key);
 		return false;

@@ -79,7 +79,7 @@ void kmemo_write(const char *path, const char *key)
 	free(dir);
 }
 
-static bool named_base(const char *base)
+bool kmemo_named_base(const char *base)
 {
 	return !strcmp(base, "tinyconfig") || !strcmp(base, "defconfig") ||
 	       !strcmp(base, "allnoconfig");
@@ -97,7 +97,7 @@ char *kmemo_tree_path(const char *cache_dir, const struct kcache_req *q,
 	char hex[65], *path = NULL, *from = NULL;
 
 	strbuf_addf(&s, "tree %s\nbase %s\n", tree_id, q->config_base);
-	if (!named_base(q->config_base)) {
+	if (!kmemo_named_base(q->config_base)) {
 		from = strcmp(q->config_base, "distro") ? xstrdup(q->config_base) :
 							 kernel_distro_config();
 		if (!from || sha256_file(from, hex))
@@ -116,61 +116,6 @@ out:
 	strbuf_release(&s);
 	free(from);
 	return path;
-}
-
-/* meta m was built from tree_id with q's config recipe (named base) and compiler */
-static bool meta_matches(json_t *m, const struct kcache_req *q, const char *tree_id,
-			 const struct strlist *frag_hashes)
-{
-	json_t *cfg = json_object_get(m, "config"), *frags = json_object_get(cfg, "fragments");
-	const char *key = json_string_value(json_object_get(m, "key"));
-	const char *ch = json_string_value(json_object_get(m, "config_hash"));
-	char k[KCACHE_KEY_LEN + 1];
-
-	if (!key || !ch || json_array_size(frags) != frag_hashes->n ||
-	    strcmp(json_string_value(json_object_get(m, "tree_id")) ?: "", tree_id) ||
-	    strcmp(json_string_value(json_object_get(m, "compiler")) ?: "",
-		   kbuild_cc_version()) ||
-	    strcmp(json_string_value(json_object_get(cfg, "base")) ?: "", q->config_base))
-		return false;
-	for (size_t i = 0; i < frag_hashes->n; i++)
-		if (strcmp(json_string_value(json_object_get(json_array_get(frags, i),
-			   "sha256")) ?: "", frag_hashes->v[i]))
-			return false;
-	kcache_key(tree_id, ch, kbuild_cc_version(), k);
-	return !strcmp(k, key);
-}
-
-/*
- * An entry stored for this tree and config recipe before trees/ memos
- * existed, found by its meta.json: its key, or NULL. Only for a named
- * base (meta.json has no hash of a base file).
- */
-char *kmemo_entry_by_meta(const char *cache_dir, const struct kcache_req *q,
-			   const char *tree_id)
-{
-	struct strlist hashes = { 0 };
-	json_t *all, *m;
-	char hex[65], *key = NULL;
-	size_t i;
-
-	if (!named_base(q->config_base))
-		return NULL;
-	for (i = 0; i < q->nfragments; i++) {
-		if (sha256_file(q->fragments[i], hex)) {
-			strlist_free(&hashes);
-			return NULL;
-		}
-		strlist_push(&hashes, hex);
-	}
-	all = kcache_list(cache_dir);
-	json_array_foreach(all, i, m) {
-		if (!key && meta_matches(m, q, tree_id, &hashes))
-			key = xstrdup(json_string_value(json_object_get(m, "key")));
-	}
-	json_decref(all);
-	strlist_free(&hashes);
-	return key;
 }
 
 /* remove the memos under kernels/SUB/ whose entry is gone */

@@ -29,13 +29,8 @@ char *kmemo_tree_path(const char *cache_dir, const struct kcache_req *q, const c
 char *kmemo_read(const char *path);
 /* write the memo (its directory made when missing); failures are not fatal */
 void kmemo_write(const char *path, const char *key);
-/*
- * The key of an entry stored for tree_id and q's config recipe before
- * trees/ memos existed, found by its meta.json (a named config base only:
- * meta.json has no hash of a base file), or NULL.
- */
-char *kmemo_entry_by_meta(const char *cache_dir, const struct kcache_req *q,
-			  const char *tree_id);
+/* tinyconfig, defconfig, allnoconfig: a base Kconfig makes, no file */
+bool kmemo_named_base(const char *base);
 /* remove the memos under kernels/SUB/ whose entry is gone */
 void kmemo_drop_stale(const char *cache_dir, const char *sub);
 
