@@ -28,10 +28,13 @@ static const char *const kernel_synopsis[] = {
 static const struct opt_usage kernel_usage = {
 	.synopsis = kernel_synopsis,
 	.text = "Build kernel variants from a git tree into the kernel cache ($MMLAB_CACHE/kernels):\n"
-		"the ref checked out in a lab-owned worktree, then reverts, cherry-picks and patches\n"
-		"in that order; config = base (tinyconfig by default) + fragments + olddefconfig;\n"
-		"make O=... with ccache. The cache key is the source's git tree id + the .config's\n"
-		"hash + the compiler version: an identical key is served without building.\n"
+		"the ref, then reverts, cherry-picks and patches in that order, worked out in git's\n"
+		"object database (a conflict changes no tree); a source tree built before with the\n"
+		"same config is served without a checkout. Otherwise it is checked out in a\n"
+		"lab-owned worktree; config = base (tinyconfig by default) + fragments +\n"
+		"olddefconfig; make O=... with ccache. The cache key is the source's git tree id\n"
+		"+ the .config's hash + the compiler version: an identical key is served without\n"
+		"building.\n"
 		"\n"
 		"  build JOB        every variant of the job that has 'ref:'\n"
 		"  build --tree ... one variant from the command line (options repeat, in order)\n"

@@ -14,7 +14,7 @@
 #define GIT_TIMEOUT_S 1800
 #define GIT_ARGS_MAX 24
 
-static const char *const git_ident[] = {
+const char *const git_lab_env[] = {
 	"GIT_AUTHOR_NAME=mmlab",
 	"GIT_AUTHOR_EMAIL=mmlab@localhost",
 	"GIT_COMMITTER_NAME=mmlab",
@@ -41,7 +41,7 @@ const char *src_op_name(enum src_op_kind k)
 int git_run(const char *dir, const char *const args[], struct spawn_result *r)
 {
 	const char *argv[GIT_ARGS_MAX + 4] = { "git", "-C", dir };
-	struct spawn_opts o = { .env = git_ident, .timeout_s = GIT_TIMEOUT_S };
+	struct spawn_opts o = { .env = git_lab_env, .timeout_s = GIT_TIMEOUT_S };
 	size_t n = 3;
 
 	for (size_t i = 0; args[i] && n < ARRAY_SIZE(argv) - 1; i++)
@@ -132,71 +132,6 @@ int src_ops_resolve(const char *tree, struct src_op *ops, size_t nops, const cha
 	return 0;
 }
 
-/* names of files a failed operation touched, from git's words and the index */
-static void failed_files(const char *wt, const char *out, struct strlist *files)
-{
-	static const char *const marks[] = {
-		"patch failed: ",
-		"CONFLICT (content): Merge conflict in ",
-		"error: ",
-	};
-	const char *args[] = { "diff", "--name-only", "--diff-filter=U", NULL };
-	struct spawn_result r;
-	const char *p = out;
-
-	while (p && *p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		char *line = xstrndup(p, len);
-
-		for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
-			char *h = strstr(line, marks[i]), *end;
-
-			if (!h)
-				continue;
-			h += strlen(marks[i]);
-			if (i == 2) { /* "error: FILE: does not exist in index" etc */
-				end = strstr(h, ": ");
-				if (!end || (!strstr(end, "does not exist") &&
-					     !strstr(end, "already exists") &&
-					     !strstr(end, "No such file")))
-					continue;
-			} else {
-				end = strrchr(h, ':');
-				if (i == 1 || !end)
-					end = h + strlen(h);
-			}
-			*end = '\0';
-			if (*h) {
-				bool dup = false;
-
-				for (size_t k = 0; k < files->n; k++)
-					dup |= !strcmp(files->v[k], h);
-				if (!dup)
-					strlist_push(files, h);
-			}
-			break;
-		}
-		free(line);
-		p = eol ? eol + 1 : NULL;
-	}
-	if (git_run(wt, args, &r) == 0) {
-		char *s = r.out, *tok;
-
-		while ((tok = strsep(&s, "\n"))) {
-			bool dup = false;
-
-			if (!*tok)
-				continue;
-			for (size_t k = 0; k < files->n; k++)
-				dup |= !strcmp(files->v[k], tok);
-			if (!dup)
-				strlist_push(files, tok);
-		}
-	}
-	spawn_result_free(&r);
-}
-
 /* abort whatever is in progress and put wt back at commit, clean */
 static int src_reset(const char *wt, const char *commit)
 {
@@ -224,8 +159,7 @@ static int src_reset(const char *wt, const char *commit)
 	return ret;
 }
 
-/* git's own words for a failure: its error/fatal/CONFLICT lines, not the hints */
-static char *git_reason(const char *out)
+char *git_reason(const char *out)
 {
 	static const char *const pfx[] = { "error: ", "fatal: ", "CONFLICT", "Patch failed" };
 	struct strbuf why = STRBUF_INIT;
@@ -247,44 +181,7 @@ static char *git_reason(const char *out)
 	}
 	if (why.len)
 		return strbuf_detach(&why);
-	return xstrdup(*out ? out : "no output");
-}
-
-static int op_run(const char *wt, const struct src_op *op, struct spawn_result *r)
-{
-	const char *revert[] = { "revert", "--no-edit", op->resolved, NULL };
-	const char *pick[] = { "cherry-pick", "--allow-empty", op->resolved, NULL };
-	const char *am[] = { "am", "--no-3way", "--keep-cr", op->arg, NULL };
-	const char *apply[] = { "apply", "--index", op->arg, NULL };
-	int ret;
-
-	switch (op->kind) {
-	case SRC_OP_REVERT:
-		return git_run(wt, revert, r);
-	case SRC_OP_CHERRY_PICK:
-		return git_run(wt, pick, r);
-	case SRC_OP_APPLY:
-		if (patch_is_mbox(op->arg))
-			return git_run(wt, am, r);
-		ret = git_run(wt, apply, r);
-		if (ret == 0) {
-			const char *base = strrchr(op->arg, '/');
-			char *msg = xasprintf("mmlab: apply %s", base ? base + 1 : op->arg);
-			const char *commit[] = { "commit", "-q", "--allow-empty", "-m", msg, NULL };
-			struct spawn_result cr;
-
-			ret = git_run(wt, commit, &cr);
-			if (ret) {
-				spawn_result_free(r);
-				*r = cr;
-			} else {
-				spawn_result_free(&cr);
-			}
-			free(msg);
-		}
-		return ret;
-	}
-	return -1;
+	return xstrdup(out && *out ? out : "no output");
 }
 
 /* the output of a git command in dir, or NULL without a message */
@@ -322,8 +219,39 @@ static bool worktree_stale(const char *tree, const char *wt)
 	return stale;
 }
 
-int src_prepare(const char *tree, const char *wt, const char *commit, const struct src_op *ops,
-		size_t nops, const char *variant)
+/* the lab worktree holds exactly tree_id (HEAD's tree, nothing changed) */
+static int src_verify(const char *wt, const char *commit, const char *tree_id, const char *variant)
+{
+	const char *status[] = { "status", "--porcelain", "--untracked-files=all", NULL };
+	char *head = src_tree_id(wt);
+	struct spawn_result r;
+	int ret = -1;
+
+	if (!head)
+		return -1;
+	if (strcmp(head, tree_id)) {
+		lab_err("variant '%s': the lab worktree %s holds the tree %.12s after checking "
+			"out %.12s, not the tree %.12s mmlab worked out for the variant; refusing "
+			"to build it. Remove the worktree ('git worktree remove --force %s') and "
+			"retry",
+			variant, wt, head, commit, tree_id, wt);
+	} else if (git_run(wt, status, &r) || *r.out) {
+		chomp(r.out);
+		lab_err("variant '%s': the lab worktree %s is not clean after checking out %.12s "
+			"(%s); refusing to build it. Remove the worktree ('git worktree remove "
+			"--force %s') and retry",
+			variant, wt, commit, *r.out ? r.out : "git status failed", wt);
+		spawn_result_free(&r);
+	} else {
+		spawn_result_free(&r);
+		ret = 0;
+	}
+	free(head);
+	return ret;
+}
+
+int src_checkout(const char *tree, const char *wt, const char *commit, const char *tree_id,
+		 const char *variant)
 {
 	if (worktree_stale(tree, wt)) {
 		lab_warn("the lab worktree %s no longer belongs to %s (the repository was "
@@ -350,34 +278,7 @@ int src_prepare(const char *tree, const char *wt, const char *commit, const stru
 	} else if (src_reset(wt, commit)) {
 		return -1;
 	}
-	for (size_t i = 0; i < nops; i++) {
-		const struct src_op *op = &ops[i];
-		struct strlist files = { 0 };
-		struct spawn_result r;
-		char *list = NULL, *why;
-
-		if (op_run(wt, op, &r) == 0) {
-			spawn_result_free(&r);
-			continue;
-		}
-		failed_files(wt, r.out, &files);
-		if (files.n)
-			list = strlist_join(&files, ", ");
-		chomp(r.out);
-		why = git_reason(r.out);
-		lab_err("variant '%s': %s %s failed%s%s (%s); the lab worktree is reset to %.12s. "
-			"Rebase the %s onto the variant's ref or drop it",
-			variant, src_op_name(op->kind), op->arg, list ? " in " : "",
-			list ? list : "", why, commit,
-			op->kind == SRC_OP_APPLY ? "patch" : "commit");
-		free(why);
-		free(list);
-		strlist_free(&files);
-		spawn_result_free(&r);
-		src_reset(wt, commit);
-		return -1;
-	}
-	return 0;
+	return src_verify(wt, commit, tree_id, variant);
 }
 
 char *src_tree_id(const char *wt)

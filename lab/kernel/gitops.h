@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gitops.h - source operations for kernel variants, in a lab-owned git
- * worktree (never the user's checkout): check out a ref, then revert,
- * cherry-pick and apply patches in order. A failed operation leaves the
- * worktree clean at the ref, and the error names the variant, the commit or
- * patch and the files involved.
+ * gitops.h - git for kernel variants: the operations of a variant (revert,
+ * cherry-pick, apply) resolved, git run with the lab's environment, and the
+ * lab-owned worktree (never the user's checkout) that a build checks out.
+ * The variant's source tree itself is worked out without a checkout
+ * (srctree.h).
  */
 #ifndef MMLAB_GITOPS_H
 #define MMLAB_GITOPS_H
@@ -27,6 +27,8 @@ struct src_op {
 };
 
 struct spawn_result;
+/* the environment every git of the lab runs with: identity, C locale, no prompts */
+extern const char *const git_lab_env[];
 /*
  * git -C dir ARGS... (at most 24, NULL-terminated) with the lab's identity
  * and C locale; git's exit code (spawn_run()), *r filled when r is not
@@ -41,15 +43,18 @@ char *git_resolve_commit(const char *dir, const char *rev, const char *what);
 int src_ops_resolve(const char *tree, struct src_op *ops, size_t nops, const char *variant);
 /* is this patch file an mbox (git am) rather than a plain diff (git apply)? */
 int patch_is_mbox(const char *path);
+/* git's own words for a failure in its output: error/fatal/CONFLICT lines, not hints */
+char *git_reason(const char *out);
 
 /*
  * Make wt a detached worktree of tree at commit (git worktree add on first
- * use, later: abort anything in progress, reset, clean, check out), then
- * apply ops in order. 0, or -1 after one message; the worktree is then
- * back at commit, clean.
+ * use; later abort anything in progress, reset, clean and check out, which
+ * touches only the files that differ, so make stays incremental), then
+ * check that it holds exactly tree_id, clean: 0, or -1 after one message
+ * (a worktree holding anything else is never built).
  */
-int src_prepare(const char *tree, const char *wt, const char *commit, const struct src_op *ops,
-		size_t nops, const char *variant);
+int src_checkout(const char *tree, const char *wt, const char *commit, const char *tree_id,
+		 const char *variant);
 /* tree id of HEAD in wt (git rev-parse HEAD^{tree}), NULL + message */
 char *src_tree_id(const char *wt);
 

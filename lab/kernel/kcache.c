@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcache.c - the content-addressed kernel cache: prepare the source in the
- * lab's worktree, configure, key, build when the key is missing, store.
+ * kcache.c - the content-addressed kernel cache: work out the variant's
+ * source tree without a checkout, answer from the memos when that tree was
+ * built before; else check it out in the lab's worktree, configure, key,
+ * build when the key is missing, store.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +18,8 @@
 #include "kernel/build.h"
 #include "kernel/bzimage.h"
 #include "kernel/kcache.h"
+#include "kernel/kmemo.h"
+#include "kernel/srctree.h"
 #include "lib/spawn.h"
 #include "lib/timefmt.h"
 #include "lib/strbuf.h"
@@ -37,41 +41,6 @@ void kcache_key(const char *tree_id, const char *config_hash, const char *cc_ver
 static char *kdir(const char *cache_dir, const char *sub)
 {
 	return xasprintf("%s/kernels/%s", cache_dir, sub);
-}
-
-/* the request's identity: everything that determines the key */
-static char *request_hash(const struct kcache_req *q, const char *git_dir, const char *base_commit)
-{
-	struct strlist parts = { 0 };
-	char hex[65], *all = NULL;
-	size_t len = 0;
-
-	strlist_pushf(&parts, "git %s\ncommit %s\nbase %s\ncc %s\n", git_dir, base_commit,
-		      q->config_base, kbuild_cc_version());
-	for (size_t i = 0; i < q->nops; i++)
-		strlist_pushf(&parts, "op %s %s\n", src_op_name(q->ops[i].kind),
-			      q->ops[i].resolved);
-	for (size_t i = 0; i < q->nfragments; i++) {
-		if (sha256_file(q->fragments[i], hex)) {
-			strlist_free(&parts);
-			return NULL;
-		}
-		strlist_pushf(&parts, "fragment %s\n", hex);
-	}
-	if (strcmp(q->config_base, "tinyconfig") && strcmp(q->config_base, "defconfig") &&
-	    strcmp(q->config_base, "distro") && sha256_file(q->config_base, hex) == 0)
-		strlist_pushf(&parts, "base-file %s\n", hex);
-	for (size_t i = 0; i < parts.n; i++) {
-		size_t l = strlen(parts.v[i]);
-
-		all = xrealloc(all, len + l + 1);
-		memcpy(all + len, parts.v[i], l + 1);
-		len += l;
-	}
-	sha256_buf(all, len, hex);
-	free(all);
-	strlist_free(&parts);
-	return xstrdup(hex);
 }
 
 static json_t *read_meta(const char *entry_dir)
@@ -330,89 +299,283 @@ static json_t *ops_json(const struct kcache_req *q)
 static const char *const gd_args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir",
 				       NULL };
 
-int kcache_request(const struct kcache_req *q, char **request, char **base_commit)
+/*
+ * The request resolved: the repository's common git directory, the base
+ * commit, every operation (q->ops[].resolved) and the request's hash.
+ * 0, or -1 after one message.
+ */
+static int resolve(const struct kcache_req *q, char **git_dir, char **base, char **request)
 {
-	char *git_dir, *base = NULL, *what;
+	char *what;
 
-	*request = *base_commit = NULL;
+	*git_dir = *base = *request = NULL;
 	if (!kbuild_cc_version())
 		return -1;
-	git_dir = git_out(q->tree, gd_args);
-	if (!git_dir) {
+	*git_dir = git_out(q->tree, gd_args);
+	if (!*git_dir) {
 		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
 			"git checkout of the kernel",
 			q->variant, q->tree);
 		return -1;
 	}
 	what = xasprintf("variant '%s': ref", q->variant);
-	base = git_resolve_commit(q->tree, q->ref, what);
+	*base = git_resolve_commit(q->tree, q->ref, what);
 	free(what);
-	if (base && !src_ops_resolve(q->tree, q->ops, q->nops, q->variant))
-		*request = request_hash(q, git_dir, base);
-	free(git_dir);
-	if (!*request) {
-		free(base);
-		return -1;
-	}
-	*base_commit = base;
-	return 0;
+	if (*base && !src_ops_resolve(q->tree, q->ops, q->nops, q->variant))
+		*request = kmemo_request_hash(q, *git_dir, *base);
+	return *request ? 0 : -1;
 }
 
-int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res)
+int kcache_request(const struct kcache_req *q, char **request, char **base_commit)
 {
-	char *git_dir = NULL, *base = NULL, *req = NULL, *req_path = NULL, *srcdir = NULL;
-	char *wt = NULL, *tree_id = NULL, *cfgdir = NULL, *builddir = NULL, *cfg = NULL;
-	char cfg_hash[65], key[KCACHE_KEY_LEN + 1], when[TIME_STR_LEN], hex[65], *what;
-	double t0 = now_monotonic(), t_prep = 0, t_cfg = 0, t_build = 0;
-	json_t *meta = NULL, *frags;
-	int lock_fd = -1, ret = -1;
-	bool fresh = false, cached;
+	char *git_dir, *base, *req;
+	int ret = resolve(q, &git_dir, &base, &req);
 
-	memset(res, 0, sizeof(*res));
-	if (!kbuild_cc_version())
-		return -1;
-	git_dir = git_out(q->tree, gd_args);
-	if (!git_dir) {
-		lab_err("variant '%s': %s is not a git tree; 'kernels: tree:' must name a "
-			"git checkout of the kernel",
-			q->variant, q->tree);
-		return -1;
+	free(git_dir);
+	if (ret) {
+		free(base);
+		free(req);
+		base = req = NULL;
 	}
-	what = xasprintf("variant '%s': ref", q->variant);
-	base = git_resolve_commit(q->tree, q->ref, what);
-	free(what);
-	if (!base || src_ops_resolve(q->tree, q->ops, q->nops, q->variant))
-		goto out;
-	req = request_hash(q, git_dir, base);
-	if (!req)
-		goto out;
-	req_path = xasprintf("%s/kernels/requests/%s", cache_dir, req);
-	if (!q->rebuild && path_exists(req_path)) {
-		char *k = read_file(req_path, NULL, 128);
+	*request = req;
+	*base_commit = base;
+	return ret;
+}
 
-		if (k) {
-			k[strcspn(k, "\n")] = '\0';
-			if (strlen(k) == KCACHE_KEY_LEN && fill_result(cache_dir, k, res) == 0 &&
-			    !(q->want_kit && lacks_kit(res))) {
-				res->hit = res->request_hit = true;
-				lab_info("variant '%s': kernel %s from the cache (request seen "
-					 "before)",
-					 q->variant, k);
-				free(k);
-				ret = 0;
-				goto out;
-			}
-			kcache_result_release(res);
+/* one kcache_get(): what it has worked out so far */
+struct kget {
+	const char *cache_dir;
+	const struct kcache_req *q;
+	char *git_dir, *base, *req_path;
+	char *tree_id; /* the variant's source tree (srctree.h) */
+	char *memo_path; /* trees/<hash>: (tree, config recipe, compiler) -> key */
+	double t0, t_prep, t_cfg, t_build;
+};
+
+static void kget_release(struct kget *k)
+{
+	free(k->git_dir);
+	free(k->base);
+	free(k->req_path);
+	free(k->tree_id);
+	free(k->memo_path);
+}
+
+/* entry key serves q (it is there, with a kit when one is wanted): 0, else -1 */
+static int use_entry(const char *cache_dir, const char *key, const struct kcache_req *q,
+		     const char *tree_id, struct kcache_result *res)
+{
+	if (strlen(key) == KCACHE_KEY_LEN && fill_result(cache_dir, key, res) == 0 &&
+	    !(q->want_kit && lacks_kit(res)) &&
+	    (!tree_id ||
+	     !strcmp(tree_id, json_string_value(json_object_get(res->meta, "tree_id")) ?: "")))
+		return 0;
+	kcache_result_release(res);
+	return -1;
+}
+
+/* meta m was built from tree_id with q's config recipe (named base) and compiler */
+static bool meta_matches(json_t *m, const struct kcache_req *q, const char *tree_id,
+			 const struct strlist *frag_hashes)
+{
+	json_t *cfg = json_object_get(m, "config"), *frags = json_object_get(cfg, "fragments");
+	const char *key = json_string_value(json_object_get(m, "key"));
+	const char *ch = json_string_value(json_object_get(m, "config_hash"));
+	char k[KCACHE_KEY_LEN + 1];
+
+	if (!key || !ch || json_array_size(frags) != frag_hashes->n ||
+	    strcmp(json_string_value(json_object_get(m, "tree_id")) ?: "", tree_id) ||
+	    strcmp(json_string_value(json_object_get(m, "compiler")) ?: "", kbuild_cc_version()) ||
+	    strcmp(json_string_value(json_object_get(cfg, "base")) ?: "", q->config_base))
+		return false;
+	for (size_t i = 0; i < frag_hashes->n; i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(frags, i), "sha256")) ?:
+				   "",
+			   frag_hashes->v[i]))
+			return false;
+	kcache_key(tree_id, ch, kbuild_cc_version(), k);
+	return !strcmp(k, key);
+}
+
+/*
+ * An entry stored for this tree and config recipe before trees/ memos
+ * existed, found by its meta.json: its key, or NULL. Only for a named
+ * base (meta.json has no hash of a base file).
+ */
+static char *entry_by_meta(const char *cache_dir, const struct kcache_req *q, const char *tree_id)
+{
+	struct strlist hashes = { 0 };
+	json_t *all, *m;
+	char hex[65], *key = NULL;
+	size_t i;
+
+	if (!kmemo_named_base(q->config_base))
+		return NULL;
+	for (i = 0; i < q->nfragments; i++) {
+		if (sha256_file(q->fragments[i], hex)) {
+			strlist_free(&hashes);
+			return NULL;
 		}
-		free(k);
+		strlist_push(&hashes, hex);
 	}
+	all = kcache_list(cache_dir);
+	json_array_foreach(all, i, m) {
+		if (!key && meta_matches(m, q, tree_id, &hashes))
+			key = xstrdup(json_string_value(json_object_get(m, "key")));
+	}
+	json_decref(all);
+	strlist_free(&hashes);
+	return key;
+}
 
-	sha256_buf(git_dir, strlen(git_dir), hex);
+/* a request seen before: its entry, with no git and no Kconfig */
+static bool request_hit(struct kget *k, struct kcache_result *res)
+{
+	char *key = k->q->rebuild ? NULL : kmemo_read(k->req_path);
+
+	if (!key || use_entry(k->cache_dir, key, k->q, NULL, res)) {
+		free(key);
+		return false;
+	}
+	res->hit = res->request_hit = true;
+	lab_info("variant '%s': kernel %s from the cache (request seen before)", k->q->variant,
+		 key);
+	free(key);
+	return true;
+}
+
+/* the variant's tree built before with the same config recipe: no checkout, no Kconfig */
+static bool tree_hit(struct kget *k, struct kcache_result *res)
+{
+	char *key;
+	bool memo;
+
+	if (k->q->rebuild)
+		return false;
+	key = kmemo_read(k->memo_path);
+	memo = key != NULL;
+	if (!key)
+		key = entry_by_meta(k->cache_dir, k->q, k->tree_id);
+	if (!key || use_entry(k->cache_dir, key, k->q, k->tree_id, res)) {
+		free(key);
+		return false;
+	}
+	res->hit = true;
+	lab_info("variant '%s': kernel %s from the cache (tree %.12s already built)", k->q->variant,
+		 key, k->tree_id);
+	if (!memo)
+		kmemo_write(k->memo_path, key);
+	free(key);
+	return true;
+}
+
+/* make, then store the entry key; 0, or -1 after one message */
+static int build_store(struct kget *k, const char *key, const char *wt, const char *builddir,
+		       const char *cfg, const char *cfg_hash, struct kcache_result *res)
+{
+	const struct kcache_req *q = k->q;
+	char *lv = xasprintf("-mmlab-%.12s", key), *logs = kdir(k->cache_dir, "logs");
+	char when[TIME_STR_LEN], hex[65];
+	struct kernel_info ki;
+	json_t *meta, *frags;
+	bool fresh = false;
+	int ret = -1;
+
+	time_iso_now(when);
+	if (mkdir_p(logs, 0755) || mkdir_p(builddir, 0755) || install_config(cfg, builddir))
+		goto out;
+	res->log = xasprintf("%s/%s-%s-%.12s.log", logs, when, q->variant, key);
+	if (kbuild_make(wt, builddir, lv, res->log, q->variant, &k->t_build, &fresh))
+		goto out;
+	frags = json_array();
+	for (size_t i = 0; i < q->nfragments; i++) {
+		sha256_file(q->fragments[i], hex);
+		json_array_append_new(frags, json_pack("{s:s, s:s}", "path", q->fragments[i],
+						       "sha256", hex));
+	}
+	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:{s:s, s:o}, s:s, s:s,"
+			 " s:s, s:s, s:{s:f, s:f, s:f}}",
+			 "key", key, "variant", q->variant, "tree", q->tree, "tree_id", k->tree_id,
+			 "ref", q->ref, "base_commit", k->base, "operations", ops_json(q), "config",
+			 "base", q->config_base, "fragments", frags, "config_hash", cfg_hash,
+			 "compiler", kbuild_cc_version(), "built", when, "log", res->log, "timings",
+			 "prepare_s", k->t_prep, "config_s", k->t_cfg, "build_s", k->t_build);
+	{
+		char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
+
+		if (kernel_read_info(img, &ki) == 0) {
+			json_object_set_new(meta, "release", json_string(ki.release));
+			json_object_set_new(meta, "version", json_string(ki.version));
+			kernel_info_release(&ki);
+		}
+		free(img);
+	}
+	json_object_set_new(meta, "full_build", json_boolean(fresh));
+	ret = store_entry(k->cache_dir, key, wt, builddir, res->log, meta);
+	json_decref(meta);
+out:
+	free(lv);
+	free(logs);
+	return ret;
+}
+
+/*
+ * Kconfig in the lab worktree (scratch O= directory per config recipe):
+ * *cfgdir and *builddir set, cfg_hash the final .config's. 0 or -1.
+ */
+static int configure(struct kget *k, const char *srcdir, const char *wt, char **cfgdir,
+		     char **builddir, char cfg_hash[65], char **log)
+{
+	const struct kcache_req *q = k->q;
+	struct strbuf all = STRBUF_INIT;
+	char hex[65], when[TIME_STR_LEN], *logs = kdir(k->cache_dir, "logs"), *cfg;
+	int ret = -1;
+
+	/* the config directory and build directory belong to (tree, config inputs) */
+	strbuf_addf(&all, "%s\n", q->config_base);
+	for (size_t i = 0; i < q->nfragments; i++)
+		strbuf_addf(&all, "%s\n", q->fragments[i]);
+	sha256_buf(all.buf, all.len, hex);
+	hex[16] = '\0';
+	strbuf_release(&all);
+	*cfgdir = xasprintf("%s/config-%s", srcdir, hex);
+	*builddir = xasprintf("%s/build-%s", srcdir, hex);
+	cfg = xasprintf("%s/.config", *cfgdir);
+	time_iso_now(when);
+	if (mkdir_p(logs, 0755) == 0)
+		*log = xasprintf("%s/%s-%s-config.log", logs, when, q->variant);
+	if (kconfig_make(wt, *cfgdir, q->config_base, q->fragments, q->nfragments, q->variant,
+			 *log) == 0 &&
+	    sha256_file(cfg, cfg_hash) == 0) {
+		if (*log)
+			unlink(*log); /* configured: the build log says the rest */
+		free(*log);
+		*log = NULL;
+		ret = 0;
+	}
+	free(cfg);
+	free(logs);
+	return ret;
+}
+
+/*
+ * Check out the variant's tree in the lab worktree (under the tree lock),
+ * configure, and build unless the key is cached. 0 or -1 after a message.
+ */
+static int checkout_build(struct kget *k, struct kcache_result *res)
+{
+	const struct kcache_req *q = k->q;
+	char *srcdir = NULL, *wt = NULL, *commit = NULL, *cfgdir = NULL, *builddir = NULL;
+	char cfg_hash[65], key[KCACHE_KEY_LEN + 1], hex[65], *log = NULL;
+	int lock_fd = -1, ret = -1;
+	bool cached;
+
+	sha256_buf(k->git_dir, strlen(k->git_dir), hex);
 	hex[16] = '\0';
 	{
 		char *sub = xasprintf("src/%s", hex);
 
-		srcdir = kdir(cache_dir, sub);
+		srcdir = kdir(k->cache_dir, sub);
 		free(sub);
 	}
 	if (mkdir_p(srcdir, 0755))
@@ -421,48 +584,18 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	if (lock_fd < 0)
 		goto out;
 	wt = xasprintf("%s/wt", srcdir);
-	if (src_prepare(q->tree, wt, base, q->ops, q->nops, q->variant))
+	commit = src_tree_commit(k->git_dir, k->base, k->tree_id, q->ops, q->nops, q->variant);
+	if (!commit || src_checkout(q->tree, wt, commit, k->tree_id, q->variant))
 		goto out;
-	tree_id = src_tree_id(wt);
-	if (!tree_id)
+	k->t_prep = now_monotonic() - k->t0;
+	if (configure(k, srcdir, wt, &cfgdir, &builddir, cfg_hash, &log)) {
+		res->log = log;
 		goto out;
-	t_prep = now_monotonic() - t0;
-
-	/* the config directory and build directory belong to (tree, config inputs) */
-	{
-		struct strbuf all = STRBUF_INIT;
-
-		strbuf_addf(&all, "%s\n", q->config_base);
-		for (size_t i = 0; i < q->nfragments; i++)
-			strbuf_addf(&all, "%s\n", q->fragments[i]);
-		sha256_buf(all.buf, all.len, hex);
-		hex[16] = '\0';
-		strbuf_release(&all);
 	}
-	cfgdir = xasprintf("%s/config-%s", srcdir, hex);
-	builddir = xasprintf("%s/build-%s", srcdir, hex);
-	cfg = xasprintf("%s/.config", cfgdir);
-	{
-		char *logs = kdir(cache_dir, "logs");
+	k->t_cfg = now_monotonic() - k->t0 - k->t_prep;
+	kcache_key(k->tree_id, cfg_hash, kbuild_cc_version(), key);
 
-		time_iso_now(when);
-		if (mkdir_p(logs, 0755) == 0)
-			res->log = xasprintf("%s/%s-%s-config.log", logs, when, q->variant);
-		free(logs);
-	}
-	if (kconfig_make(wt, cfgdir, q->config_base, q->fragments, q->nfragments, q->variant,
-			 res->log))
-		goto out;
-	if (res->log)
-		unlink(res->log); /* configured: the build log says the rest */
-	free(res->log);
-	res->log = NULL;
-	if (sha256_file(cfg, cfg_hash))
-		goto out;
-	t_cfg = now_monotonic() - t0 - t_prep;
-	kcache_key(tree_id, cfg_hash, kbuild_cc_version(), key);
-
-	cached = !q->rebuild && fill_result(cache_dir, key, res) == 0;
+	cached = !q->rebuild && fill_result(k->cache_dir, key, res) == 0;
 	if (cached && q->want_kit && lacks_kit(res)) {
 		lab_info("variant '%s': kernel %s is cached without a module build kit (an "
 			 "older mmlab stored it); building it again to make one",
@@ -472,72 +605,56 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	if (cached) {
 		res->hit = true;
 		lab_info("variant '%s': kernel %s from the cache (tree %.12s already built)",
-			 q->variant, key, tree_id);
+			 q->variant, key, k->tree_id);
 	} else {
-		char *lv = xasprintf("-mmlab-%.12s", key), *logs = kdir(cache_dir, "logs");
-		struct kernel_info ki;
+		char *cfg = xasprintf("%s/.config", cfgdir);
+		int failed;
 
 		kcache_result_release(res);
-		time_iso_now(when);
-		if (mkdir_p(logs, 0755) || mkdir_p(builddir, 0755) ||
-		    install_config(cfg, builddir)) {
-			free(lv);
-			free(logs);
-			goto out;
-		}
-		res->log = xasprintf("%s/%s-%s-%.12s.log", logs, when, q->variant, key);
-		free(logs);
-		ret = kbuild_make(wt, builddir, lv, res->log, q->variant, &t_build, &fresh);
-		free(lv);
-		if (ret) {
-			ret = -1;
-			goto out;
-		}
-		ret = -1;
-		frags = json_array();
-		for (size_t i = 0; i < q->nfragments; i++) {
-			sha256_file(q->fragments[i], hex);
-			json_array_append_new(frags, json_pack("{s:s, s:s}", "path",
-							       q->fragments[i], "sha256", hex));
-		}
-		meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:{s:s, s:o}, s:s, s:s,"
-				 " s:s, s:s, s:{s:f, s:f, s:f}}",
-				 "key", key, "variant", q->variant, "tree", q->tree, "tree_id",
-				 tree_id, "ref", q->ref, "base_commit", base, "operations",
-				 ops_json(q), "config", "base", q->config_base, "fragments", frags,
-				 "config_hash", cfg_hash, "compiler", kbuild_cc_version(), "built",
-				 when, "log", res->log, "timings", "prepare_s", t_prep, "config_s",
-				 t_cfg, "build_s", t_build);
-		{
-			char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
-
-			if (kernel_read_info(img, &ki) == 0) {
-				json_object_set_new(meta, "release", json_string(ki.release));
-				json_object_set_new(meta, "version", json_string(ki.version));
-				kernel_info_release(&ki);
-			}
-			free(img);
-		}
-		json_object_set_new(meta, "full_build", json_boolean(fresh));
-		if (store_entry(cache_dir, key, wt, builddir, res->log, meta) ||
-		    fill_result(cache_dir, key, res))
+		failed = build_store(k, key, wt, builddir, cfg, cfg_hash, res) ||
+			 fill_result(k->cache_dir, key, res);
+		free(cfg);
+		if (failed)
 			goto out;
 	}
-	{
-		char *reqdir = kdir(cache_dir, "requests");
-
-		if (mkdir_p(reqdir, 0755) == 0) {
-			char *k = xasprintf("%s\n", key);
-
-			write_file_atomic(req_path, k, strlen(k), 0644);
-			free(k);
-		}
-		free(reqdir);
-	}
+	kmemo_write(k->memo_path, key);
 	ret = 0;
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
+	free(srcdir);
+	free(wt);
+	free(commit);
+	free(cfgdir);
+	free(builddir);
+	return ret;
+}
+
+int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res)
+{
+	struct kget k = { .cache_dir = cache_dir, .q = q, .t0 = now_monotonic() };
+	char *req = NULL;
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (resolve(q, &k.git_dir, &k.base, &req))
+		goto out;
+	k.req_path = xasprintf("%s/kernels/requests/%s", cache_dir, req);
+	if (request_hit(&k, res)) {
+		ret = 0;
+		goto out;
+	}
+	/* the source tree without a checkout; a conflict stops here, nothing touched */
+	if (src_tree(k.git_dir, k.base, q->ops, q->nops, q->variant, &k.tree_id))
+		goto out;
+	k.memo_path = kmemo_tree_path(cache_dir, q, k.tree_id);
+	if (!k.memo_path)
+		goto out;
+	if (!tree_hit(&k, res) && checkout_build(&k, res))
+		goto out;
+	kmemo_write(k.req_path, res->key);
+	ret = 0;
+out:
 	if (ret) {
 		char *log = res->log;
 
@@ -545,17 +662,8 @@ out:
 		kcache_result_release(res);
 		res->log = log;
 	}
-	json_decref(meta);
-	free(git_dir);
-	free(base);
+	kget_release(&k);
 	free(req);
-	free(req_path);
-	free(srcdir);
-	free(wt);
-	free(tree_id);
-	free(cfgdir);
-	free(builddir);
-	free(cfg);
 	return ret;
 }
 
@@ -671,7 +779,6 @@ json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run)
 {
 	struct strlist keys = { 0 };
 	json_t *all = kcache_list(cache_dir), *removed = json_array(), *m;
-	char *reqdir = kdir(cache_dir, "requests");
 	size_t i;
 
 	used_keys(results_dir, &keys);
@@ -692,33 +799,12 @@ json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run)
 			free(dir);
 		}
 	}
-	/* request memos whose entry is gone */
+	/* request and tree memos whose entry is gone */
 	if (!dry_run) {
-		DIR *d = opendir(reqdir);
-		struct dirent *e;
-
-		while (d && (e = readdir(d))) {
-			char *p, *k, *ed;
-
-			if (e->d_name[0] == '.')
-				continue;
-			p = xasprintf("%s/%s", reqdir, e->d_name);
-			k = read_file(p, NULL, 128);
-			if (k) {
-				k[strcspn(k, "\n")] = '\0';
-				ed = xasprintf("%s/kernels/entries/%s", cache_dir, k);
-				if (!is_dir(ed))
-					unlink(p);
-				free(ed);
-			}
-			free(k);
-			free(p);
-		}
-		if (d)
-			closedir(d);
+		kmemo_drop_stale(cache_dir, "requests");
+		kmemo_drop_stale(cache_dir, "trees");
 	}
 	strlist_free(&keys);
 	json_decref(all);
-	free(reqdir);
 	return removed;
 }

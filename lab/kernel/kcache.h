@@ -10,6 +10,8 @@
  *   entries/<key>/lib/modules/<release>/  make modules_install (CONFIG_MODULES=y)
  *   entries/<key>/build/                  the external-module build kit (idem)
  *   requests/<sha256 of the request>      -> key (a request seen before: no git, no make)
+ *   trees/<sha256 of tree, config recipe, compiler> -> key (a tree built before: no
+ *                                         checkout, no Kconfig)
  *   src/<tree hash>/wt                    the lab's git worktree of the user's tree
  *   src/<tree hash>/build-<config hash>   one O= directory per (tree, config), reused
  *   src/<tree hash>/config-<config hash>  scratch O= directory for Kconfig
@@ -63,7 +65,15 @@ void kcache_key(const char *tree_id, const char *config_hash, const char *cc_ver
  */
 int kcache_request(const struct kcache_req *q, char **request, char **base_commit);
 
-/* 0 and the entry (built when missing), or -1 after one message */
+/*
+ * 0 and the entry, or -1 after one message. A request seen before is
+ * answered from requests/; otherwise the variant's tree is worked out in
+ * git's object database (srctree.h) and a tree built before with the same
+ * config recipe and compiler is answered from trees/ (or, for entries
+ * stored before trees/ existed, their meta.json) without a checkout or
+ * Kconfig. Only then is the tree checked out in the lab worktree,
+ * configured, keyed, and built when the key is missing.
+ */
 int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res);
 void kcache_result_release(struct kcache_result *res);
 

@@ -59,15 +59,20 @@ static void outbuf_add(struct outbuf *b, const struct spawn_opts *o, const char 
 
 static void child(const char *const argv[], const struct spawn_opts *o, int out_fd)
 {
-	int null_fd = open("/dev/null", O_RDONLY);
+	const char *in = o && o->stdin_path ? o->stdin_path : "/dev/null";
+	int in_fd = open(in, O_RDONLY);
 
 	setpgid(0, 0);
 	/* its own group (the deadline kills the group), so mmlab's death must reach it */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (null_fd >= 0)
-		dup2(null_fd, 0);
 	dup2(out_fd, 1);
 	dup2(out_fd, 2);
+	if (in_fd >= 0) {
+		dup2(in_fd, 0);
+	} else if (o && o->stdin_path) {
+		dprintf(2, "mmlab: cannot open %s for %s: %s\n", in, argv[0], strerror(errno));
+		_exit(127);
+	}
 	if (o && o->cwd && chdir(o->cwd)) {
 		dprintf(2, "mmlab: cannot enter %s: %s\n", o->cwd, strerror(errno));
 		_exit(127);

@@ -12,6 +12,7 @@
 
 struct spawn_opts {
 	const char *cwd; /* NULL: the current directory */
+	const char *stdin_path; /* the child's stdin; NULL: /dev/null */
 	const char *const *env; /* "NAME=VALUE" set in the child, NULL-terminated */
 	unsigned int timeout_s; /* 0: no deadline */
 	const char *log_path; /* append the output here too (created 0644) */
@@ -32,7 +33,7 @@ struct spawn_result {
 
 /*
  * Runs argv[0] (looked up in PATH) in its own process group with stdin
- * from /dev/null; it gets SIGTERM if mmlab dies (Ctrl-C on a terminal). Returns the exit code (0 = success), or -1 when it could
+ * from o->stdin_path (/dev/null by default); it gets SIGTERM if mmlab dies (Ctrl-C on a terminal). Returns the exit code (0 = success), or -1 when it could
  * not be started, was killed by a signal or timed out; only a failure to
  * start prints a message (lab_err), the caller explains the rest, with
  * spawn_describe(). r may be NULL; otherwise release it with

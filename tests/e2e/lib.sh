@@ -33,5 +33,14 @@ assert_worktree_clean() {
 		[ ! -e "$gd/$f" ] || fail "the lab worktree $wt has $f left over"
 	done
 }
+# the lab worktree's HEAD, index mtime and status, or "absent": the same
+# before and after means nothing was checked out or changed there
+worktree_state() {
+	local wt gd
+	wt=$(lab_worktree) || { echo absent; return 0; }
+	gd=$(git -C "$wt" rev-parse --absolute-git-dir)
+	echo "$(cat "$gd/HEAD") $(stat -c %y "$gd/index")"
+	git -C "$wt" --no-optional-locks status --porcelain
+}
 # number of build logs whose name carries this key (one per make run)
 make_runs_for() { ls "$MMLAB_CACHE"/kernels/logs/ 2>/dev/null | grep -c -- "-${1:0:12}.log" || true; }

@@ -54,6 +54,12 @@ for name in base revert patched; do
 	assert_jq "$T/run.json" "($(v $name)).iterations[0].metrics | has(\"vmstat.compact_stall\")
 		and has(\"vmstat.thp_fault_alloc\") and has(\"vmstat.pgmigrate_success\")"
 done
+# the patched variant was built from c4 with c6's change and nothing else
+key=$(jq -r "($(v patched)).kernel.cache_key" "$T/run.json")
+tree=$("$MMLAB" kernel show "$key" --json | jq -r .tree_id)
+want=$(git -C "$REPO" diff e2e-c5 e2e-c6 | git patch-id --stable | cut -d' ' -f1)
+got=$(git -C "$REPO" diff e2e-c4 "$tree" | git patch-id --stable | cut -d' ' -f1)
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "the patched variant's tree $tree is not c4 + c6's change"
 # c5 counts kcompactd's periodic wakeups (2/s/node); the revert does not
 assert_jq "$T/run.json" "($(v base)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"] >= 2"
 assert_jq "$T/run.json" "($(v revert)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"] <= 1"

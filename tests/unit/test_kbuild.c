@@ -3,8 +3,8 @@
  * test_kbuild.c - the parts of kernel variants that need no kernel tree:
  * fragment options checked against a .config, the cache key, spawn_run()
  * (exit codes, captured tail, deadline, log file, line callback) and the
- * git operations on a small real repository (a conflicting revert and a
- * patch that does not apply leave the worktree clean), and the distro
+ * lab worktree on a small real repository (checked out clean at the tree
+ * worked out, also over local changes; test_srctree.c has the rest), and the distro
  * config base read from MMLAB_BOOT_DIR like the distro kernel.
  */
 #include <setjmp.h>
@@ -22,6 +22,7 @@
 #include "kernel/bzimage.h"
 #include "kernel/gitops.h"
 #include "kernel/kcache.h"
+#include "kernel/srctree.h"
 #include "lib/spawn.h"
 #include "lib/util.h"
 
@@ -136,6 +137,25 @@ static void test_spawn(void **state)
 	assert_true(r.elapsed_s < 10);
 	spawn_result_free(&r);
 
+	/* stdin: /dev/null, or a file */
+	{
+		const char *cat[] = { "cat", NULL };
+
+		assert_int_equal(spawn_run(cat, NULL, &r), 0);
+		assert_string_equal(r.out, "");
+		spawn_result_free(&r);
+		assert_int_equal(write_file_atomic(logt, "in\n", 3, 0644), 0);
+		o = (struct spawn_opts){ .stdin_path = logt };
+		assert_int_equal(spawn_run(cat, &o, &r), 0);
+		assert_string_equal(r.out, "in\n");
+		spawn_result_free(&r);
+		unlink(logt);
+		o = (struct spawn_opts){ .stdin_path = "/nonexistent/input" };
+		assert_int_equal(spawn_run(cat, &o, &r), 127);
+		assert_non_null(strstr(r.out, "cannot open /nonexistent/input"));
+		spawn_result_free(&r);
+	}
+
 	assert_int_equal(spawn_run(missing, NULL, &r), 127);
 	assert_non_null(strstr(r.out, "cannot run /nonexistent/program"));
 	spawn_result_free(&r);
@@ -159,74 +179,52 @@ static char *make_repo(const char *top)
 	return repo;
 }
 
-static char *status_of(const char *wt)
-{
-	const char *args[] = { "status", "--porcelain", NULL };
-	char *s = git_out(wt, args);
-
-	return s;
-}
-
 static void test_gitops(void **state)
 {
 	char top[] = "/tmp/mmlab-git-XXXXXX";
-	char *repo, *wt, *patch, *mbox, *tree, *tree2, *c1tree, *st;
+	char *repo, *wt, *patch, *mbox, *tree, *c1tree, *c2, *gd;
 	struct src_op ops[2] = { 0 };
 	const char *c1args[] = { "rev-parse", "c1^{tree}", NULL };
+	const char *status[] = { "status", "--porcelain", NULL };
+	struct spawn_result r;
 
 	(void)state;
 	assert_non_null(mkdtemp(top));
 	repo = make_repo(top);
 	wt = xasprintf("%s/wt", top);
+	gd = xasprintf("%s/.git", repo);
 	patch = xasprintf("%s/c1.diff", top);
 	mbox = xasprintf("%s/c1.mbox", top);
 	assert_false(patch_is_mbox(patch));
 	assert_true(patch_is_mbox(mbox));
 
-	/* revert c2 on top of c2: the tree of c1 */
+	/* revert c2 on top of c2: the tree of c1, checked out clean */
 	ops[0] = (struct src_op){ .kind = SRC_OP_REVERT, .arg = "c2" };
 	assert_int_equal(src_ops_resolve(repo, ops, 1, "v"), 0);
-	assert_int_equal(src_prepare(repo, wt, "c2", ops, 1, "v"), 0);
-	tree = src_tree_id(wt);
+	c2 = git_resolve_commit(repo, "c2", "test");
+	assert_int_equal(src_tree(gd, c2, ops, 1, "v", &tree), 0);
 	c1tree = git_out(repo, c1args);
 	assert_string_equal(tree, c1tree);
-
-	/* the plain patch c1.diff on base: c1's tree again, as a commit */
-	free(ops[0].resolved);
-	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = patch };
-	assert_int_equal(src_ops_resolve(repo, ops, 1, "v"), 0);
-	assert_non_null(strstr(ops[0].resolved, "sha256:"));
-	assert_int_equal(src_prepare(repo, wt, "base", ops, 1, "v"), 0);
-	tree2 = src_tree_id(wt);
-	assert_string_equal(tree2, c1tree);
-	free(tree2);
-
-	/* the mbox of c1 on c2 does not apply: error, worktree clean at c2 */
-	free(ops[0].resolved);
-	ops[0] = (struct src_op){ .kind = SRC_OP_APPLY, .arg = mbox };
-	assert_int_equal(src_ops_resolve(repo, ops, 1, "v"), 0);
-	assert_int_equal(src_prepare(repo, wt, "c2", ops, 1, "v"), -1);
-	st = status_of(wt);
-	assert_string_equal(st, "");
-	free(st);
-
-	/* reverting c1 on c2 conflicts in a.c: error, clean */
-	free(ops[0].resolved);
-	ops[0] = (struct src_op){ .kind = SRC_OP_REVERT, .arg = "c1" };
-	assert_int_equal(src_ops_resolve(repo, ops, 1, "v"), 0);
-	assert_int_equal(src_prepare(repo, wt, "c2", ops, 1, "v"), -1);
-	st = status_of(wt);
-	assert_string_equal(st, "");
-	free(st);
-	tree2 = src_tree_id(wt);
 	{
-		const char *a[] = { "rev-parse", "c2^{tree}", NULL };
-		char *c2tree = git_out(repo, a);
+		char *commit = src_tree_commit(gd, c2, tree, ops, 1, "v"), *got;
 
-		assert_string_equal(tree2, c2tree);
-		free(c2tree);
+		assert_int_equal(src_checkout(repo, wt, commit, tree, "v"), 0);
+		got = src_tree_id(wt);
+		assert_string_equal(got, c1tree);
+		free(got);
+		assert_int_equal(git_run(wt, status, &r), 0);
+		assert_string_equal(r.out, "");
+		spawn_result_free(&r);
+		/* again, from a worktree that has changes: reset, then the same */
+		got = xasprintf("%s/a.c", wt);
+		assert_int_equal(write_file_atomic(got, "junk\n", 5, 0644), 0);
+		free(got);
+		assert_int_equal(src_checkout(repo, wt, commit, tree, "v"), 0);
+		assert_int_equal(git_run(wt, status, &r), 0);
+		assert_string_equal(r.out, "");
+		spawn_result_free(&r);
+		free(commit);
 	}
-	free(tree2);
 	free(ops[0].resolved);
 
 	/* an unknown commit */
@@ -236,10 +234,12 @@ static void test_gitops(void **state)
 	rm_rf(top);
 	free(repo);
 	free(wt);
+	free(gd);
 	free(patch);
 	free(mbox);
 	free(tree);
 	free(c1tree);
+	free(c2);
 }
 
 static void fake_bzimage(const char *path, const char *version)
