@@ -655,6 +655,8 @@ int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_
 	kmemo_write(k.req_path, res->key);
 	ret = 0;
 out:
+	if (!ret)
+		res->base_commit = xstrdup(k.base);
 	if (ret) {
 		char *log = res->log;
 
@@ -673,6 +675,7 @@ void kcache_result_release(struct kcache_result *res)
 	free(res->dir);
 	free(res->bzimage);
 	free(res->log);
+	free(res->base_commit);
 	json_decref(res->meta);
 	memset(res, 0, sizeof(*res));
 }

@@ -50,6 +50,11 @@ struct kcache_result {
 	bool hit; /* no build was needed */
 	bool request_hit; /* known request: not even git or Kconfig ran */
 	json_t *meta; /* meta.json */
+	/*
+	 * the variant's own base commit: meta.json's is the one of the request
+	 * that built the entry, which may differ (another ref, the same tree)
+	 */
+	char *base_commit;
 };
 
 /* key from its parts (unit-tested): out gets KCACHE_KEY_LEN hex digits */
