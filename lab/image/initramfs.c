@@ -425,21 +425,6 @@ void image_release(struct image *img)
 	img->path = NULL;
 }
 
-char *image_plan_text(const struct kvlist *plan)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	fputs("# mmlab guest plan (written by the host; key=value)\n", f);
-	for (size_t i = 0; i < plan->n; i++)
-		fprintf(f, "%s=%s\n", plan->v[i].key, plan->v[i].value);
-	fclose(f);
-	return buf;
-}
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

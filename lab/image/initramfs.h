@@ -50,9 +50,6 @@ int image_boot_initrd(const char *base, const struct kvlist *plan, const char *o
  */
 int image_boot_initrd_files(const char *base, const struct payload *files, const char *out_path);
 
-/* render a plan as the text the guest reads */
-char *image_plan_text(const struct kvlist *plan);
-
 /* sha256 over the agent and workload programs (what an image is made of) */
 int image_guest_hash(char out[65]);
 /* copy the agent to root/agent_path and the workloads to root/mmlab/workloads/ */

@@ -15,7 +15,6 @@
 #include <archive_entry.h>
 #include <jansson.h>
 
-#include "image/initramfs.h"
 #include "image/payload.h"
 #include "proto.h"
 
@@ -58,9 +57,24 @@ void payload_add_data(struct payload *p, const char *guest, const void *data, si
 	f->len = len;
 }
 
+char *payload_plan_text(const struct kvlist *plan)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("# mmlab guest plan (written by the host; key=value)\n", f);
+	for (size_t i = 0; i < plan->n; i++)
+		fprintf(f, "%s=%s\n", plan->v[i].key, plan->v[i].value);
+	fclose(f);
+	return buf;
+}
+
 int payload_add_plan(struct payload *p, const struct kvlist *plan)
 {
-	char *text = image_plan_text(plan);
+	char *text = payload_plan_text(plan);
 	size_t n;
 
 	if (!text) {

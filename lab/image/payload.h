@@ -44,6 +44,8 @@ struct payload {
 void payload_add_file(struct payload *p, const char *guest, const char *host, unsigned int mode);
 void payload_add_data(struct payload *p, const char *guest, const void *data, size_t len,
 		      unsigned int mode);
+/* a plan as the text the guest reads ("key=value" lines; malloc'd, NULL: out of memory) */
+char *payload_plan_text(const struct kvlist *plan);
 /* the plan as MMPLAN_PATH; -1 after a message when it is larger than the agent reads */
 int payload_add_plan(struct payload *p, const struct kvlist *plan);
 /*

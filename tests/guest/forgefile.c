@@ -36,9 +36,9 @@ static int forge(int fd, const char *hdr, const char *body, size_t blen)
 	char payload[4096], rec[MMREC_HDR_SIZE + sizeof(payload)];
 	size_t n;
 
-	if (plen > sizeof(payload))
+	if (plen >= sizeof(payload))
 		return -1;
-	memcpy(payload, hdr, hl);
+	snprintf(payload, sizeof(payload), "%s", hdr);
 	if (blen) {
 		payload[hl] = '\n';
 		memcpy(payload + hl + 1, body, blen);
