@@ -256,7 +256,8 @@ static json_t *result(const struct fcol *f)
 static void finish(struct fcol *f)
 {
 	if (f->st == F_WAIT)
-		fail(f, "the guest sent nothing for it (see the agent's log)");
+		fail(f, "the guest sent nothing for it (the agent sends files after its last "
+			"iteration: did the guest get there? see console.log)");
 	else if (f->st == F_OPEN)
 		fail(f, "incomplete: %llu of its %llu bytes arrived", (unsigned long long)f->got,
 		     (unsigned long long)f->want);
