@@ -137,6 +137,13 @@ build/guest/workloads/%: build/gobj/workloads/%.o $(WL_LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -static -o $@ $^ -lz -lpthread -lm
 
+# test-only guest programs (tests/guest/*.c): never in build/guest, so only
+# an image a test makes for itself holds one (t-collect-hostile.sh)
+build/test-guest/%: build/gobj/tests/guest/%.o $(WL_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^ -lz -lpthread -lm
+
 build/guest/modules-src/%: workloads/%
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@
@@ -224,7 +231,8 @@ CLANG_TIDY ?= clang-tidy
 CLANG_FORMAT ?= clang-format
 LINT_JOBS ?= 2
 LINT_DIR ?= build/lint
-LINT_SRCS ?= $(LAB_SRCS) $(COMMON_SRCS) $(AGENT_SRCS) $(WL_LIB_SRCS) $(WL_SRCS)
+LINT_SRCS ?= $(LAB_SRCS) $(COMMON_SRCS) $(AGENT_SRCS) $(WL_LIB_SRCS) $(WL_SRCS) \
+	$(wildcard tests/guest/*.c)
 LINT_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DMMLAB_VERSION='"lint"' \
 	$(addprefix -I,$(LAB_DIRS)) -Icommon -Icollectors -Iworkloads/lib
 TIDY_STAMPS = $(patsubst %.c,$(LINT_DIR)/%.tidy,$(LINT_SRCS))
@@ -234,7 +242,8 @@ TIDY_MAX_NODES ?= 100000
 TIDY_CFLAGS = -std=c11 $(LINT_CPPFLAGS) $(PKG_CFLAGS) \
 	-Xclang -analyzer-config -Xclang max-nodes=$(TIDY_MAX_NODES)
 FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*/*.[ch],$(LAB_DIRS)) common/*.[ch] \
-	collectors/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch]))
+	collectors/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] \
+	tests/guest/*.[ch]))
 # a known cycle tolerated while it is being removed: "--allow A:B" with
 # the modules as check-include-cycles names them; it fails once the
 # cycle is gone, so the exception goes with it

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * agent.c - the guest agent, PID 1 of the lab's initramfs: mount, read the
- * plan, say hello, apply settings, run the iterations, power off. PID 1
+ * agent.c - the guest agent, PID 1 of the lab's initramfs or disk image:
+ * mount, say hello, unpack the payload disk (disk image), read the plan,
+ * apply settings, run the iterations, send the files to collect, power
+ * off. PID 1
  * must never return (the kernel panics), so every path ends in power_off().
  */
 #include <errno.h>
@@ -12,10 +14,13 @@
 #include <string.h>
 #include <sys/reboot.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "channel.h"
 #include "collect.h"
+#include "files.h"
+#include "payload.h"
 #include "plan.h"
 #include "proto.h"
 #include "run.h"
@@ -145,6 +150,25 @@ static int apply_settings(const struct plan *p)
 	return failed;
 }
 
+/* a disk image's plan and files: on the payload disk, unpacked into / */
+static void unpack_payload(void)
+{
+	struct payload_stats st;
+	char err[512];
+	struct timespec t0, t1;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = payload_unpack(&st, err, sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (r < 0)
+		fatal("the payload disk: %s", err);
+	if (r > 0)
+		console_log(
+			"payload: %u file(s), %llu bytes unpacked in %.3f s", st.files, st.bytes,
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
 static void read_plan(struct plan *p)
 {
 	char err[256];
@@ -176,6 +200,7 @@ int main(void)
 	send_hello();
 	nnodes = list_nodes(nodes, AGENT_MAX_NODES);
 	send_nodes(nodes, nnodes);
+	unpack_payload();
 	read_plan(&plan);
 	if (plan.probe) {
 		chan_sendf(MMREC_DONE, NULL, 0, "iterations=0");
@@ -193,6 +218,7 @@ int main(void)
 		failed += run_iteration(&plan, iter, nodes, nnodes, setup_failed) < 0;
 	}
 	console_log("done: %u iteration(s), %d failed", plan.iterations, failed);
+	files_send(&plan);
 	chan_sendf(MMREC_DONE, NULL, 0, "iterations=%u", plan.iterations);
 	power_off();
 }

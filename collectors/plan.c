@@ -58,6 +58,18 @@ static int add_kv(struct plan_kv *v, unsigned int *n, const char *name, const ch
 	return 0;
 }
 
+/* collect.file.<digits>: an encoded absolute path, appended in the plan's order */
+static int add_file(struct plan *p, const char *idx, const char *v)
+{
+	if (!*idx || strspn(idx, "0123456789") != strlen(idx) || p->nfiles >= PLAN_MAX_FILES)
+		return -1;
+	if (mmpath_decode(v, p->files[p->nfiles], sizeof(p->files[0])) ||
+	    !mmpath_ok(p->files[p->nfiles]))
+		return -1;
+	p->nfiles++;
+	return 0;
+}
+
 static int set_key(struct plan *p, const char *k, const char *v)
 {
 	if (!strcmp(k, "run"))
@@ -85,6 +97,8 @@ static int set_key(struct plan *p, const char *k, const char *v)
 				 "0123456789_:*?,[]-") == strlen(v) ?
 			       copy_str(p->tracepoints, sizeof(p->tracepoints), v) :
 			       -1;
+	if (!strncmp(k, "collect.file.", 13))
+		return add_file(p, k + 13, v);
 	if (!strncmp(k, "param.", 6))
 		return add_kv(p->params, &p->nparams, k + 6, v);
 	if (!strncmp(k, "sysctl.", 7))

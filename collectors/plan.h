@@ -9,9 +9,12 @@
 
 #include <stddef.h>
 
+#include "proto.h"
+
 #define PLAN_MAX_KV 128
 #define PLAN_NAME_MAX 128
 #define PLAN_VALUE_MAX 1024
+#define PLAN_MAX_FILES 64
 
 struct plan_kv {
 	char name[PLAN_NAME_MAX];
@@ -33,6 +36,9 @@ struct plan {
 	char thp_defrag[PLAN_NAME_MAX];
 	int collect_enabled; /* collect.enabled, default 1 */
 	char tracepoints[PLAN_VALUE_MAX]; /* collect.tracepoints, "" = none */
+	/* collect.file.<i>, decoded, in the plan's order: sent back as FILE records */
+	char files[PLAN_MAX_FILES][MMPATH_MAX + 1];
+	unsigned int nfiles;
 };
 
 /* 0, or -1 with a reason in err */

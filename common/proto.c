@@ -22,11 +22,12 @@ static const char *const type_names[] = {
 	[MMREC_SETUP_ERROR] = "SETUP_ERROR",
 	[MMREC_COUNTS] = "COUNTS",
 	[MMREC_SERIES] = "SERIES",
+	[MMREC_FILE] = "FILE",
 };
 
 const char *mmrec_type_name(unsigned int type)
 {
-	if (type == 0 || type > MMREC_TYPE_MAX)
+	if (type == 0 || type > MMREC_TYPE_MAX || !type_names[type])
 		return "UNKNOWN";
 	return type_names[type];
 }
@@ -205,4 +206,90 @@ const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len)
 	}
 	*body_len = len - (uint32_t)(nl + 1 - payload);
 	return nl + 1;
+}
+
+static int path_byte_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("/._+,:@~-", c));
+}
+
+int mmpath_encode(const char *in, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+		if (path_byte_plain(*p)) {
+			if (o + 1 >= outlen)
+				return -1;
+			out[o++] = (char)*p;
+			continue;
+		}
+		if (o + 3 >= outlen)
+			return -1;
+		out[o++] = '%';
+		out[o++] = hex[*p >> 4];
+		out[o++] = hex[*p & 15];
+	}
+	if (o >= outlen)
+		return -1;
+	out[o] = '\0';
+	return 0;
+}
+
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int mmpath_decode(const char *in, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (const char *p = in; *p; p++) {
+		int c = (unsigned char)*p;
+
+		if (c == '%') {
+			int hi = hex_val(p[1]), lo = hi < 0 ? -1 : hex_val(p[2]);
+
+			if (lo < 0)
+				return -1;
+			c = hi << 4 | lo;
+			if (!c)
+				return -1;
+			p += 2;
+		}
+		if (o + 1 >= outlen)
+			return -1;
+		out[o++] = (char)c;
+	}
+	if (!outlen)
+		return -1;
+	out[o] = '\0';
+	return 0;
+}
+
+int mmpath_ok(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n < 2 || n > MMPATH_MAX || path[0] != '/')
+		return 0;
+	for (const char *s = path; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	for (const char *c = path + 1; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t len = strcspn(c, "/");
+
+		if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+	}
+	return 1;
 }

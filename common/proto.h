@@ -48,6 +48,15 @@
  *  SERIES     "iter=<i> interval_s=1 samples=<n>"; body = one line per
  *             series, "<name> <v0> <v1> ... <vn-1>", sampled every
  *             interval_s seconds from the start of the measured phase
+ *  FILE       "path=<p> size=<s> offset=<o>"; body = bytes o.. of the
+ *             guest file p (at most MMFILE_CHUNK a record), s its size in
+ *             the guest when the agent opened it; or "path=<p>
+ *             error=<missing|notfile|unreadable|changed>" without a body.
+ *             p is mmpath_encode()d. After the last iteration, for each
+ *             collect.file.<i> of the plan in order: the first MMFILE_MAX
+ *             bytes of the file, in order (a larger file is cut; s still
+ *             says its size), an empty file as one record with no body.
+ *             The host keeps only the paths it asked for.
  */
 #ifndef MMLAB_PROTO_H
 #define MMLAB_PROTO_H
@@ -73,8 +82,15 @@ enum mmrec_type {
 	MMREC_SETUP_ERROR = 10,
 	MMREC_COUNTS = 11,
 	MMREC_SERIES = 12,
-	MMREC_TYPE_MAX = 12,
+	/* 13-15: taken by branches in flight (WL_FILE, TIERS) */
+	MMREC_FILE = 16,
+	MMREC_TYPE_MAX = 16,
 };
+
+#define MMFILE_MAX (64u << 20) /* bytes of one collected file */
+#define MMFILE_CHUNK (1u << 20) /* bytes of a file in one FILE record */
+#define MMPATH_MAX 1024 /* a collected file's path, decoded, without the NUL */
+#define MMPATH_ENC_MAX (3 * MMPATH_MAX) /* the same encoded */
 
 struct mmrec_hdr {
 	uint32_t magic;
@@ -115,6 +131,23 @@ int mmrec_hdr_get(const char *payload, uint32_t len, const char *key, char *out,
 const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
 
 /*
+ * A path as a record header value or a plan value: every byte outside
+ * [A-Za-z0-9/._+,:@~-] written as %XX (upper-case hex), so it holds no
+ * space, '=', newline or NUL. mmpath_encode() returns 0, or -1 when out
+ * (outlen bytes with the NUL) is too small. mmpath_decode() returns 0, or
+ * -1 on a bad escape, an encoded NUL, or a result longer than outlen - 1.
+ */
+int mmpath_encode(const char *in, char *out, size_t outlen);
+int mmpath_decode(const char *in, char *out, size_t outlen);
+/*
+ * 1 when path is absolute, at most MMPATH_MAX bytes, without control
+ * characters, and none of its components is empty, "." or ".."
+ * ("/var/log/x.log");
+ * else 0. Both sides check collect_files paths with it.
+ */
+int mmpath_ok(const char *path);
+
+/*
  * THE GUEST PLAN is /mmlab/plan in the per-boot initramfs: one "key=value"
  * per line, '#' comments, no quoting (values run to the end of the line).
  * Keys:
@@ -132,12 +165,27 @@ const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
  *   collect.tracepoints     comma-separated "system:event" patterns (shell
  *                           globs); each must match a tracefs event or the
  *                           agent sends SETUP_ERROR
+ *   collect.file.<i>        an absolute guest path (mmpath_encode()d), i =
+ *                           0, 1, ... (at most 64): sent back as FILE
+ *                           records after the last iteration
  * Kernel modules a workload needs (pagebench) are built by the host for
  * the variant's kernel and put in the per-boot cpio as /mmlab/modules/
  * <name>.ko; the workload loads them itself (finit_module).
  */
 #define MMPLAN_PATH "/mmlab/plan"
 #define MMPLAN_MAX_SIZE (64u << 10)
+
+/*
+ * THE PAYLOAD of a boot is the plan and the files the host adds to the
+ * image for that boot (lab/image/payload.h): an uncompressed cpio (newc)
+ * with relative names ("mmlab/plan", "lib/modules/..."), directories
+ * before what they hold. The initramfs carries it appended to the base
+ * image, so the kernel unpacks it. A disk image boot gets it as a second,
+ * read-only virtio disk whose serial is MMPAYLOAD_SERIAL, holding the cpio
+ * raw (zero-padded to whole sectors): the agent finds it in
+ * /sys/block/<dev>/serial and unpacks it into / before it reads the plan.
+ */
+#define MMPAYLOAD_SERIAL "mmlab-payload"
 
 /*
  * WORKLOAD <-> AGENT. The agent runs /mmlab/workloads/<name> --k=v... with

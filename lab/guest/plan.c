@@ -7,6 +7,7 @@
 
 #include "guest/plan.h"
 #include "lib/strbuf.h"
+#include "proto.h"
 
 static void plan_collectors(const struct job_collectors *jc, const struct job_variant *v,
 			    struct kvlist *plan)
@@ -34,6 +35,19 @@ static void plan_prefixed(struct kvlist *plan, const char *prefix, const struct 
 	}
 }
 
+/* collect_files: collect.file.<i>, encoded (the job checked each path) */
+static void plan_files(const struct strlist *files, struct kvlist *plan)
+{
+	char enc[MMPATH_ENC_MAX + 1], key[48];
+
+	for (size_t i = 0; i < files->n; i++) {
+		if (mmpath_encode(files->v[i], enc, sizeof(enc)))
+			continue; /* longer than MMPATH_MAX: the job refuses it */
+		snprintf(key, sizeof(key), "collect.file.%zu", i);
+		kvlist_set(plan, key, enc);
+	}
+}
+
 void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 		const struct job_variant *v, unsigned int first, unsigned int count)
 {
@@ -53,4 +67,5 @@ void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 	if (v->thp_defrag)
 		kvlist_set(plan, "thp.defrag", v->thp_defrag);
 	plan_collectors(&job->collectors, v, plan);
+	plan_files(&job->collect_files, plan);
 }

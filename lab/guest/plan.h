@@ -2,11 +2,12 @@
 /*
  * plan.h - the guest plan of one boot: the flat key=value file the agent
  * reads at start (collectors/plan.c parses it; the guest never sees YAML).
- * The image code writes it into the boot's initramfs overlay or disk.
+ * It travels in the boot's payload (image/payload.h), as /mmlab/plan.
  *
  *   run, variant, iteration_first, iterations, workload,
  *   param.<name>, sysctl.<name>, thp.enabled, thp.defrag,
- *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>
+ *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>,
+ *   collect.file.<i>=<encoded path> (collect_files)
  */
 #ifndef MMLAB_GUEST_PLAN_H
 #define MMLAB_GUEST_PLAN_H

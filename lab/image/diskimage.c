@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@
 #define DISK_FORMAT1_VARIANT "minbase"
 #define DEBOOTSTRAP_TIMEOUT_S 3600.0
 #define TAR_TIMEOUT_S 1800.0
+#define OVERLAY_TIMEOUT_S 60
+#define PAYLOAD_DISK_MIN (1 << 20)
 
 static bool tcg;
 
@@ -541,129 +544,61 @@ void disk_image_release(struct disk_image *d)
 	d->path = NULL;
 }
 
-/* ---- per boot ---- */
+/* ---- per boot: no libguestfs (docs/image.md, BOOTING IT) ---- */
 
-int disk_overlay_prepare(const char *base, const char *overlay, const struct kvlist *plan,
-			 const char *modules_dir, const struct kvlist *extra)
+int disk_overlay_create(const char *base, const char *overlay)
 {
-	guestfs_h *g = gfs_open("guest disk");
-	char *text = image_plan_text(plan);
-	int ret = -1;
+	/* -F: the backing file's format said, never probed */
+	const char *argv[] = { "qemu-img", "create", "-q",    "-f",    "qcow2", "-b",
+			       base,	   "-F",     "qcow2", overlay, NULL };
+	struct spawn_opts o = { .timeout_s = OVERLAY_TIMEOUT_S, .capture_max = 4096 };
+	struct spawn_result res;
+	char how[128];
+	int ret = spawn_run(argv, &o, &res);
 
-	if (!g || !text)
-		goto out;
-	if (guestfs_disk_create(g, overlay, "qcow2", -1, GUESTFS_DISK_CREATE_BACKINGFILE, base,
-				GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1)) {
-		gfs_fail(g, overlay, "check the free space in /tmp");
-		goto out;
-	}
-	if (guestfs_add_drive_opts(g, overlay, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2", -1) ||
-	    guestfs_launch(g) || guestfs_mount(g, "/dev/sda1", "/")) {
-		gfs_fail(g, "guest disk: opening the per-boot overlay",
-			 "run 'libguestfs-test-tool' to see why");
-		goto out;
-	}
-	if (guestfs_mkdir_p(g, "/mmlab") || guestfs_write(g, "/mmlab/plan", text, strlen(text))) {
-		gfs_fail(g, "guest disk: writing /mmlab/plan", NULL);
-		goto out;
-	}
-	if (modules_dir) {
-		lab_info("copying the kernel modules %s into the guest disk", modules_dir);
-		if (guestfs_mkdir_p(g, "/lib/modules") ||
-		    guestfs_copy_in(g, modules_dir, "/lib/modules")) {
-			gfs_fail(g, "guest disk: copying the kernel modules in",
-				 "if the disk is full, raise image.size");
-			goto out;
-		}
-	}
-	for (size_t i = 0; extra && i < extra->n; i++) {
-		char *gp = xasprintf("/%s", extra->v[i].key);
-		int bad = guestfs_mkdir_p(g, "/mmlab/modules") ||
-			  guestfs_upload(g, extra->v[i].value, gp);
-
-		free(gp);
-		if (bad) {
-			gfs_fail(g, "guest disk: copying a workload module in",
-				 "if the disk is full, raise image.size");
-			goto out;
-		}
-	}
-	if (guestfs_umount_all(g) || guestfs_shutdown(g)) {
-		gfs_fail(g, "guest disk: closing the overlay", NULL);
-		goto out;
-	}
-	ret = 0;
-out:
-	gfs_close(g);
-	free(text);
+	if (ret && res.exit_code == 127)
+		lab_err("qemu-img is not installed; run scripts/install-deps");
+	else if (ret)
+		lab_err("creating the boot's disk overlay %s on %s: qemu-img %s: %s; check the "
+			"free space in /tmp",
+			overlay, base, spawn_describe(&res, o.timeout_s, how, sizeof(how)),
+			spawn_tail(&res, 3));
+	spawn_result_free(&res);
 	if (ret)
 		unlink(overlay);
+	return ret ? -1 : 0;
+}
+
+int disk_payload_write(const struct payload *files, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int64_t n;
+	int ret = -1;
+
+	if (fd < 0) {
+		lab_err("cannot create the boot's payload disk %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = payload_write_cpio(files, fd, path);
+	/*
+	 * Whole sectors, since the guest reads a block device, and at least
+	 * PAYLOAD_DISK_MIN (sparse zeros), so that the kernel's partition
+	 * scan does not read beyond the end of a tiny disk and say so.
+	 */
+	if (n >= 0 &&
+	    ftruncate(fd, (off_t)(n > PAYLOAD_DISK_MIN ? (n + 511) / 512 * 512 : PAYLOAD_DISK_MIN)))
+		lab_err("cannot write the boot's payload disk %s: %s; check the free space", path,
+			strerror(errno));
+	else if (n >= 0)
+		ret = 0;
+	if (close(fd) && !ret) {
+		lab_err("cannot write the boot's payload disk %s: %s; check the free space", path,
+			strerror(errno));
+		ret = -1;
+	}
+	if (ret)
+		unlink(path);
 	return ret;
-}
-
-static json_t *collect_one(guestfs_h *g, const char *path, const char *dest_dir)
-{
-	char *stored = xasprintf("files%s", path);
-	char *local = xasprintf("%s/%s", dest_dir, stored);
-	char *slash = strrchr(local, '/');
-	json_t *j = NULL;
-	int64_t size;
-
-	if (guestfs_is_file_opts(g, path, GUESTFS_IS_FILE_OPTS_FOLLOWSYMLINKS, 1, -1) != 1) {
-		j = json_pack("{s:s, s:s}", "path", path, "error", "not a file in the guest");
-		goto out;
-	}
-	size = guestfs_filesize(g, path);
-	if (size < 0 || size > DISK_COLLECT_MAX) {
-		j = json_pack("{s:s, s:s}", "path", path, "error",
-			      size < 0 ? "cannot read its size" : "larger than 64 MiB");
-		goto out;
-	}
-	*slash = '\0';
-	if (mkdir_p(local, 0755)) {
-		*slash = '/';
-		goto out;
-	}
-	*slash = '/';
-	if (guestfs_download(g, path, local)) {
-		const char *e = guestfs_last_error(g);
-
-		j = json_pack("{s:s, s:s}", "path", path, "error", e ? e : "download failed");
-		goto out;
-	}
-	j = json_pack("{s:s, s:I, s:s}", "path", path, "size", (json_int_t)size, "stored", stored);
-out:
-	if (!j)
-		j = json_pack("{s:s, s:s}", "path", path, "error", "cannot store it on the host");
-	free(stored);
-	free(local);
-	return j;
-}
-
-json_t *disk_collect(const char *overlay, const struct strlist *paths, const char *dest_dir)
-{
-	guestfs_h *g;
-	json_t *out;
-
-	if (!paths->n)
-		return json_array();
-	g = gfs_open("collect_files");
-	if (!g)
-		return NULL;
-	/* readonly: libguestfs puts a throwaway overlay on top, so the
-	 * journal can be replayed without changing the file */
-	if (guestfs_add_drive_opts(g, overlay, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2",
-				   GUESTFS_ADD_DRIVE_OPTS_READONLY, 1, -1) ||
-	    guestfs_launch(g) || guestfs_mount(g, "/dev/sda1", "/")) {
-		gfs_fail(g, "collect_files: opening the guest disk after the boot", NULL);
-		gfs_close(g);
-		return NULL;
-	}
-	out = json_array();
-	for (size_t i = 0; i < paths->n; i++)
-		json_array_append_new(out, collect_one(g, paths->v[i], dest_dir));
-	gfs_close(g);
-	return out;
 }
 
 static char *kernel_sibling(const char *kernel_path, const char *fmt, const char *release)

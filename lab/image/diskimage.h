@@ -5,23 +5,24 @@
  * variant, packages, size, dirs, files; recipe.h), the guest agent
  * installed as /sbin/mmlab-agent (booted with init=/sbin/mmlab-agent) and
  * the workloads under /mmlab/workloads, packed into a qcow2 with the
- * libguestfs C API and cached under CACHE/images/ by the hash of the recipe. Each boot gets a
- * qcow2 overlay on top of it (the base never changes) holding the guest
- * plan; files are collected from the overlay after the guest stops.
+ * libguestfs C API and cached under CACHE/images/ by the hash of the
+ * recipe. libguestfs only builds images: each boot gets a qcow2 overlay on
+ * top of it (the base never changes) and its plan and files on a second,
+ * read-only disk that the agent unpacks; collected files come back on the
+ * data channel (lab/guest/files.h).
  */
 #ifndef MMLAB_DISKIMAGE_H
 #define MMLAB_DISKIMAGE_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <jansson.h>
 
 #include "image/cache.h"
+#include "image/payload.h"
 #include "image/recipe.h"
 #include "lib/util.h"
 
 #define DISK_AGENT_PATH "sbin/mmlab-agent"
-#define DISK_COLLECT_MAX (64u << 20) /* per collected file */
 
 /* a recipe file and what a job or the command line changes in it */
 struct disk_recipe {
@@ -64,22 +65,14 @@ int disk_image_get(const char *cache_dir, const struct disk_recipe *r, struct di
 void disk_image_release(struct disk_image *d);
 
 /*
- * Per boot: create overlay (qcow2, backing file base, which must be
- * readable by QEMU), write plan to /mmlab/plan in it, when modules_dir
- * is not NULL copy it to /lib/modules/<its basename>, and upload each host
- * file of extra (may be NULL; guest path under "mmlab/modules/" -> host
- * path, as for image_boot_initrd_extra()). 0 or -1 + message.
+ * Per boot, without libguestfs: a qcow2 overlay whose backing file is
+ * base (qemu-img; base must be readable by QEMU and is never written),
+ * and the payload disk (the boot's files as a raw cpio, common/proto.h,
+ * THE PAYLOAD) that the domain gets read-only beside it. 0 or -1 after a
+ * message; nothing is left behind on failure.
  */
-int disk_overlay_prepare(const char *base, const char *overlay, const struct kvlist *plan,
-			 const char *modules_dir, const struct kvlist *extra);
-
-/*
- * After the guest stopped: copy each guest path of paths out of overlay
- * into dest_dir/files/<path>. Returns [{"path","size","stored"} or
- * {"path","error"}] (a missing file is recorded, not an error), or NULL
- * after a message when the overlay cannot be read at all.
- */
-json_t *disk_collect(const char *overlay, const struct strlist *paths, const char *dest_dir);
+int disk_overlay_create(const char *base, const char *overlay);
+int disk_payload_write(const struct payload *files, const char *path);
 
 /* the distro initrd next to a kernel: <dir>/initrd.img-<release>, or NULL */
 char *disk_kernel_initrd(const char *kernel_path, const char *release);

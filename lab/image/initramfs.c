@@ -425,121 +425,104 @@ void image_release(struct image *img)
 	img->path = NULL;
 }
 
-char *image_plan_text(const struct kvlist *plan)
+static int write_all(int fd, const void *buf, size_t len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	const char *p = buf;
 
-	if (!f)
-		return NULL;
-	fputs("# mmlab guest plan (written by the host; key=value)\n", f);
-	for (size_t i = 0; i < plan->n; i++)
-		fprintf(f, "%s=%s\n", plan->v[i].key, plan->v[i].value);
-	fclose(f);
-	return buf;
-}
+	while (len) {
+		ssize_t n = write(fd, p, len);
 
-/* the extra files (guest path under mmlab/modules/ -> host path) */
-static int extra_entries(struct archive *a, const struct kvlist *extra)
-{
-	if (!extra || !extra->n)
-		return 0;
-	if (add_entry(a, "mmlab/modules", AE_IFDIR, 0755, NULL, 0, 0, 900003))
-		return -1;
-	for (size_t i = 0; i < extra->n; i++) {
-		size_t len;
-		char *data = read_file(extra->v[i].value, &len, 256u << 20);
-		int ret;
-
-		if (!data)
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			return -1;
-		ret = add_entry(a, extra->v[i].key, AE_IFREG, 0644, data, len, 0, 900004 + (int)i);
-		free(data);
-		if (ret)
-			return -1;
+		p += n;
+		len -= (size_t)n;
 	}
 	return 0;
 }
 
-static size_t extra_size(const struct kvlist *extra)
+/* the base image's bytes from in to out; their count, or -1 after a message */
+static int64_t copy_base(int in, int out, const char *base, const char *out_path)
 {
-	size_t n = 0;
-	struct stat st;
+	char *buf = xmalloc(1u << 20);
+	int64_t total = 0;
 
-	for (size_t i = 0; extra && i < extra->n; i++)
-		n += 1024 + (stat(extra->v[i].value, &st) ? 0 : (size_t)st.st_size);
-	return n;
-}
+	for (;;) {
+		ssize_t n = read(in, buf, 1u << 20);
 
-static int plan_cpio(const struct kvlist *plan, const struct kvlist *extra, void **out,
-		     size_t *outlen)
-{
-	struct archive *a = archive_write_new();
-	char *text = image_plan_text(plan);
-	size_t cap = strlen(text) + 8192 + extra_size(extra), used = 0;
-	void *buf = xmalloc(cap);
-	int ret = -1;
-
-	if (strlen(text) > MMPLAN_MAX_SIZE) {
-		lab_err("the guest plan is %zu bytes, more than the agent reads (%u)", strlen(text),
-			MMPLAN_MAX_SIZE);
-		goto out;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			lab_err("cannot read the image %s: %s", base, strerror(errno));
+			total = -1;
+			break;
+		}
+		if (!n)
+			break;
+		if (write_all(out, buf, (size_t)n)) {
+			lab_err("cannot write %s: %s; check the free space", out_path,
+				strerror(errno));
+			total = -1;
+			break;
+		}
+		total += n;
 	}
-	if (archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
-	    archive_write_add_filter_none(a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_per_block(a, 0) != ARCHIVE_OK ||
-	    archive_write_open_memory(a, buf, cap, &used) != ARCHIVE_OK) {
-		ar_fail(a, "guest plan cpio");
-		goto out;
-	}
-	if (add_entry(a, "mmlab", AE_IFDIR, 0755, NULL, 0, 0, 900001) ||
-	    add_entry(a, "mmlab/plan", AE_IFREG, 0644, text, strlen(text), 0, 900002) ||
-	    extra_entries(a, extra))
-		goto out;
-	if (archive_write_close(a) != ARCHIVE_OK) {
-		ar_fail(a, "guest plan cpio");
-		goto out;
-	}
-	*out = buf;
-	*outlen = used;
-	buf = NULL;
-	ret = 0;
-out:
-	archive_write_free(a);
-	free(text);
 	free(buf);
-	return ret;
+	return total;
 }
 
 int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path)
 {
-	return image_boot_initrd_extra(base, plan, NULL, out_path);
+	struct payload p = { 0 };
+	int ret = payload_add_plan(&p, plan);
+
+	if (!ret)
+		ret = image_boot_initrd_files(base, &p, out_path);
+	payload_release(&p);
+	return ret;
 }
 
-int image_boot_initrd_extra(const char *base, const struct kvlist *plan, const struct kvlist *extra,
-			    const char *out_path)
+int image_boot_initrd_files(const char *base, const struct payload *files, const char *out_path)
 {
-	size_t blen, plen, pad;
-	char *b = read_file(base, &blen, 1u << 30);
-	void *p = NULL;
-	char *all;
-	int ret;
+	static const char zeros[4];
+	char *tmp = xasprintf("%s.tmp.%ld", out_path, (long)getpid());
+	int in = open(base, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
+	int64_t blen;
 
-	if (!b)
-		return -1;
-	if (plan_cpio(plan, extra, &p, &plen)) {
-		free(b);
-		return -1;
+	if (in < 0) {
+		lab_err("cannot read the image %s: %s; run 'mmlab image build'", base,
+			strerror(errno));
+		goto out;
 	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		lab_err("cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	blen = copy_base(in, out, base, out_path);
 	/* the kernel wants each appended archive to start 4-byte aligned */
-	pad = (4 - blen % 4) % 4;
-	all = xcalloc(1, blen + pad + plen);
-	memcpy(all, b, blen);
-	memcpy(all + blen + pad, p, plen);
-	ret = write_file_atomic(out_path, all, blen + pad + plen, 0644);
-	free(all);
-	free(b);
-	free(p);
+	if (blen < 0 || write_all(out, zeros, (size_t)((4 - blen % 4) % 4)) ||
+	    payload_write_cpio(files, out, out_path) < 0)
+		goto out;
+	if (close(out)) {
+		out = -1;
+		lab_err("cannot write %s: %s; check the free space", tmp, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	if (rename(tmp, out_path)) {
+		lab_err("cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (ret)
+		unlink(tmp);
+	free(tmp);
 	return ret;
 }

@@ -4,7 +4,8 @@
  * gzip, written with libarchive) holding the static guest agent as /init
  * and the workload programs under /mmlab/workloads/. It is cached under
  * CACHE/images/ by a hash of its contents. Each boot appends a small
- * uncompressed cpio holding the guest plan (/mmlab/plan).
+ * uncompressed cpio holding the guest plan (/mmlab/plan) and the boot's
+ * files (payload.h).
  */
 #ifndef MMLAB_IMAGE_H
 #define MMLAB_IMAGE_H
@@ -12,6 +13,7 @@
 #include <jansson.h>
 
 #include "image/cache.h"
+#include "image/payload.h"
 #include "image/recipe.h"
 #include "lib/util.h"
 
@@ -41,15 +43,12 @@ void image_release(struct image *img);
 int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path);
 
 /*
- * The same with extra files: extra maps guest paths under "mmlab/modules/"
- * (e.g. "mmlab/modules/pagebench.ko") to host files (kernel modules a
- * workload loads).
+ * The same with a boot's payload (the plan and its files, payload.h)
+ * appended as an uncompressed cpio, which the kernel unpacks over the
+ * base. Written to a temporary file renamed to out_path (no fsync: a
+ * boot's files are thrown away with its stage). 0 or -1 after a message.
  */
-int image_boot_initrd_extra(const char *base, const struct kvlist *plan, const struct kvlist *extra,
-			    const char *out_path);
-
-/* render a plan as the text the guest reads */
-char *image_plan_text(const struct kvlist *plan);
+int image_boot_initrd_files(const char *base, const struct payload *files, const char *out_path);
 
 /* sha256 over the agent and workload programs (what an image is made of) */
 int image_guest_hash(char out[65]);

@@ -110,13 +110,9 @@ static void parse_disk(struct job_yaml *y, struct job_field *f, struct job *job)
 {
 	if (f[J_IMAGE].val)
 		job_parse_image(y, f[J_IMAGE].val, job->dir, &job->image);
-	if (f[J_COLLECT].val) {
+	/* both image kinds: the files come back on the data channel */
+	if (f[J_COLLECT].val)
 		job_parse_collect(y, f[J_COLLECT].val, &job->collect_files);
-		if (job->image.kind != IMAGE_DEBOOTSTRAP && job->collect_files.n)
-			job_yaml_err(
-				y, f[J_COLLECT].key_node->start_mark, "collect_files",
-				"needs a disk image; add 'image: { kind: debootstrap }' or remove collect_files");
-	}
 }
 
 /* the required keys and the name (which an extension may default) */

@@ -2,7 +2,7 @@
 /*
  * parse_guest.c - what the job asks of the guest besides the workload:
  * "image:" (the initramfs or a debootstrap disk), "collect_files:" (files
- * brought back from the disk), "collectors:" (tracepoints) and "timeouts:".
+ * brought back from the guest), "collectors:" (tracepoints) and "timeouts:".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "image/recipe.h"
 #include "job/parse.h"
 #include "lib/util.h"
+#include "proto.h"
 
 static const char *const image_kind_choices[] = { "initramfs", "debootstrap", NULL };
 
@@ -171,16 +172,6 @@ void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct
 	image_recipe_release(&r);
 }
 
-static bool guest_path_ok(const char *v)
-{
-	size_t n = strlen(v);
-
-	if (v[0] != '/' || n < 2 || n > 1024 || strstr(v, "//") || strstr(v, "/../") ||
-	    (n >= 3 && !strcmp(v + n - 3, "/..")))
-		return false;
-	return true;
-}
-
 void job_parse_collect(struct job_yaml *y, yaml_node_t *n, struct strlist *out)
 {
 	const char *want = "an absolute path in the guest such as /var/log/syslog";
@@ -203,11 +194,12 @@ void job_parse_collect(struct job_yaml *y, yaml_node_t *n, struct strlist *out)
 
 		if (!v)
 			continue;
-		if (!guest_path_ok(v))
+		if (!mmpath_ok(v))
 			job_yaml_err(y, it->start_mark, p,
 				     "'%s' is not a usable path; expected %s "
-				     "(no '..', no '//')",
-				     job_show(s, v), want);
+				     "(at most %d bytes, no control characters, no '.' or '..' "
+				     "components, no '//', no trailing '/')",
+				     job_show(s, v), want, MMPATH_MAX);
 		else
 			strlist_push(out, v);
 	}

@@ -3,31 +3,41 @@
  * boot.c - one boot of a run, the same for "mmlab run", the queue's boots
  * and bisect/repro (they run through runner_run()):
  *
- *   stage    the boot's directory, its guest plan in an initramfs overlay
- *            (or a disk overlay), the workload's module
+ *   stage    the boot's directory and its payload (the guest plan, the
+ *            workload's module, a source-built kernel's modules: one file
+ *            list, payload.h) appended to the initramfs, or for a disk
+ *            image a qcow2 overlay and the payload on a second disk
  *   domain   the libvirt domain XML, placed as the queue says; the domains
  *            of earlier attempts of the boot destroyed
  *   watch    run the domain to poweroff, crash, deadline or a signal
- *   collect  what the agent sent on ttyS1, the files the job collects, the
- *            console log
+ *   collect  what the agent sent on ttyS1, the files the job collects (FILE
+ *            records in it, guest/files.h), the console log
  *   record   each iteration into the store (record.c)
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "guest/files.h"
 #include "guest/plan.h"
+#include "guest/tap.h"
 #include "guest/stream.h"
 #include "kernel/wlmodule.h"
 #include "lib/util.h"
+#include "proto.h"
 #include "run/run.h"
 #include "run/stage.h"
 #include "vm/domain_xml.h"
 
-#define AGENT_DATA_MAX (64u << 20)
+/* the data channel read: records, and collected files (64 x MMFILE_MAX) */
+#define AGENT_DATA_MAX (6ULL << 30)
 #define CONSOLE_MAX (16u << 20)
 /* how a boot waits for an earlier attempt's domain to go */
 #define ATTEMPT_CLEAR_S 30
@@ -37,12 +47,16 @@ struct boot_ctx {
 	char *dir; /* STAGE/<variant>-<first> */
 	char *initrd, *console_path, *data_path, *kernel, *cmdline;
 	char *overlay; /* the disk overlay, or NULL */
+	char *payload; /* the disk's payload disk, or NULL */
+	struct payload files; /* the boot's files beside the image */
 	char *base; /* mmlab-<run>-<variant>-<first>: every attempt's prefix */
 	char *name; /* base+attempt: this attempt's domain */
 	char *label; /* "<variant> iteration <first>[+] (<release>)" */
 	struct kvlist plan;
 	char *xml;
-	char *data, *console;
+	void *data; /* the data channel's file, mapped */
+	size_t dlen;
+	char *console;
 	struct boot_out out;
 };
 
@@ -65,6 +79,7 @@ static void boot_ctx_init(struct boot_ctx *bc, const struct run *r, const struct
 	bc->label = xasprintf("%s iteration %u%s (%s)", v->name, b->first, b->count > 1 ? "+" : "",
 			      r->kernels[b->variant].release);
 	bc->out.dir = bc->dir;
+	bc->out.data_file = "agent.bin";
 	bc->out.domain = bc->name;
 }
 
@@ -73,8 +88,10 @@ static void boot_ctx_release(struct boot_ctx *bc)
 	kvlist_free(&bc->plan);
 	json_decref(bc->out.agent);
 	json_decref(bc->out.files);
+	payload_release(&bc->files);
 	free(bc->xml);
-	free(bc->data);
+	if (bc->data)
+		munmap(bc->data, bc->dlen);
 	free(bc->console);
 	stage_done(bc->dir);
 	free(bc->dir);
@@ -84,6 +101,7 @@ static void boot_ctx_release(struct boot_ctx *bc)
 	free(bc->kernel);
 	free(bc->cmdline);
 	free(bc->overlay);
+	free(bc->payload);
 	free(bc->base);
 	free(bc->name);
 	free(bc->label);
@@ -91,71 +109,102 @@ static void boot_ctx_release(struct boot_ctx *bc)
 
 /* ---- stage ------------------------------------------------------------ */
 
-/* the workload's module for the boot's kernel, as a guest file */
-static void module_extra(const struct run *r, const struct boot *b, struct kvlist *extra)
+/*
+ * The boot's files beside its image, the same list for both image kinds:
+ * the plan, the workload's module built for the boot's kernel and, on a
+ * disk image, the variant's own modules tree (an initramfs lives in the
+ * guest's memory, where a whole module tree does not belong).
+ */
+static int boot_files(const struct run *r, const struct boot *b, struct boot_ctx *bc)
 {
-	char *gp;
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	char *mods = NULL, *gp;
+	int ret = 0;
 
-	if (!r->modules || !r->modules[b->variant])
-		return;
-	gp = xasprintf("mmlab/modules/%s.ko", wlmodule_for_workload(r->job->workload.name));
-	kvlist_set(extra, gp, r->modules[b->variant]);
-	free(gp);
+	if (payload_add_plan(&bc->files, &bc->plan))
+		return -1;
+	if (r->modules && r->modules[b->variant]) {
+		gp = xasprintf("/mmlab/modules/%s.ko",
+			       wlmodule_for_workload(r->job->workload.name));
+		payload_add_file(&bc->files, gp, r->modules[b->variant], 0644);
+		free(gp);
+	}
+	if (r->disk_base)
+		mods = disk_kernel_modules(ki->path, ki->release);
+	if (mods) {
+		gp = xasprintf("/lib/modules/%s", ki->release);
+		lab_info("the kernel modules %s go into the guest's %s", mods, gp);
+		ret = payload_add_tree(&bc->files, gp, mods);
+		free(gp);
+	}
+	free(mods);
+	return ret;
+}
+
+/*
+ * The kernel's distro initrd, when it has one (it loads virtio_blk and
+ * ext4, modules in Debian's kernels), staged once per variant beside the
+ * kernel: QEMU's user must read it, and a boot must not copy 30 MB.
+ */
+static int stage_distro_initrd(const struct run *r, const struct boot *b, struct boot_ctx *bc)
+{
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	char *src = disk_kernel_initrd(ki->path, ki->release), *tmp;
+	int ret = 0;
+
+	free(bc->initrd);
+	bc->initrd = NULL;
+	if (!src)
+		return 0;
+	bc->initrd = xasprintf("%s/initrd-%zu", r->stage, b->variant);
+	if (path_exists(bc->initrd)) {
+		free(src);
+		return 0;
+	}
+	tmp = xasprintf("%s.tmp.%ld", bc->initrd, (long)getpid());
+	ret = copy_file(src, tmp, 0644);
+	if (!ret && rename(tmp, bc->initrd)) {
+		lab_err("cannot stage %s as %s: %s", src, bc->initrd, strerror(errno));
+		ret = -1;
+	}
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	free(src);
+	return ret;
 }
 
 /*
  * A debootstrap image boots from a per-boot overlay of the cached base,
- * through the kernel's own distro initrd when it has one (it loads
- * virtio_blk and ext4, modules in Debian's kernels), else straight from
- * the kernel (which must have them built in).
+ * through the kernel's distro initrd when it has one, else straight from
+ * the kernel (which must have virtio_blk and ext4 built in); its files
+ * are on the payload disk, which the agent unpacks.
  */
 static int stage_disk(const struct run *r, const struct boot *b, struct boot_ctx *bc)
 {
-	const struct kernel_info *ki = &r->kernels[b->variant];
-	char *src = disk_kernel_initrd(ki->path, ki->release);
-	char *mods = disk_kernel_modules(ki->path, ki->release);
-	struct kvlist extra = { 0 };
-	int ret = -1;
-
 	bc->overlay = xasprintf("%s/disk.qcow2", bc->dir);
-	free(bc->initrd);
-	bc->initrd = NULL;
-	if (src) {
-		bc->initrd = xasprintf("%s/initrd", bc->dir);
-		if (copy_file(src, bc->initrd, 0644))
-			goto out;
-	}
-	module_extra(r, b, &extra);
-	ret = disk_overlay_prepare(r->disk_base, bc->overlay, &bc->plan, mods, &extra);
-out:
-	kvlist_free(&extra);
-	free(src);
-	free(mods);
-	return ret;
+	bc->payload = xasprintf("%s/payload.cpio", bc->dir);
+	if (stage_distro_initrd(r, b, bc) || disk_overlay_create(r->disk_base, bc->overlay))
+		return -1;
+	return disk_payload_write(&bc->files, bc->payload);
 }
 
 static int boot_stage(const struct run *r, const struct boot *b, struct boot_ctx *bc,
 		      struct progress *pg)
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
-	struct kvlist extra = { 0 };
-	int ret;
 
 	if (mkdir_p(bc->dir, 0755))
 		return -1;
 	guest_plan(&bc->plan, r->id, r->job, v, b->first, b->count);
+	if (boot_files(r, b, bc))
+		return -1;
 	if (r->disk_base) {
 		progress_status(pg, "%s iteration %u%s: preparing the guest disk", v->name,
 				b->first, b->count > 1 ? "+" : "");
 		return stage_disk(r, b, bc);
 	}
-	module_extra(r, b, &extra);
-	if (extra.n)
-		ret = image_boot_initrd_extra(r->img.path, &bc->plan, &extra, bc->initrd);
-	else
-		ret = image_boot_initrd(r->img.path, &bc->plan, bc->initrd);
-	kvlist_free(&extra);
-	return ret;
+	return image_boot_initrd_files(r->img.path, &bc->files, bc->initrd);
 }
 
 /* ---- domain ------------------------------------------------------------- */
@@ -172,7 +221,9 @@ static int boot_domain(const struct run *r, struct boot_ctx *bc)
 		.cmdline = bc->cmdline,
 		.console_path = bc->console_path,
 		.data_path = bc->data_path,
+		.data_pipe = true,
 		.disk_path = bc->overlay,
+		.payload_path = bc->payload,
 	};
 
 	if (place) {
@@ -231,12 +282,21 @@ static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx
 			r->job->timeouts.boot_s + (double)r->job->timeouts.iteration_s * b->count,
 	};
 	struct vm_result *vr = &bc->out.vr;
+	struct data_tap *tap = data_tap_start(bc->data_path, AGENT_DATA_MAX);
+	int64_t dropped;
 
+	if (!tap)
+		return -1;
 	progress_status(pg, "%s: booting", bc->label);
 	vm_set_tick(r->host, boot_tick, &tc);
 	/* the outcome says it all; -1 is only VM_ERROR */
 	vm_run(r->host, bc->xml, tc.deadline, vr);
 	vm_set_tick(r->host, NULL, NULL);
+	dropped = data_tap_stop(tap);
+	if (dropped > 0)
+		lab_warn("variant '%s' iteration %u: the guest sent more than %llu GiB on its data "
+			 "channel; the last %lld bytes were dropped",
+			 v->name, b->first, AGENT_DATA_MAX >> 30, (long long)dropped);
 	if (vr->outcome == VM_ERROR) {
 		lab_err("variant '%s' iteration %u: the domain did not start: %s", v->name,
 			b->first, vr->detail);
@@ -247,17 +307,86 @@ static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx
 
 /* ---- collect ------------------------------------------------------------------ */
 
+/* the data channel's file, mapped read-only (at most AGENT_DATA_MAX bytes of it) */
+static int map_data(struct boot_ctx *bc)
+{
+	int fd = open(bc->data_path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *m;
+
+	if (fd < 0 && errno == ENOENT)
+		return 0; /* the guest never wrote: nothing to read */
+	if (fd < 0 || fstat(fd, &st)) {
+		lab_err("cannot read the data channel %s: %s", bc->data_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	bc->dlen = (uint64_t)st.st_size > AGENT_DATA_MAX ? AGENT_DATA_MAX : (size_t)st.st_size;
+	if (bc->dlen > 0) {
+		m = mmap(NULL, bc->dlen, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			lab_err("cannot map the data channel %s: %s", bc->data_path,
+				strerror(errno));
+			bc->dlen = 0;
+			close(fd);
+			return -1;
+		}
+		bc->data = m;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The files the job collects, from the FILE records of the stream; the
+ * iteration keeps the stream without them (they are stored as files).
+ */
+static void collect_files(struct run *r, const struct job_variant *v, struct boot_ctx *bc)
+{
+	struct guest_files_stats st;
+	json_t *files = guest_files_store(bc->data, bc->dlen, &r->job->collect_files, bc->dir, &st);
+	json_t *stream = json_object_get(bc->out.agent, "stream"), *f;
+	size_t i;
+
+	if (r->job->collect_files.n)
+		bc->out.files = json_incref(files);
+	json_array_foreach(files, i, f)
+		if (json_is_true(json_object_get(f, "truncated")))
+			lab_warn("variant '%s': %s is %lld bytes in the guest; its first %u MiB "
+				 "are stored",
+				 v->name, json_string_value(json_object_get(f, "path")),
+				 (long long)json_integer_value(json_object_get(f, "size")),
+				 MMFILE_MAX >> 20);
+	json_decref(files);
+	if (st.ignored + st.late)
+		lab_warn("variant '%s': the guest sent %u file record(s) that were not asked for "
+			 "or came too late; ignored",
+			 v->name, st.ignored + st.late);
+	if (json_is_object(stream) && st.records)
+		json_object_set_new(stream, "file_records",
+				    json_pack("{s:I, s:I, s:I}", "total", (json_int_t)st.records,
+					      "ignored", (json_int_t)st.ignored, "late",
+					      (json_int_t)st.late));
+	if (st.records) {
+		char *kept = xasprintf("%s/agent.stored.bin", bc->dir);
+
+		if (!guest_stream_drop_files(bc->data, bc->dlen, kept))
+			bc->out.data_file = "agent.stored.bin";
+		free(kept);
+	}
+}
+
 static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc,
 			struct progress *pg)
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
 	json_t *se;
-	size_t dlen = 0;
 
-	if (path_exists(bc->data_path))
-		bc->data = read_file(bc->data_path, &dlen, AGENT_DATA_MAX);
-	bc->out.agent = agent_parse_stream(bc->data ? bc->data : "", bc->data ? dlen : 0,
-					   r->job->workload.name);
+	if (map_data(bc))
+		return -1;
+	bc->out.agent =
+		agent_parse_stream(bc->data ? bc->data : "", bc->dlen, r->job->workload.name);
 	se = json_object_get(bc->out.agent, "setup_error");
 	if (se) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
@@ -266,13 +395,10 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 		r->setup_failed = true;
 		return -1;
 	}
-	if (bc->overlay && r->job->collect_files.n) {
-		progress_status(pg, "%s iteration %u: collecting files", v->name, b->first);
-		bc->out.files = disk_collect(bc->overlay, &r->job->collect_files, bc->dir);
-		if (!bc->out.files)
-			bc->out.files =
-				json_pack("{s:s}", "error", "the guest disk could not be read");
-	}
+	if (r->job->collect_files.n)
+		progress_status(pg, "%s iteration %u: storing the collected files", v->name,
+				b->first);
+	collect_files(r, v, bc);
 	if (path_exists(bc->console_path))
 		bc->console = read_file(bc->console_path, NULL, CONSOLE_MAX);
 	if (!bc->console)

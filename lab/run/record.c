@@ -162,9 +162,10 @@ static int copy_tree(const char *src, const char *dst_dir)
 	return spawn_run(argv, &o, NULL);
 }
 
-static void copy_if_there(const char *from_dir, const char *to_dir, const char *name)
+static void copy_if_there(const char *from_dir, const char *to_dir, const char *from,
+			  const char *name)
 {
-	char *src = xasprintf("%s/%s", from_dir, name);
+	char *src = xasprintf("%s/%s", from_dir, from);
 	char *dst = xasprintf("%s/%s", to_dir, name);
 
 	if (path_exists(src))
@@ -178,8 +179,8 @@ static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it, 
 {
 	if (mkdir_p(dir, 0755))
 		return -1;
-	copy_if_there(out->dir, dir, "console.log");
-	copy_if_there(out->dir, dir, "agent.bin");
+	copy_if_there(out->dir, dir, "console.log", "console.log");
+	copy_if_there(out->dir, dir, out->data_file ? out->data_file : "agent.bin", "agent.bin");
 	if (out->files) {
 		char *src = xasprintf("%s/files", out->dir);
 		int bad;

@@ -132,10 +132,11 @@ int run_boot(struct run *r, const struct boot *b, struct progress *pg);
 /* what a boot leaves for its record */
 struct boot_out {
 	const char *dir; /* the boot's directory: console.log, agent.bin, files/ */
+	const char *data_file; /* in dir: the stream stored as agent.bin (without FILE records) */
 	const char *domain; /* its domain's name */
 	struct vm_result vr;
 	json_t *agent; /* agent_parse_stream() of the data channel */
-	json_t *files; /* collect_files: disk_collect()'s answer, or NULL */
+	json_t *files; /* collect_files: guest_files_store()'s answer, or NULL */
 	const char *console; /* the console log, "" when there is none */
 };
 

@@ -19,6 +19,7 @@
 
 #include "vm/domain_xml.h"
 #include "lib/util.h"
+#include "proto.h"
 
 #define TCG_CPU_MODEL "qemu64"
 
@@ -90,7 +91,9 @@ static int check_spec(const struct domain_spec *s)
 	if (check_path(s, "kernel", s->kernel) < 0 || check_path(s, "initrd", s->initrd) < 0 ||
 	    check_path(s, "console", s->console_path) < 0 ||
 	    check_path(s, "data channel", s->data_path) < 0 ||
-	    check_path(s, "disk", s->disk_path) < 0 || check_utf8(s, "name", s->name) < 0 ||
+	    check_path(s, "disk", s->disk_path) < 0 ||
+	    check_path(s, "payload disk", s->payload_path) < 0 ||
+	    check_utf8(s, "name", s->name) < 0 ||
 	    check_utf8(s, "kernel command line", s->cmdline) < 0 ||
 	    check_utf8(s, "cpuset", s->cpuset) < 0)
 		return -1;
@@ -281,11 +284,12 @@ static int write_numatune(xmlTextWriterPtr w, const struct domain_spec *s)
 	return rc | w_end(w);
 }
 
-static int write_serial(xmlTextWriterPtr w, const char *path, unsigned int port)
+static int write_serial(xmlTextWriterPtr w, const char *path, unsigned int port, bool pipe)
 {
 	int rc = w_start(w, "serial");
 
-	rc |= w_attr(w, "type", "file");
+	/* pipe: QEMU opens path.in and path.out, not virtlogd (guest/tap.h) */
+	rc |= w_attr(w, "type", pipe ? "pipe" : "file");
 	rc |= w_empty1(w, "source", "path", path);
 	rc |= w_start(w, "target");
 	rc |= w_attru(w, "port", port);
@@ -312,15 +316,39 @@ static int write_disk(xmlTextWriterPtr w, const char *path)
 	return rc | w_end(w);
 }
 
+/* the boot's payload beside it: a raw cpio the agent finds by its serial */
+static int write_payload_disk(xmlTextWriterPtr w, const char *path)
+{
+	int rc = w_start(w, "disk");
+
+	rc |= w_attr(w, "type", "file");
+	rc |= w_attr(w, "device", "disk");
+	rc |= w_start(w, "driver");
+	rc |= w_attr(w, "name", "qemu");
+	rc |= w_attr(w, "type", "raw");
+	rc |= w_end(w);
+	rc |= w_empty1(w, "source", "file", path);
+	rc |= w_start(w, "target");
+	rc |= w_attr(w, "dev", "vdb");
+	rc |= w_attr(w, "bus", "virtio");
+	rc |= w_end(w);
+	rc |= w_elem(w, "serial", MMPAYLOAD_SERIAL);
+	rc |= w_start(w, "readonly");
+	rc |= w_end(w);
+	return rc | w_end(w);
+}
+
 static int write_devices(xmlTextWriterPtr w, const struct domain_spec *s)
 {
 	int rc = w_start(w, "devices");
 
 	if (s->disk_path)
 		rc |= write_disk(w, s->disk_path);
+	if (s->payload_path)
+		rc |= write_payload_disk(w, s->payload_path);
 
-	rc |= write_serial(w, s->console_path, 0);
-	rc |= write_serial(w, s->data_path, 1);
+	rc |= write_serial(w, s->console_path, 0, false);
+	rc |= write_serial(w, s->data_path, 1, s->data_pipe);
 	/* the console is ttyS0 (libvirt would add this for serial 0 anyway) */
 	rc |= w_start(w, "console");
 	rc |= w_attr(w, "type", "file");

@@ -5,11 +5,14 @@
  * The XML is written with libxml2's xmlTextWriter, so every value (names,
  * paths, the kernel command line) is escaped. The guest boots a kernel
  * directly (<kernel>/<initrd>/<cmdline>), has no disks, network, graphics
- * or USB, and two file-backed serial ports: ttyS0 (console log) and ttyS1
- * (the agent's data channel, see common/proto.h).
+ * or USB, and two serial ports: ttyS0 (console log, a file) and ttyS1 (the
+ * agent's data channel, see common/proto.h: a file, or FIFOs a thread of
+ * the host copies, guest/tap.h).
  */
 #ifndef MMLAB_TOPOLOGY_H
 #define MMLAB_TOPOLOGY_H
+
+#include <stdbool.h>
 
 #include "job/job.h"
 
@@ -26,6 +29,8 @@ struct domain_spec {
 	const char *kernel, *initrd, *cmdline; /* absolute paths; cmdline complete */
 	const char *console_path; /* ttyS0 -> file (console log) */
 	const char *data_path; /* ttyS1 -> file (agent data channel) */
+	/* ttyS1 as <serial type='pipe'>: the FIFOs data_path.in/.out (guest/tap.h) */
+	bool data_pipe;
 	const char *cpuset; /* host cpus for <vcpupin>, NULL = none */
 	/*
 	 * Placement (lab/vm/placement.h): one host CPU per vCPU (overrides
@@ -35,6 +40,8 @@ struct domain_spec {
 	const int *vcpu_pins;
 	const int *memnodes;
 	const char *disk_path; /* qcow2 as virtio-blk vda, NULL = no disk */
+	/* the boot's payload (common/proto.h): raw, read-only vdb, NULL = none */
+	const char *payload_path;
 };
 
 /*

@@ -19,9 +19,10 @@ rc=0; "$MMLAB" image build --kind debootstrap --packages 'Bad!' 2>"$T/e" || rc=$
 grep -q "is not a Debian package name" "$T/e" || fail "bad package name: $(cat "$T/e")"
 rc=0; "$MMLAB" image build --kind debootstrap --size 1M 2>"$T/e" || rc=$?
 [ $rc = 2 ] || fail "bad size: exit $rc"
-j=$(job bad "{ name: noop }" "" "collect_files: [/var/log/x]")
+j=$(job bad "{ name: noop }" "" "collect_files: [/var/log/../x]")
 rc=0; "$MMLAB" run "$j" 2>"$T/e" || rc=$?
-[ $rc = 2 ] && grep -q "collect_files: needs a disk image" "$T/e" || fail "collect_files without a disk: $rc $(cat "$T/e")"
+[ $rc = 2 ] && grep -q "collect_files\[0\]: '/var/log/../x' is not a usable path" "$T/e" ||
+	fail "collect_files with '..': $rc $(cat "$T/e")"
 
 # unreachable archive
 rc=0; MMLAB_DEBIAN_MIRROR=http://127.0.0.1:9/debian \

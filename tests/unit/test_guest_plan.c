@@ -72,7 +72,17 @@ static void test_plan(void **state)
 	job.collectors.disabled = true;
 	guest_plan(&p, "r", &job, &v, 0, 1);
 	assert_string_equal(kvlist_get(&p, "collect.enabled"), "0");
+	assert_null(kvlist_get(&p, "collect.file.0"));
 	kvlist_free(&p);
+
+	/* collect_files: in order, encoded so that a value holds no space */
+	strlist_push(&job.collect_files, "/var/log/mmlab/writefile.out");
+	strlist_push(&job.collect_files, "/tmp/a b=c");
+	guest_plan(&p, "r", &job, &v, 0, 1);
+	assert_string_equal(kvlist_get(&p, "collect.file.0"), "/var/log/mmlab/writefile.out");
+	assert_string_equal(kvlist_get(&p, "collect.file.1"), "/tmp/a%20b%3Dc");
+	kvlist_free(&p);
+	strlist_free(&job.collect_files);
 	job_fini(&job, &v);
 }
 

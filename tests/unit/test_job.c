@@ -455,8 +455,8 @@ static const struct bad_case bad_cases[] = {
 	{ "image-package", "5:49", "image.packages[1]: 'Bad Name' is not a Debian package name" },
 	{ "image-size", "5:35",
 	  "image.size: 104857600 bytes; expected a whole number of MiB from 512M to 1T" },
-	{ "collect-initramfs", "5:1",
-	  "collect_files: needs a disk image; add 'image: { kind: debootstrap }'" },
+	{ "collect-dotdot", "5:34",
+	  "collect_files[1]: '/var/log/../../etc/shadow' is not a usable path" },
 	{ "collect-relative", "6:17", "collect_files[0]: 'var/log/syslog' is not a usable path" },
 };
 static void test_image(void **state)
@@ -486,6 +486,14 @@ static void test_image(void **state)
 	assert_string_equal(job->image.suite, "trixie");
 	assert_int_equal(job->image.size_bytes, 2ULL << 30);
 	assert_int_equal(job->collect_files.n, 0);
+	job_free(job);
+
+	/* files come back from the initramfs too (the data channel) */
+	job = load_ok("name: j\nvariants: [ { name: base } ]\n"
+		      "topology: { nodes: 1, memory_per_node: 256M }\n"
+		      "workload: { name: noop }\ncollect_files: [/tmp/out.txt]\n");
+	assert_int_equal(job->image.kind, IMAGE_INITRAMFS);
+	assert_int_equal(job->collect_files.n, 1);
 	job_free(job);
 
 	/* the default stays the initramfs, with nothing to free */

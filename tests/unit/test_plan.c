@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "../../collectors/plan.c"
+#include "lib/strbuf.h"
 
 static struct plan p;
 
@@ -74,11 +75,41 @@ static void test_bad(void **state)
 	assert_string_equal(err, "line 2: bad value for thp.enabled: \"a b\"");
 }
 
+/* collect_files: encoded absolute paths, in the plan's order, at most 64 */
+static void test_files(void **state)
+{
+	struct strbuf many = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(parse("workload=x\ncollect.file.1=/var/log/a%20b\n"
+			       "collect.file.0=/tmp/out.txt\n"),
+			 0);
+	assert_int_equal(p.nfiles, 2);
+	assert_string_equal(p.files[0], "/var/log/a b");
+	assert_string_equal(p.files[1], "/tmp/out.txt");
+	assert_int_equal(parse("workload=x\ncollect.file.0=relative\n"), -1);
+	assert_int_equal(parse("workload=x\ncollect.file.0=/var/../etc/shadow\n"), -1);
+	assert_int_equal(parse("workload=x\ncollect.file.0=/var/%2E%2E/etc/shadow\n"), -1);
+	assert_int_equal(parse("workload=x\ncollect.file.0=/a%0Ab\n"), -1);
+	assert_int_equal(parse("workload=x\ncollect.file.0=/a%00b\n"), -1);
+	assert_int_equal(parse("workload=x\ncollect.file.x=/a\n"), -1);
+	assert_int_equal(parse("workload=x\ncollect.file.=/a\n"), -1);
+	strbuf_addstr(&many, "workload=x\n");
+	for (int i = 0; i < PLAN_MAX_FILES; i++)
+		strbuf_addf(&many, "collect.file.%d=/f%d\n", i, i);
+	assert_int_equal(parse(many.buf), 0);
+	assert_int_equal(p.nfiles, PLAN_MAX_FILES);
+	strbuf_addstr(&many, "collect.file.64=/one-too-many\n");
+	assert_int_equal(parse(many.buf), -1);
+	strbuf_release(&many);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

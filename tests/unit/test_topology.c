@@ -168,6 +168,47 @@ static void test_two_nodes_required_elements(void **state)
 	free(xml);
 }
 
+/* a disk image boot: the overlay as vda, the payload read-only as vdb */
+static void test_disks(void **state)
+{
+	struct job_topology t;
+	struct domain_spec s;
+	struct parsed p;
+	char *xml;
+
+	(void)state;
+	two_nodes(&t);
+	s = spec_for(&t, DOM_ACCEL_TCG);
+	s.disk_path = "/r/disk.qcow2";
+	s.payload_path = "/r/payload.cpio";
+	xml = topology_domain_xml(&s);
+	parse(xml, &p);
+	assert_int_equal(count(&p, "/domain/devices/disk"), 2);
+	assert_str(&p, "/domain/devices/disk[1]/target/@dev", "vda");
+	assert_str(&p, "/domain/devices/disk[1]/source/@file", "/r/disk.qcow2");
+	assert_str(&p, "/domain/devices/disk[1]/driver/@type", "qcow2");
+	assert_int_equal(count(&p, "/domain/devices/disk[1]/readonly"), 0);
+	assert_str(&p, "/domain/devices/disk[2]/target/@dev", "vdb");
+	assert_str(&p, "/domain/devices/disk[2]/target/@bus", "virtio");
+	assert_str(&p, "/domain/devices/disk[2]/source/@file", "/r/payload.cpio");
+	assert_str(&p, "/domain/devices/disk[2]/driver/@type", "raw");
+	assert_str(&p, "/domain/devices/disk[2]/serial", "mmlab-payload");
+	assert_int_equal(count(&p, "/domain/devices/disk[2]/readonly"), 1);
+	assert_str(&p, "/domain/devices/serial[target/@port='1']/@type", "file");
+	unparse(&p);
+	free(xml);
+
+	/* the data channel through FIFOs (guest/tap.h) */
+	s.data_pipe = true;
+	xml = topology_domain_xml(&s);
+	parse(xml, &p);
+	assert_str(&p, "/domain/devices/serial[target/@port='1']/@type", "pipe");
+	assert_str(&p, "/domain/devices/serial[target/@port='1']/source/@path", "/r/data.bin");
+	assert_str(&p, "/domain/devices/serial[target/@port='0']/@type", "file");
+	unparse(&p);
+	free(xml);
+}
+
 static void test_three_nodes_unequal_with_distances(void **state)
 {
 	static const unsigned int d[9] = { 10, 21, 31, 21, 10, 21, 31, 21, 10 };
@@ -328,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_node),
 		cmocka_unit_test(test_two_nodes_required_elements),
+		cmocka_unit_test(test_disks),
 		cmocka_unit_test(test_three_nodes_unequal_with_distances),
 		cmocka_unit_test(test_partial_distances_get_defaults),
 		cmocka_unit_test(test_kvm_vs_tcg),

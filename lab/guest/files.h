@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * files.h - collect_files on the host: the FILE records of the agent's
+ * stream (common/proto.h) stored as DIR/files/<path>. The stream is
+ * untrusted. Only the paths the job asked for are stored, each under the
+ * name the job gave (never one the guest chose), at most MMFILE_MAX bytes
+ * of it, and only from pieces that follow each other from offset 0 and
+ * agree on the file's size: a guest that names other paths, sends ".."
+ * or lies about sizes and offsets gets its records ignored or the file
+ * refused, and cannot write anywhere else.
+ */
+#ifndef MMLAB_GUEST_FILES_H
+#define MMLAB_GUEST_FILES_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "lib/util.h"
+
+struct guest_files_stats {
+	unsigned int records; /* FILE records in the stream */
+	unsigned int ignored; /* of them: for paths not asked for, or unreadable */
+	unsigned int late; /* of them: for a file already stored or refused */
+};
+
+/*
+ * Store the files of asked (absolute guest paths, in the job's order)
+ * found in the stream buf/len under dir/files/. Returns an array (never
+ * NULL) with one object per asked path, in order:
+ *   {"path", "size", "stored": "files/<path>"}                  stored
+ *   {"path", "size", "stored", "stored_size", "truncated": true} larger than
+ *                                           MMFILE_MAX: its first bytes
+ *   {"path", "error": "..."}                not stored, and why
+ * st (may be NULL) counts the FILE records and those ignored.
+ */
+json_t *guest_files_store(const void *buf, size_t len, const struct strlist *asked, const char *dir,
+			  struct guest_files_stats *st);
+
+/*
+ * Write the stream buf/len to out_path without its FILE records (they
+ * are stored as files): what the iteration keeps as agent.bin. 0, or -1
+ * after a message.
+ */
+int guest_stream_drop_files(const void *buf, size_t len, const char *out_path);
+
+#endif

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * payload.c - the per-boot file list and its cpio (payload.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <jansson.h>
+
+#include "image/payload.h"
+#include "proto.h"
+
+#define GUEST_PATH_MAX 4095
+#define COPY_CHUNK (1u << 20)
+#define TREE_DEPTH_MAX 32
+/* inode numbers of the payload: apart from the base image's (1, 2, ...) */
+#define PAYLOAD_INO0 900001ul
+
+static struct payload_file *payload_new(struct payload *p, const char *guest, unsigned int mode)
+{
+	struct payload_file *f;
+
+	if (p->n == p->alloc) {
+		p->alloc = p->alloc ? p->alloc * 2 : 16;
+		p->v = xrealloc(p->v, p->alloc * sizeof(*p->v));
+	}
+	f = &p->v[p->n++];
+	memset(f, 0, sizeof(*f));
+	while (*guest == '/')
+		guest++;
+	f->guest = xstrdup(guest);
+	f->mode = mode;
+	return f;
+}
+
+void payload_add_file(struct payload *p, const char *guest, const char *host, unsigned int mode)
+{
+	payload_new(p, guest, mode)->host = xstrdup(host);
+}
+
+void payload_add_data(struct payload *p, const char *guest, const void *data, size_t len,
+		      unsigned int mode)
+{
+	struct payload_file *f = payload_new(p, guest, mode);
+
+	f->data = xmalloc(len + 1);
+	memcpy(f->data, data, len);
+	f->data[len] = '\0';
+	f->len = len;
+}
+
+char *payload_plan_text(const struct kvlist *plan)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("# mmlab guest plan (written by the host; key=value)\n", f);
+	for (size_t i = 0; i < plan->n; i++)
+		fprintf(f, "%s=%s\n", plan->v[i].key, plan->v[i].value);
+	fclose(f);
+	return buf;
+}
+
+int payload_add_plan(struct payload *p, const struct kvlist *plan)
+{
+	char *text = payload_plan_text(plan);
+	size_t n;
+
+	if (!text) {
+		lab_err("cannot render the guest plan (out of memory?)");
+		return -1;
+	}
+	n = strlen(text);
+	if (n > MMPLAN_MAX_SIZE) {
+		lab_err("the guest plan is %zu bytes, more than the agent reads (%u); "
+			"shorten the job's lists (collect_files, parameters)",
+			n, MMPLAN_MAX_SIZE);
+		free(text);
+		return -1;
+	}
+	payload_add_data(p, MMPLAN_PATH, text, n, 0644);
+	free(text);
+	return 0;
+}
+
+/* one directory level of payload_add_tree() */
+static int add_tree_dir(struct payload *p, const char *guest, const char *host, int depth)
+{
+	DIR *d = opendir(host);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		lab_err("cannot read %s: %s; check the kernel's modules directory", host,
+			strerror(errno));
+		return -1;
+	}
+	while (!ret && (e = readdir(d))) {
+		char *hp, *gp;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		hp = xasprintf("%s/%s", host, e->d_name);
+		gp = xasprintf("%s/%s", guest, e->d_name);
+		if (lstat(hp, &st)) {
+			lab_err("cannot stat %s: %s", hp, strerror(errno));
+			ret = -1;
+		} else if (S_ISDIR(st.st_mode) && depth >= TREE_DEPTH_MAX) {
+			lab_err("%s: more than %d directory levels; is it a module tree?", hp,
+				TREE_DEPTH_MAX);
+			ret = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			ret = add_tree_dir(p, gp, hp, depth + 1);
+		} else if (S_ISREG(st.st_mode) && p->n >= PAYLOAD_MAX_FILES) {
+			lab_err("%s: more than %d files for one boot", host, PAYLOAD_MAX_FILES);
+			ret = -1;
+		} else if (S_ISREG(st.st_mode)) {
+			payload_add_file(p, gp, hp, st.st_mode & 07777);
+		}
+		free(hp);
+		free(gp);
+	}
+	closedir(d);
+	return ret;
+}
+
+int payload_add_tree(struct payload *p, const char *guest_dir, const char *host_dir)
+{
+	return add_tree_dir(p, guest_dir, host_dir, 0);
+}
+
+void payload_release(struct payload *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].guest);
+		free(p->v[i].host);
+		free(p->v[i].data);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+bool payload_guest_path_ok(const char *rel)
+{
+	size_t n = strlen(rel);
+
+	if (!n || n > GUEST_PATH_MAX || rel[0] == '/' || rel[n - 1] == '/')
+		return false;
+	for (const char *s = rel; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	for (const char *c = rel; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t len = strcspn(c, "/");
+
+		if (!len || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* ---- the cpio ---- */
+
+struct cpio_out {
+	struct archive *a;
+	const char *what;
+	json_t *dirs; /* the directories written: a set */
+	unsigned long ino;
+};
+
+static int cpio_fail(struct cpio_out *c, const char *name)
+{
+	const char *e = archive_error_string(c->a);
+
+	lab_err("%s: writing %s: %s", c->what, name, e ? e : "libarchive failed");
+	return -1;
+}
+
+static int cpio_header(struct cpio_out *c, const char *name, unsigned int type, unsigned int perm,
+		       uint64_t size)
+{
+	struct archive_entry *e = archive_entry_new();
+	int ret = 0;
+
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, perm);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_mtime(e, 0, 0);
+	archive_entry_set_nlink(e, type == AE_IFDIR ? 2 : 1);
+	archive_entry_set_ino(e, (la_int64_t)c->ino++);
+	archive_entry_set_size(e, (la_int64_t)size);
+	if (archive_write_header(c->a, e) != ARCHIVE_OK)
+		ret = cpio_fail(c, name);
+	archive_entry_free(e);
+	return ret;
+}
+
+/* the directories above name that are not written yet, outermost first */
+static int cpio_parents(struct cpio_out *c, const char *name)
+{
+	char *p = xstrdup(name);
+	int ret = 0;
+
+	for (char *s = strchr(p, '/'); s && !ret; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (!json_object_get(c->dirs, p)) {
+			json_object_set_new(c->dirs, p, json_true());
+			ret = cpio_header(c, p, AE_IFDIR, 0755, 0);
+		}
+		*s = '/';
+	}
+	free(p);
+	return ret;
+}
+
+static int cpio_data(struct cpio_out *c, const char *name, const void *data, size_t len)
+{
+	if (len && archive_write_data(c->a, data, len) != (la_ssize_t)len)
+		return cpio_fail(c, name);
+	return 0;
+}
+
+/* a host file, streamed */
+static int cpio_host_file(struct cpio_out *c, const struct payload_file *f)
+{
+	int fd = open(f->host, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint64_t left;
+	char *buf;
+	int ret = -1;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		lab_err("%s: cannot read %s for the guest's /%s: %s", c->what, f->host, f->guest,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		lab_err("%s: %s (for the guest's /%s) is not a regular file", c->what, f->host,
+			f->guest);
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > PAYLOAD_FILE_MAX) {
+		lab_err("%s: %s is larger than %llu MiB; the guest does not get files that large",
+			c->what, f->host, PAYLOAD_FILE_MAX >> 20);
+		close(fd);
+		return -1;
+	}
+	if (cpio_header(c, f->guest, AE_IFREG,
+			f->mode ? f->mode : (st.st_mode & 0111 ? 0755 : 0644),
+			(uint64_t)st.st_size)) {
+		close(fd);
+		return -1;
+	}
+	buf = xmalloc(COPY_CHUNK);
+	for (left = (uint64_t)st.st_size; left;) {
+		ssize_t n = read(fd, buf, left < COPY_CHUNK ? (size_t)left : COPY_CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			lab_err("%s: %s changed while it was read (%s); run again", c->what,
+				f->host, n < 0 ? strerror(errno) : "shorter than it was");
+			goto out;
+		}
+		if (cpio_data(c, f->guest, buf, (size_t)n))
+			goto out;
+		left -= (uint64_t)n;
+	}
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static int cpio_file(struct cpio_out *c, const struct payload_file *f)
+{
+	if (!payload_guest_path_ok(f->guest)) {
+		lab_err("%s: '/%s' is not a usable guest path (for %s); expected printable "
+			"characters without '.' or '..' components",
+			c->what, f->guest, f->host ? f->host : "the lab's own data");
+		return -1;
+	}
+	if (cpio_parents(c, f->guest))
+		return -1;
+	if (f->host)
+		return cpio_host_file(c, f);
+	return cpio_header(c, f->guest, AE_IFREG, f->mode ? f->mode : 0644, f->len) ||
+			       cpio_data(c, f->guest, f->data, f->len) ?
+		       -1 :
+		       0;
+}
+
+int64_t payload_write_cpio(const struct payload *p, int fd, const char *what)
+{
+	struct cpio_out c = {
+		.a = archive_write_new(), .what = what, .dirs = json_object(), .ino = PAYLOAD_INO0
+	};
+	int64_t ret = -1;
+
+	if (archive_write_set_format_cpio_newc(c.a) != ARCHIVE_OK ||
+	    archive_write_add_filter_none(c.a) != ARCHIVE_OK ||
+	    archive_write_set_bytes_per_block(c.a, 0) != ARCHIVE_OK ||
+	    archive_write_open_fd(c.a, fd) != ARCHIVE_OK) {
+		cpio_fail(&c, "the archive");
+		goto out;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (cpio_file(&c, &p->v[i]))
+			goto out;
+	if (archive_write_close(c.a) != ARCHIVE_OK) {
+		cpio_fail(&c, "the archive's end");
+		goto out;
+	}
+	ret = archive_filter_bytes(c.a, -1);
+out:
+	archive_write_free(c.a);
+	json_decref(c.dirs);
+	return ret;
+}

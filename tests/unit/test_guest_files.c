@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_guest_files.c - collect_files on the host (lab/guest/files.c)
+ * against honest and hostile FILE records, and the path codec both sides
+ * use (common/proto.c). A hostile guest names paths it was not asked
+ * for, climbs with "..", lies about sizes and offsets: nothing may be
+ * written but the asked files under DIR/files, each within its bounds.
+ */
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "guest/files.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+#include "proto.h"
+
+struct stream {
+	char *buf;
+	size_t len;
+};
+
+static void put_rec(struct stream *s, unsigned int type, const char *hdr, const void *body,
+		    size_t blen)
+{
+	size_t hl = strlen(hdr), plen = hl + (blen ? 1 + blen : 0);
+	char *payload = xmalloc(plen + 1);
+
+	memcpy(payload, hdr, hl);
+	if (blen) {
+		payload[hl] = '\n';
+		memcpy(payload + hl + 1, body, blen);
+	}
+	s->buf = xrealloc(s->buf, s->len + MMREC_HDR_SIZE + plen);
+	s->len += mmrec_encode(s->buf + s->len, type, payload, (uint32_t)plen);
+	free(payload);
+}
+
+/* a FILE piece: path (encoded here), size, offset, body */
+static void piece(struct stream *s, const char *path, unsigned long long size,
+		  unsigned long long off, const void *body, size_t blen)
+{
+	char enc[MMPATH_ENC_MAX + 1], hdr[MMPATH_ENC_MAX + 96];
+
+	assert_int_equal(mmpath_encode(path, enc, sizeof(enc)), 0);
+	snprintf(hdr, sizeof(hdr), "path=%s size=%llu offset=%llu", enc, size, off);
+	put_rec(s, MMREC_FILE, hdr, body, blen);
+}
+
+/* a FILE record with a raw header (what a forger writes) */
+static void raw(struct stream *s, const char *hdr, const char *body)
+{
+	put_rec(s, MMREC_FILE, hdr, body, body ? strlen(body) : 0);
+}
+
+static char *tmpdir(void)
+{
+	char t[] = "/tmp/mmlab-test-files-XXXXXX";
+
+	assert_non_null(mkdtemp(t));
+	return xstrdup(t);
+}
+
+static struct strlist found;
+static size_t root_len;
+
+static int list_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (type != FTW_D && type != FTW_DP)
+		strlist_push(&found, path + root_len);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* everything but directories under root, relative, sorted, one a line */
+static char *list_files(const char *root)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	root_len = strlen(root);
+	assert_int_equal(nftw(root, list_one, 16, FTW_PHYS), 0);
+	if (found.n)
+		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+	for (size_t i = 0; i < found.n; i++)
+		strbuf_addf(&out, "%s\n", found.v[i]);
+	strlist_free(&found);
+	return strbuf_detach(&out);
+}
+
+static json_t *entry(json_t *files, const char *path)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(files, i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "path")), path))
+			return f;
+	fail_msg("no entry for %s", path);
+	return NULL;
+}
+
+static const char *error_of(json_t *files, const char *path)
+{
+	const char *e = json_string_value(json_object_get(entry(files, path), "error"));
+
+	assert_non_null(e);
+	return e;
+}
+
+static void assert_contents(const char *dir, const char *path, const char *want, size_t n)
+{
+	char *p = xasprintf("%s/files%s", dir, path);
+	size_t len;
+	char *got = read_file(p, &len, 1u << 30);
+
+	assert_non_null(got);
+	assert_int_equal(len, n);
+	assert_memory_equal(got, want, n);
+	free(got);
+	free(p);
+}
+
+static void test_honest(void **state)
+{
+	struct strlist asked = { 0 };
+	struct stream s = { 0 };
+	struct guest_files_stats st;
+	char *root = tmpdir(), *dir = xasprintf("%s/boot", root), *list;
+	json_t *files, *want;
+
+	(void)state;
+	strlist_push(&asked, "/var/log/a b%.txt");
+	strlist_push(&asked, "/empty");
+	strlist_push(&asked, "/missing");
+	strlist_push(&asked, "/dir");
+	strlist_push(&asked, "/never");
+	put_rec(&s, MMREC_HELLO, "agent=1 release=x boot_s=1", NULL, 0);
+	piece(&s, "/var/log/a b%.txt", 10, 0, "01234", 5);
+	put_rec(&s, MMREC_LOG, "level=info", "between pieces", 14);
+	piece(&s, "/var/log/a b%.txt", 10, 5, "56789", 5);
+	piece(&s, "/empty", 0, 0, NULL, 0);
+	raw(&s, "path=/missing error=missing", NULL);
+	raw(&s, "path=/dir error=notfile", NULL);
+	files = guest_files_store(s.buf, s.len, &asked, dir, &st);
+	assert_int_equal(json_array_size(files), 5);
+	want = json_pack("{s:s, s:i, s:s}", "path", "/var/log/a b%.txt", "size", 10, "stored",
+			 "files/var/log/a b%.txt");
+	assert_true(json_equal(json_array_get(files, 0), want));
+	json_decref(want);
+	assert_contents(dir, "/var/log/a b%.txt", "0123456789", 10);
+	assert_int_equal(json_integer_value(json_object_get(entry(files, "/empty"), "size")), 0);
+	assert_contents(dir, "/empty", "", 0);
+	assert_string_equal(error_of(files, "/missing"), "not in the guest");
+	assert_string_equal(error_of(files, "/dir"), "not a regular file in the guest");
+	assert_non_null(strstr(error_of(files, "/never"), "sent nothing"));
+	assert_int_equal(st.records, 5);
+	assert_int_equal(st.ignored + st.late, 0);
+	list = list_files(root);
+	assert_string_equal(list, "/boot/files/empty\n/boot/files/var/log/a b%.txt\n");
+	free(list);
+	json_decref(files);
+	free(s.buf);
+	strlist_free(&asked);
+	rm_rf(root);
+	free(dir);
+	free(root);
+}
+
+/* paths the job did not ask for, "..", bad encodings: ignored, nothing written */
+static void test_not_asked(void **state)
+{
+	struct strlist asked = { 0 };
+	struct stream s = { 0 };
+	struct guest_files_stats st;
+	char *root = tmpdir(), *dir = xasprintf("%s/boot", root), *list;
+	json_t *files;
+
+	(void)state;
+	strlist_push(&asked, "/var/log/ok");
+	piece(&s, "/etc/shadow", 4, 0, "root", 4);
+	piece(&s, "/var/log/../../../../../../tmp/mmlab-evil", 4, 0, "evil", 4);
+	piece(&s, "/var/log/ok/../../../../boot-evil", 4, 0, "evil", 4);
+	piece(&s, "../../evil", 4, 0, "evil", 4);
+	raw(&s, "path=/var/log/%2E%2E/%2E%2E/evil size=4 offset=0", "evil");
+	raw(&s, "path=/var/log/ok%00.x size=4 offset=0", "evil");
+	raw(&s, "path=/var/log/o%zz size=4 offset=0", "evil");
+	raw(&s, "path= size=4 offset=0", "evil");
+	raw(&s, "size=4 offset=0", "evil");
+	/* the asked path with something after it, and a prefix of it */
+	piece(&s, "/var/log/ok/x", 4, 0, "evil", 4);
+	piece(&s, "/var/log", 4, 0, "evil", 4);
+	piece(&s, "/var/log/ok", 2, 0, "ok", 2);
+	/* after it is stored: too late, the copy stays */
+	piece(&s, "/var/log/ok", 4, 0, "evil", 4);
+	files = guest_files_store(s.buf, s.len, &asked, dir, &st);
+	assert_contents(dir, "/var/log/ok", "ok", 2);
+	assert_int_equal(st.records, 13);
+	assert_int_equal(st.ignored, 11);
+	assert_int_equal(st.late, 1);
+	list = list_files(root);
+	assert_string_equal(list, "/boot/files/var/log/ok\n");
+	assert_false(path_exists("/tmp/mmlab-evil"));
+	free(list);
+	json_decref(files);
+	free(s.buf);
+	strlist_free(&asked);
+	rm_rf(root);
+	free(dir);
+	free(root);
+}
+
+/* an asked path that is not clean is never used, whatever the guest sends */
+static void test_unclean_asked(void **state)
+{
+	struct strlist asked = { 0 };
+	struct stream s = { 0 };
+	char *root = tmpdir(), *dir = xasprintf("%s/boot", root), *list;
+	json_t *files;
+
+	(void)state;
+	strlist_push(&asked, "/x/../../../y");
+	strlist_push(&asked, "/x/./y");
+	strlist_push(&asked, "relative");
+	strlist_push(&asked, "/twice");
+	strlist_push(&asked, "/twice");
+	piece(&s, "/x/../../../y", 4, 0, "evil", 4);
+	piece(&s, "/x/./y", 4, 0, "evil", 4);
+	piece(&s, "relative", 4, 0, "evil", 4);
+	piece(&s, "/twice", 4, 0, "good", 4);
+	files = guest_files_store(s.buf, s.len, &asked, dir, NULL);
+	assert_non_null(strstr(error_of(files, "/x/../../../y"), "not a usable path"));
+	assert_non_null(strstr(error_of(files, "/x/./y"), "not a usable path"));
+	assert_non_null(strstr(error_of(files, "relative"), "not a usable path"));
+	assert_non_null(
+		strstr(json_string_value(json_object_get(json_array_get(files, 4), "error")),
+		       "listed twice"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 3), "stored")),
+			    "files/twice");
+	list = list_files(root);
+	assert_string_equal(list, "/boot/files/twice\n");
+	free(list);
+	json_decref(files);
+	free(s.buf);
+	strlist_free(&asked);
+	rm_rf(root);
+	free(dir);
+	free(root);
+}
+
+/* sizes and offsets that do not add up: the file is refused and removed */
+static void test_lies(void **state)
+{
+	static const char *const paths[] = { "/more", "/resize", "/gap",    "/start",
+					     "/huge", "/inc",	 "/nosize", "/errafter" };
+	struct strlist asked = { 0 };
+	struct stream s = { 0 };
+	char *root = tmpdir(), *dir = xasprintf("%s/boot", root), *list;
+	json_t *files;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		strlist_push(&asked, paths[i]);
+	piece(&s, "/more", 4, 0, "0123456789", 10);
+	piece(&s, "/resize", 10, 0, "01234", 5);
+	piece(&s, "/resize", 20, 5, "56789", 5);
+	piece(&s, "/gap", 10, 0, "01234", 5);
+	piece(&s, "/gap", 10, 7, "789", 3);
+	piece(&s, "/start", 10, 5, "56789", 5);
+	piece(&s, "/huge", 1ULL << 60, 0, "x", 1);
+	piece(&s, "/inc", 10, 0, "01234", 5);
+	raw(&s, "path=/nosize offset=0", "x");
+	piece(&s, "/errafter", 10, 0, "01234", 5);
+	raw(&s, "path=/errafter error=changed", NULL);
+	files = guest_files_store(s.buf, s.len, &asked, dir, NULL);
+	assert_non_null(strstr(error_of(files, "/more"), "more of it than the 4 bytes"));
+	assert_non_null(strstr(error_of(files, "/resize"), "two sizes"));
+	assert_non_null(strstr(error_of(files, "/gap"), "at byte 7 where 5 was next"));
+	assert_non_null(strstr(error_of(files, "/start"), "starts at byte 5"));
+	assert_non_null(strstr(error_of(files, "/huge"), "impossible size"));
+	assert_string_equal(error_of(files, "/inc"), "incomplete: 5 of its 10 bytes arrived");
+	assert_non_null(strstr(error_of(files, "/nosize"), "without a size"));
+	assert_string_equal(error_of(files, "/errafter"), "changed while the guest read it");
+	list = list_files(root);
+	assert_string_equal(list, "");
+	free(list);
+	json_decref(files);
+	free(s.buf);
+	strlist_free(&asked);
+	rm_rf(root);
+	free(dir);
+	free(root);
+}
+
+/* larger than MMFILE_MAX: its first MMFILE_MAX bytes, said so */
+static void test_truncated(void **state)
+{
+	struct strlist asked = { 0 };
+	struct stream s = { 0 };
+	unsigned long long size = MMFILE_MAX + 100ULL, off = 0;
+	char *root = tmpdir(), *dir = xasprintf("%s/boot", root), *chunk = xmalloc(MMFILE_CHUNK);
+	char *p;
+	json_t *files, *f;
+	struct stat st;
+
+	(void)state;
+	strlist_push(&asked, "/big");
+	memset(chunk, 'b', MMFILE_CHUNK);
+	/* pieces of 1 MiB, the last crossing the bound, then one beyond it */
+	while (off < MMFILE_MAX) {
+		size_t n = off + MMFILE_CHUNK > MMFILE_MAX ? MMFILE_CHUNK : MMFILE_CHUNK - 1;
+
+		piece(&s, "/big", size, off, chunk, n);
+		off += n;
+	}
+	piece(&s, "/big", size, off, chunk, 10);
+	files = guest_files_store(s.buf, s.len, &asked, dir, NULL);
+	f = json_array_get(files, 0);
+	assert_null(json_object_get(f, "error"));
+	assert_int_equal(json_integer_value(json_object_get(f, "size")), (json_int_t)size);
+	assert_int_equal(json_integer_value(json_object_get(f, "stored_size")), MMFILE_MAX);
+	assert_true(json_is_true(json_object_get(f, "truncated")));
+	p = xasprintf("%s/files/big", dir);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_size, MMFILE_MAX);
+	free(p);
+	json_decref(files);
+	free(s.buf);
+	free(chunk);
+	strlist_free(&asked);
+	rm_rf(root);
+	free(dir);
+	free(root);
+}
+
+/* what the iteration keeps: the stream without its FILE records, garbage and all */
+static void test_drop_files(void **state)
+{
+	struct stream s = { 0 }, want = { 0 };
+	char *root = tmpdir(), *out = xasprintf("%s/agent.bin", root), *got;
+	size_t len;
+
+	(void)state;
+	put_rec(&s, MMREC_HELLO, "agent=1", NULL, 0);
+	put_rec(&want, MMREC_HELLO, "agent=1", NULL, 0);
+	piece(&s, "/x", 3, 0, "abc", 3);
+	s.buf = xrealloc(s.buf, s.len + 5);
+	memcpy(s.buf + s.len, "junk!", 5);
+	s.len += 5;
+	want.buf = xrealloc(want.buf, want.len + 5);
+	memcpy(want.buf + want.len, "junk!", 5);
+	want.len += 5;
+	put_rec(&s, MMREC_DONE, "iterations=1", NULL, 0);
+	put_rec(&want, MMREC_DONE, "iterations=1", NULL, 0);
+	piece(&s, "/y", 0, 0, NULL, 0);
+	assert_int_equal(guest_stream_drop_files(s.buf, s.len, out), 0);
+	got = read_file(out, &len, 1 << 20);
+	assert_non_null(got);
+	assert_int_equal(len, want.len);
+	assert_memory_equal(got, want.buf, len);
+	free(got);
+	free(s.buf);
+	free(want.buf);
+	rm_rf(root);
+	free(out);
+	free(root);
+}
+
+static void test_path_codec(void **state)
+{
+	static const char *const paths[] = { "/var/log/x.log", "/a b/c%d", "/é/\t/=x y",
+					     "/~user/a,b:c@d+e-f_g" };
+	char enc[MMPATH_ENC_MAX + 1], dec[MMPATH_MAX + 1];
+	char *longp = xmalloc(MMPATH_MAX + 2);
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		assert_int_equal(mmpath_encode(paths[i], enc, sizeof(enc)), 0);
+		assert_null(strpbrk(enc, " =\n\t"));
+		assert_int_equal(mmpath_decode(enc, dec, sizeof(dec)), 0);
+		assert_string_equal(dec, paths[i]);
+	}
+	assert_int_equal(mmpath_encode("/a b", enc, sizeof(enc)), 0);
+	assert_string_equal(enc, "/a%20b");
+	assert_int_equal(mmpath_encode("/a b", enc, 7), 0);
+	assert_int_equal(mmpath_encode("/a b", enc, 6), -1);
+	assert_int_equal(mmpath_decode("%2fetc%2Fx", dec, sizeof(dec)), 0);
+	assert_string_equal(dec, "/etc/x");
+	assert_int_equal(mmpath_decode("/a%00b", dec, sizeof(dec)), -1);
+	assert_int_equal(mmpath_decode("/a%4", dec, sizeof(dec)), -1);
+	assert_int_equal(mmpath_decode("/a%", dec, sizeof(dec)), -1);
+	assert_int_equal(mmpath_decode("/a%G1", dec, sizeof(dec)), -1);
+	assert_int_equal(mmpath_decode("/abc", dec, 4), -1);
+	assert_int_equal(mmpath_decode("/abc", dec, 5), 0);
+	assert_int_equal(mmpath_decode("", dec, 0), -1);
+
+	assert_true(mmpath_ok("/var/log/x.log"));
+	assert_true(mmpath_ok("/a..b/.c/d."));
+	assert_true(mmpath_ok("/é"));
+	assert_false(mmpath_ok("/"));
+	assert_false(mmpath_ok("var/log"));
+	assert_false(mmpath_ok("/var/../etc"));
+	assert_false(mmpath_ok("/var/.."));
+	assert_false(mmpath_ok("/var/./x"));
+	assert_false(mmpath_ok("/var//x"));
+	assert_false(mmpath_ok("/var/x/"));
+	assert_false(mmpath_ok("/var/x\ny"));
+	memset(longp, 'a', MMPATH_MAX + 1);
+	longp[0] = '/';
+	longp[MMPATH_MAX] = '\0';
+	assert_true(mmpath_ok(longp));
+	longp[MMPATH_MAX] = 'a';
+	longp[MMPATH_MAX + 1] = '\0';
+	assert_false(mmpath_ok(longp));
+	free(longp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_honest),	      cmocka_unit_test(test_not_asked),
+		cmocka_unit_test(test_unclean_asked), cmocka_unit_test(test_lies),
+		cmocka_unit_test(test_truncated),     cmocka_unit_test(test_drop_files),
+		cmocka_unit_test(test_path_codec),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
