@@ -33,6 +33,11 @@ struct plan {
 	char thp_defrag[PLAN_NAME_MAX];
 	int collect_enabled; /* collect.enabled, default 1 */
 	char tracepoints[PLAN_VALUE_MAX]; /* collect.tracepoints, "" = none */
+	/* memory tiers (collectors/tier.c) */
+	int tier_report; /* tier.report: send TIERS at every iteration */
+	char tier_kmem[PLAN_NAME_MAX]; /* tier.kmem: nodes onlined with kmem, "1,2" */
+	char tier_modules[PLAN_NAME_MAX]; /* tier.modules: /mmlab/modules/<name>.ko to load */
+	int tier_demotion; /* tier.demotion: -1 leave, 0 false, 1 true */
 };
 
 /* 0, or -1 with a reason in err */

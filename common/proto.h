@@ -48,6 +48,14 @@
  *  SERIES     "iter=<i> interval_s=1 samples=<n>"; body = one line per
  *             series, "<name> <v0> <v1> ... <vn-1>", sampled every
  *             interval_s seconds from the start of the measured phase
+ *  TIERS      "iter=<i>" (the plan says tier.report=1), sent before the
+ *             iteration's workload starts; body = the memory tiers the guest
+ *             kernel built, one line each: "demotion_enabled=<true|false|->",
+ *             "tier=<id> nodes=<nodelist>" per memory_tier<id>,
+ *             "node=<n> cpus=<cpulist|-> memory_kb=<MemTotal>" per online
+ *             node, "access=<n> class=<0|1> initiators=<nodelist>
+ *             [read_latency=<ns>] [write_latency=..] [read_bandwidth=<MB/s>]
+ *             [write_bandwidth=..]" per node with HMAT data
  */
 #ifndef MMLAB_PROTO_H
 #define MMLAB_PROTO_H
@@ -73,7 +81,8 @@ enum mmrec_type {
 	MMREC_SETUP_ERROR = 10,
 	MMREC_COUNTS = 11,
 	MMREC_SERIES = 12,
-	MMREC_TYPE_MAX = 12,
+	MMREC_TIERS = 13,
+	MMREC_TYPE_MAX = 13,
 };
 
 struct mmrec_hdr {
@@ -132,6 +141,15 @@ const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
  *   collect.tracepoints     comma-separated "system:event" patterns (shell
  *                           globs); each must match a tracefs event or the
  *                           agent sends SETUP_ERROR
+ *   tier.report             1: send TIERS at every iteration
+ *   tier.modules            comma-separated module names, loaded in order
+ *                           from /mmlab/modules/<name>.ko (the dax drivers
+ *                           of a distro kernel)
+ *   tier.kmem               comma-separated kmem nodes: every dax device
+ *                           targeting one goes to the kmem driver, its
+ *                           memory onlined movable
+ *   tier.demotion           0/1 written to /sys/kernel/mm/numa/demotion_enabled
+ * A tier setup that fails sends SETUP_ERROR what=tiers.
  * Kernel modules a workload needs (pagebench) are built by the host for
  * the variant's kernel and put in the per-boot cpio as /mmlab/modules/
  * <name>.ko; the workload loads them itself (finit_module).

@@ -6,7 +6,9 @@
  *
  *   run, variant, iteration_first, iterations, workload,
  *   param.<name>, sysctl.<name>, thp.enabled, thp.defrag,
- *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>
+ *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>,
+ *   tier.report, tier.kmem, tier.demotion (a tiered topology; tier.modules
+ *   comes with the modules, lab/kernel/tiermods.h)
  */
 #ifndef MMLAB_GUEST_PLAN_H
 #define MMLAB_GUEST_PLAN_H

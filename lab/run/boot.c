@@ -21,6 +21,7 @@
 
 #include "guest/plan.h"
 #include "guest/stream.h"
+#include "kernel/tiermods.h"
 #include "kernel/wlmodule.h"
 #include "lib/util.h"
 #include "run/run.h"
@@ -91,16 +92,40 @@ static void boot_ctx_release(struct boot_ctx *bc)
 
 /* ---- stage ------------------------------------------------------------ */
 
-/* the workload's module for the boot's kernel, as a guest file */
-static void module_extra(const struct run *r, const struct boot *b, struct kvlist *extra)
+/* a kmem topology's dax drivers for the boot's kernel, and the plan's list of them */
+static int tier_extra(const struct run *r, const struct boot *b, struct kvlist *plan,
+		      struct kvlist *extra)
+{
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	struct strbuf names = STRBUF_INIT;
+	char *mdir;
+	int ret;
+
+	if (!topology_has_kmem(&r->job->topo))
+		return 0;
+	mdir = tiermods_dir(ki->path, ki->release);
+	ret = tiermods_find(r->job->variants[b->variant].name, mdir, extra, &names);
+	if (!ret && names.len)
+		kvlist_set(plan, "tier.modules", names.buf);
+	strbuf_release(&names);
+	free(mdir);
+	return ret;
+}
+
+/* the workload's module for the boot's kernel, as a guest file; and the tier modules */
+static int module_extra(const struct run *r, const struct boot *b, struct kvlist *plan,
+			struct kvlist *extra)
 {
 	char *gp;
 
+	if (tier_extra(r, b, plan, extra) < 0)
+		return -1;
 	if (!r->modules || !r->modules[b->variant])
-		return;
+		return 0;
 	gp = xasprintf("mmlab/modules/%s.ko", wlmodule_for_workload(r->job->workload.name));
 	kvlist_set(extra, gp, r->modules[b->variant]);
 	free(gp);
+	return 0;
 }
 
 /*
@@ -125,8 +150,8 @@ static int stage_disk(const struct run *r, const struct boot *b, struct boot_ctx
 		if (copy_file(src, bc->initrd, 0644))
 			goto out;
 	}
-	module_extra(r, b, &extra);
-	ret = disk_overlay_prepare(r->disk_base, bc->overlay, &bc->plan, mods, &extra);
+	if (module_extra(r, b, &bc->plan, &extra) == 0)
+		ret = disk_overlay_prepare(r->disk_base, bc->overlay, &bc->plan, mods, &extra);
 out:
 	kvlist_free(&extra);
 	free(src);
@@ -149,8 +174,9 @@ static int boot_stage(const struct run *r, const struct boot *b, struct boot_ctx
 				b->first, b->count > 1 ? "+" : "");
 		return stage_disk(r, b, bc);
 	}
-	module_extra(r, b, &extra);
-	if (extra.n)
+	if (module_extra(r, b, &bc->plan, &extra) < 0)
+		ret = -1;
+	else if (extra.n)
 		ret = image_boot_initrd_extra(r->img.path, &bc->plan, &extra, bc->initrd);
 	else
 		ret = image_boot_initrd(r->img.path, &bc->plan, bc->initrd);
