@@ -128,6 +128,13 @@ static int add_module(const char *variant, const char *mdir, const char *dep, co
 		return -1;
 	}
 	hp = xasprintf("%s/%s", mdir, rel);
+	if (!path_exists(hp)) {
+		lab_err("variant '%s': %s is in modules.dep but missing; reinstall the kernel's modules (Debian: linux-image-<release>)",
+			variant, hp);
+		free(hp);
+		free(rel);
+		return -1;
+	}
 	gp = xasprintf("mmlab/modules/%s.ko", name);
 	kvlist_set(files, gp, hp);
 	strbuf_addsep(names, ",", name);
