@@ -67,7 +67,8 @@ static int list_ok(const char *v, const char *chars)
 static int set_tier_key(struct plan *p, const char *k, const char *v)
 {
 	if (!strcmp(k, "report"))
-		return (!strcmp(v, "0") || !strcmp(v, "1")) ? (p->tier_report = v[0] == '1', 0) : -1;
+		return (!strcmp(v, "0") || !strcmp(v, "1")) ? (p->tier_report = v[0] == '1', 0) :
+							      -1;
 	if (!strcmp(k, "demotion")) {
 		if (strcmp(v, "0") && strcmp(v, "1"))
 			return -1;

@@ -190,9 +190,10 @@ static int setup_kmem(const char *kmem, char *err, size_t errlen)
 	write_str("/sys/devices/system/memory/auto_online_blocks", "online_movable");
 	dp = opendir(DAX_DEVICES);
 	if (!dp) {
-		snprintf(err, errlen,
-			 "no %s: the kernel has no dax driver; build it with kernels/tiering.config (docs/job-format.md)",
-			 DAX_DEVICES);
+		snprintf(
+			err, errlen,
+			"no %s: the kernel has no dax driver; build it with kernels/tiering.config (docs/job-format.md)",
+			DAX_DEVICES);
 		return -1;
 	}
 	while ((d = readdir(dp))) {
@@ -210,9 +211,10 @@ static int setup_kmem(const char *kmem, char *err, size_t errlen)
 	}
 	closedir(dp);
 	if (!taken) {
-		snprintf(err, errlen,
-			 "no dax device targets the kmem node(s) %s: the kernel made none of the soft-reserved memory (needs dax_hmem, CONFIG_DEV_DAX_HMEM)",
-			 kmem);
+		snprintf(
+			err, errlen,
+			"no dax device targets the kmem node(s) %s: the kernel made none of the soft-reserved memory (needs dax_hmem, CONFIG_DEV_DAX_HMEM)",
+			kmem);
 		return -1;
 	}
 	for (const char *p = kmem; *p; p += strcspn(p, ","), p += *p == ',')
@@ -233,9 +235,10 @@ int tier_setup(const struct plan *p, char *err, size_t errlen)
 		return 0;
 	e = write_str(DEMOTION, p->tier_demotion ? "true" : "false");
 	if (e) {
-		snprintf(err, errlen,
-			 "cannot write %s: %s (demotion needs Linux 5.15 or later with CONFIG_MIGRATION)",
-			 DEMOTION, strerror(-e));
+		snprintf(
+			err, errlen,
+			"cannot write %s: %s (demotion needs Linux 5.15 or later with CONFIG_MIGRATION)",
+			DEMOTION, strerror(-e));
 		return -1;
 	}
 	return 0;
@@ -243,7 +246,8 @@ int tier_setup(const struct plan *p, char *err, size_t errlen)
 
 /* ---- the TIERS record ---- */
 
-static void put(char *buf, size_t *used, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *buf, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void put(char *buf, size_t *used, const char *fmt, ...)
 {
 	va_list ap;

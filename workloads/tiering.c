@@ -133,7 +133,8 @@ static void set_knobs(char old[NKNOBS][32], int restore)
 			continue;
 		f = fopen(path, "r");
 		if (!f) {
-			fprintf(stderr, "tiering: no %s (debugfs); %s left alone\n", path, knobs[i]);
+			fprintf(stderr, "tiering: no %s (debugfs); %s left alone\n", path,
+				knobs[i]);
 			continue;
 		}
 		if (!fgets(old[i], sizeof(old[i]), f))
@@ -239,8 +240,8 @@ static int fault_in(char *p, size_t len, unsigned long mask)
 	return 0;
 }
 
-static void report(const char *hot, const char *cold, const struct tiers *t,
-		   const struct sample *s, int ns, double fill_s)
+static void report(const char *hot, const char *cold, const struct tiers *t, const struct sample *s,
+		   int ns, double fill_s)
 {
 	unsigned long hp[MAX_NODES], cp[MAX_NODES], hf = 0, cf = 0;
 	unsigned long htot = node_pages(hot, hp), ctot = node_pages(cold, cp);
@@ -296,7 +297,8 @@ int main(int argc, char **argv)
 	cold_len = (size - hot_len) / PAGE * PAGE;
 	find_tiers(&t);
 	if (!strcmp(start, "slow") && !t.slow) {
-		fprintf(stderr, "tiering: --start=slow but the guest has no slow tier (no CPU-less node in a lower memory tier)\n");
+		fprintf(stderr,
+			"tiering: --start=slow but the guest has no slow tier (no CPU-less node in a lower memory tier)\n");
 		return 2;
 	}
 	map = mmap(NULL, hot_len + PAGE + cold_len, PROT_READ | PROT_WRITE,
@@ -309,8 +311,10 @@ int main(int argc, char **argv)
 	madvise(map, hot_len + PAGE + cold_len, MADV_NOHUGEPAGE); /* base pages */
 	mprotect(map + hot_len, PAGE, PROT_NONE); /* two VMAs in numa_maps */
 	set_knobs(old, 0);
-	if (fault_in(hot, hot_len, !strcmp(start, "slow") ? t.slow :
-				   !strcmp(start, "fast") ? t.fast : 0) < 0)
+	if (fault_in(hot, hot_len,
+		     !strcmp(start, "slow") ? t.slow :
+		     !strcmp(start, "fast") ? t.fast :
+					      0) < 0)
 		return 1;
 	if (wl_ready_and_wait() < 0)
 		return 1;

@@ -495,8 +495,9 @@ static bool tiers_line(json_t *t, const char *l, uint32_t len)
 
 	if (!mmrec_hdr_get(l, len, "demotion_enabled", a, sizeof(a))) {
 		json_object_set_new(t, "demotion_enabled",
-				    !strcmp(a, "true") ? json_true() :
-				    !strcmp(a, "false") ? json_false() : json_null());
+				    !strcmp(a, "true")	? json_true() :
+				    !strcmp(a, "false") ? json_false() :
+							  json_null());
 		return true;
 	}
 	if (!mmrec_hdr_get(l, len, "tier", a, sizeof(a))) {

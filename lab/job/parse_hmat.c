@@ -28,9 +28,10 @@ static bool parse_bandwidth(struct job_yaml *y, yaml_node_t *n, const char *path
 	if (!job_yaml_size(y, n, path, &bytes))
 		return false;
 	if (!bytes || bytes % (1ULL << 20) || bytes > (1ULL << 50)) {
-		job_yaml_err(y, n->start_mark, path,
-			     "%llu bytes/s is not allowed; expected a whole number of MiB per second, 1M..1P (QEMU's HMAT unit)",
-			     (unsigned long long)bytes);
+		job_yaml_err(
+			y, n->start_mark, path,
+			"%llu bytes/s is not allowed; expected a whole number of MiB per second, 1M..1P (QEMU's HMAT unit)",
+			(unsigned long long)bytes);
 		return false;
 	}
 	*mibs = bytes >> 20;
@@ -41,8 +42,7 @@ static bool check_ends(struct job_yaml *y, yaml_node_t *n, const char *path,
 		       const struct job_topology *t, const struct job_hmat *h)
 {
 	if (h->initiator >= t->nnodes || h->target >= t->nnodes) {
-		job_yaml_err(y, n->start_mark, path,
-			     "names node %u; the topology has nodes 0..%u",
+		job_yaml_err(y, n->start_mark, path, "names node %u; the topology has nodes 0..%u",
 			     h->initiator >= t->nnodes ? h->initiator : h->target, t->nnodes - 1);
 		return false;
 	}
@@ -72,9 +72,10 @@ static bool parse_entry(struct job_yaml *y, yaml_node_t *n, const char *path,
 	char p[PATHLEN];
 	bool ok = true;
 
-	if (!job_yaml_map(y, n, path,
-			  "a mapping such as { initiator: 0, target: 1, latency: 300, bandwidth: 8G }",
-			  f, HM_N))
+	if (!job_yaml_map(
+		    y, n, path,
+		    "a mapping such as { initiator: 0, target: 1, latency: 300, bandwidth: 8G }", f,
+		    HM_N))
 		return false;
 	for (int i = HM_INITIATOR; i <= HM_TARGET; i++) {
 		unsigned int *v = i == HM_INITIATOR ? &h->initiator : &h->target;
@@ -131,15 +132,17 @@ static bool check_ranges(struct job_yaml *y, yaml_node_t *n, const struct job_to
 		}
 	}
 	if (lat_max && lat_max / base10 > HMAT_MAX_ENTRY) {
-		job_yaml_err(y, n->start_mark, "topology.hmat",
-			     "latencies up to %llu ns with a common unit of %llu ns do not fit QEMU's HMAT (at most 65534 units); round them to a coarser common unit (10, 100 ns)",
-			     lat_max, base10);
+		job_yaml_err(
+			y, n->start_mark, "topology.hmat",
+			"latencies up to %llu ns with a common unit of %llu ns do not fit QEMU's HMAT (at most 65534 units); round them to a coarser common unit (10, 100 ns)",
+			lat_max, base10);
 		ok = false;
 	}
 	if (bw_max && (bw_max >> shift) > HMAT_MAX_ENTRY) {
-		job_yaml_err(y, n->start_mark, "topology.hmat",
-			     "bandwidths up to %llu MiB/s with a common unit of %llu MiB/s do not fit QEMU's HMAT (at most 65534 units); round them to a coarser common power of two",
-			     bw_max, 1ULL << shift);
+		job_yaml_err(
+			y, n->start_mark, "topology.hmat",
+			"bandwidths up to %llu MiB/s with a common unit of %llu MiB/s do not fit QEMU's HMAT (at most 65534 units); round them to a coarser common power of two",
+			bw_max, 1ULL << shift);
 		ok = false;
 	}
 	return ok;
@@ -156,9 +159,10 @@ static void check_cpuless(struct job_yaml *y, yaml_node_t *n, const struct job_t
 		for (unsigned int k = 0; k < t->nhmat && !found; k++)
 			found = t->hmat[k].target == i;
 		if (!found)
-			job_yaml_err(y, n->start_mark, "topology.hmat",
-				     "node %u has no CPUs and no entry with target: %u; QEMU needs an initiator for every CPU-less node: add { initiator: 0, target: %u, latency: ... }",
-				     i, i, i);
+			job_yaml_err(
+				y, n->start_mark, "topology.hmat",
+				"node %u has no CPUs and no entry with target: %u; QEMU needs an initiator for every CPU-less node: add { initiator: 0, target: %u, latency: ... }",
+				i, i, i);
 	}
 }
 
@@ -200,8 +204,6 @@ void job_parse_hmat(struct job_yaml *y, yaml_node_t *n, struct job_topology *t, 
 		}
 		t->hmat[t->nhmat++] = h;
 	}
-	if (!ok || !nodes_ok)
-		return;
-	if (check_ranges(y, n, t))
+	if (ok && check_ranges(y, n, t) && nodes_ok)
 		check_cpuless(y, n, t);
 }

@@ -223,7 +223,8 @@ static bool check_node(struct job_yaml *y, yaml_node_t *nodes, const struct job_
 		return false;
 	}
 	if (n->kmem && !n->memory_kib) {
-		job_yaml_err(y, m, p, "kmem: true needs memory; give the node memory (128M or more)");
+		job_yaml_err(y, m, p,
+			     "kmem: true needs memory; give the node memory (128M or more)");
 		return false;
 	}
 	if (!n->cpus && i + 1 < t->nnodes && t->nodes[i + 1].cpus) {
@@ -232,14 +233,16 @@ static bool check_node(struct job_yaml *y, yaml_node_t *nodes, const struct job_
 		 * with virBitmapIsBitSet() on every cell before it, and a
 		 * CPU-less cell has no CPU mask: libvirtd segfaults (measured).
 		 */
-		job_yaml_err(y, m, p,
-			     "a CPU-less node before a node with CPUs (node %u) crashes libvirtd 9.0; put the CPU-less nodes after every node with CPUs",
-			     i + 1);
+		job_yaml_err(
+			y, m, p,
+			"a CPU-less node before a node with CPUs (node %u) crashes libvirtd 9.0; put the CPU-less nodes after every node with CPUs",
+			i + 1);
 		return false;
 	}
 	if (i == 0 && (!n->memory_kib || n->kmem)) {
-		job_yaml_err(y, m, p,
-			     "node 0 must have ordinary memory (memory > 0, no kmem): the kernel boots in it; put memoryless and kmem nodes after node 0");
+		job_yaml_err(
+			y, m, p,
+			"node 0 must have ordinary memory (memory > 0, no kmem): the kernel boots in it; put memoryless and kmem nodes after node 0");
 		return false;
 	}
 	return true;
@@ -293,9 +296,10 @@ void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology 
 	};
 	bool ok;
 
-	if (!job_yaml_map(y, n, "topology",
-			  "a mapping with nodes, cpus_per_node, memory_per_node, distances, hmat, demotion",
-			  f, TP_N))
+	if (!job_yaml_map(
+		    y, n, "topology",
+		    "a mapping with nodes, cpus_per_node, memory_per_node, distances, hmat, demotion",
+		    f, TP_N))
 		return;
 	if (!f[TP_NODES].val) {
 		job_yaml_missing(y, n, "topology", "nodes", "2");

@@ -140,8 +140,9 @@ int topo_layout(const struct job_topology *t, struct topo_layout *l, unsigned in
 	for (unsigned int i = 0; i < t->nnodes; i++) {
 		if (t->nodes[i].kmem && (t->nodes[i].memory_kib << 10) % TOPO_BLOCK) {
 			*bad = i;
-			snprintf(why, whylen,
-				 "a kmem node's memory must be a whole number of 128M memory blocks (kmem onlines whole blocks)");
+			snprintf(
+				why, whylen,
+				"a kmem node's memory must be a whole number of 128M memory blocks (kmem onlines whole blocks)");
 			return -1;
 		}
 	}

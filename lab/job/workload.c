@@ -408,7 +408,8 @@ static const struct wl_param tiering_params[] = {
 
 static const struct wl_metric tiering_metrics[] = {
 	{ "tiering.hot_mbs.i*", "MB/s", true, "hot-set read throughput in sampling interval K" },
-	{ "tiering.hot_fast_pct.i*", "%", true, "hot-set pages on the fast tier at the end of interval K" },
+	{ "tiering.hot_fast_pct.i*", "%", true,
+	  "hot-set pages on the fast tier at the end of interval K" },
 	{ "tiering.hot_mbs_first", "MB/s", true, "hot-set throughput in the first interval" },
 	{ "tiering.hot_mbs_last", "MB/s", true, "hot-set throughput in the last interval" },
 	{ "tiering.hot_mbs_mean", "MB/s", true, "mean over the intervals" },
@@ -423,14 +424,15 @@ static const struct wl_metric tiering_metrics[] = {
 
 static const struct workload_def tiering = {
 	.name = "tiering",
-	.summary = "a hot and a cold set larger than the fast tier: demotion, promotion, hot-set placement",
+	.summary =
+		"a hot and a cold set larger than the fast tier: demotion, promotion, hot-set placement",
 	.params = tiering_params,
 	.metrics = tiering_metrics,
 };
 
 static const struct workload_def *const all[] = {
-	&usemem, &thpfault, &compact, &numamigrate, &pagebench, &noop,
-	&crash,	 &hang,	    &writefile, &tiering,   NULL,
+	&usemem, &thpfault, &compact,	&numamigrate, &pagebench, &noop,
+	&crash,	 &hang,	    &writefile, &tiering,     NULL,
 };
 
 const struct workload_def *workload_find(const char *name)

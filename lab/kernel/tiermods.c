@@ -171,8 +171,7 @@ static char *read_mod_file(const char *mdir, const char *file)
 	return text;
 }
 
-int tiermods_find(const char *variant, const char *mdir, struct kvlist *files,
-		  struct strbuf *names)
+int tiermods_find(const char *variant, const char *mdir, struct kvlist *files, struct strbuf *names)
 {
 	char *dep, *bi;
 	int ret = 0;

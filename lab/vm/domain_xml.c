@@ -170,8 +170,8 @@ static int write_os(xmlTextWriterPtr w, const struct domain_spec *s, const struc
 	return rc | w_end(w);
 }
 
-static int write_cell(xmlTextWriterPtr w, const struct job_topology *t,
-		      const struct topo_layout *l, unsigned int i, unsigned int first_cpu, bool dist)
+static int write_cell(xmlTextWriterPtr w, const struct job_topology *t, const struct topo_layout *l,
+		      unsigned int i, unsigned int first_cpu, bool dist)
 {
 	const struct job_node *n = &t->nodes[i];
 	char cpus[32];

@@ -120,11 +120,12 @@ static void write_text(const char *path, const char *text)
 }
 
 static const char *const kos[] = { "kernel/drivers/dax/kmem.ko",
-				    "kernel/drivers/dax/hmem/dax_hmem.ko",
-				    "kernel/drivers/dax/dax-helper.ko" };
-static const char *const rmdirs[] = { "modules.dep", "modules.builtin",
-				      "kernel/drivers/dax/hmem", "kernel/drivers/dax",
-				      "kernel/drivers", "kernel" };
+				   "kernel/drivers/dax/hmem/dax_hmem.ko",
+				   "kernel/drivers/dax/dax-helper.ko" };
+static const char *const rmdirs[] = {
+	"modules.dep",	      "modules.builtin", "kernel/drivers/dax/hmem",
+	"kernel/drivers/dax", "kernel/drivers",	 "kernel"
+};
 
 /* the directory part of a path, in place */
 static char *dirname_of(char *p)
@@ -196,8 +197,8 @@ static void test_tiermods(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),	     cmocka_unit_test(test_kmem_pad),
-		cmocka_unit_test(test_split_at_4g),  cmocka_unit_test(test_kmem_unaligned),
+		cmocka_unit_test(test_plain),	    cmocka_unit_test(test_kmem_pad),
+		cmocka_unit_test(test_split_at_4g), cmocka_unit_test(test_kmem_unaligned),
 		cmocka_unit_test(test_tiermods),
 	};
 

@@ -343,8 +343,9 @@ static void test_tiered(void **state)
 	t.nodes[2] = (struct job_node){ .cpus = 0, .memory_kib = 256 << 10, .kmem = true };
 	t.nhmat = 2;
 	t.hmat[0] = (struct job_hmat){ .initiator = 0, .target = 0, .latency_ns = 10 };
-	t.hmat[1] = (struct job_hmat){ .initiator = 0, .target = 2, .latency_ns = 30,
-				       .bandwidth_mibs = 4096 };
+	t.hmat[1] = (struct job_hmat){
+		.initiator = 0, .target = 2, .latency_ns = 30, .bandwidth_mibs = 4096
+	};
 	s = spec_for(&t, DOM_ACCEL_TCG);
 	xml = topology_domain_xml(&s);
 	parse(xml, &p);
@@ -361,8 +362,9 @@ static void test_tiered(void **state)
 	assert_str(&p, "/domain/cpu/numa/interconnects/bandwidth/@value", "4096");
 	assert_str(&p, "/domain/cpu/numa/interconnects/bandwidth/@unit", "MiB");
 	cmd = str(&p, "/domain/os/cmdline");
-	assert_string_equal(cmd, "console=ttyS0 panic=-1 nokaslr memmap=128M%0x20000000-1+0x2 "
-				 "memmap=256M%0x28000000-1+0xefffffff memmap=128M%0x38000000-1+0x2");
+	assert_string_equal(cmd,
+			    "console=ttyS0 panic=-1 nokaslr memmap=128M%0x20000000-1+0x2 "
+			    "memmap=256M%0x28000000-1+0xefffffff memmap=128M%0x38000000-1+0x2");
 	xmlFree(cmd);
 	unparse(&p);
 	free(xml);
