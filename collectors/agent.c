@@ -195,7 +195,15 @@ int main(void)
 		power_off();
 	}
 	setup_failed = apply_settings(&plan);
-	if (collect_setup(&plan, nodes, nnodes) < 0 || setup_tiers(&plan) < 0) {
+	if (setup_tiers(&plan) < 0) {
+		chan_sendf(MMREC_DONE, NULL, 0, "iterations=0");
+		power_off();
+	}
+	if (plan.tier_kmem[0]) { /* the kmem nodes came online: snapshot them too */
+		nnodes = list_nodes(nodes, AGENT_MAX_NODES);
+		send_nodes(nodes, nnodes);
+	}
+	if (collect_setup(&plan, nodes, nnodes) < 0) {
 		chan_sendf(MMREC_DONE, NULL, 0, "iterations=0");
 		power_off();
 	}
