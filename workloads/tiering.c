@@ -10,7 +10,8 @@
  * numa_maps), and fault the hot set in where --start says (mbind, then
  * the default policy again).
  *
- * Measured: fault the cold set in from the fast tier's CPUs: with the
+ * Measured: fault the cold set in from the fast tier's CPUs (each 16M
+ * chunk marked MADV_COLD once written, unless --age_cold=0): with the
  * working set larger than the fast tier, reclaim demotes; then read the
  * hot set again and again for --duration_s seconds, recording every
  * --interval_s seconds the hot set's read throughput and the share of its
@@ -34,6 +35,10 @@
 #define MAX_NODES 64
 #define MAX_INTERVALS 600
 #define DBG "/sys/kernel/debug/sched/numa_balancing/"
+#define COLD_CHUNK (16UL << 20)
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
 
 static const char *const knobs[] = { "scan_delay_ms", "scan_period_min_ms", "scan_period_max_ms",
 				     "scan_size_mb", "hot_threshold_ms" };
@@ -240,6 +245,27 @@ static int fault_in(char *p, size_t len, unsigned long mask)
 	return 0;
 }
 
+/*
+ * Fault the cold set in, each chunk marked MADV_COLD once written when
+ * age: its pages go to the inactive list with their accessed bits clear,
+ * as cold data ages in a long-running program. Without it kswapd, woken
+ * while the fill writes, finds only young pages; in some runs under TCG
+ * it then nearly stopped scanning the fast node (~100 pages/s against
+ * ~2000) and promotion, which needs it to make room, stalled after 2-3
+ * thousand pages (likely the node counted hopeless: kswapd_failures).
+ */
+static void fill_cold(char *p, size_t len, int age)
+{
+	for (size_t off = 0; off < len; off += COLD_CHUNK) {
+		size_t n = len - off < COLD_CHUNK ? len - off : COLD_CHUNK;
+
+		for (size_t o = 0; o < n; o += PAGE)
+			p[off + o] = 1;
+		if (age)
+			madvise(p + off, n, MADV_COLD);
+	}
+}
+
 static void report(const char *hot, const char *cold, const struct tiers *t, const struct sample *s,
 		   int ns, double fill_s)
 {
@@ -276,7 +302,7 @@ static void report(const char *hot, const char *cold, const struct tiers *t, con
 int main(int argc, char **argv)
 {
 	static struct sample s[MAX_INTERVALS];
-	uint64_t size, hot_len, dur, step;
+	uint64_t size, hot_len, dur, step, age;
 	char old[NKNOBS][32], *map, *hot, *cold;
 	const char *start;
 	struct tiers t;
@@ -286,7 +312,8 @@ int main(int argc, char **argv)
 
 	if (wl_init(argc, argv) < 0 || wl_param_u64("size", 256 << 20, &size) < 0 ||
 	    wl_param_u64("hot", 32 << 20, &hot_len) < 0 ||
-	    wl_param_u64("duration_s", 30, &dur) < 0 || wl_param_u64("interval_s", 2, &step) < 0)
+	    wl_param_u64("duration_s", 30, &dur) < 0 || wl_param_u64("interval_s", 2, &step) < 0 ||
+	    wl_param_u64("age_cold", 1, &age) < 0)
 		return 2;
 	start = wl_param("start") ? wl_param("start") : "slow";
 	hot_len = hot_len / PAGE * PAGE;
@@ -319,7 +346,7 @@ int main(int argc, char **argv)
 	if (wl_ready_and_wait() < 0)
 		return 1;
 	fill_s = wl_now();
-	fault_in(cold, cold_len, 0);
+	fill_cold(cold, cold_len, (int)age);
 	fill_s = wl_now() - fill_s;
 	hot_loop(hot, hot_len, &t, (double)dur, (double)step, s, &ns);
 	if (wl_done_and_wait() < 0)
