@@ -535,6 +535,26 @@ static bool tiers_line(json_t *t, const char *l, uint32_t len)
 	return false;
 }
 
+/* the tiers by id, fastest first (the guest sends them in readdir order) */
+static void sort_tiers(json_t *t)
+{
+	json_t *a = json_object_get(t, "tiers");
+	size_t n = json_array_size(a);
+
+	for (size_t i = 1; i < n; i++) {
+		for (size_t j = i; j > 0; j--) {
+			json_t *x = json_array_get(a, j - 1), *y = json_array_get(a, j);
+
+			if (json_integer_value(json_object_get(x, "id")) <=
+			    json_integer_value(json_object_get(y, "id")))
+				break;
+			json_incref(x);
+			json_array_set(a, j - 1, y);
+			json_array_set_new(a, j, x);
+		}
+	}
+}
+
 static void on_tiers(struct parse_ctx *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_TIERS);
@@ -554,6 +574,7 @@ static void on_tiers(struct parse_ctx *c, const char *p, uint32_t len)
 				 (int)(ll < 80 ? ll : 80), b);
 		b = nl ? nl + 1 : end;
 	}
+	sort_tiers(t);
 	json_decref(it->tiers);
 	it->tiers = t;
 }

@@ -35,7 +35,7 @@
  *	"timeseries" (when the guest sent SERIES): {"interval_s": 1,
  *		"samples": n, "series": {"vmstat.nr_free_pages": [n values]}},
  *	"tiers" (when the guest sent TIERS): {"demotion_enabled": bool|null,
- *		"tiers": [{"id", "nodes"}], "nodes": [{"id", "cpus", "memory_kb"}],
+ *		"tiers": [{"id", "nodes"}] (by id), "nodes": [{"id", "cpus", "memory_kb"}],
  *		"access": [{"node", "class", "initiators", "read_latency", ...}]}}],
  *  "setup_error" (when the guest sent SETUP_ERROR): {"what","message"},
  *  "log": [{"level","message"}], "done": bool,

@@ -453,7 +453,7 @@ static void test_tiers(void **state)
 	head(&s);
 	good_iteration(&s, 0);
 	rec(&s, MMREC_TIERS,
-	    "iter=0\ndemotion_enabled=true\ntier=4 nodes=0\ntier=22 nodes=1-2\n"
+	    "iter=0\ndemotion_enabled=true\ntier=22 nodes=1-2\ntier=4 nodes=0\n"
 	    "node=1 cpus=- memory_kb=524288\n"
 	    "access=1 class=0 initiators=0 read_latency=300 read_bandwidth=4096\n"
 	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\n");
