@@ -192,7 +192,7 @@ static int setup_kmem(const char *kmem, char *err, size_t errlen)
 	if (!dp) {
 		snprintf(
 			err, errlen,
-			"no %s: the kernel has no dax driver; build it with kernels/tiering.config (docs/job-format.md)",
+			"no %s: the kernel has no dax driver; build it with kernels/lab.config (docs/job-format.md)",
 			DAX_DEVICES);
 		return -1;
 	}

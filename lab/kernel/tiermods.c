@@ -112,7 +112,7 @@ static int add_module(const char *variant, const char *mdir, const char *dep, co
 	if (listed(names, name))
 		return 0;
 	if (!l || depth > DEPTH_MAX) {
-		lab_err("variant '%s': the kernel of %s has no module %s (modules.dep) and does not build it in; a lab kernel needs kernels/tiering.config in its fragments",
+		lab_err("variant '%s': the kernel of %s has no module %s (modules.dep) and does not build it in; a lab kernel needs the dax options of kernels/lab.config in its fragments",
 			variant, mdir, name);
 		return -1;
 	}
@@ -122,7 +122,7 @@ static int add_module(const char *variant, const char *mdir, const char *dep, co
 		return -1;
 	rel = xstrndup(l, (size_t)(colon - l));
 	if (strlen(rel) < 3 || strcmp(rel + strlen(rel) - 3, ".ko")) {
-		lab_err("variant '%s': the module %s/%s is compressed, which the guest agent cannot load; use a kernel with uncompressed modules or build the dax drivers in (kernels/tiering.config)",
+		lab_err("variant '%s': the module %s/%s is compressed, which the guest agent cannot load; use a kernel with uncompressed modules or build the dax drivers in (kernels/lab.config)",
 			variant, mdir, rel);
 		free(rel);
 		return -1;

@@ -3,7 +3,7 @@
  * tiermods.h - the dax drivers a kmem topology needs in the guest
  * (docs/job-format.md, "Memory tiers"): device_dax, dax_hmem and kmem.
  *
- * A lab kernel built with kernels/tiering.config has them built in; Debian's
+ * A lab kernel built with kernels/lab.config has them built in; Debian's
  * kernels have them as modules, which the boot's image carries as
  * /mmlab/modules/<name>.ko and the agent loads (plan key tier.modules).
  */
