@@ -57,7 +57,7 @@ static const char *const work_metrics[] = {
 static const char default_counters[] =
 	"vmstat.compact_*,vmstat.pgmigrate_*,vmstat.thp_*,vmstat.numa_*,"
 	"vmstat.pgfault,vmstat.pgmajfault,vmstat.allocstall*,vmstat.pgscan_*,"
-	"vmstat.pgsteal_*,vmstat.oom_kill";
+	"vmstat.pgsteal_*,vmstat.oom_kill,vmstat.pgpromote_*,vmstat.pgdemote_*";
 
 struct comparison *cmp_new(void)
 {
