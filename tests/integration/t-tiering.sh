@@ -65,17 +65,19 @@ m1="$v1.metrics"
 # mode 2 selects promotion candidates and promotes; mode 1 selects none
 # and moves fewer (how many more mode 2 moves depends on kswapd keeping
 # up on a loaded TCG host: 6x to 200x measured)
-assert_jq "$T/r.json" "$m2[\"vmstat.pgpromote_candidate\"] > 0"
-assert_jq "$T/r.json" "$m2[\"vmstat.pgpromote_success\"] > 1000"
-assert_jq "$T/r.json" "$m1[\"vmstat.pgpromote_candidate\"] == 0"
-assert_jq "$T/r.json" "$m1[\"vmstat.pgpromote_success\"] * 3 < $m2[\"vmstat.pgpromote_success\"]"
-assert_jq "$T/r.json" "$m1[\"tiering.hot_fast_pages\"] * 3 < $m2[\"tiering.hot_fast_pages\"]"
+assert_jq "$T/r.json" "${m2}[\"vmstat.pgpromote_candidate\"] > 0"
+assert_jq "$T/r.json" "${m2}[\"vmstat.pgpromote_success\"] > 1000"
+assert_jq "$T/r.json" "${m1}[\"vmstat.pgpromote_candidate\"] == 0"
+assert_jq "$T/r.json" "${m1}[\"vmstat.pgpromote_success\"] * 3 < ${m2}[\"vmstat.pgpromote_success\"]"
+assert_jq "$T/r.json" "${m1}[\"tiering.hot_fast_pages\"] * 3 < ${m2}[\"tiering.hot_fast_pages\"]"
 # the kmem node is snapshot like any node once it is online (6.1 counts
 # pgdemote_* as global vm events only, 6.12 per node too)
-assert_jq "$T/r.json" "$m2[\"node1.vmstat.nr_anon_pages\"] != null"
+assert_jq "$T/r.json" "${m2}[\"node1.vmstat.nr_anon_pages\"] != null"
 "$MMLAB" compare latest >"$T/cmp.txt"
 grep -q 'promotion_rate' "$T/cmp.txt" || fail "no promotion_rate row: $(cat "$T/cmp.txt")"
 grep -q 'demotion_rate' "$T/cmp.txt" || fail "no demotion_rate row"
 grep -q 'hot_fast_pct' "$T/cmp.txt" || fail "no hot_fast_pct row"
+grep -q 'pgpromote_success' "$T/cmp.txt" || fail "no pgpromote_success row"
+grep -q 'pgdemote_kswapd' "$T/cmp.txt" || fail "no pgdemote_kswapd row"
 no_leftover_domains
 echo ok
