@@ -25,6 +25,7 @@
 #include "proto.h"
 #include "run.h"
 #include "sysfs.h"
+#include "tier.h"
 
 static __attribute__((noreturn)) void power_off(void)
 {
@@ -169,6 +170,18 @@ static void unpack_payload(void)
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
+/* the plan's memory tiers; -1 after SETUP_ERROR */
+static int setup_tiers(const struct plan *p)
+{
+	char err[512];
+
+	if (tier_setup(p, err, sizeof(err)) == 0)
+		return 0;
+	chan_sendf(MMREC_SETUP_ERROR, err, strlen(err), "what=tiers");
+	console_log("setup error: %s", err);
+	return -1;
+}
+
 static void read_plan(struct plan *p)
 {
 	char err[256];
@@ -207,6 +220,14 @@ int main(void)
 		power_off();
 	}
 	setup_failed = apply_settings(&plan);
+	if (setup_tiers(&plan) < 0) {
+		chan_sendf(MMREC_DONE, NULL, 0, "iterations=0");
+		power_off();
+	}
+	if (plan.tier_kmem[0]) { /* the kmem nodes came online: snapshot them too */
+		nnodes = list_nodes(nodes, AGENT_MAX_NODES);
+		send_nodes(nodes, nnodes);
+	}
 	if (collect_setup(&plan, nodes, nnodes) < 0) {
 		chan_sendf(MMREC_DONE, NULL, 0, "iterations=0");
 		power_off();
@@ -215,6 +236,8 @@ int main(void)
 		unsigned int iter = plan.iteration_first + i;
 
 		console_log("iteration %u: %s", iter, plan.workload);
+		if (plan.tier_report)
+			tier_report(iter);
 		failed += run_iteration(&plan, iter, nodes, nnodes, setup_failed) < 0;
 	}
 	console_log("done: %u iteration(s), %d failed", plan.iterations, failed);

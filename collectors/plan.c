@@ -70,6 +70,33 @@ static int add_file(struct plan *p, const char *idx, const char *v)
 	return 0;
 }
 
+/* "1,2" node lists and "a,b" module names */
+static int list_ok(const char *v, const char *chars)
+{
+	return strspn(v, chars) == strlen(v);
+}
+
+static int set_tier_key(struct plan *p, const char *k, const char *v)
+{
+	if (!strcmp(k, "report"))
+		return (!strcmp(v, "0") || !strcmp(v, "1")) ? (p->tier_report = v[0] == '1', 0) :
+							      -1;
+	if (!strcmp(k, "demotion")) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return -1;
+		p->tier_demotion = v[0] == '1';
+		return 0;
+	}
+	if (!strcmp(k, "kmem"))
+		return list_ok(v, "0123456789,") ? copy_str(p->tier_kmem, sizeof(p->tier_kmem), v) :
+						   -1;
+	if (!strcmp(k, "modules"))
+		return list_ok(v, "abcdefghijklmnopqrstuvwxyz0123456789_,") ?
+			       copy_str(p->tier_modules, sizeof(p->tier_modules), v) :
+			       -1;
+	return 1;
+}
+
 static int set_key(struct plan *p, const char *k, const char *v)
 {
 	if (!strcmp(k, "run"))
@@ -99,6 +126,8 @@ static int set_key(struct plan *p, const char *k, const char *v)
 			       -1;
 	if (!strncmp(k, "collect.file.", 13))
 		return add_file(p, k + 13, v);
+	if (!strncmp(k, "tier.", 5))
+		return set_tier_key(p, k + 5, v);
 	if (!strncmp(k, "param.", 6))
 		return add_kv(p->params, &p->nparams, k + 6, v);
 	if (!strncmp(k, "sysctl.", 7))
@@ -149,6 +178,7 @@ int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t e
 	memset(p, 0, sizeof(*p));
 	p->iterations = 1;
 	p->collect_enabled = 1;
+	p->tier_demotion = -1;
 	if (!copy) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

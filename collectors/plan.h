@@ -39,6 +39,11 @@ struct plan {
 	/* collect.file.<i>, decoded, in the plan's order: sent back as FILE records */
 	char files[PLAN_MAX_FILES][MMPATH_MAX + 1];
 	unsigned int nfiles;
+	/* memory tiers (collectors/tier.c) */
+	int tier_report; /* tier.report: send TIERS at every iteration */
+	char tier_kmem[PLAN_NAME_MAX]; /* tier.kmem: nodes onlined with kmem, "1,2" */
+	char tier_modules[PLAN_NAME_MAX]; /* tier.modules: /mmlab/modules/<name>.ko to load */
+	int tier_demotion; /* tier.demotion: -1 leave, 0 false, 1 true */
 };
 
 /* 0, or -1 with a reason in err */

@@ -23,6 +23,7 @@ static const char *const type_names[] = {
 	[MMREC_COUNTS] = "COUNTS",
 	[MMREC_SERIES] = "SERIES",
 	[MMREC_FILE] = "FILE",
+	[MMREC_TIERS] = "TIERS",
 };
 
 const char *mmrec_type_name(unsigned int type)

@@ -57,6 +57,15 @@
  *             bytes of the file, in order (a larger file is cut; s still
  *             says its size), an empty file as one record with no body.
  *             The host keeps only the paths it asked for.
+ *
+ *  TIERS      "iter=<i>" (the plan says tier.report=1), sent before the
+ *             iteration's workload starts; body = the memory tiers the guest
+ *             kernel built, one line each: "demotion_enabled=<true|false|->",
+ *             "tier=<id> nodes=<nodelist>" per memory_tier<id>,
+ *             "node=<n> cpus=<cpulist|-> memory_kb=<MemTotal>" per online
+ *             node, "access=<n> class=<0|1> initiators=<nodelist>
+ *             [read_latency=<ns>] [write_latency=..] [read_bandwidth=<MB/s>]
+ *             [write_bandwidth=..]" per node with HMAT data
  */
 #ifndef MMLAB_PROTO_H
 #define MMLAB_PROTO_H
@@ -82,7 +91,8 @@ enum mmrec_type {
 	MMREC_SETUP_ERROR = 10,
 	MMREC_COUNTS = 11,
 	MMREC_SERIES = 12,
-	/* 13-15: taken by branches in flight (WL_FILE, TIERS) */
+	MMREC_TIERS = 13,
+	/* 14-15: taken by branches in flight (WL_FILE) */
 	MMREC_FILE = 16,
 	MMREC_TYPE_MAX = 16,
 };
@@ -168,6 +178,16 @@ int mmpath_ok(const char *path);
  *   collect.file.<i>        an absolute guest path (mmpath_encode()d), i =
  *                           0, 1, ... (at most 64): sent back as FILE
  *                           records after the last iteration
+ *
+ *   tier.report             1: send TIERS at every iteration
+ *   tier.modules            comma-separated module names, loaded in order
+ *                           from /mmlab/modules/<name>.ko (the dax drivers
+ *                           of a distro kernel)
+ *   tier.kmem               comma-separated kmem nodes: every dax device
+ *                           targeting one goes to the kmem driver, its
+ *                           memory onlined movable
+ *   tier.demotion           0/1 written to /sys/kernel/mm/numa/demotion_enabled
+ * A tier setup that fails sends SETUP_ERROR what=tiers.
  * Kernel modules a workload needs (pagebench) are built by the host for
  * the variant's kernel and put in the per-boot cpio as /mmlab/modules/
  * <name>.ko; the workload loads them itself (finit_module).

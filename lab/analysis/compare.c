@@ -40,6 +40,11 @@ static const struct {
 				   " + 128 * vmstat.numa_pages_migrated) / 1000" },
 	{ "derived.numa_hint_local_pct",
 	  "100 * vmstat.numa_hint_faults_local / vmstat.numa_hint_faults" },
+	/* memory tiering: pages per second of the measured phase */
+	{ "derived.promotion_rate", "vmstat.pgpromote_success / time.elapsed_s" },
+	{ "derived.demotion_rate",
+	  "(vmstat.pgdemote_kswapd + vmstat.pgdemote_direct) / time.elapsed_s" },
+	{ "derived.hot_fast_pct", "100 * tiering.hot_fast_pages / tiering.hot_pages" },
 };
 
 /* metrics that measure the amount of work; see docs/compare.md */
@@ -52,7 +57,7 @@ static const char *const work_metrics[] = {
 static const char default_counters[] =
 	"vmstat.compact_*,vmstat.pgmigrate_*,vmstat.thp_*,vmstat.numa_*,"
 	"vmstat.pgfault,vmstat.pgmajfault,vmstat.allocstall*,vmstat.pgscan_*,"
-	"vmstat.pgsteal_*,vmstat.oom_kill";
+	"vmstat.pgsteal_*,vmstat.oom_kill,vmstat.pgpromote_*,vmstat.pgdemote_*";
 
 struct comparison *cmp_new(void)
 {

@@ -62,6 +62,9 @@ static const struct dir_rule derived_rules[] = {
 	{ "derived.compaction_cost", DIR_LOWER },
 	{ "derived.autonuma_cost", DIR_LOWER },
 	{ "derived.numa_hint_local_pct", DIR_HIGHER },
+	{ "derived.promotion_rate", DIR_NEUTRAL },
+	{ "derived.demotion_rate", DIR_NEUTRAL },
+	{ "derived.hot_fast_pct", DIR_HIGHER },
 };
 
 static int workload_rule(const char *name, enum metric_dir *d)
@@ -141,6 +144,9 @@ static bool is_numa(const char *name)
 		"vmstat.pgdemote_*",
 		"derived.autonuma_cost",
 		"derived.numa_hint_local_pct",
+		"derived.promotion_rate",
+		"derived.demotion_rate",
+		"derived.hot_fast_pct",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(pat); i++)

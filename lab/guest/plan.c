@@ -48,6 +48,25 @@ static void plan_files(const struct strlist *files, struct kvlist *plan)
 	}
 }
 
+/* the topology's memory tiers: the kmem nodes, demotion, the TIERS record */
+static void plan_tiers(const struct job_topology *t, struct kvlist *plan)
+{
+	struct strbuf kmem = STRBUF_INIT;
+	int demotion = topology_demotion(t);
+
+	if (!topology_is_tiered(t) && demotion < 0)
+		return;
+	kvlist_set(plan, "tier.report", "1");
+	for (unsigned int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kmem)
+			strbuf_addf(&kmem, "%s%u", kmem.len ? "," : "", i);
+	if (kmem.len)
+		kvlist_set(plan, "tier.kmem", kmem.buf);
+	if (demotion >= 0)
+		kvlist_set(plan, "tier.demotion", demotion ? "1" : "0");
+	strbuf_release(&kmem);
+}
+
 void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 		const struct job_variant *v, unsigned int first, unsigned int count)
 {
@@ -68,4 +87,5 @@ void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 		kvlist_set(plan, "thp.defrag", v->thp_defrag);
 	plan_collectors(&job->collectors, v, plan);
 	plan_files(&job->collect_files, plan);
+	plan_tiers(&job->topo, plan);
 }

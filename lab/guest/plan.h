@@ -8,6 +8,8 @@
  *   param.<name>, sysctl.<name>, thp.enabled, thp.defrag,
  *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>,
  *   collect.file.<i>=<encoded path> (collect_files)
+ *   tier.report, tier.kmem, tier.demotion (a tiered topology; tier.modules
+ *   comes with the modules, lab/kernel/tiermods.h)
  */
 #ifndef MMLAB_GUEST_PLAN_H
 #define MMLAB_GUEST_PLAN_H

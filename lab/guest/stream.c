@@ -25,6 +25,7 @@ struct iter_state {
 	json_t *metrics;
 	json_t *before, *after; /* snapshot name -> raw text */
 	json_t *timeseries; /* from SERIES, or NULL */
+	json_t *tiers; /* from TIERS, or NULL */
 };
 
 struct parse_ctx {
@@ -457,6 +458,127 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 				   (json_int_t)samples, "series", series);
 }
 
+/* a node list as the kernel prints it ("0-2,5"), or "-" */
+static bool nodelist_ok(const char *s)
+{
+	return *s && strlen(s) < 256 && strspn(s, "0123456789,-") == strlen(s);
+}
+
+/* "key=<uint>" of a TIERS line into o, when present and sane */
+static void tiers_uint(json_t *o, const char *l, uint32_t len, const char *key)
+{
+	char v[32];
+	unsigned long x;
+
+	if (!mmrec_hdr_get(l, len, key, v, sizeof(v)) && get_uint(v, 1UL << 40, &x))
+		json_object_set_new(o, key, json_integer((json_int_t)x));
+}
+
+static json_t *tiers_list(json_t *t, const char *key)
+{
+	json_t *a = json_object_get(t, key);
+
+	if (!a) {
+		a = json_array();
+		json_object_set_new(t, key, a);
+	}
+	return json_array_size(a) < AGENT_MAX_NODES ? a : NULL;
+}
+
+/* one line of a TIERS record; false when it does not check out */
+static bool tiers_line(json_t *t, const char *l, uint32_t len)
+{
+	static const char *const hmat[] = { "read_latency", "write_latency", "read_bandwidth",
+					    "write_bandwidth" };
+	char a[256], b[256];
+	json_t *o, *list;
+
+	if (!mmrec_hdr_get(l, len, "demotion_enabled", a, sizeof(a))) {
+		json_object_set_new(t, "demotion_enabled",
+				    !strcmp(a, "true")	? json_true() :
+				    !strcmp(a, "false") ? json_false() :
+							  json_null());
+		return true;
+	}
+	if (!mmrec_hdr_get(l, len, "tier", a, sizeof(a))) {
+		unsigned long id;
+
+		if (!get_uint(a, 1000000, &id) || mmrec_hdr_get(l, len, "nodes", b, sizeof(b)) ||
+		    !nodelist_ok(b) || !(list = tiers_list(t, "tiers")))
+			return false;
+		return !json_array_append_new(list, json_pack("{s:I, s:s}", "id", (json_int_t)id,
+							      "nodes", b));
+	}
+	if (!mmrec_hdr_get(l, len, "node", a, sizeof(a))) {
+		unsigned long id;
+
+		if (!get_uint(a, 1000000, &id) || mmrec_hdr_get(l, len, "cpus", b, sizeof(b)) ||
+		    !nodelist_ok(b) || !(list = tiers_list(t, "nodes")))
+			return false;
+		o = json_pack("{s:I, s:s}", "id", (json_int_t)id, "cpus", b);
+		tiers_uint(o, l, len, "memory_kb");
+		return !json_array_append_new(list, o);
+	}
+	if (!mmrec_hdr_get(l, len, "access", a, sizeof(a))) {
+		unsigned long id, cls;
+
+		if (!get_uint(a, 1000000, &id) || mmrec_hdr_get(l, len, "class", b, sizeof(b)) ||
+		    !get_uint(b, 1, &cls) || mmrec_hdr_get(l, len, "initiators", b, sizeof(b)) ||
+		    !nodelist_ok(b) || !(list = tiers_list(t, "access")))
+			return false;
+		o = json_pack("{s:I, s:I, s:s}", "node", (json_int_t)id, "class", (json_int_t)cls,
+			      "initiators", b);
+		for (size_t i = 0; i < ARRAY_SIZE(hmat); i++)
+			tiers_uint(o, l, len, hmat[i]);
+		return !json_array_append_new(list, o);
+	}
+	return false;
+}
+
+/* the tiers by id, fastest first (the guest sends them in readdir order) */
+static void sort_tiers(json_t *t)
+{
+	json_t *a = json_object_get(t, "tiers");
+	size_t n = json_array_size(a);
+
+	for (size_t i = 1; i < n; i++) {
+		for (size_t j = i; j > 0; j--) {
+			json_t *x = json_array_get(a, j - 1), *y = json_array_get(a, j);
+
+			if (json_integer_value(json_object_get(x, "id")) <=
+			    json_integer_value(json_object_get(y, "id")))
+				break;
+			json_incref(x);
+			json_array_set(a, j - 1, y);
+			json_array_set_new(a, j, x);
+		}
+	}
+}
+
+static void on_tiers(struct parse_ctx *c, const char *p, uint32_t len)
+{
+	struct iter_state *it = get_iter(c, p, len, MMREC_TIERS);
+	uint32_t blen;
+	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
+	json_t *t;
+
+	if (!it)
+		return;
+	t = json_object();
+	while (b < end) {
+		const char *nl = memchr(b, '\n', (size_t)(end - b));
+		uint32_t ll = (uint32_t)((nl ? nl : end) - b);
+
+		if (ll && !tiers_line(t, b, ll))
+			host_log(c, "iteration %u: bad TIERS line \"%.*s\", dropped", it->index,
+				 (int)(ll < 80 ? ll : 80), b);
+		b = nl ? nl + 1 : end;
+	}
+	sort_tiers(t);
+	json_decref(it->tiers);
+	it->tiers = t;
+}
+
 static void on_setup_error(struct parse_ctx *c, const char *p, uint32_t len)
 {
 	char what[32] = "setup";
@@ -509,6 +631,9 @@ static void on_record(struct parse_ctx *c, unsigned int type, const char *p, uin
 		break;
 	case MMREC_SERIES:
 		on_series(c, p, len);
+		break;
+	case MMREC_TIERS:
+		on_tiers(c, p, len);
 		break;
 	}
 }
@@ -609,6 +734,8 @@ static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
 	json_object_set_new(o, "metrics", it->metrics);
 	if (it->timeseries)
 		json_object_set_new(o, "timeseries", it->timeseries);
+	if (it->tiers)
+		json_object_set_new(o, "tiers", it->tiers);
 	json_object_set_new(o, "snapshots",
 			    json_pack("{s:o, s:o}", "before", it->before, "after", it->after));
 	return o;

@@ -9,6 +9,8 @@
  *	job_yaml.c        walking the node tree and the FILE:LINE:COLUMN
  *	                  errors (job_yaml.h, plus the helpers below)
  *	parse_topology.c  topology:
+ *	parse_hmat.c      topology.hmat (HMAT latency and bandwidth)
+ *	topo_layout.c     the guest-physical memory layout of a topology
  *	parse_variants.c  variants: and kernels:
  *	parse_workload.c  workload: and its params
  *	parse_guest.c     image:, collect_files:, collectors:, timeouts:
@@ -69,6 +71,8 @@ void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path, con
 
 /* the sections, each given its value node */
 void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology *t);
+/* topology.hmat; nodes_ok: the nodes parsed, so entries can be checked against them */
+void job_parse_hmat(struct job_yaml *y, yaml_node_t *n, struct job_topology *t, bool nodes_ok);
 void job_parse_variants(struct job_yaml *y, yaml_node_t *n, struct job *job);
 void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_kernels *k);
 void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload *w);

@@ -4,24 +4,31 @@
  * nodes (nodes: N, cpus_per_node, memory_per_node) or a list of node
  * entries, and the optional distance matrix.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "job/parse.h"
+#include "job/topo_layout.h"
 #include "lib/util.h"
 
 #define JOB_MIN_NODE_BYTES (64ULL << 20)
 #define JOB_MAX_NODE_BYTES (16ULL << 40)
 
-static bool get_node_memory(struct job_yaml *y, yaml_node_t *n, const char *path, uint64_t *kib)
+static bool get_node_memory(struct job_yaml *y, yaml_node_t *n, const char *path, uint64_t *kib,
+			    bool zero_ok)
 {
 	uint64_t bytes;
 
 	if (!job_yaml_size(y, n, path, &bytes))
 		return false;
+	if (!bytes && zero_ok) {
+		*kib = 0;
+		return true;
+	}
 	if (bytes < JOB_MIN_NODE_BYTES || bytes > JOB_MAX_NODE_BYTES) {
 		job_yaml_err(y, n->start_mark, path,
-			     "%llu bytes is out of range; expected 64M..16T per node",
-			     (unsigned long long)bytes);
+			     "%llu bytes is out of range; expected %s64M..16T per node",
+			     (unsigned long long)bytes, zero_ok ? "0 (a memoryless node) or " : "");
 		return false;
 	}
 	if (bytes % (1ULL << 20)) {
@@ -34,14 +41,16 @@ static bool get_node_memory(struct job_yaml *y, yaml_node_t *n, const char *path
 	return true;
 }
 
-enum { TN_CPUS, TN_MEMORY, TN_N };
+enum { TN_CPUS, TN_MEMORY, TN_KMEM, TN_N };
 
 static bool parse_node_entry(struct job_yaml *y, yaml_node_t *n, const char *path,
 			     struct job_node *jn)
 {
+	static const char *const bools[] = { "false", "true", NULL };
 	struct job_field f[TN_N] = {
 		[TN_CPUS] = { .key = "cpus" },
 		[TN_MEMORY] = { .key = "memory" },
+		[TN_KMEM] = { .key = "kmem" },
 	};
 	char p[PATHLEN];
 	bool ok = true;
@@ -50,19 +59,25 @@ static bool parse_node_entry(struct job_yaml *y, yaml_node_t *n, const char *pat
 		return false;
 	jn->cpus = 1;
 	if (f[TN_CPUS].val)
-		ok &= job_yaml_uint(y, f[TN_CPUS].val, job_pkey(p, path, "cpus"), 1, JOB_MAX_CPUS,
+		ok &= job_yaml_uint(y, f[TN_CPUS].val, job_pkey(p, path, "cpus"), 0, JOB_MAX_CPUS,
 				    &jn->cpus);
 	if (f[TN_MEMORY].val) {
 		ok &= get_node_memory(y, f[TN_MEMORY].val, job_pkey(p, path, "memory"),
-				      &jn->memory_kib);
+				      &jn->memory_kib, true);
 	} else {
 		job_yaml_missing(y, n, path, "memory", "256M");
 		ok = false;
 	}
+	if (f[TN_KMEM].val) {
+		int b = job_yaml_enum(y, f[TN_KMEM].val, job_pkey(p, path, "kmem"), bools);
+
+		ok &= b >= 0;
+		jn->kmem = b == 1;
+	}
 	return ok;
 }
 
-enum { TP_NODES, TP_CPUS, TP_MEMORY, TP_DISTANCES, TP_N };
+enum { TP_NODES, TP_CPUS, TP_MEMORY, TP_DISTANCES, TP_HMAT, TP_DEMOTION, TP_N };
 
 static bool parse_node_list(struct job_yaml *y, yaml_node_t *n, struct job_field *f,
 			    struct job_topology *t)
@@ -104,7 +119,7 @@ static bool parse_node_uniform(struct job_yaml *y, yaml_node_t *topo, struct job
 		ok &= job_yaml_uint(y, f[TP_CPUS].val, "topology.cpus_per_node", 1, JOB_MAX_CPUS,
 				    &cpus);
 	if (f[TP_MEMORY].val) {
-		ok &= get_node_memory(y, f[TP_MEMORY].val, "topology.memory_per_node", &kib);
+		ok &= get_node_memory(y, f[TP_MEMORY].val, "topology.memory_per_node", &kib, false);
 	} else {
 		job_yaml_missing(y, topo, "topology", "memory_per_node", "256M");
 		ok = false;
@@ -183,6 +198,92 @@ static void parse_distances(struct job_yaml *y, yaml_node_t *n, struct job_topol
 			t->distances[i * t->nnodes + j] = i == j ? 10 : d;
 }
 
+/* where node i is written: its list entry, or the uniform "nodes: N" */
+static yaml_mark_t node_mark(struct job_yaml *y, yaml_node_t *nodes, unsigned int i,
+			     char p[PATHLEN])
+{
+	if (nodes->type != YAML_SEQUENCE_NODE) {
+		snprintf(p, PATHLEN, "topology.nodes");
+		return nodes->start_mark;
+	}
+	job_pidx(p, "topology.nodes", i);
+	return job_yaml_seq_item(y, nodes, i)->start_mark;
+}
+
+/* what libvirt, QEMU or the kernel cannot boot, refused here (docs/job-format.md) */
+static bool check_node(struct job_yaml *y, yaml_node_t *nodes, const struct job_topology *t,
+		       unsigned int i)
+{
+	const struct job_node *n = &t->nodes[i];
+	char p[PATHLEN];
+	yaml_mark_t m = node_mark(y, nodes, i, p);
+
+	if (!n->cpus && !n->memory_kib) {
+		job_yaml_err(y, m, p, "has neither CPUs nor memory; give it cpus >= 1 or memory");
+		return false;
+	}
+	if (n->kmem && !n->memory_kib) {
+		job_yaml_err(y, m, p,
+			     "kmem: true needs memory; give the node memory (128M or more)");
+		return false;
+	}
+	if (!n->cpus && i + 1 < t->nnodes && t->nodes[i + 1].cpus) {
+		/*
+		 * libvirt 9.0's qemuProcessSetupPid looks for each vCPU's cell
+		 * with virBitmapIsBitSet() on every cell before it, and a
+		 * CPU-less cell has no CPU mask: libvirtd segfaults (measured).
+		 */
+		job_yaml_err(
+			y, m, p,
+			"a CPU-less node before a node with CPUs (node %u) crashes libvirtd 9.0; put the CPU-less nodes after every node with CPUs",
+			i + 1);
+		return false;
+	}
+	if (i == 0 && (!n->memory_kib || n->kmem)) {
+		job_yaml_err(
+			y, m, p,
+			"node 0 must have ordinary memory (memory > 0, no kmem): the kernel boots in it; put memoryless and kmem nodes after node 0");
+		return false;
+	}
+	return true;
+}
+
+static bool check_nodes(struct job_yaml *y, yaml_node_t *nodes, const struct job_topology *t)
+{
+	struct topo_layout *l;
+	unsigned int bad;
+	char why[256], p[PATHLEN];
+	bool ok = true;
+
+	for (unsigned int i = 0; i < t->nnodes; i++)
+		ok &= check_node(y, nodes, t, i);
+	if (ok && !topology_total_cpus(t)) {
+		job_yaml_err(y, nodes->start_mark, "topology",
+			     "no node has CPUs; give at least one node cpus >= 1");
+		return false;
+	}
+	if (!ok)
+		return false;
+	l = xmalloc(sizeof(*l));
+	if (topo_layout(t, l, &bad, why, sizeof(why)) < 0) {
+		yaml_mark_t m = node_mark(y, nodes, bad, p);
+
+		job_yaml_err(y, m, p, "%s", why);
+		ok = false;
+	}
+	free(l);
+	return ok;
+}
+
+static void parse_demotion(struct job_yaml *y, yaml_node_t *n, struct job_topology *t)
+{
+	static const char *const bools[] = { "false", "true", NULL };
+	int b = job_yaml_enum(y, n, "topology.demotion", bools);
+
+	if (b >= 0)
+		t->demotion = b ? 1 : -1;
+}
+
 void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology *t)
 {
 	struct job_field f[TP_N] = {
@@ -190,12 +291,15 @@ void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology 
 		[TP_CPUS] = { .key = "cpus_per_node" },
 		[TP_MEMORY] = { .key = "memory_per_node" },
 		[TP_DISTANCES] = { .key = "distances" },
+		[TP_HMAT] = { .key = "hmat" },
+		[TP_DEMOTION] = { .key = "demotion" },
 	};
 	bool ok;
 
-	if (!job_yaml_map(y, n, "topology",
-			  "a mapping with nodes, cpus_per_node, memory_per_node, distances", f,
-			  TP_N))
+	if (!job_yaml_map(
+		    y, n, "topology",
+		    "a mapping with nodes, cpus_per_node, memory_per_node, distances, hmat, demotion",
+		    f, TP_N))
 		return;
 	if (!f[TP_NODES].val) {
 		job_yaml_missing(y, n, "topology", "nodes", "2");
@@ -211,10 +315,15 @@ void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology 
 			     JOB_MAX_CPUS);
 		ok = false;
 	}
+	ok = ok && check_nodes(y, f[TP_NODES].val, t);
 	if (ok)
 		y->total_mem = topology_total_memory_kib(t) << 10;
 	if (f[TP_DISTANCES].val)
 		parse_distances(y, f[TP_DISTANCES].val, t, ok);
+	if (f[TP_HMAT].val)
+		job_parse_hmat(y, f[TP_HMAT].val, t, ok);
+	if (f[TP_DEMOTION].val)
+		parse_demotion(y, f[TP_DEMOTION].val, t);
 }
 
 unsigned int topology_total_cpus(const struct job_topology *t)
@@ -233,4 +342,29 @@ uint64_t topology_total_memory_kib(const struct job_topology *t)
 	for (unsigned int i = 0; i < t->nnodes; i++)
 		n += t->nodes[i].memory_kib;
 	return n;
+}
+
+bool topology_has_kmem(const struct job_topology *t)
+{
+	for (unsigned int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].kmem)
+			return true;
+	return false;
+}
+
+bool topology_is_tiered(const struct job_topology *t)
+{
+	if (t->nhmat)
+		return true;
+	for (unsigned int i = 0; i < t->nnodes; i++)
+		if (!t->nodes[i].cpus || !t->nodes[i].memory_kib || t->nodes[i].kmem)
+			return true;
+	return false;
+}
+
+int topology_demotion(const struct job_topology *t)
+{
+	if (t->demotion)
+		return t->demotion > 0;
+	return topology_has_kmem(t) ? 1 : -1;
 }

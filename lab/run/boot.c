@@ -29,6 +29,7 @@
 #include "guest/plan.h"
 #include "guest/tap.h"
 #include "guest/stream.h"
+#include "kernel/tiermods.h"
 #include "kernel/wlmodule.h"
 #include "lib/util.h"
 #include "proto.h"
@@ -109,6 +110,29 @@ static void boot_ctx_release(struct boot_ctx *bc)
 
 /* ---- stage ------------------------------------------------------------ */
 
+/* a kmem topology's dax drivers for the boot's kernel: the plan's list, the files */
+static int tier_files(const struct run *r, const struct boot *b, struct boot_ctx *bc)
+{
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	struct strbuf names = STRBUF_INIT;
+	struct kvlist mods = { 0 };
+	char *mdir;
+	int ret;
+
+	if (!topology_has_kmem(&r->job->topo))
+		return 0;
+	mdir = tiermods_dir(ki->path, ki->release);
+	ret = tiermods_find(r->job->variants[b->variant].name, mdir, &mods, &names);
+	if (!ret && names.len)
+		kvlist_set(&bc->plan, "tier.modules", names.buf);
+	for (size_t i = 0; !ret && i < mods.n; i++)
+		payload_add_file(&bc->files, mods.v[i].key, mods.v[i].value, 0644);
+	kvlist_free(&mods);
+	strbuf_release(&names);
+	free(mdir);
+	return ret;
+}
+
 /*
  * The boot's files beside its image, the same list for both image kinds:
  * the plan, the workload's module built for the boot's kernel and, on a
@@ -121,7 +145,7 @@ static int boot_files(const struct run *r, const struct boot *b, struct boot_ctx
 	char *mods = NULL, *gp;
 	int ret = 0;
 
-	if (payload_add_plan(&bc->files, &bc->plan))
+	if (tier_files(r, b, bc) || payload_add_plan(&bc->files, &bc->plan))
 		return -1;
 	if (r->modules && r->modules[b->variant]) {
 		gp = xasprintf("/mmlab/modules/%s.ko",

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/tiermods.h"
 #include "kernel/wlmodule.h"
 #include "lib/util.h"
 #include "run/run.h"
@@ -86,10 +87,36 @@ static bool bootable(const struct kernel_info *ki)
 	return ki->path && !ki->build_failed;
 }
 
+/* a kmem topology: does each kernel have the dax drivers, built in or as modules? */
+static int check_tier_modules(struct run *r)
+{
+	for (size_t i = 0; i < r->job->nvariants && topology_has_kmem(&r->job->topo); i++) {
+		const struct kernel_info *ki = &r->kernels[i];
+		struct kvlist files = { 0 };
+		struct strbuf names = STRBUF_INIT;
+		char *mdir;
+		int ret;
+
+		if (!bootable(ki))
+			continue;
+		mdir = tiermods_dir(ki->path, ki->release);
+		ret = tiermods_find(r->job->variants[i].name, mdir, &files, &names);
+		kvlist_free(&files);
+		strbuf_release(&names);
+		free(mdir);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
 /* the workload's kernel module: is there a tree to build it against? */
 int run_check_modules(struct run *r)
 {
 	const char *mod = wlmodule_for_workload(r->job->workload.name);
+
+	if (check_tier_modules(r))
+		return -1;
 
 	for (size_t i = 0; mod && i < r->job->nvariants; i++) {
 		const struct kernel_info *ki = &r->kernels[i];

@@ -132,6 +132,7 @@ static json_t *iteration_json(const struct run *r, const struct boot_out *out, u
 
 	set_or(it, "metrics", json_object_get(ait, "metrics"), json_object());
 	copy_key(it, ait, "timeseries");
+	copy_key(it, ait, "tiers"); /* the memory tiers the guest saw */
 	copy_key(it, ait, "exit");
 	copy_key(it, ait, "signal");
 	if (r->spec->place && r->spec->place->placement)

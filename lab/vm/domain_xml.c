@@ -18,6 +18,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "vm/domain_xml.h"
+#include "job/topo_layout.h"
 #include "lib/util.h"
 #include "proto.h"
 
@@ -36,16 +37,6 @@ static unsigned int total_cpus(const struct job_topology *t)
 	for (i = 0; i < t->nnodes; i++)
 		n += t->nodes[i].cpus;
 	return n;
-}
-
-static uint64_t total_kib(const struct job_topology *t)
-{
-	uint64_t kib = 0;
-	unsigned int i;
-
-	for (i = 0; i < t->nnodes; i++)
-		kib += t->nodes[i].memory_kib;
-	return kib;
 }
 
 static bool has_distances(const struct job_topology *t)
@@ -82,7 +73,6 @@ static int check_path(const struct domain_spec *s, const char *what, const char 
 static int check_spec(const struct domain_spec *s)
 {
 	const struct job_topology *t = s->topo;
-	unsigned int i;
 
 	if (!s->name || !*s->name || !s->kernel || !s->console_path || !s->data_path || !t) {
 		lab_err("domain XML: incomplete domain spec (name, kernel, console and data paths and a topology are required); this is a bug in the caller");
@@ -101,13 +91,6 @@ static int check_spec(const struct domain_spec *s)
 		lab_err("domain XML for %s: topology has %u NUMA nodes; give 1 to %d nodes in the job's topology",
 			s->name, t->nnodes, JOB_MAX_NODES);
 		return -1;
-	}
-	for (i = 0; i < t->nnodes; i++) {
-		if (!t->nodes[i].memory_kib) {
-			lab_err("domain XML for %s: NUMA node %u has no memory; give every node a memory size",
-				s->name, i);
-			return -1;
-		}
 	}
 	if (!total_cpus(t)) {
 		lab_err("domain XML for %s: topology has no CPUs; give at least one node cpus >= 1",
@@ -159,8 +142,21 @@ static int w_empty1(xmlTextWriterPtr w, const char *name, const char *attr, cons
 	return rc | w_end(w);
 }
 
-static int write_os(xmlTextWriterPtr w, const struct domain_spec *s)
+/* the spec's command line and the topology's memmap= arguments (malloc'd), or NULL */
+static char *full_cmdline(const struct domain_spec *s, const struct topo_layout *l)
 {
+	char *extra = topo_kernel_args(l), *all;
+
+	if (!extra)
+		return s->cmdline ? xstrdup(s->cmdline) : NULL;
+	all = xasprintf("%s%s%s", s->cmdline ? s->cmdline : "", s->cmdline ? " " : "", extra);
+	free(extra);
+	return all;
+}
+
+static int write_os(xmlTextWriterPtr w, const struct domain_spec *s, const struct topo_layout *l)
+{
+	char *cmdline = full_cmdline(s, l);
 	int rc = w_start(w, "os");
 
 	rc |= w_start(w, "type");
@@ -171,13 +167,14 @@ static int write_os(xmlTextWriterPtr w, const struct domain_spec *s)
 	rc |= w_elem(w, "kernel", s->kernel);
 	if (s->initrd)
 		rc |= w_elem(w, "initrd", s->initrd);
-	if (s->cmdline)
-		rc |= w_elem(w, "cmdline", s->cmdline);
+	if (cmdline)
+		rc |= w_elem(w, "cmdline", cmdline);
+	free(cmdline);
 	return rc | w_end(w);
 }
 
-static int write_cell(xmlTextWriterPtr w, const struct job_topology *t, unsigned int i,
-		      unsigned int first_cpu, bool dist)
+static int write_cell(xmlTextWriterPtr w, const struct job_topology *t, const struct topo_layout *l,
+		      unsigned int i, unsigned int first_cpu, bool dist)
 {
 	const struct job_node *n = &t->nodes[i];
 	char cpus[32];
@@ -192,7 +189,7 @@ static int write_cell(xmlTextWriterPtr w, const struct job_topology *t, unsigned
 			snprintf(cpus, sizeof(cpus), "%u-%u", first_cpu, first_cpu + n->cpus - 1);
 		rc |= w_attr(w, "cpus", cpus);
 	}
-	rc |= w_attru(w, "memory", n->memory_kib);
+	rc |= w_attru(w, "memory", l->cell_bytes[i] >> 10);
 	rc |= w_attr(w, "unit", "KiB");
 	if (dist) {
 		rc |= w_start(w, "distances");
@@ -211,7 +208,43 @@ static int write_cell(xmlTextWriterPtr w, const struct job_topology *t, unsigned
 	return rc | w_end(w);
 }
 
-static int write_cpu(xmlTextWriterPtr w, const struct domain_spec *s)
+/* HMAT: <interconnects> (libvirt sets each CPU-less node's initiator from them) */
+static int write_interconnects(xmlTextWriterPtr w, const struct job_topology *t)
+{
+	int rc;
+
+	if (!t->nhmat)
+		return 0;
+	rc = w_start(w, "interconnects");
+	for (unsigned int i = 0; i < t->nhmat; i++) {
+		const struct job_hmat *h = &t->hmat[i];
+
+		if (!h->latency_ns)
+			continue;
+		rc |= w_start(w, "latency");
+		rc |= w_attru(w, "initiator", h->initiator);
+		rc |= w_attru(w, "target", h->target);
+		rc |= w_attr(w, "type", "access");
+		rc |= w_attru(w, "value", h->latency_ns);
+		rc |= w_end(w);
+	}
+	for (unsigned int i = 0; i < t->nhmat; i++) {
+		const struct job_hmat *h = &t->hmat[i];
+
+		if (!h->bandwidth_mibs)
+			continue;
+		rc |= w_start(w, "bandwidth");
+		rc |= w_attru(w, "initiator", h->initiator);
+		rc |= w_attru(w, "target", h->target);
+		rc |= w_attr(w, "type", "access");
+		rc |= w_attru(w, "value", h->bandwidth_mibs);
+		rc |= w_attr(w, "unit", "MiB");
+		rc |= w_end(w);
+	}
+	return rc | w_end(w);
+}
+
+static int write_cpu(xmlTextWriterPtr w, const struct domain_spec *s, const struct topo_layout *l)
 {
 	const struct job_topology *t = s->topo;
 	bool dist = has_distances(t);
@@ -232,9 +265,10 @@ static int write_cpu(xmlTextWriterPtr w, const struct domain_spec *s)
 	}
 	rc |= w_start(w, "numa");
 	for (i = 0; i < t->nnodes; i++) {
-		rc |= write_cell(w, t, i, cpu, dist);
+		rc |= write_cell(w, t, l, i, cpu, dist);
 		cpu += t->nodes[i].cpus;
 	}
+	rc |= write_interconnects(w, t);
 	rc |= w_end(w);
 	return rc | w_end(w);
 }
@@ -367,7 +401,8 @@ static int write_devices(xmlTextWriterPtr w, const struct domain_spec *s)
 	return rc | w_end(w);
 }
 
-static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s)
+static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s,
+			const struct topo_layout *l)
 {
 	char buf[32];
 	int rc = 0;
@@ -379,7 +414,7 @@ static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s)
 	rc |= w_elem(w, "name", s->name);
 	rc |= w_start(w, "memory");
 	rc |= w_attr(w, "unit", "KiB");
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)total_kib(s->topo));
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(l->total >> 10));
 	rc |= xmlTextWriterWriteString(w, BAD_CAST buf) < 0 ? -1 : 0;
 	rc |= w_end(w);
 	rc |= w_start(w, "vcpu");
@@ -391,12 +426,12 @@ static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s)
 		rc |= write_cputune(w, s);
 	if (s->memnodes)
 		rc |= write_numatune(w, s);
-	rc |= write_os(w, s);
+	rc |= write_os(w, s, l);
 	rc |= w_start(w, "features");
 	rc |= w_empty1(w, "acpi", NULL, NULL);
 	rc |= w_empty1(w, "apic", NULL, NULL);
 	rc |= w_end(w);
-	rc |= write_cpu(w, s);
+	rc |= write_cpu(w, s, l);
 	rc |= w_empty1(w, "clock", "offset", "utc");
 	rc |= w_elem(w, "on_poweroff", "destroy");
 	rc |= w_elem(w, "on_reboot", "destroy");
@@ -407,8 +442,23 @@ static int write_domain(xmlTextWriterPtr w, const struct domain_spec *s)
 	return rc;
 }
 
+/* the layout of the spec's topology (malloc'd), or NULL after a message */
+static struct topo_layout *spec_layout(const struct domain_spec *s)
+{
+	struct topo_layout *l = xmalloc(sizeof(*l));
+	unsigned int bad;
+	char why[256];
+
+	if (topo_layout(s->topo, l, &bad, why, sizeof(why)) == 0)
+		return l;
+	lab_err("domain XML for %s: NUMA node %u: %s; fix the job's topology", s->name, bad, why);
+	free(l);
+	return NULL;
+}
+
 char *topology_domain_xml(const struct domain_spec *spec)
 {
+	struct topo_layout *l;
 	xmlBufferPtr buf;
 	xmlTextWriterPtr w;
 	char *out = NULL;
@@ -416,18 +466,24 @@ char *topology_domain_xml(const struct domain_spec *spec)
 
 	if (!spec || check_spec(spec) < 0)
 		return NULL;
+	l = spec_layout(spec);
+	if (!l)
+		return NULL;
 	buf = xmlBufferCreate();
 	if (!buf) {
 		lab_err("domain XML for %s: out of memory creating the XML buffer", spec->name);
+		free(l);
 		return NULL;
 	}
 	w = xmlNewTextWriterMemory(buf, 0);
 	if (!w) {
 		xmlBufferFree(buf);
+		free(l);
 		lab_err("domain XML for %s: cannot create the libxml2 writer", spec->name);
 		return NULL;
 	}
-	rc = write_domain(w, spec);
+	rc = write_domain(w, spec, l);
+	free(l);
 	xmlFreeTextWriter(w); /* flushes into buf */
 	if (rc < 0)
 		lab_err("domain XML for %s: libxml2 failed to write the document; this is a bug, please report it",

@@ -443,6 +443,45 @@ static void test_collectors(void **state)
 	free(s.buf);
 }
 
+/* TIERS: the tier layout kept as the iteration's "tiers", bad lines dropped */
+static void test_tiers(void **state)
+{
+	struct stream s = { 0 };
+	json_t *root, *t, *a;
+
+	(void)state;
+	head(&s);
+	good_iteration(&s, 0);
+	rec(&s, MMREC_TIERS,
+	    "iter=0\ndemotion_enabled=true\ntier=22 nodes=1-2\ntier=4 nodes=0\n"
+	    "node=1 cpus=- memory_kb=524288\n"
+	    "access=1 class=0 initiators=0 read_latency=300 read_bandwidth=4096\n"
+	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\n");
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	t = json_object_get(iter(root, 0), "tiers");
+	assert_non_null(t);
+	assert_true(json_is_true(json_object_get(t, "demotion_enabled")));
+	a = json_object_get(t, "tiers");
+	assert_int_equal(json_array_size(a), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 1), "id")), 22);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 1), "nodes")),
+			    "1-2");
+	a = json_object_get(t, "nodes");
+	assert_int_equal(json_array_size(a), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "cpus")), "-");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "memory_kb")),
+			 524288);
+	a = json_object_get(t, "access");
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "read_latency")),
+			 300);
+	assert_null(json_object_get(json_array_get(a, 0), "write_latency"));
+	assert_true(log_has(root, "bad TIERS line \"tier=x"));
+	assert_true(log_has(root, "bad TIERS line \"what=ever"));
+	json_decref(root);
+	free(s.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,7 +489,7 @@ int main(void)
 		cmocka_unit_test(test_missing_after), cmocka_unit_test(test_guest_failed),
 		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_many_iterations),
 		cmocka_unit_test(test_real_capture),  cmocka_unit_test(test_save_snapshots),
-		cmocka_unit_test(test_collectors),
+		cmocka_unit_test(test_collectors),    cmocka_unit_test(test_tiers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

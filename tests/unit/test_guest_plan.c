@@ -73,6 +73,25 @@ static void test_plan(void **state)
 	guest_plan(&p, "r", &job, &v, 0, 1);
 	assert_string_equal(kvlist_get(&p, "collect.enabled"), "0");
 	assert_null(kvlist_get(&p, "collect.file.0"));
+	assert_null(kvlist_get(&p, "tier.report"));
+	kvlist_free(&p);
+
+	/* a tiered topology: the kmem nodes, demotion on by default, TIERS */
+	job.topo.nnodes = 3;
+	job.topo.nodes[0] = (struct job_node){ .cpus = 1, .memory_kib = 1 << 20 };
+	job.topo.nodes[1] = (struct job_node){ .cpus = 0, .memory_kib = 1 << 18, .kmem = true };
+	job.topo.nodes[2] = (struct job_node){ .cpus = 0, .memory_kib = 1 << 18, .kmem = true };
+	guest_plan(&p, "r", &job, &v, 0, 1);
+	assert_string_equal(kvlist_get(&p, "tier.report"), "1");
+	assert_string_equal(kvlist_get(&p, "tier.kmem"), "1,2");
+	assert_string_equal(kvlist_get(&p, "tier.demotion"), "1");
+	kvlist_free(&p);
+	job.topo.demotion = -1;
+	job.topo.nodes[1].kmem = job.topo.nodes[2].kmem = false;
+	guest_plan(&p, "r", &job, &v, 0, 1);
+	assert_string_equal(kvlist_get(&p, "tier.report"), "1");
+	assert_null(kvlist_get(&p, "tier.kmem"));
+	assert_string_equal(kvlist_get(&p, "tier.demotion"), "0");
 	kvlist_free(&p);
 
 	/* collect_files: in order, encoded so that a value holds no space */

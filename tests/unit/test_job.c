@@ -389,6 +389,22 @@ static const struct bad_case bad_cases[] = {
 	{ "sysctl-map-value", "5:22",
 	  "variants[0].sysctl.vm.swappiness: got a mapping; expected a value" },
 	{ "cmdline-newline", "4:14", "variants[0].cmdline: contains the control character 0x0a" },
+	{ "topo-no-cpus", "5:5", "topology: no node has CPUs" },
+	{ "node-empty", "6:7", "topology.nodes[1]: has neither CPUs nor memory" },
+	{ "kmem-no-memory", "6:7", "topology.nodes[1]: kmem: true needs memory" },
+	{ "node0-memoryless", "5:7", "topology.nodes[0]: node 0 must have ordinary memory" },
+	{ "kmem-unaligned", "6:7",
+	  "topology.nodes[1]: a kmem node's memory must be a whole number of 128M memory blocks" },
+	{ "cpuless-before-cpu", "6:7",
+	  "topology.nodes[1]: a CPU-less node before a node with CPUs (node 2) crashes libvirtd 9.0" },
+	{ "hmat-initiator", "8:7", "topology.hmat[0]: initiator 1 has no CPUs" },
+	{ "hmat-duplicate", "9:7", "topology.hmat[1]: initiator 0, target 1 is given twice" },
+	{ "hmat-latency-range", "8:5",
+	  "topology.hmat: latencies up to 70000 ns with a common unit of 1 ns do not fit QEMU's HMAT" },
+	{ "hmat-no-initiator", "8:5",
+	  "topology.hmat: node 1 has no CPUs and no entry with target: 1" },
+	{ "hmat-bandwidth", "8:45",
+	  "topology.hmat[0].bandwidth: 1536000 bytes/s is not allowed; expected a whole number of MiB" },
 	{ "nodes-zero", "3:20", "topology.nodes: 0 is out of range; expected an integer 1..64" },
 	{ "nodes-too-many", "4:10",
 	  "topology.nodes: 65 is out of range; expected an integer 1..64" },
@@ -403,7 +419,7 @@ static const struct bad_case bad_cases[] = {
 	{ "node-list-mixed", "5:3",
 	  "topology.memory_per_node: cannot be combined with a list of nodes" },
 	{ "node-list-entry-key", "6:18",
-	  "topology.nodes[1].mem: unknown key 'mem'; allowed keys here: cpus, memory" },
+	  "topology.nodes[1].mem: unknown key 'mem' (did you mean 'kmem'?); allowed keys here: cpus, memory, kmem" },
 	{ "cpus-total", "4:10", "topology: 400 vCPUs in total; at most 256 allowed" },
 	{ "distance-scalar-range", "6:14",
 	  "topology.distances: 10 is out of range; expected an integer 11..255" },
@@ -687,10 +703,43 @@ static void test_truncated(void **state)
 	assert_true(ok >= 2);
 }
 
+/* the tiered per-node form: cpus 0, memory 0, kmem, hmat, demotion */
+static void test_tiered_topology(void **state)
+{
+	struct job *job = load_ok("name: t\nvariants: [ { name: a } ]\n"
+				  "topology:\n  nodes:\n"
+				  "    - { cpus: 2, memory: 512M }\n"
+				  "    - { cpus: 1, memory: 0 }\n"
+				  "    - { cpus: 0, memory: 256M, kmem: true }\n"
+				  "  hmat:\n"
+				  "    - { initiator: 0, target: 2, latency: 300, bandwidth: 4G }\n"
+				  "    - { initiator: 1, target: 0, latency: 120 }\n"
+				  "  demotion: false\n"
+				  "workload: { name: tiering, params: { size: 50%, hot: 64M } }\n");
+
+	(void)state;
+	assert_int_equal(job->topo.nnodes, 3);
+	assert_int_equal(job->topo.nodes[1].memory_kib, 0);
+	assert_int_equal(job->topo.nodes[2].cpus, 0);
+	assert_true(job->topo.nodes[2].kmem);
+	assert_int_equal(job->topo.nhmat, 2);
+	assert_int_equal(job->topo.hmat[0].target, 2);
+	assert_int_equal(job->topo.hmat[0].latency_ns, 300);
+	assert_int_equal(job->topo.hmat[0].bandwidth_mibs, 4096);
+	assert_int_equal(job->topo.hmat[1].bandwidth_mibs, 0);
+	assert_int_equal(topology_demotion(&job->topo), 0);
+	assert_true(topology_is_tiered(&job->topo));
+	assert_true(topology_has_kmem(&job->topo));
+	/* 50% of 768M of memory (the memoryless node has none) */
+	assert_string_equal(kvlist_get(&job->workload.params, "size"), "402653184");
+	job_free(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_tiered_topology),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_collectors),

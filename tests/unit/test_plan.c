@@ -46,6 +46,26 @@ static void test_full(void **state)
 	assert_string_equal(p.sysctls[0].name, "vm.compaction_proactiveness");
 	assert_string_equal(p.thp_defrag, "defer+madvise");
 	assert_int_equal(p.probe, 0);
+	assert_int_equal(p.tier_report, 0);
+	assert_int_equal(p.tier_demotion, -1);
+}
+
+static void test_tiers(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("workload=tiering\ntier.report=1\ntier.kmem=1,3\n"
+			       "tier.modules=device_dax,dax_hmem,kmem\ntier.demotion=0\n"),
+			 0);
+	assert_int_equal(p.tier_report, 1);
+	assert_string_equal(p.tier_kmem, "1,3");
+	assert_string_equal(p.tier_modules, "device_dax,dax_hmem,kmem");
+	assert_int_equal(p.tier_demotion, 0);
+	/* module names and node lists are used in paths: nothing else passes */
+	assert_int_equal(parse("workload=x\ntier.modules=../../etc/x\n"), -1);
+	assert_int_equal(parse("workload=x\ntier.modules=a/b\n"), -1);
+	assert_int_equal(parse("workload=x\ntier.kmem=1;2\n"), -1);
+	assert_int_equal(parse("workload=x\ntier.demotion=yes\n"), -1);
+	assert_int_equal(parse("workload=x\ntier.report=2\n"), -1);
 }
 
 static void test_bad(void **state)
@@ -108,6 +128,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_tiers),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_files),
 	};

@@ -350,7 +350,8 @@ static void test_bad_specs_rejected(void **state)
 	s = spec_for(&t, DOM_ACCEL_TCG);
 	s.name = "";
 	assert_null(topology_domain_xml(&s));
-	t.nodes[1].memory_kib = 0;
+	t.nodes[1].kmem = true;
+	t.nodes[1].memory_kib = 100 << 10; /* not whole memory blocks */
 	s = spec_for(&t, DOM_ACCEL_TCG);
 	assert_null(topology_domain_xml(&s));
 	two_nodes(&t);
@@ -364,6 +365,52 @@ static void test_bad_specs_rejected(void **state)
 	assert_null(topology_domain_xml(&s));
 }
 
+/*
+ * A fast node, a memoryless CPU node and a CPU-less kmem node with HMAT:
+ * the cells' memory (a 128M placeholder, the kmem node padded by one block
+ * past the BIOS's top 128K), no cpus attribute on the CPU-less cell, the
+ * interconnects, and the memmap= arguments on the command line.
+ */
+static void test_tiered(void **state)
+{
+	struct job_topology t = { .nnodes = 3 };
+	struct domain_spec s;
+	struct parsed p;
+	char *xml, *cmd;
+
+	(void)state;
+	t.nodes[0] = (struct job_node){ .cpus = 1, .memory_kib = 512 << 10 };
+	t.nodes[1] = (struct job_node){ .cpus = 1, .memory_kib = 0 };
+	t.nodes[2] = (struct job_node){ .cpus = 0, .memory_kib = 256 << 10, .kmem = true };
+	t.nhmat = 2;
+	t.hmat[0] = (struct job_hmat){ .initiator = 0, .target = 0, .latency_ns = 10 };
+	t.hmat[1] = (struct job_hmat){
+		.initiator = 0, .target = 2, .latency_ns = 30, .bandwidth_mibs = 4096
+	};
+	s = spec_for(&t, DOM_ACCEL_TCG);
+	xml = topology_domain_xml(&s);
+	parse(xml, &p);
+	assert_str(&p, "/domain/cpu/numa/cell[@id='0']/@memory", "524288");
+	assert_str(&p, "/domain/cpu/numa/cell[@id='1']/@memory", "131072");
+	assert_str(&p, "/domain/cpu/numa/cell[@id='1']/@cpus", "1");
+	assert_str(&p, "/domain/cpu/numa/cell[@id='2']/@memory", "393216");
+	assert_int_equal(count(&p, "/domain/cpu/numa/cell[@id='2']/@cpus"), 0);
+	assert_str(&p, "/domain/memory", "1048576");
+	assert_int_equal(count(&p, "/domain/cpu/numa/interconnects/latency"), 2);
+	assert_int_equal(count(&p, "/domain/cpu/numa/interconnects/bandwidth"), 1);
+	assert_str(&p, "/domain/cpu/numa/interconnects/latency[2]/@target", "2");
+	assert_str(&p, "/domain/cpu/numa/interconnects/latency[2]/@value", "30");
+	assert_str(&p, "/domain/cpu/numa/interconnects/bandwidth/@value", "4096");
+	assert_str(&p, "/domain/cpu/numa/interconnects/bandwidth/@unit", "MiB");
+	cmd = str(&p, "/domain/os/cmdline");
+	assert_string_equal(cmd,
+			    "console=ttyS0 panic=-1 nokaslr memmap=128M%0x20000000-1+0x2 "
+			    "memmap=256M%0x28000000-1+0xefffffff memmap=128M%0x38000000-1+0x2");
+	xmlFree(cmd);
+	unparse(&p);
+	free(xml);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_kvm_vs_tcg),
 		cmocka_unit_test(test_hostile_values_escaped),
 		cmocka_unit_test(test_bad_specs_rejected),
+		cmocka_unit_test(test_tiered),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
