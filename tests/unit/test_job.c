@@ -432,6 +432,10 @@ static const struct bad_case bad_cases[] = {
 	  "iterations: 1001 is out of range; expected an integer 1..1000" },
 	{ "iterations-per-boot", "6:22", "iterations_per_boot: 4 is more than iterations (2)" },
 	{ "timeout-bad", "5:19", "timeouts.boot: '2d' is not a duration" },
+	/* issue 20: a quoted "" read v[len - 1] before the buffer */
+	{ "timeout-empty-quoted", "5:19", "timeouts.boot: is empty; expected a duration" },
+	/* issue 20: "variants\0x" was taken for variants */
+	{ "key-nul", "2:1", "(top level): a key contains a NUL character" },
 	{ "timeout-unknown", "5:23",
 	  "timeouts.run: unknown key 'run'; allowed keys here: boot, iteration" },
 	{ "too-deep", "4:51", "YAML: nested more than 16 levels deep" },
