@@ -263,6 +263,14 @@ static void test_degenerate(void **state)
 	render_all(c);
 	cmp_free(c);
 
+	/* issue 20: the variance overflows; this aborted in GSL */
+	c = from_csv("a,m,-1e308\na,m,0\nb,m,1\nb,m,2\n", NULL);
+	m = metric(c, "m");
+	assert_false(m->cells[1].t.valid);
+	assert_false(m->cells[1].significant);
+	render_all(c);
+	cmp_free(c);
+
 	/* one variant only, one sample only */
 	c = from_csv("a,x,1\n", NULL);
 	render_all(c);
