@@ -641,6 +641,10 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 		records++;
 		on_record(&c, type, p, plen);
 	}
+	if (r.crc_budget_spent)
+		host_log(&c,
+			 "the stream is mostly damaged records: checking stopped at byte %zu of %zu, the rest skipped",
+			 r.stopped_at, r.len);
 	if (c.nits)
 		qsort(c.its, c.nits, sizeof(*c.its), cmp_iter);
 	for (size_t i = 0; i < c.nits; i++)
@@ -652,11 +656,12 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 	if (!json_object_get(c.root, "done"))
 		json_object_set_new(c.root, "done", json_false());
 	json_object_set_new(c.root, "stream",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "records",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "records",
 				      (json_int_t)records, "skipped_bytes",
 				      (json_int_t)r.skipped_bytes, "bad_crc", (json_int_t)r.bad_crc,
 				      "oversized", (json_int_t)r.oversized, "truncated",
-				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type));
+				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type,
+				      "crc_budget_spent", (int)r.crc_budget_spent));
 	return c.root;
 }
 
