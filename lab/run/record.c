@@ -12,53 +12,11 @@
 
 #include <jansson.h>
 
+#include "guest/console.h"
 #include "guest/stream.h"
 #include "lib/spawn.h"
 #include "lib/util.h"
 #include "run/run.h"
-
-#define EXCERPT_MAX 8192
-#define CONSOLE_TAIL 2048
-
-static const char *const panic_marks[] = {
-	"Kernel panic",	 "Oops:",
-	"BUG:",		 "general protection fault",
-	"kernel BUG at", "Unable to handle kernel",
-};
-
-/* the console lines around the first sign of a crash, or NULL */
-static char *crash_excerpt(const char *console)
-{
-	const char *hit = NULL, *start, *end;
-	int lines;
-
-	for (size_t i = 0; i < ARRAY_SIZE(panic_marks); i++) {
-		const char *h = strstr(console, panic_marks[i]);
-
-		if (h && (!hit || h < hit))
-			hit = h;
-	}
-	if (!hit)
-		return NULL;
-	start = hit;
-	for (lines = 0; start > console && lines < 6; start--)
-		if (start[-1] == '\n')
-			lines++;
-	end = hit;
-	for (lines = 0; *end && lines < 30; end++)
-		if (*end == '\n')
-			lines++;
-	if (end - start > EXCERPT_MAX)
-		end = start + EXCERPT_MAX;
-	return xstrndup(start, (size_t)(end - start));
-}
-
-static char *console_tail(const char *console, size_t max)
-{
-	size_t len = strlen(console);
-
-	return xstrdup(len > max ? console + len - max : console);
-}
 
 static json_t *find_iteration(json_t *agent, unsigned int index)
 {
@@ -140,11 +98,12 @@ static json_t *iteration_json(const struct run *r, const struct boot_out *out, u
 	if (why)
 		json_object_set_new(it, "reason", json_string(why));
 	if (excerpt)
-		json_object_set_new(it, "console_excerpt", json_string(excerpt));
+		json_object_set_new(it, "console_excerpt",
+				    console_json_text(excerpt, strlen(excerpt)));
 	if (strcmp(status, "ok") && !excerpt) {
-		char *tail = console_tail(out->console, CONSOLE_TAIL);
+		char *tail = console_tail(out->console, strlen(out->console), CONSOLE_TAIL_MAX);
 
-		json_object_set_new(it, "console_tail", json_string(tail));
+		json_object_set_new(it, "console_tail", console_json_text(tail, strlen(tail)));
 		free(tail);
 	}
 	set_or(it, "log", json_object_get(out->agent, "log"), json_array());
@@ -199,7 +158,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 {
 	const char *name = r->job->variants[b->variant].name;
 	json_t *ait = find_iteration(out->agent, index);
-	char *excerpt = crash_excerpt(out->console);
+	char *excerpt = console_crash_excerpt(out->console, strlen(out->console));
 	char *dir = store_iteration_path(r->store, r->id, name, index);
 	const char *st;
 	json_t *it = iteration_json(r, out, index, ait, excerpt, &st);
