@@ -19,6 +19,7 @@
 #include "capture.h"
 
 #include "job/job.h"
+#include "kernel/kernel.h"
 
 #define MiB (1ULL << 20)
 
@@ -500,6 +501,34 @@ static void test_image(void **state)
 }
 
 /* source variants: kernels.tree/config resolved, operations kept in order */
+/*
+ * issue 20: a kernel path that cannot be read is found when the run
+ * resolves the kernel, after the job loaded; its error names the place in
+ * the job file like every other job error.
+ */
+static void test_kernel_path_located(void **state)
+{
+	struct job *job = load_ok("name: j\nvariants:\n"
+				  "  - { name: a, kernel: /nonexistent/vmlinuz-none }\n"
+				  "topology: { nodes: 2, memory_per_node: 256M }\n"
+				  "workload: { name: usemem }\n");
+	struct kernel_info ki;
+	struct capture c;
+	char *errs;
+
+	(void)state;
+	assert_int_equal(job->variants[0].kernel_line, 3);
+	assert_int_equal(job->variants[0].kernel_col, 24);
+	memset(&ki, 0, sizeof(ki));
+	capture_start(&c);
+	assert_int_equal(kernel_resolve_job(job, 0, "/nonexistent-cache", &ki), -1);
+	errs = capture_end(&c);
+	assert_non_null(strstr(errs, "t.yaml:3:24: variants[0].kernel: cannot read the kernel "
+				     "/nonexistent/vmlinuz-none"));
+	free(errs);
+	job_free(job);
+}
+
 static void test_source_variants(void **state)
 {
 	static const char yaml[] =
@@ -701,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_source_variants),
+		cmocka_unit_test(test_kernel_path_located),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
