@@ -112,7 +112,8 @@ static void metric_reindex(struct comparison *c)
 		return;
 	json_object_clear(c->metric_index);
 	for (size_t i = 0; i < c->nmetrics; i++)
-		json_object_set_new(c->metric_index, c->metrics[i].name, json_integer((json_int_t)i));
+		json_object_set_new(c->metric_index, c->metrics[i].name,
+				    json_integer((json_int_t)i));
 }
 
 /* drop the last metric (a built-in derived metric without samples) */

@@ -211,7 +211,8 @@ static struct node *parse_binary(struct parser *ps, bool additive)
 			node_free(l);
 			return NULL;
 		}
-		l = node(ps, op == '+' ? OP_ADD :
+		l = node(ps,
+			 op == '+' ? OP_ADD :
 			 op == '-' ? OP_SUB :
 			 op == '*' ? OP_MUL :
 				     OP_DIV,

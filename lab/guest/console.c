@@ -107,7 +107,8 @@ json_t *console_json_text(const char *text, size_t len)
 		if (!k) {
 			strbuf_add(&sb, "\xef\xbf\xbd", 3); /* U+FFFD */
 			i++;
-		} else if (k == 1 && ((s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)) {
+		} else if (k == 1 &&
+			   ((s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)) {
 			strbuf_addch(&sb, '?');
 			i++;
 		} else {

@@ -92,8 +92,10 @@ static bool metric_room(struct parse_ctx *c, const struct iter_state *it)
 		return true;
 	}
 	if (!c->dropped_metrics++)
-		host_log(c, "iteration %u: more than %d metrics in the iteration or %d in the stream; the rest are dropped",
-			 it->index, AGENT_MAX_METRICS, AGENT_MAX_TOTAL_METRICS);
+		host_log(
+			c,
+			"iteration %u: more than %d metrics in the iteration or %d in the stream; the rest are dropped",
+			it->index, AGENT_MAX_METRICS, AGENT_MAX_TOTAL_METRICS);
 	return false;
 }
 
@@ -464,8 +466,10 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 
 		if (ll && c->samples + samples > AGENT_MAX_TOTAL_SAMPLES) {
 			if (!c->dropped_samples)
-				host_log(c, "iteration %u: more than %d series samples in the stream; the rest are dropped",
-					 it->index, AGENT_MAX_TOTAL_SAMPLES);
+				host_log(
+					c,
+					"iteration %u: more than %d series samples in the stream; the rest are dropped",
+					it->index, AGENT_MAX_TOTAL_SAMPLES);
 			c->dropped_samples += samples;
 		} else if (ll && !series_line(series, b, ll, samples)) {
 			host_log(c, "iteration %u: bad SERIES line, dropped", it->index);
@@ -666,9 +670,10 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 		on_record(&c, type, p, plen);
 	}
 	if (r.crc_budget_spent)
-		host_log(&c,
-			 "the stream is mostly damaged records: checking stopped at byte %zu of %zu, the rest skipped",
-			 r.stopped_at, r.len);
+		host_log(
+			&c,
+			"the stream is mostly damaged records: checking stopped at byte %zu of %zu, the rest skipped",
+			r.stopped_at, r.len);
 	if (c.nits)
 		qsort(c.its, c.nits, sizeof(*c.its), cmp_iter);
 	for (size_t i = 0; i < c.nits; i++)
@@ -685,9 +690,9 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 				      (json_int_t)r.skipped_bytes, "bad_crc", (json_int_t)r.bad_crc,
 				      "oversized", (json_int_t)r.oversized, "truncated",
 				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type,
-				      "crc_budget_spent", (int)r.crc_budget_spent, "dropped_metrics",
-				      (json_int_t)c.dropped_metrics, "dropped_samples",
-				      (json_int_t)c.dropped_samples));
+				      "crc_budget_spent", (int)r.crc_budget_spent,
+				      "dropped_metrics", (json_int_t)c.dropped_metrics,
+				      "dropped_samples", (json_int_t)c.dropped_samples));
 	return c.root;
 }
 

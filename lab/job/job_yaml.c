@@ -457,9 +457,10 @@ static void map_key(struct job_yaml *y, yaml_node_pair_t *pr, const char *path, 
 	key = (const char *)k->data.scalar.value;
 	if (strlen(key) != k->data.scalar.length) {
 		/* "variants\0x" must not pass for variants */
-		job_yaml_err(y, k->start_mark, path,
-			     "a key contains a NUL character (\\0); expected a key name (one of: %s)",
-			     keys->buf);
+		job_yaml_err(
+			y, k->start_mark, path,
+			"a key contains a NUL character (\\0); expected a key name (one of: %s)",
+			keys->buf);
 		return;
 	}
 	for (i = 0; i < nf; i++)

@@ -217,8 +217,8 @@ int regex_compile_safe(regex_t *re, const char *pattern, int cflags, char *why, 
 		snprintf(why, len,
 			 "is too complex: it expands to %s%zu positions, at most %d are allowed "
 			 "(counted repetition such as {255} copies what it repeats; nest less)",
-			 n == SIZE_MAX ? "more than " : "", n == SIZE_MAX ? (size_t)REGEX_MAX_SIZE : n,
-			 REGEX_MAX_SIZE);
+			 n == SIZE_MAX ? "more than " : "",
+			 n == SIZE_MAX ? (size_t)REGEX_MAX_SIZE : n, REGEX_MAX_SIZE);
 		return -1;
 	}
 	rc = regcomp(re, pattern, cflags);

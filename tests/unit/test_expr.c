@@ -184,10 +184,8 @@ static void test_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arith),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_arith),  cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_depth),  cmocka_unit_test(test_names),
 		cmocka_unit_test(test_limits),
 	};
 

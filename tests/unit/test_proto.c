@@ -342,10 +342,10 @@ static void test_fuzz(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupted),  cmocka_unit_test(test_oversized),
-		cmocka_unit_test(test_garbage),	   cmocka_unit_test(test_hdr_get),
-		cmocka_unit_test(test_fuzz),	   cmocka_unit_test(test_resync_budget),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_corrupted),     cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_hdr_get),
+		cmocka_unit_test(test_fuzz),	      cmocka_unit_test(test_resync_budget),
 		cmocka_unit_test(test_resync_honest),
 	};
 

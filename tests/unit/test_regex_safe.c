@@ -47,7 +47,7 @@ static void test_size(void **state)
 static void test_refused(void **state)
 {
 	static const char *const bad[] = {
-		"((a{255}){255}){255}",	       /* 3.5 GB in regcomp */
+		"((a{255}){255}){255}", /* 3.5 GB in regcomp */
 		"(((a{100}){100}){100}){100}", /* 14 GB, then a crash */
 		"(a{1000}){1000}",
 		"a{32767}",

@@ -205,11 +205,11 @@ static void test_halfwidth(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summary),	    cmocka_unit_test(test_summary_degenerate),
-		cmocka_unit_test(test_welch_known), cmocka_unit_test(test_welch_degenerate),
-		cmocka_unit_test(test_welch_overflow),
-		cmocka_unit_test(test_bh),	    cmocka_unit_test(test_power),
-		cmocka_unit_test(test_mde),	    cmocka_unit_test(test_halfwidth),
+		cmocka_unit_test(test_summary),	       cmocka_unit_test(test_summary_degenerate),
+		cmocka_unit_test(test_welch_known),    cmocka_unit_test(test_welch_degenerate),
+		cmocka_unit_test(test_welch_overflow), cmocka_unit_test(test_bh),
+		cmocka_unit_test(test_power),	       cmocka_unit_test(test_mde),
+		cmocka_unit_test(test_halfwidth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
