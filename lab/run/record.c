@@ -45,6 +45,11 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
 				    const char **why)
 {
 	*why = NULL;
+	if (vr->outcome == VM_LOST) {
+		/* libvirtd went away under the guest: the boot is not trusted */
+		*why = vr->detail;
+		return "failed";
+	}
 	if (ait && json_string_value(json_object_get(ait, "status")) &&
 	    json_is_true(json_object_get(ait, "ended")))
 		return json_string_value(json_object_get(ait, "status"));
@@ -56,9 +61,29 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
 		*why = vr->detail;
 		return "timeout";
 	}
+
 	*why = ait ? "the workload did not finish its iteration" :
 		     "the guest stopped without reporting this iteration";
 	return "failed";
+}
+
+/*
+ * What the data channel held, when the agent reported nothing of the
+ * iteration: the reason alone ("deadline passed") does not say that the
+ * agent was silent or sent only garbage. NULL when records arrived.
+ */
+static char *channel_note(json_t *agent)
+{
+	json_t *st = json_object_get(agent, "stream");
+	json_int_t records = json_integer_value(json_object_get(st, "records"));
+	json_int_t skipped = json_integer_value(json_object_get(st, "skipped_bytes"));
+
+	if (records)
+		return NULL;
+	if (!skipped)
+		return xstrdup("the agent sent nothing on the data channel (ttyS1)");
+	return xasprintf("the data channel (ttyS1) held %lld bytes and no valid record",
+			 (long long)skipped);
 }
 
 /* set key from src's key, if it has one */
@@ -95,8 +120,13 @@ static json_t *iteration_json(const struct run *r, const struct boot_out *out, u
 	if (r->spec->place && r->spec->place->placement)
 		json_object_set(json_object_get(it, "boot"), "placement",
 				r->spec->place->placement);
-	if (why)
-		json_object_set_new(it, "reason", json_string(why));
+	if (why) {
+		char *note = ait ? NULL : channel_note(out->agent);
+
+		json_object_set_new(it, "reason",
+				    note ? json_sprintf("%s; %s", why, note) : json_string(why));
+		free(note);
+	}
 	if (excerpt)
 		json_object_set_new(it, "console_excerpt",
 				    console_json_text(excerpt, strlen(excerpt)));

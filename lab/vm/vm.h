@@ -58,6 +58,9 @@ enum vm_outcome {
 	VM_TIMEOUT, /* deadline passed (or the tick said so) */
 	VM_INTERRUPTED, /* vm_request_stop() (or the tick said so) */
 	VM_ERROR, /* the domain could not be created */
+	VM_LOST, /* the connection to libvirtd broke while the guest ran
+				   (libvirtd killed or restarted): mmlab reconnected
+				   and destroyed the domain, or says it could not */
 };
 const char *vm_outcome_name(enum vm_outcome o); /* "poweroff", ... */
 
