@@ -102,7 +102,7 @@ static struct cmp_metric *metric_find(const struct comparison *c, const char *na
 {
 	json_t *pos = json_object_get(c->metric_index, name);
 
-	return pos ? &c->metrics[json_integer_value(pos)] : NULL;
+	return pos && c->metrics ? &c->metrics[json_integer_value(pos)] : NULL;
 }
 
 /* the index again, after the metrics moved */
@@ -119,8 +119,11 @@ static void metric_reindex(struct comparison *c)
 /* drop the last metric (a built-in derived metric without samples) */
 static void metric_drop_last(struct comparison *c)
 {
-	struct cmp_metric *m = &c->metrics[c->nmetrics - 1];
+	struct cmp_metric *m;
 
+	if (!c->nmetrics || !c->metrics)
+		return;
+	m = &c->metrics[c->nmetrics - 1];
 	json_object_del(c->metric_index, m->name);
 	metric_free(m, c->nvars);
 	c->nmetrics--;
@@ -131,7 +134,8 @@ static struct cmp_metric *metric_find_hinted(struct comparison *c, const char *n
 {
 	struct cmp_metric *m;
 
-	if (c->hint + 1 < c->nmetrics && !strcmp(c->metrics[c->hint + 1].name, name)) {
+	if (c->metrics && c->hint + 1 < c->nmetrics &&
+	    !strcmp(c->metrics[c->hint + 1].name, name)) {
 		c->hint++;
 		return &c->metrics[c->hint];
 	}
@@ -148,12 +152,11 @@ struct cmp_metric *cmp_metric_get(struct comparison *c, const char *name)
 	if (m)
 		return m;
 	if (c->nmetrics >= CMP_MAX_METRICS ||
-	    (c->nmetrics + 1) * (c->nvars ? c->nvars : 1) > CMP_MAX_CELLS) {
+	    (c->nmetrics + 1) * (c->nvars ? c->nvars : 1) > CMP_MAX_CELLS)
 		return NULL;
-	}
 	if (!c->metric_index)
 		c->metric_index = json_object();
-	if (c->nmetrics == c->alloc) {
+	if (c->nmetrics == c->alloc || !c->metrics) {
 		c->alloc = c->alloc ? 2 * c->alloc : 64;
 		c->metrics = xrealloc(c->metrics, c->alloc * sizeof(*c->metrics));
 	}

@@ -303,7 +303,7 @@ static int eval(const char *src, const struct node *e, expr_lookup_fn lookup, vo
 		*val = a * b;
 		break;
 	default:
-		if (b == 0 && !isnan(a)) {
+		if (b == 0 && !isnan(a) && e->r) {
 			snprintf(err, errlen, "division by zero: \"%.*s\" is 0", (int)e->r->len,
 				 src + e->r->off);
 			return -1;
