@@ -7,7 +7,7 @@ store="$T/small"
 mkdir -p "$store"
 mount -t tmpfs -o size=16m mmlab-itest-full "$store"
 umount_store() { umount "$store" 2>/dev/null || true; }
-trap 'umount_store; cleanup' EXIT
+trap 'rc=$?; umount_store; cleanup $rc' EXIT
 export MMLAB_RESULTS="$store/results"
 j=$(job full '{ name: noop }')
 sed -i 's/^iterations: 1/iterations: 3/' "$j"
