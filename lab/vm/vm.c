@@ -129,6 +129,26 @@ struct vm_host *vm_connect(const char *uri)
 	return h;
 }
 
+/*
+ * Open uri again, trying for up to VM_RECONNECT_S while libvirtd restarts
+ * (systemd's restart, or a daemon killed and started by hand). NULL when
+ * it did not come back or mmlab was told to stop; last_error says why.
+ */
+static virConnectPtr reopen(const char *uri)
+{
+	double end = now_monotonic() + VM_RECONNECT_S;
+	virConnectPtr conn = NULL;
+
+	while (!conn && !stop_flag) {
+		last_error[0] = '\0';
+		conn = virConnectOpen(uri);
+		if (conn || now_monotonic() >= end)
+			break;
+		usleep(500000);
+	}
+	return conn;
+}
+
 int vm_ensure_connected(struct vm_host *h)
 {
 	unsigned long ver;
@@ -138,11 +158,10 @@ int vm_ensure_connected(struct vm_host *h)
 	 * a real call finds out */
 	if (virConnectIsAlive(h->conn) == 1 && virConnectGetLibVersion(h->conn, &ver) == 0)
 		return 0;
-	last_error[0] = '\0';
-	conn = virConnectOpen(h->uri);
+	conn = reopen(h->uri);
 	if (!conn) {
-		lab_err("the connection to libvirtd at %s was lost and cannot be reopened (%s); check that libvirtd is running",
-			h->uri, *last_error ? last_error : "no error text");
+		lab_err("the connection to libvirtd at %s was lost and cannot be reopened within %d s (%s); check that libvirtd is running",
+			h->uri, VM_RECONNECT_S, *last_error ? last_error : "no error text");
 		return -1;
 	}
 	virConnectClose(h->conn);
@@ -542,18 +561,10 @@ static char *xml_domain_name(const char *xml)
  */
 static void recover_lost(struct vm_host *h, const char *name, struct vm_result *res)
 {
-	double end = now_monotonic() + VM_RECONNECT_S;
 	size_t len = strlen(res->detail);
-	virConnectPtr conn = NULL;
+	virConnectPtr conn = reopen(h->uri);
 	virDomainPtr dom;
 
-	while (!conn && !stop_flag) {
-		last_error[0] = '\0';
-		conn = virConnectOpen(h->uri);
-		if (conn || now_monotonic() >= end)
-			break;
-		usleep(500000);
-	}
 	if (!conn) {
 		snprintf(res->detail + len, sizeof(res->detail) - len,
 			 "; libvirtd did not come back within %d s, so domain %s may still run: "

@@ -31,6 +31,7 @@ void vm_disconnect(struct vm_host *h);
  * Reopen the connection when libvirt closed it: without a turning event
  * loop the client misses keepalives, and libvirtd drops a connection left
  * idle for ~30 s (a long libguestfs step, a kernel build between boots).
+ * A libvirtd that is restarting is waited for, up to 60 s.
  * 0, or -1 after a message.
  */
 int vm_ensure_connected(struct vm_host *h);

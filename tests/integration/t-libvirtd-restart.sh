@@ -96,6 +96,15 @@ for _ in $(seq 1 1200); do
 	sleep 0.5
 done
 [ -n "$dom" ] || { cat "$T/out"; fail "the second boot's domain never appeared"; }
+# a guest that runs, not one libvirtd is still creating (killing libvirtd
+# inside virDomainCreateXML is another fault: the domain did not start)
+for _ in $(seq 1 240); do
+	[ "$(virsh -c "$URI" domstate "$dom" 2>/dev/null)" = running ] && break
+	sleep 0.5
+done
+[ "$(virsh -c "$URI" domstate "$dom" 2>/dev/null)" = running ] ||
+	{ cat "$T/out"; fail "$dom never ran"; }
+sleep 3
 run=${dom#mmlab-}
 run=${run%-base-1+*}
 echo "$run" >"$T/run-id"
