@@ -15,6 +15,7 @@
 struct rx {
 	const char *p;
 	int depth;
+	int qlevel; /* quantifiers nested in what was just measured */
 	const char *refused; /* why, once refused */
 };
 
@@ -66,15 +67,17 @@ static size_t atom(struct rx *x)
 			return SIZE_MAX;
 		}
 		x->p++;
-		n = alternation(x);
+		n = alternation(x); /* sets x->qlevel */
 		if (*x->p == ')')
 			x->p++;
 		x->depth--;
 		return sat_add(n, 2);
 	case '[':
+		x->qlevel = 0;
 		bracket(x);
 		return 1;
 	case '\\':
+		x->qlevel = 0;
 		if (x->p[1] >= '1' && x->p[1] <= '9') {
 			x->refused = "uses a back-reference (\\1 .. \\9), which can make matching "
 				     "take exponential time";
@@ -83,6 +86,7 @@ static size_t atom(struct rx *x)
 		x->p += x->p[1] ? 2 : 1;
 		return 1;
 	default:
+		x->qlevel = 0;
 		x->p++;
 		return 1;
 	}
@@ -130,12 +134,31 @@ static size_t interval(struct rx *x)
 	return hi ? hi : 1;
 }
 
-/* the quantifiers after an atom of size n: the size of the whole */
+/* one more quantifier over what holds x->qlevel of them; false if too many */
+static bool quantifier_nest(struct rx *x)
+{
+	if (++x->qlevel <= REGEX_MAX_QUANT_NEST)
+		return true;
+	_Static_assert(REGEX_MAX_QUANT_NEST == 4, "update the message");
+	x->refused = "nests quantifiers more than 4 deep (as in ((a+)?)+ or a+?+*), which makes "
+		     "compiling it take exponential time";
+	return false;
+}
+
+/*
+ * The quantifiers after an atom of size n: the size of the whole. Each
+ * one over an atom that holds quantifiers nests them one deeper
+ * (x->qlevel).
+ */
 static size_t quantified(struct rx *x, size_t n)
 {
 	for (;;) {
 		size_t copies;
 
+		if (x->refused)
+			return SIZE_MAX;
+		if (*x->p && strchr("*?+", *x->p) && !quantifier_nest(x))
+			return SIZE_MAX;
 		switch (*x->p) {
 		case '*':
 		case '?':
@@ -150,6 +173,8 @@ static size_t quantified(struct rx *x, size_t n)
 			copies = interval(x);
 			if (!copies)
 				return n; /* a literal '{': the next atom */
+			if (!quantifier_nest(x))
+				return SIZE_MAX;
 			n = sat_add(sat_mul(n, copies), copies);
 			break;
 		default:
@@ -158,23 +183,33 @@ static size_t quantified(struct rx *x, size_t n)
 	}
 }
 
+/* a branch: its size; x->qlevel the deepest quantifier nesting in it */
 static size_t branch(struct rx *x)
 {
 	size_t n = 0;
+	int deepest = 0;
 
-	while (*x->p && *x->p != '|' && *x->p != ')' && !x->refused)
+	while (*x->p && *x->p != '|' && *x->p != ')' && !x->refused) {
 		n = sat_add(n, quantified(x, atom(x)));
+		if (x->qlevel > deepest)
+			deepest = x->qlevel;
+	}
+	x->qlevel = deepest;
 	return n;
 }
 
 static size_t alternation(struct rx *x)
 {
 	size_t n = branch(x);
+	int deepest = x->qlevel;
 
 	while (*x->p == '|' && !x->refused) {
 		x->p++;
 		n = sat_add(sat_add(n, branch(x)), 1);
+		if (x->qlevel > deepest)
+			deepest = x->qlevel;
 	}
+	x->qlevel = deepest;
 	return n;
 }
 
@@ -191,6 +226,7 @@ size_t regex_size(const char *pattern, char *why, size_t len)
 		n = sat_add(n, alternation(&x));
 		if (*x.p == ')') { /* unbalanced: regcomp decides; count it */
 			x.p++;
+			x.qlevel = 0; /* a literal ')' */
 			n = sat_add(n, quantified(&x, 1));
 		}
 	}

@@ -12,6 +12,11 @@
  *     '.', bracket expression or anchor is one; a{n,m} counts m copies
  *     of a, so nested counted repetition multiplies),
  *   - its groups nest deeper than REGEX_MAX_DEPTH,
+ *   - it nests quantifiers deeper than REGEX_MAX_QUANT_NEST: a
+ *     quantifier over a group that holds quantifiers, or stacked ones
+ *     (a+?), nests one deeper; glibc's regcomp() computes the empty-match
+ *     closures of such nests in exponential time ("b+????????????+++++"
+ *     takes 15 s, and grouped the same way longer still),
  *   - it uses a back-reference (\1 .. \9).
  *
  * Every regex mmlab compiles from input goes through here: recipe
@@ -27,6 +32,7 @@
 #define REGEX_MAX_LEN 1024
 #define REGEX_MAX_SIZE 4096
 #define REGEX_MAX_DEPTH 32
+#define REGEX_MAX_QUANT_NEST 4
 
 /*
  * regcomp(re, pattern, cflags) when the pattern is within the limits

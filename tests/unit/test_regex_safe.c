@@ -53,6 +53,12 @@ static void test_refused(void **state)
 		"a{32767}",
 		"(x+x+)+y\\1",
 		"((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))",
+		/* nested quantifiers: 15 s and more in regcomp (found by fuzz_regex) */
+		"b+????????????+++++",
+		"\\\377+????????????+++++",
+		"((((((((((((((((b+)?)?)?)?)?)?)?)?)?)?)?)?)+)+)+)+)+",
+		"(((((b+)?)+)+)?){2}",
+		"a+?+*?",
 	};
 	char why[256], *long_one = malloc(REGEX_MAX_LEN + 2);
 	regex_t re;
@@ -84,6 +90,9 @@ static void test_compiled(void **state)
 		"(kernel BUG at mm/|BUG: .*(compaction|migrat|page_alloc|huge_memory))",
 		"^[0-9]{1,3}(,[0-9]{3})*$",
 		"[[:space:]]+elapsed[[:space:]]+([0-9.]+)",
+		"(((b+)?)+){50}", /* 4 nested quantifiers: 0.2 s */
+		"a+?*x", /* stacked, 3 deep */
+		"(a|b*)+(c?d+)*x",
 	};
 	char why[256];
 	regex_t re;
