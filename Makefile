@@ -5,6 +5,9 @@
 #   make check       every test: format-check and lint, unit (ASan/UBSan),
 #                    integration (boots VMs) and e2e (builds kernels)
 #   make check-unit  unit tests only
+#   make check-fuzz  each libFuzzer target of tests/fuzz/ for CHECK_FUZZ_SECONDS
+#                    (10; part of make check); make fuzz runs each
+#                    FUZZ_SECONDS (300), make fuzz-long 600 s each (release)
 #   make check-e2e   the kernel-building end-to-end tests
 #   make check-fresh the README's first commands in a fresh Debian 12 chroot
 #                    (tests/fresh/run; root, network; tests the last commit)
@@ -83,7 +86,7 @@ GUEST := build/guest/agent $(WL_BINS) $(MOD_COPIES)
 .SECONDARY:
 
 .PHONY: all demo check check-unit check-integration check-e2e check-fresh bench deps \
-	install clean format lint unit-bins
+	install clean format lint unit-bins fuzz fuzz-long check-fuzz fuzz-bins
 
 all: mmlab $(GUEST)
 
@@ -93,7 +96,7 @@ all: mmlab $(GUEST)
 # older than this Makefile. 'make deps all' in one go installs before it.
 CONFIG_MK := build/config.mk
 NOCONFIG_GOALS := deps demo check check-unit check-integration check-e2e check-fresh \
-	bench clean format lint format-check
+	bench clean format lint format-check fuzz fuzz-long check-fuzz
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG_MK)
 endif
@@ -175,6 +178,7 @@ check:
 	scripts/install-deps e2e
 	$(MAKE) format-check lint
 	$(MAKE) check-unit
+	$(MAKE) check-fuzz
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
 
@@ -186,6 +190,56 @@ check-unit:
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		MMLAB_SRCDIR=$(CURDIR) MMLAB_IMAGES_DIR=$(CURDIR)/images $$t; \
 	done
+
+# ---- fuzzing: tests/fuzz/README.md ----
+# Each tests/fuzz/fuzz_<name>.c is a libFuzzer target linked against the
+# project's own objects, built again with clang and the fuzzer's
+# instrumentation (ASan, UBSan) into build/fuzz/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 300
+# make check's share: 12 targets x 10 s, about 2.5 min with the replays,
+# inside CI's 60-minute budget; the longer runs are make fuzz / fuzz-long
+CHECK_FUZZ_SECONDS ?= 10
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -O1 -g
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB_OBJS := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out $(LAB_MAIN),$(LAB_SRCS)) \
+	$(COMMON_SRCS) collectors/plan.c)
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(FUZZ_SAN) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/liblab.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/liblab.a
+	$(call msg,LD,$@)
+	$(Q)$(FUZZ_CC) $(BASE_CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer \
+		-Icollectors -Itests/fuzz -o $@ $< build/fuzz/liblab.a $(PKG_LIBS) -lm -lpthread
+
+fuzz-bins: $(FUZZ_BINS)
+
+# tests/fuzz/run replays tests/fuzz/corpus/regressions/, then fuzzes each
+# target; any finding fails, naming the reproducer
+fuzz:
+	scripts/install-deps test
+	$(MAKE) fuzz-bins
+	tests/fuzz/run --seconds $(FUZZ_SECONDS)
+
+fuzz-long:
+	scripts/install-deps test
+	$(MAKE) fuzz-bins
+	tests/fuzz/run --seconds 600
+
+check-fuzz:
+	scripts/install-deps test
+	$(MAKE) fuzz-bins
+	tests/fuzz/run --seconds $(CHECK_FUZZ_SECONDS)
 
 check-integration:
 	scripts/install-deps test
@@ -243,7 +297,7 @@ TIDY_CFLAGS = -std=c11 $(LINT_CPPFLAGS) $(PKG_CFLAGS) \
 	-Xclang -analyzer-config -Xclang max-nodes=$(TIDY_MAX_NODES)
 FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*/*.[ch],$(LAB_DIRS)) common/*.[ch] \
 	collectors/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] \
-	tests/guest/*.[ch]))
+	tests/guest/*.[ch] tests/fuzz/*.[ch]))
 # a known cycle tolerated while it is being removed: "--allow A:B" with
 # the modules as check-include-cycles names them; it fails once the
 # cycle is gone, so the exception goes with it
@@ -296,4 +350,4 @@ format-check:
 clean:
 	rm -rf build mmlab
 
--include $(shell find build/host build/san build/gobj build/lint -name '*.d' -type f 2>/dev/null)
+-include $(shell find build/host build/san build/gobj build/lint build/fuzz -name '*.d' -type f 2>/dev/null)

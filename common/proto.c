@@ -90,6 +90,7 @@ void mmrec_reader_init(struct mmrec_reader *r, const void *buf, size_t len)
 	memset(r, 0, sizeof(*r));
 	r->buf = buf;
 	r->len = buf ? len : 0;
+	r->crc_budget = MMREC_CRC_BUDGET(r->len);
 }
 
 /* advance to the next possible magic at or after pos, counting skipped bytes */
@@ -126,14 +127,19 @@ static int check_record(struct mmrec_reader *r, uint32_t *len)
 		r->truncated++;
 		return 0;
 	}
-	if (record_crc(p, p + MMREC_HDR_SIZE, *len) != get_le32(p + 12)) {
-		r->bad_crc++;
-		return 0;
-	}
 	type = get_le16(p + 4);
 	version = get_le16(p + 6);
 	if (type == 0 || type > MMREC_TYPE_MAX || version != MMREC_VERSION) {
 		r->bad_type++;
+		return 0;
+	}
+	if (MMREC_HDR_SIZE + (size_t)*len > r->crc_budget) {
+		r->crc_budget_spent = 1;
+		return 0;
+	}
+	r->crc_budget -= MMREC_HDR_SIZE + (size_t)*len;
+	if (record_crc(p, p + MMREC_HDR_SIZE, *len) != get_le32(p + 12)) {
+		r->bad_crc++;
 		return 0;
 	}
 	return 1;
@@ -153,6 +159,13 @@ int mmrec_next(struct mmrec_reader *r, unsigned int *type, const char **payload,
 			*len = n;
 			r->pos += MMREC_HDR_SIZE + (size_t)n;
 			return 1;
+		}
+		if (r->crc_budget_spent) {
+			/* hostile: give up, the rest counts as skipped */
+			r->stopped_at = r->pos;
+			r->skipped_bytes += r->len - r->pos;
+			r->pos = r->len;
+			return 0;
 		}
 		/* not a record after all: skip this magic and look further */
 		resync(r, r->pos + 1);

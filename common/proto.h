@@ -124,10 +124,22 @@ size_t mmrec_encode(void *out, unsigned int type, const void *payload, uint32_t 
 struct mmrec_reader {
 	const uint8_t *buf;
 	size_t len, pos;
+	/*
+	 * Bytes the reader may still checksum. Each candidate header costs a
+	 * CRC over the payload it claims, so garbage with a header every 16
+	 * bytes claiming 4 MiB cost CPU with the square of its length (1 MiB:
+	 * 20 s, 2 MiB: 104 s). MMREC_CRC_BUDGET(len) is never reached by a
+	 * stream of valid records with some damage; when it runs out the rest
+	 * is skipped and crc_budget_spent set.
+	 */
+	size_t crc_budget;
 	/* statistics for diagnostics */
 	size_t skipped_bytes; /* bytes that were not part of a valid record */
 	unsigned int bad_crc, oversized, truncated, bad_type;
+	unsigned int crc_budget_spent; /* 1: the rest was skipped, see crc_budget */
+	size_t stopped_at; /* where, when crc_budget_spent */
 };
+#define MMREC_CRC_BUDGET(len) (2 * (size_t)(len) + 4 * (size_t)MMREC_MAX_PAYLOAD)
 void mmrec_reader_init(struct mmrec_reader *r, const void *buf, size_t len);
 int mmrec_next(struct mmrec_reader *r, unsigned int *type, const char **payload, uint32_t *len);
 

@@ -93,6 +93,7 @@ void cmp_free(struct comparison *c)
 		json_decref(c->vars[j].timeseries);
 	}
 	free(c->vars);
+	json_decref(c->metric_index);
 	kvlist_free(&c->derived);
 	strlist_free(&c->runs);
 	json_decref(c->runinfo);
@@ -101,12 +102,36 @@ void cmp_free(struct comparison *c)
 	free(c);
 }
 
+/* by name through the index: a scan made loading cost metrics squared */
 static struct cmp_metric *metric_find(const struct comparison *c, const char *name)
 {
-	for (size_t i = c->nmetrics; i-- > 0;)
-		if (!strcmp(c->metrics[i].name, name))
-			return &c->metrics[i];
-	return NULL;
+	json_t *pos = json_object_get(c->metric_index, name);
+
+	return pos && c->metrics ? &c->metrics[json_integer_value(pos)] : NULL;
+}
+
+/* the index again, after the metrics moved */
+static void metric_reindex(struct comparison *c)
+{
+	if (!c->metric_index)
+		return;
+	json_object_clear(c->metric_index);
+	for (size_t i = 0; i < c->nmetrics; i++)
+		json_object_set_new(c->metric_index, c->metrics[i].name,
+				    json_integer((json_int_t)i));
+}
+
+/* drop the last metric (a built-in derived metric without samples) */
+static void metric_drop_last(struct comparison *c)
+{
+	struct cmp_metric *m;
+
+	if (!c->nmetrics || !c->metrics)
+		return;
+	m = &c->metrics[c->nmetrics - 1];
+	json_object_del(c->metric_index, m->name);
+	metric_free(m, c->nvars);
+	c->nmetrics--;
 }
 
 /* iterations list metrics in the same order: try the one after the last */
@@ -114,7 +139,8 @@ static struct cmp_metric *metric_find_hinted(struct comparison *c, const char *n
 {
 	struct cmp_metric *m;
 
-	if (c->hint + 1 < c->nmetrics && !strcmp(c->metrics[c->hint + 1].name, name)) {
+	if (c->metrics && c->hint + 1 < c->nmetrics &&
+	    !strcmp(c->metrics[c->hint + 1].name, name)) {
 		c->hint++;
 		return &c->metrics[c->hint];
 	}
@@ -130,7 +156,12 @@ struct cmp_metric *cmp_metric_get(struct comparison *c, const char *name)
 
 	if (m)
 		return m;
-	if (c->nmetrics == c->alloc) {
+	if (c->nmetrics >= CMP_MAX_METRICS ||
+	    (c->nmetrics + 1) * (c->nvars ? c->nvars : 1) > CMP_MAX_CELLS)
+		return NULL;
+	if (!c->metric_index)
+		c->metric_index = json_object();
+	if (c->nmetrics == c->alloc || !c->metrics) {
 		c->alloc = c->alloc ? 2 * c->alloc : 64;
 		c->metrics = xrealloc(c->metrics, c->alloc * sizeof(*c->metrics));
 	}
@@ -138,6 +169,7 @@ struct cmp_metric *cmp_metric_get(struct comparison *c, const char *name)
 	m = &c->metrics[c->nmetrics++];
 	memset(m, 0, sizeof(*m));
 	m->name = xstrdup(name);
+	json_object_set_new(c->metric_index, name, json_integer((json_int_t)(c->nmetrics - 1)));
 	m->dir = metric_direction(name);
 	m->kind = metric_kind(name);
 	m->cells = xcalloc(c->nvars ? c->nvars : 1, sizeof(*m->cells));
@@ -169,6 +201,9 @@ size_t cmp_variant_add(struct comparison *c, const char *name, const char *run)
 	struct cmp_variant *v;
 	bool taken = false;
 
+	if (c->nvars >= CMP_MAX_VARIANTS || (c->nvars + 1) * c->nmetrics > CMP_MAX_CELLS) {
+		return (size_t)-1;
+	}
 	for (size_t j = 0; j < c->nvars; j++)
 		taken |= !strcmp(c->vars[j].name, name);
 	c->vars = xrealloc(c->vars, (c->nvars + 1) * sizeof(*c->vars));
@@ -183,6 +218,14 @@ size_t cmp_variant_add(struct comparison *c, const char *name, const char *run)
 		memset(&m->cells[c->nvars], 0, sizeof(*m->cells));
 	}
 	return c->nvars++;
+}
+
+void cmp_full_err(const struct comparison *c, const char *where)
+{
+	lab_err("%s: the comparison is full with %zu variants and %zu metrics: it holds at most "
+		"%d variants, %d metrics and %d metric-variant cells; compare fewer runs or "
+		"variants at a time",
+		where, c->nvars, c->nmetrics, CMP_MAX_VARIANTS, CMP_MAX_METRICS, CMP_MAX_CELLS);
 }
 
 size_t cmp_variant_find(const struct comparison *c, const char *name)
@@ -205,6 +248,11 @@ int cmp_add_derived(struct comparison *c, const char *name, const char *src)
 		return -1;
 	}
 	expr_free(e);
+	if (!kvlist_get(&c->derived, name) && c->derived.n >= CMP_MAX_DERIVED) {
+		lab_err("derived metric %s: more than %d derived metrics; a comparison takes at most %d",
+			name, CMP_MAX_DERIVED, CMP_MAX_DERIVED);
+		return -1;
+	}
 	kvlist_set(&c->derived, name, src);
 	return 0;
 }
@@ -246,6 +294,7 @@ static int derive(struct comparison *c, const char *name, const char *src, bool 
 	struct strlist names = { 0 };
 	struct cmp_metric *m;
 	size_t nerr = 0, total = 0;
+	bool fresh;
 	int rc = 0;
 
 	if (!e) {
@@ -265,7 +314,16 @@ static int derive(struct comparison *c, const char *name, const char *src, bool 
 		}
 		goto out;
 	}
+	fresh = !metric_find(c, name);
 	m = cmp_metric_get(c, name);
+	if (!m) {
+		char *where = xasprintf("derived metric %s", name);
+
+		cmp_full_err(c, where);
+		free(where);
+		rc = -1;
+		goto out;
+	}
 	m->formula = xstrdup(src);
 	if (user)
 		m->kind = KIND_MAIN;
@@ -283,10 +341,8 @@ static int derive(struct comparison *c, const char *name, const char *src, bool 
 			cmp_cell_set(&m->cells[j], i, v);
 		}
 	}
-	if (!user && !has_samples(c, m)) {
-		metric_free(m, c->nvars);
-		c->nmetrics--;
-	}
+	if (!user && fresh && !has_samples(c, m))
+		metric_drop_last(c); /* m, the metric added last */
 	if (user && nerr)
 		strlist_pushf(&c->warnings,
 			      "derived metric %s: %s in %zu of %zu "
@@ -372,6 +428,7 @@ static void select_metrics(struct comparison *c, const char *globs)
 			metric_free(m, c->nvars);
 	}
 	c->nmetrics = k;
+	metric_reindex(c);
 	if (zero)
 		strlist_pushf(&c->notes,
 			      "%zu Ops row%s 0 in every sample of every "
@@ -660,6 +717,7 @@ int cmp_compute(struct comparison *c, const char *baseline, double alpha, const 
 	if (check_work(c))
 		compute_stats(c);
 	qsort(c->metrics, c->nmetrics, sizeof(*c->metrics), metric_cmp);
+	metric_reindex(c);
 	classify(c);
 	note_untested(c);
 	for (size_t j = 0; j < c->nvars; j++)

@@ -63,10 +63,22 @@ struct cmp_metric {
 	struct cmp_cell *cells; /* one per variant */
 };
 
+/*
+ * Limits of one comparison (the inputs are samples CSV files and stored
+ * runs, which anyone may have written): every metric keeps a cell per
+ * variant, so their product is bounded too. Past one, loading fails with
+ * a message.
+ */
+#define CMP_MAX_VARIANTS 64
+#define CMP_MAX_METRICS 100000
+#define CMP_MAX_CELLS 200000 /* variants x metrics, about 200 bytes each */
+#define CMP_MAX_DERIVED 256 /* user formulas */
+
 struct comparison {
 	struct cmp_variant *vars;
 	size_t nvars;
 	struct cmp_metric *metrics;
+	json_t *metric_index; /* name -> position in metrics */
 	size_t nmetrics, alloc;
 	size_t hint; /* metric_find() tries hint + 1 first */
 	size_t baseline;

@@ -9,12 +9,21 @@
 
 #include "analysis/compare.h"
 
-/* a new variant (label made unique with ".r<k>"); its index */
+/*
+ * A new variant (label made unique with ".r<k>"); its index, or
+ * (size_t)-1 when the comparison is full (compare.h): the caller says so
+ * with cmp_full_err().
+ */
 size_t cmp_variant_add(struct comparison *c, const char *name, const char *run);
 /* the index of the variant labelled name, or (size_t)-1 */
 size_t cmp_variant_find(const struct comparison *c, const char *name);
-/* the metric called name, added (no samples yet) when new */
+/*
+ * The metric called name, added (no samples yet) when new; NULL when the
+ * comparison is full (compare.h): the caller says so with cmp_full_err().
+ */
 struct cmp_metric *cmp_metric_get(struct comparison *c, const char *name);
+/* the one message for a full comparison, where = the input that filled it */
+void cmp_full_err(const struct comparison *c, const char *where);
 /* sample i of a cell; the samples before it that are not set are NaN */
 void cmp_cell_set(struct cmp_cell *cell, size_t i, double v);
 /* the csv and json forms (compare_json.c) */

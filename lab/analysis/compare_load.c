@@ -12,7 +12,7 @@
 #include "analysis/compare_int.h"
 #include "lib/strbuf.h"
 
-#define CSV_MAX_BYTES (256u << 20)
+#define CSV_MAX_BYTES (64u << 20)
 
 /* ---- loading runs ---- */
 
@@ -125,6 +125,10 @@ static int add_iteration(struct comparison *c, size_t vi, const json_t *it, cons
 		if (!json_is_number(val))
 			continue;
 		m = cmp_metric_get(c, key);
+		if (!m) {
+			cmp_full_err(c, where);
+			return -1;
+		}
 		cmp_cell_set(&m->cells[vi], v->niter, json_number_value(val));
 	}
 	add_timeseries(v, it);
@@ -148,6 +152,13 @@ static int add_variant_json(struct comparison *c, const json_t *run, const char 
 		return -1;
 	}
 	vi = cmp_variant_add(c, name, run_id);
+	if (vi == (size_t)-1) {
+		char *where = xasprintf("run %s variant %s", run_id, name);
+
+		cmp_full_err(c, where);
+		free(where);
+		return -1;
+	}
 	if (json_is_string(json_object_get(kernel, "release")))
 		c->vars[vi].kernel = xstrdup(json_string_value(json_object_get(kernel, "release")));
 	variant_config(&c->vars[vi], run, name);
@@ -266,7 +277,14 @@ static int csv_row(struct comparison *c, const char *name, size_t lineno, char *
 	vi = cmp_variant_find(c, f[0]);
 	if (vi == (size_t)-1)
 		vi = cmp_variant_add(c, f[0], NULL);
-	m = cmp_metric_get(c, f[1]);
+	m = vi == (size_t)-1 ? NULL : cmp_metric_get(c, f[1]);
+	if (!m) {
+		char *where = xasprintf("%s:%zu", name, lineno);
+
+		cmp_full_err(c, where);
+		free(where);
+		return -1;
+	}
 	if (nf == 4)
 		m->dir = dir;
 	cmp_cell_set(&m->cells[vi], m->cells[vi].n, v);

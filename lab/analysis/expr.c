@@ -11,16 +11,24 @@
 
 #include "analysis/expr.h"
 
-#define EXPR_MAX_DEPTH 64
-
 enum expr_op { OP_NUM, OP_NAME, OP_NEG, OP_ADD, OP_SUB, OP_MUL, OP_DIV };
 
-struct expr {
+/*
+ * A node keeps where its text is in the expression's one copy of the
+ * source: a copy per node made "a+a+...+a" cost the square of its length
+ * (64 KB took 1 GB).
+ */
+struct node {
 	enum expr_op op;
 	double num;
 	char *name;
-	char *text; /* source text of this node, for messages */
-	struct expr *l, *r;
+	size_t off, len; /* source text of this node, for messages */
+	struct node *l, *r;
+};
+
+struct expr {
+	char *src;
+	struct node *root;
 };
 
 struct parser {
@@ -28,10 +36,12 @@ struct parser {
 	char *err;
 	size_t errlen;
 	int depth;
+	size_t nodes;
 	bool failed;
 };
 
-static struct expr *parse_expr(struct parser *ps);
+static struct node *parse_expr(struct parser *ps);
+static void node_free(struct node *e);
 
 static void perr(struct parser *ps, const char *what)
 {
@@ -42,17 +52,27 @@ static void perr(struct parser *ps, const char *what)
 		 (size_t)(ps->p - ps->src) + 1, ps->src);
 }
 
-static struct expr *node(enum expr_op op, struct expr *l, struct expr *r, const char *start,
-			 const char *end)
+/* a new node, or NULL (l and r freed) past EXPR_MAX_NODES */
+static struct node *node(struct parser *ps, enum expr_op op, struct node *l, struct node *r,
+			 const char *start, const char *end)
 {
-	struct expr *e = xcalloc(1, sizeof(*e));
+	struct node *e;
 
+	if (++ps->nodes > EXPR_MAX_NODES) {
+		_Static_assert(EXPR_MAX_NODES == 1024, "update the message");
+		perr(ps, "more than 1024 numbers, names and operators");
+		node_free(l);
+		node_free(r);
+		return NULL;
+	}
+	e = xcalloc(1, sizeof(*e));
 	e->op = op;
 	e->l = l;
 	e->r = r;
 	while (end > start && isspace((unsigned char)end[-1]))
 		end--;
-	e->text = xstrndup(start, (size_t)(end - start));
+	e->off = (size_t)(start - ps->src);
+	e->len = (size_t)(end - start);
 	return e;
 }
 
@@ -98,10 +118,10 @@ static bool name_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == ':';
 }
 
-static struct expr *parse_primary(struct parser *ps)
+static struct node *parse_primary(struct parser *ps)
 {
 	const char *start;
-	struct expr *e;
+	struct node *e;
 
 	skip_ws(ps);
 	start = ps->p;
@@ -113,7 +133,7 @@ static struct expr *parse_primary(struct parser *ps)
 			return NULL;
 		if (*ps->p != ')') {
 			perr(ps, "expected ')'");
-			expr_free(e);
+			node_free(e);
 			return NULL;
 		}
 		ps->p++;
@@ -128,15 +148,17 @@ static struct expr *parse_primary(struct parser *ps)
 			return NULL;
 		}
 		ps->p = end;
-		e = node(OP_NUM, NULL, NULL, start, end);
-		e->num = v;
+		e = node(ps, OP_NUM, NULL, NULL, start, end);
+		if (e)
+			e->num = v;
 		return e;
 	}
 	if (name_start(*ps->p)) {
 		while (name_char(*ps->p))
 			ps->p++;
-		e = node(OP_NAME, NULL, NULL, start, ps->p);
-		e->name = xstrdup(e->text);
+		e = node(ps, OP_NAME, NULL, NULL, start, ps->p);
+		if (e)
+			e->name = xstrndup(start, (size_t)(ps->p - start));
 		return e;
 	}
 	perr(ps,
@@ -144,10 +166,10 @@ static struct expr *parse_primary(struct parser *ps)
 	return NULL;
 }
 
-static struct expr *parse_unary(struct parser *ps)
+static struct node *parse_unary(struct parser *ps)
 {
 	const char *start;
-	struct expr *e;
+	struct node *e;
 	size_t len;
 	char op;
 
@@ -161,7 +183,7 @@ static struct expr *parse_unary(struct parser *ps)
 		ps->p += len;
 		e = parse_unary(ps);
 		if (e && op == '-')
-			e = node(OP_NEG, e, NULL, start, ps->p);
+			e = node(ps, OP_NEG, e, NULL, start, ps->p);
 	} else {
 		e = parse_primary(ps);
 	}
@@ -169,10 +191,10 @@ static struct expr *parse_unary(struct parser *ps)
 	return e;
 }
 
-static struct expr *parse_binary(struct parser *ps, bool additive)
+static struct node *parse_binary(struct parser *ps, bool additive)
 {
 	const char *start;
-	struct expr *l, *r;
+	struct node *l, *r;
 	size_t len;
 	char op;
 
@@ -186,10 +208,11 @@ static struct expr *parse_binary(struct parser *ps, bool additive)
 		ps->p += len;
 		r = additive ? parse_binary(ps, false) : parse_unary(ps);
 		if (!r) {
-			expr_free(l);
+			node_free(l);
 			return NULL;
 		}
-		l = node(op == '+' ? OP_ADD :
+		l = node(ps,
+			 op == '+' ? OP_ADD :
 			 op == '-' ? OP_SUB :
 			 op == '*' ? OP_MUL :
 				     OP_DIV,
@@ -198,9 +221,9 @@ static struct expr *parse_binary(struct parser *ps, bool additive)
 	return l;
 }
 
-static struct expr *parse_expr(struct parser *ps)
+static struct node *parse_expr(struct parser *ps)
 {
-	struct expr *e;
+	struct node *e;
 
 	if (++ps->depth > EXPR_MAX_DEPTH) {
 		perr(ps, "expression nested too deeply");
@@ -213,22 +236,39 @@ static struct expr *parse_expr(struct parser *ps)
 
 struct expr *expr_parse(const char *src, char *err, size_t errlen)
 {
-	struct parser ps = { .src = src, .p = src, .err = err, .errlen = errlen };
-	struct expr *e = parse_expr(&ps);
+	size_t len = strnlen(src, EXPR_MAX_LEN + 1);
+	struct parser ps = { .err = err, .errlen = errlen };
+	struct expr *x;
+	struct node *e;
 
+	if (len > EXPR_MAX_LEN) {
+		snprintf(err, errlen, "the expression is longer than %d bytes", EXPR_MAX_LEN);
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->src = xstrdup(src);
+	ps.src = ps.p = x->src;
+	e = parse_expr(&ps);
 	if (e) {
 		skip_ws(&ps);
 		if (*ps.p) {
 			perr(&ps, *ps.p == ')' ? "unbalanced ')'" : "expected an operator");
-			expr_free(e);
-			return NULL;
+			node_free(e);
+			e = NULL;
 		}
 	}
-	return e;
+	if (!e) {
+		free(x->src);
+		free(x);
+		return NULL;
+	}
+	x->root = e;
+	return x;
 }
 
-int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx, double *val, char *err,
-	      size_t errlen)
+/* recursion is bounded: at most EXPR_MAX_NODES nodes */
+static int eval(const char *src, const struct node *e, expr_lookup_fn lookup, void *ctx,
+		double *val, char *err, size_t errlen)
 {
 	double a, b = 0;
 
@@ -245,9 +285,9 @@ int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx, double *va
 	default:
 		break;
 	}
-	if (expr_eval(e->l, lookup, ctx, &a, err, errlen) < 0)
+	if (eval(src, e->l, lookup, ctx, &a, err, errlen) < 0)
 		return -1;
-	if (e->r && expr_eval(e->r, lookup, ctx, &b, err, errlen) < 0)
+	if (e->r && eval(src, e->r, lookup, ctx, &b, err, errlen) < 0)
 		return -1;
 	switch (e->op) {
 	case OP_NEG:
@@ -263,8 +303,9 @@ int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx, double *va
 		*val = a * b;
 		break;
 	default:
-		if (b == 0 && !isnan(a)) {
-			snprintf(err, errlen, "division by zero: \"%s\" is 0", e->r->text);
+		if (b == 0 && !isnan(a) && e->r) {
+			snprintf(err, errlen, "division by zero: \"%.*s\" is 0", (int)e->r->len,
+				 src + e->r->off);
 			return -1;
 		}
 		*val = a / b;
@@ -273,7 +314,13 @@ int expr_eval(const struct expr *e, expr_lookup_fn lookup, void *ctx, double *va
 	return 0;
 }
 
-void expr_names(const struct expr *e, struct strlist *out)
+int expr_eval(const struct expr *x, expr_lookup_fn lookup, void *ctx, double *val, char *err,
+	      size_t errlen)
+{
+	return eval(x->src, x->root, lookup, ctx, val, err, errlen);
+}
+
+static void names(const struct node *e, struct strlist *out)
 {
 	if (!e)
 		return;
@@ -284,17 +331,31 @@ void expr_names(const struct expr *e, struct strlist *out)
 		strlist_push(out, e->name);
 		return;
 	}
-	expr_names(e->l, out);
-	expr_names(e->r, out);
+	names(e->l, out);
+	names(e->r, out);
 }
 
-void expr_free(struct expr *e)
+void expr_names(const struct expr *x, struct strlist *out)
+{
+	if (x)
+		names(x->root, out);
+}
+
+static void node_free(struct node *e)
 {
 	if (!e)
 		return;
-	expr_free(e->l);
-	expr_free(e->r);
+	node_free(e->l);
+	node_free(e->r);
 	free(e->name);
-	free(e->text);
 	free(e);
+}
+
+void expr_free(struct expr *x)
+{
+	if (!x)
+		return;
+	node_free(x->root);
+	free(x->src);
+	free(x);
 }

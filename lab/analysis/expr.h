@@ -13,7 +13,14 @@
  *
  * Errors are not printed: they are written to err (what and where) so the
  * caller can name the derived metric in its single message.
+ *
+ * Limits (the text may come from a job, a recipe, --derive or a stored
+ * run): at most EXPR_MAX_LEN bytes, EXPR_MAX_NODES numbers, names and
+ * operators, and EXPR_MAX_DEPTH levels of parentheses and unary signs.
  */
+#define EXPR_MAX_LEN 4096
+#define EXPR_MAX_NODES 1024
+#define EXPR_MAX_DEPTH 64
 #ifndef MMLAB_EXPR_H
 #define MMLAB_EXPR_H
 

@@ -100,7 +100,6 @@ void stats_welch(const struct stats_summary *base, const struct stats_summary *c
 		out->why = base->n < 2 ? "n < 2 in the baseline" : "n < 2";
 		return;
 	}
-	out->valid = true;
 	v1 = base->stddev * base->stddev / (double)base->n;
 	v2 = cur->stddev * cur->stddev / (double)cur->n;
 	se2 = v1 + v2;
@@ -110,6 +109,17 @@ void stats_welch(const struct stats_summary *base, const struct stats_summary *c
 			  (v1 * v1 / (double)(base->n - 1) + v2 * v2 / (double)(cur->n - 1));
 	else
 		out->df = (double)(base->n + cur->n - 2);
+	/*
+	 * Values near DBL_MAX overflow the variances (a guest can send
+	 * -1e308): then df is NaN and GSL's t distribution would call its
+	 * error handler, whose default aborts. No test then.
+	 */
+	if (!isfinite(se2) || !isfinite(diff) || !isfinite(out->df) || !(out->df > 0)) {
+		out->df = NAN;
+		out->why = "the values are too large for a t-test (their variance overflows)";
+		return;
+	}
+	out->valid = true;
 	if (se2 > 0) {
 		out->t = diff / sqrt(se2);
 		out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);

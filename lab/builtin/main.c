@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "builtin/builtin.h"
 #include "lib/parse-options.h"
 #include "lib/strbuf.h"
@@ -130,6 +132,11 @@ int main(int argc, char **argv)
 	struct opt_usage u = { .synopsis = main_synopsis, .footer = main_footer };
 	int ret;
 
+	/*
+	 * GSL's default error handler aborts; every caller checks its inputs
+	 * (stats.c) and a result that is not finite is reported as such.
+	 */
+	gsl_set_error_handler_off();
 	main_text(&text);
 	u.text = text.buf;
 	ret = run_main(argc, argv, &u);

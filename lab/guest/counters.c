@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "guest/counters.h"
 #include "lib/util.h"
@@ -27,13 +29,31 @@ static bool name_ok(const char *s, size_t len)
 	return true;
 }
 
+/*
+ * FNV-1a from a basis drawn once per process, then mixed (murmur3's
+ * finaliser): the table uses the low bits, and with a fixed hash a guest
+ * could send 4096 names that share them, making each snapshot cost 4096^2
+ * comparisons.
+ */
 static size_t hash(const char *name, size_t len)
 {
-	size_t h = 1469598103934665603u; /* FNV-1a */
+	static uint64_t basis;
+	uint64_t h;
 
+	if (!basis) {
+		if (getrandom(&basis, sizeof(basis), GRND_NONBLOCK) != (ssize_t)sizeof(basis))
+			basis = (uint64_t)(uintptr_t)&basis ^ (uint64_t)time(NULL);
+		basis |= 1;
+	}
+	h = basis;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)name[i]) * 1099511628211u;
-	return h;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (size_t)h;
 }
 
 /* the slot of name in the index: its entry, or the empty slot to use */

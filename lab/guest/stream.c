@@ -35,6 +35,8 @@ struct parse_ctx {
 	struct iter_state *its;
 	size_t nits, alloc;
 	size_t nlog;
+	size_t metrics, samples; /* in the whole stream */
+	size_t dropped_metrics, dropped_samples;
 };
 
 /* printable ASCII, tabs and newlines; anything else becomes '?' */
@@ -80,6 +82,22 @@ static void host_log(struct parse_ctx *c, const char *fmt, ...)
 	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 	va_end(ap);
 	add_log(c, "warn", msg, strlen(msg));
+}
+
+/* room for one more metric in it (per iteration and in the stream), else counted */
+static bool metric_room(struct parse_ctx *c, const struct iter_state *it)
+{
+	if (json_object_size(it->metrics) < AGENT_MAX_METRICS &&
+	    c->metrics < AGENT_MAX_TOTAL_METRICS) {
+		c->metrics++;
+		return true;
+	}
+	if (!c->dropped_metrics++)
+		host_log(
+			c,
+			"iteration %u: more than %d metrics in the iteration or %d in the stream; the rest are dropped",
+			it->index, AGENT_MAX_METRICS, AGENT_MAX_TOTAL_METRICS);
+	return false;
 }
 
 int agent_metric_name_ok(const char *name)
@@ -283,9 +301,7 @@ static void wl_metric_line(struct parse_ctx *c, struct iter_state *it, const cha
 	    !get_double(val, &v)) {
 		host_log(c, "iteration %u: bad workload metric line \"%.*s\", dropped", it->index,
 			 (int)(len < 80 ? len : 80), l);
-	} else if (json_object_size(it->metrics) >= AGENT_MAX_METRICS) {
-		host_log(c, "iteration %u: too many metrics, \"%.80s\" dropped", it->index, name);
-	} else {
+	} else if (json_object_get(it->metrics, name) || metric_room(c, it)) {
 		json_object_set_new(it->metrics, name, json_real(v));
 	}
 	free(name);
@@ -396,7 +412,7 @@ static void on_counts(struct parse_ctx *c, const char *p, uint32_t len)
 				 line);
 			continue;
 		}
-		if (json_object_size(it->metrics) < AGENT_MAX_METRICS)
+		if (json_object_get(it->metrics, line) || metric_room(c, it))
 			json_object_set_new(it->metrics, line, json_real(v));
 	}
 }
@@ -449,8 +465,18 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 		const char *nl = memchr(b, '\n', (size_t)(end - b));
 		size_t ll = (size_t)((nl ? nl : end) - b);
 
-		if (ll && !series_line(series, b, ll, samples))
+		if (ll && c->samples + samples > AGENT_MAX_TOTAL_SAMPLES) {
+			if (!c->dropped_samples)
+				host_log(
+					c,
+					"iteration %u: more than %d series samples in the stream; the rest are dropped",
+					it->index, AGENT_MAX_TOTAL_SAMPLES);
+			c->dropped_samples += samples;
+		} else if (ll && !series_line(series, b, ll, samples)) {
 			host_log(c, "iteration %u: bad SERIES line, dropped", it->index);
+		} else if (ll) {
+			c->samples += samples;
+		}
 		b = nl ? nl + 1 : end;
 	}
 	json_decref(it->timeseries);
@@ -650,7 +676,8 @@ static const char *snap_text(json_t *phase, const char *name, size_t *len)
 }
 
 /* delta metrics "<prefix><field>" of one counter file */
-static void add_deltas(struct iter_state *it, const char *file, const char *prefix)
+static void add_deltas(struct parse_ctx *c, struct iter_state *it, const char *file,
+		       const char *prefix)
 {
 	struct snap b = { 0 }, a = { 0 }, d = { 0 };
 	const char *tb, *ta;
@@ -666,7 +693,8 @@ static void add_deltas(struct iter_state *it, const char *file, const char *pref
 	for (size_t i = 0; i < d.n; i++) {
 		char *name = xasprintf("%s%s", prefix, d.v[i].name);
 
-		if (agent_metric_name_ok(name) && json_object_size(it->metrics) < AGENT_MAX_METRICS)
+		if (agent_metric_name_ok(name) &&
+		    (json_object_get(it->metrics, name) || metric_room(c, it)))
 			json_object_set_new(it->metrics, name, json_integer(d.v[i].value));
 		free(name);
 	}
@@ -675,13 +703,13 @@ static void add_deltas(struct iter_state *it, const char *file, const char *pref
 	snap_free(&d);
 }
 
-static void compute_metrics(struct iter_state *it)
+static void compute_metrics(struct parse_ctx *c, struct iter_state *it)
 {
 	const char *file;
 	json_t *unused;
 	char prefix[64];
 
-	add_deltas(it, "vmstat", "vmstat.");
+	add_deltas(c, it, "vmstat", "vmstat.");
 	json_object_foreach(it->after, file, unused) {
 		unsigned long node;
 		char *slash;
@@ -695,7 +723,7 @@ static void compute_metrics(struct iter_state *it)
 			snprintf(prefix, sizeof(prefix), "numastat.node%lu.", node);
 		else
 			continue;
-		add_deltas(it, file, prefix);
+		add_deltas(c, it, file, prefix);
 	}
 }
 
@@ -723,7 +751,7 @@ static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
 
 	if (why)
 		host_log(c, "iteration %u failed: %s", it->index, why);
-	compute_metrics(it);
+	compute_metrics(c, it);
 	o = json_pack("{s:I, s:s}", "index", (json_int_t)it->index, "status", ok ? "ok" : "failed");
 	json_object_set_new(o, "exit", it->have_result ? json_integer(it->exit_code) : json_null());
 	json_object_set_new(o, "signal", it->have_result ? json_integer(it->signal) : json_null());
@@ -768,6 +796,11 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 		records++;
 		on_record(&c, type, p, plen);
 	}
+	if (r.crc_budget_spent)
+		host_log(
+			&c,
+			"the stream is mostly damaged records: checking stopped at byte %zu of %zu, the rest skipped",
+			r.stopped_at, r.len);
 	if (c.nits)
 		qsort(c.its, c.nits, sizeof(*c.its), cmp_iter);
 	for (size_t i = 0; i < c.nits; i++)
@@ -779,11 +812,14 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 	if (!json_object_get(c.root, "done"))
 		json_object_set_new(c.root, "done", json_false());
 	json_object_set_new(c.root, "stream",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "records",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
 				      (json_int_t)records, "skipped_bytes",
 				      (json_int_t)r.skipped_bytes, "bad_crc", (json_int_t)r.bad_crc,
 				      "oversized", (json_int_t)r.oversized, "truncated",
-				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type));
+				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type,
+				      "crc_budget_spent", (int)r.crc_budget_spent,
+				      "dropped_metrics", (json_int_t)c.dropped_metrics,
+				      "dropped_samples", (json_int_t)c.dropped_samples));
 	return c.root;
 }
 

@@ -18,6 +18,14 @@
 #define AGENT_METRIC_NAME_MAX 200
 #define AGENT_MAX_SAMPLES 20000 /* per series (1 Hz: 5.5 hours) */
 #define AGENT_MAX_SERIES 256
+/*
+ * Over the whole stream: without these, 64 MiB of short metric lines or
+ * series values became about 1.3 GB of JSON. What goes past one is
+ * dropped, counted in "stream" (dropped_metrics, dropped_samples) and
+ * logged once.
+ */
+#define AGENT_MAX_TOTAL_METRICS 1000000
+#define AGENT_MAX_TOTAL_SAMPLES 2000000
 
 /*
  * Returns a new object (never NULL):
@@ -40,7 +48,7 @@
  *  "setup_error" (when the guest sent SETUP_ERROR): {"what","message"},
  *  "log": [{"level","message"}], "done": bool,
  *  "stream": {"records","skipped_bytes","bad_crc","oversized","truncated",
- *	       "bad_type"}}
+ *	       "bad_type","crc_budget_spent","dropped_metrics","dropped_samples"}}
  * Iterations are sorted by index. An iteration is "ok" only when the guest
  * said so and its RESULT and both vmstat snapshots arrived.
  */

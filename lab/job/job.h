@@ -86,6 +86,8 @@ struct job_variant {
 	char *name;
 	enum kernel_kind kernel_kind;
 	char *kernel_path; /* KERNEL_PATH: absolute (resolved against the job's directory) */
+	/* where kernel: was given in the job file (1-based), 0 when not from one */
+	unsigned int kernel_line, kernel_col;
 	char *cmdline; /* extra kernel arguments, or NULL */
 	struct kvlist sysctl; /* "vm.compaction_proactiveness" -> "20" */
 	char *thp_enabled; /* always|madvise|never, or NULL = kernel default */

@@ -283,6 +283,11 @@ bool job_yaml_duration(struct job_yaml *y, yaml_node_t *n, const char *path, uns
 	if (!v)
 		return false;
 	len = strlen(v);
+	if (!len) {
+		/* a quoted "" gets past job_yaml_scalar(), which only rejects null */
+		job_yaml_err(y, n->start_mark, path, "is empty; expected %s", want);
+		return false;
+	}
 	switch (v[len - 1]) {
 	case 's':
 		len--;
@@ -450,6 +455,14 @@ static void map_key(struct job_yaml *y, yaml_node_pair_t *pr, const char *path, 
 		return;
 	}
 	key = (const char *)k->data.scalar.value;
+	if (strlen(key) != k->data.scalar.length) {
+		/* "variants\0x" must not pass for variants */
+		job_yaml_err(
+			y, k->start_mark, path,
+			"a key contains a NUL character (\\0); expected a key name (one of: %s)",
+			keys->buf);
+		return;
+	}
 	for (i = 0; i < nf; i++)
 		if (!strcmp(f[i].key, key))
 			break;

@@ -127,6 +127,9 @@ static void parse_kernel(struct job_yaml *y, yaml_node_t *n, const char *path, c
 	} else {
 		v->kernel_kind = KERNEL_PATH;
 		v->kernel_path = k[0] == '/' ? xstrdup(k) : xasprintf("%s/%s", dir, k);
+		/* the kernel is read later (kernel_resolve_job): its error needs these */
+		v->kernel_line = (unsigned int)n->start_mark.line + 1;
+		v->kernel_col = (unsigned int)n->start_mark.column + 1;
 	}
 }
 

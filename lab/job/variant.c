@@ -24,6 +24,7 @@ struct variant_fields {
 	char *name;
 	enum kernel_kind kernel_kind;
 	char *kernel_path;
+	unsigned int kernel_line, kernel_col;
 	char *cmdline;
 	struct kvlist sysctl;
 	char *thp_enabled;

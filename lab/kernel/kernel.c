@@ -100,6 +100,22 @@ int kernel_request_job(const struct job *job, size_t i, struct kernel_info *ki)
 	return ret;
 }
 
+/* a kernel: path from the job file, which an error locates in it */
+static int resolve_path(const struct job *job, size_t i, struct kernel_info *ki)
+{
+	const struct job_variant *v = &job->variants[i];
+
+	if (v->kernel_kind == KERNEL_PATH && v->kernel_line && job->path &&
+	    access(v->kernel_path, R_OK)) {
+		lab_err("%s:%u:%u: variants[%zu].kernel: cannot read the kernel %s: %s; give the path "
+			"of a readable kernel image (bzImage) or 'distro'",
+			job->path, v->kernel_line, v->kernel_col, i, v->kernel_path,
+			strerror(errno));
+		return -1;
+	}
+	return kernel_resolve(v, ki);
+}
+
 int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir, bool rebuild,
 			   struct kernel_info *ki)
 {
@@ -109,7 +125,7 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 	int ret;
 
 	if (v->kernel_kind != KERNEL_SOURCE)
-		return kernel_resolve(v, ki);
+		return resolve_path(job, i, ki);
 	memset(ki, 0, sizeof(*ki));
 	source_req(job, i, rebuild, &q);
 	ret = kcache_get(cache_dir, &q, &res);

@@ -367,6 +367,12 @@ static struct yfield *map_field(struct yfile *y, yaml_node_t *k, const char *fie
 		return NULL;
 	}
 	key = (const char *)k->data.scalar.value;
+	if (strlen(key) != k->data.scalar.length) {
+		yf_err(y, k->start_mark, field,
+		       "a key contains a NUL character (\\0); expected a key name (one of: %s)",
+		       join(list, sizeof(list), keys));
+		return NULL;
+	}
 	for (size_t i = 0; i < nf; i++) {
 		if (strcmp(f[i].key, key))
 			continue;

@@ -18,6 +18,7 @@
 #include "job/job_yaml.h"
 #include "repro/recipe.h"
 #include "lib/strbuf.h"
+#include "lib/regex_safe.h"
 #include "lib/util.h"
 #include "job/workload.h"
 
@@ -162,24 +163,19 @@ static void parse_metric(struct job_yaml *y, struct job_field *f, yaml_node_t *n
 static void parse_dmesg(struct job_yaml *y, yaml_node_t *v_node, const char *path,
 			struct expectation *e)
 {
-	char p[PATHLEN], msg[160];
+	char p[PATHLEN], why[256];
 	const char *v;
-	int rc;
 
 	sub(p, path, "dmesg");
 	v = job_yaml_scalar(y, v_node, p, "an extended regular expression");
 	if (!v)
 		return;
 	e->text = xstrdup(v);
-	rc = regcomp(&e->re, v, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		regerror(rc, &e->re, msg, sizeof(msg));
-		regfree(&e->re);
+	if (regex_compile_safe(&e->re, v, REG_EXTENDED | REG_NOSUB, why, sizeof(why))) {
 		job_yaml_err(y, v_node->start_mark, p,
-			     "'%.40s' is not a valid regular "
-			     "expression (%s); expected a POSIX extended regex such as "
+			     "'%.40s' %s; expected a POSIX extended regex such as "
 			     "\"WARNING: .* at mm/compaction.c\"",
-			     v, msg);
+			     v, why);
 		return;
 	}
 	e->has_re = true;
@@ -622,8 +618,6 @@ static int parse_condition(const char *s, struct expectation *e, char *err, size
 int expect_from_signature(const char *sig, unsigned int k, struct expectation *e, char *err,
 			  size_t len)
 {
-	int rc;
-
 	memset(e, 0, sizeof(*e));
 	e->k = k ? k : 1;
 	if (!strcmp(sig, "crash")) {
@@ -639,15 +633,12 @@ int expect_from_signature(const char *sig, unsigned int k, struct expectation *e
 		return parse_condition(sig + 7, e, err, len);
 	}
 	if (!strncmp(sig, "dmesg:", 6) && sig[6]) {
-		char msg[160];
+		char why[256];
 
 		e->kind = EXPECT_DMESG;
-		rc = regcomp(&e->re, sig + 6, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			regerror(rc, &e->re, msg, sizeof(msg));
-			regfree(&e->re);
-			snprintf(err, len, "'%s' is not a valid regular expression (%s)", sig + 6,
-				 msg);
+		if (regex_compile_safe(&e->re, sig + 6, REG_EXTENDED | REG_NOSUB, why,
+				       sizeof(why))) {
+			snprintf(err, len, "'%.64s' %s", sig + 6, why);
 			return -1;
 		}
 		e->has_re = true;

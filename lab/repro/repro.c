@@ -25,6 +25,7 @@
 
 #include "repro/repro.h"
 #include "analysis/stats.h"
+#include "guest/console.h"
 #include "lib/util.h"
 
 #define CONSOLE_MAX (16u << 20)
@@ -81,7 +82,7 @@ static bool match_console(const char *console, const regex_t *re, json_t *lines)
 			if (json_array_size(lines) < LINES_KEPT) {
 				if (strlen(line) > LINE_MAX_SHOWN)
 					line[LINE_MAX_SHOWN] = '\0';
-				json_array_append_new(lines, json_string(line));
+				json_array_append_new(lines, console_json_text(line, strlen(line)));
 			}
 		}
 		free(line);

@@ -12,53 +12,11 @@
 
 #include <jansson.h>
 
+#include "guest/console.h"
 #include "guest/stream.h"
 #include "lib/spawn.h"
 #include "lib/util.h"
 #include "run/run.h"
-
-#define EXCERPT_MAX 8192
-#define CONSOLE_TAIL 2048
-
-static const char *const panic_marks[] = {
-	"Kernel panic",	 "Oops:",
-	"BUG:",		 "general protection fault",
-	"kernel BUG at", "Unable to handle kernel",
-};
-
-/* the console lines around the first sign of a crash, or NULL */
-static char *crash_excerpt(const char *console)
-{
-	const char *hit = NULL, *start, *end;
-	int lines;
-
-	for (size_t i = 0; i < ARRAY_SIZE(panic_marks); i++) {
-		const char *h = strstr(console, panic_marks[i]);
-
-		if (h && (!hit || h < hit))
-			hit = h;
-	}
-	if (!hit)
-		return NULL;
-	start = hit;
-	for (lines = 0; start > console && lines < 6; start--)
-		if (start[-1] == '\n')
-			lines++;
-	end = hit;
-	for (lines = 0; *end && lines < 30; end++)
-		if (*end == '\n')
-			lines++;
-	if (end - start > EXCERPT_MAX)
-		end = start + EXCERPT_MAX;
-	return xstrndup(start, (size_t)(end - start));
-}
-
-static char *console_tail(const char *console, size_t max)
-{
-	size_t len = strlen(console);
-
-	return xstrdup(len > max ? console + len - max : console);
-}
 
 static json_t *find_iteration(json_t *agent, unsigned int index)
 {
@@ -87,6 +45,11 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
 				    const char **why)
 {
 	*why = NULL;
+	if (vr->outcome == VM_LOST) {
+		/* libvirtd went away under the guest: the boot is not trusted */
+		*why = vr->detail;
+		return "failed";
+	}
 	if (ait && json_string_value(json_object_get(ait, "status")) &&
 	    json_is_true(json_object_get(ait, "ended")))
 		return json_string_value(json_object_get(ait, "status"));
@@ -98,9 +61,29 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
 		*why = vr->detail;
 		return "timeout";
 	}
+
 	*why = ait ? "the workload did not finish its iteration" :
 		     "the guest stopped without reporting this iteration";
 	return "failed";
+}
+
+/*
+ * What the data channel held, when the agent reported nothing of the
+ * iteration: the reason alone ("deadline passed") does not say that the
+ * agent was silent or sent only garbage. NULL when records arrived.
+ */
+static char *channel_note(json_t *agent)
+{
+	json_t *st = json_object_get(agent, "stream");
+	json_int_t records = json_integer_value(json_object_get(st, "records"));
+	json_int_t skipped = json_integer_value(json_object_get(st, "skipped_bytes"));
+
+	if (records)
+		return NULL;
+	if (!skipped)
+		return xstrdup("the agent sent nothing on the data channel (ttyS1)");
+	return xasprintf("the data channel (ttyS1) held %lld bytes and no valid record",
+			 (long long)skipped);
 }
 
 /* set key from src's key, if it has one */
@@ -138,14 +121,20 @@ static json_t *iteration_json(const struct run *r, const struct boot_out *out, u
 	if (r->spec->place && r->spec->place->placement)
 		json_object_set(json_object_get(it, "boot"), "placement",
 				r->spec->place->placement);
-	if (why)
-		json_object_set_new(it, "reason", json_string(why));
-	if (excerpt)
-		json_object_set_new(it, "console_excerpt", json_string(excerpt));
-	if (strcmp(status, "ok") && !excerpt) {
-		char *tail = console_tail(out->console, CONSOLE_TAIL);
+	if (why) {
+		char *note = ait ? NULL : channel_note(out->agent);
 
-		json_object_set_new(it, "console_tail", json_string(tail));
+		json_object_set_new(it, "reason",
+				    note ? json_sprintf("%s; %s", why, note) : json_string(why));
+		free(note);
+	}
+	if (excerpt)
+		json_object_set_new(it, "console_excerpt",
+				    console_json_text(excerpt, strlen(excerpt)));
+	if (strcmp(status, "ok") && !excerpt) {
+		char *tail = console_tail(out->console, strlen(out->console), CONSOLE_TAIL_MAX);
+
+		json_object_set_new(it, "console_tail", console_json_text(tail, strlen(tail)));
 		free(tail);
 	}
 	set_or(it, "log", json_object_get(out->agent, "log"), json_array());
@@ -201,7 +190,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 {
 	const char *name = r->job->variants[b->variant].name;
 	json_t *ait = find_iteration(out->agent, index);
-	char *excerpt = crash_excerpt(out->console);
+	char *excerpt = console_crash_excerpt(out->console, strlen(out->console));
 	char *dir = store_iteration_path(r->store, r->id, name, index);
 	const char *st;
 	json_t *it = iteration_json(r, out, index, ait, excerpt, &st);

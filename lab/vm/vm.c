@@ -28,6 +28,8 @@
 #define VM_TICK_MS 100
 /* after a domain vanished, how long to wait for its lifecycle event */
 #define VM_EVENT_GRACE_S 0.5
+/* after the connection to libvirtd broke, how long to try to reopen it */
+#define VM_RECONNECT_S 60
 
 struct vm_host {
 	virConnectPtr conn;
@@ -98,6 +100,8 @@ const char *vm_outcome_name(enum vm_outcome o)
 		return "interrupted";
 	case VM_ERROR:
 		return "error";
+	case VM_LOST:
+		return "lost";
 	}
 	return "unknown";
 }
@@ -125,6 +129,26 @@ struct vm_host *vm_connect(const char *uri)
 	return h;
 }
 
+/*
+ * Open uri again, trying for up to VM_RECONNECT_S while libvirtd restarts
+ * (systemd's restart, or a daemon killed and started by hand). NULL when
+ * it did not come back or mmlab was told to stop; last_error says why.
+ */
+static virConnectPtr reopen(const char *uri)
+{
+	double end = now_monotonic() + VM_RECONNECT_S;
+	virConnectPtr conn = NULL;
+
+	while (!conn && !stop_flag) {
+		last_error[0] = '\0';
+		conn = virConnectOpen(uri);
+		if (conn || now_monotonic() >= end)
+			break;
+		usleep(500000);
+	}
+	return conn;
+}
+
 int vm_ensure_connected(struct vm_host *h)
 {
 	unsigned long ver;
@@ -134,11 +158,10 @@ int vm_ensure_connected(struct vm_host *h)
 	 * a real call finds out */
 	if (virConnectIsAlive(h->conn) == 1 && virConnectGetLibVersion(h->conn, &ver) == 0)
 		return 0;
-	last_error[0] = '\0';
-	conn = virConnectOpen(h->uri);
+	conn = reopen(h->uri);
 	if (!conn) {
-		lab_err("the connection to libvirtd at %s was lost and cannot be reopened (%s); check that libvirtd is running",
-			h->uri, *last_error ? last_error : "no error text");
+		lab_err("the connection to libvirtd at %s was lost and cannot be reopened within %d s (%s); check that libvirtd is running",
+			h->uri, VM_RECONNECT_S, *last_error ? last_error : "no error text");
 		return -1;
 	}
 	virConnectClose(h->conn);
@@ -312,15 +335,19 @@ static const char *paused_reason_name(int r)
 
 /*
  * Poll the state. Returns 1 when the domain is gone or shut off, 2 when
- * it is paused for a failure (w->why set), 0 while it runs.
+ * it is paused for a failure (w->why set), 3 when the connection to
+ * libvirtd broke, 0 while it runs.
  */
 static int poll_state(virDomainPtr dom, struct vm_watch *w)
 {
 	int state, reason;
 	const char *why;
 
-	if (virDomainGetState(dom, &state, &reason, 0) < 0)
+	if (virDomainGetState(dom, &state, &reason, 0) < 0) {
+		if (virConnectIsAlive(virDomainGetConnect(dom)) != 1)
+			return 3; /* libvirtd went away: the guest may run on */
 		return 1; /* a transient domain vanishes when it stops */
+	}
 	if (state == VIR_DOMAIN_SHUTOFF)
 		return 1;
 	if (state == VIR_DOMAIN_CRASHED) {
@@ -386,12 +413,14 @@ static void destroy_domain(virDomainPtr dom)
 }
 
 struct vm_events {
+	virConnectPtr conn; /* the one they were registered on */
 	int lifecycle, reboot, timer;
 };
 
 static void events_register(struct vm_host *h, struct vm_watch *w, struct vm_events *ev)
 {
 	ev->lifecycle = ev->reboot = ev->timer = -1;
+	ev->conn = h->conn;
 	if (!event_loop_ok)
 		return;
 	ev->lifecycle = virConnectDomainEventRegisterAny(
@@ -405,10 +434,11 @@ static void events_register(struct vm_host *h, struct vm_watch *w, struct vm_eve
 
 static void events_unregister(struct vm_host *h, struct vm_events *ev)
 {
+	(void)h;
 	if (ev->lifecycle >= 0)
-		virConnectDomainEventDeregisterAny(h->conn, ev->lifecycle);
+		virConnectDomainEventDeregisterAny(ev->conn, ev->lifecycle);
 	if (ev->reboot >= 0)
-		virConnectDomainEventDeregisterAny(h->conn, ev->reboot);
+		virConnectDomainEventDeregisterAny(ev->conn, ev->reboot);
 	if (ev->timer >= 0)
 		virEventRemoveTimeout(ev->timer);
 }
@@ -473,6 +503,14 @@ static int check_once(struct vm_host *h, virDomainPtr dom, const struct vm_event
 		return 1;
 	}
 	st = w->stopped ? 1 : poll_state(dom, w);
+	if (st == 3) {
+		res->outcome = VM_LOST;
+		snprintf(
+			res->detail, sizeof(res->detail),
+			"the connection to libvirtd broke after %.1f s (libvirtd stopped or restarted)",
+			now - t0);
+		return 1;
+	}
 	if (st == 1) {
 		classify_stop(ev, w, res);
 		return 1;
@@ -515,6 +553,38 @@ static char *xml_domain_name(const char *xml)
 	return e ? xstrndup(p, (size_t)(e - p)) : xstrdup("?");
 }
 
+/*
+ * libvirtd went away while the guest ran. QEMU runs on, and a libvirtd that
+ * comes back finds it again, without the autodestroy of our dead
+ * connection: reconnect (for up to VM_RECONNECT_S) and destroy it by name,
+ * so that no domain is left behind. The result says what happened.
+ */
+static void recover_lost(struct vm_host *h, const char *name, struct vm_result *res)
+{
+	size_t len = strlen(res->detail);
+	virConnectPtr conn = reopen(h->uri);
+	virDomainPtr dom;
+
+	if (!conn) {
+		snprintf(res->detail + len, sizeof(res->detail) - len,
+			 "; libvirtd did not come back within %d s, so domain %s may still run: "
+			 "`virsh -c %s destroy %s` once it is back",
+			 VM_RECONNECT_S, name, h->uri, name);
+		return;
+	}
+	h->conn = conn; /* vm_run() closes the broken one */
+	dom = virDomainLookupByName(conn, name);
+	if (dom) {
+		destroy_domain(dom);
+		virDomainFree(dom);
+		snprintf(res->detail + len, sizeof(res->detail) - len,
+			 "; reconnected and destroyed the domain");
+	} else {
+		snprintf(res->detail + len, sizeof(res->detail) - len,
+			 "; reconnected, the domain was gone");
+	}
+}
+
 static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_events *ev,
 		       struct vm_watch *w, double t0, double deadline_s, struct vm_result *res)
 {
@@ -523,6 +593,11 @@ static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_even
 	while (!check_once(h, dom, ev, w, t0, deadline, res))
 		turn(ev, w);
 	res->elapsed_s = now_monotonic() - t0;
+	if (res->outcome == VM_LOST) {
+		recover_lost(h, w->name, res);
+		flatten(res->detail);
+		return 0;
+	}
 	destroy_domain(dom);
 	if (res->outcome == VM_CRASHED)
 		add_qemu_log_error(h, w->name, res->detail, sizeof(res->detail));
@@ -566,6 +641,8 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	rc = run_created(h, dom, &ev, &w, t0, deadline_s, res);
 	events_unregister(h, &ev);
 	virDomainFree(dom);
+	if (h->conn != ev.conn)
+		virConnectClose(ev.conn); /* broken, replaced by recover_lost() */
 	free(name);
 	return rc;
 }

@@ -31,6 +31,7 @@ void vm_disconnect(struct vm_host *h);
  * Reopen the connection when libvirt closed it: without a turning event
  * loop the client misses keepalives, and libvirtd drops a connection left
  * idle for ~30 s (a long libguestfs step, a kernel build between boots).
+ * A libvirtd that is restarting is waited for, up to 60 s.
  * 0, or -1 after a message.
  */
 int vm_ensure_connected(struct vm_host *h);
@@ -58,6 +59,9 @@ enum vm_outcome {
 	VM_TIMEOUT, /* deadline passed (or the tick said so) */
 	VM_INTERRUPTED, /* vm_request_stop() (or the tick said so) */
 	VM_ERROR, /* the domain could not be created */
+	VM_LOST, /* the connection to libvirtd broke while the guest ran
+				   (libvirtd killed or restarted): mmlab reconnected
+				   and destroyed the domain, or says it could not */
 };
 const char *vm_outcome_name(enum vm_outcome o); /* "poweroff", ... */
 

@@ -15,6 +15,7 @@
 
 #include "guest/stream.h"
 #include "proto.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 struct stream {
@@ -325,6 +326,40 @@ static char *fixture(const char *name, size_t *len)
 }
 
 /* captured: 2 nodes x 256 MiB under TCG, usemem threads=1,2 size=32M loops=2 */
+/*
+ * issue 20: series values and metrics are bounded over the whole stream,
+ * not only per iteration: 64 MiB of short values became ~1.3 GB of JSON.
+ */
+static void test_stream_totals(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stream s = { 0 };
+	json_t *root, *st;
+	size_t lines = 60, samples = AGENT_MAX_SAMPLES;
+
+	(void)state;
+	for (int it = 0; it < 2; it++) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "iter=%d interval_s=1 samples=%zu\n", it, samples);
+		for (size_t l = 0; l < lines; l++) {
+			strbuf_addf(&sb, "vmstat.s%zu", l);
+			for (size_t k = 0; k < samples; k++)
+				strbuf_add(&sb, " 1", 2);
+			strbuf_addch(&sb, '\n');
+		}
+		rec(&s, MMREC_SERIES, sb.buf);
+	}
+	root = agent_parse_stream(s.buf, s.len, "usemem");
+	st = json_object_get(root, "stream");
+	/* 120 lines of 20000: the first 100 fit in AGENT_MAX_TOTAL_SAMPLES */
+	assert_int_equal(json_integer_value(json_object_get(st, "dropped_samples")),
+			 (2 * lines - AGENT_MAX_TOTAL_SAMPLES / samples) * samples);
+	assert_int_equal(json_integer_value(json_object_get(st, "dropped_metrics")), 0);
+	json_decref(root);
+	strbuf_release(&sb);
+	free(s.buf);
+}
+
 static void test_real_capture(void **state)
 {
 	size_t len;
@@ -490,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_many_iterations),
 		cmocka_unit_test(test_real_capture),  cmocka_unit_test(test_save_snapshots),
 		cmocka_unit_test(test_collectors),    cmocka_unit_test(test_tiers),
+		cmocka_unit_test(test_stream_totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

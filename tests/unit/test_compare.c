@@ -24,6 +24,7 @@
 
 #include "builtin/builtin.h"
 #include "analysis/compare.h"
+#include "lib/strbuf.h"
 #include "analysis/summary.h"
 
 static char *fixture(const char *name)
@@ -263,6 +264,14 @@ static void test_degenerate(void **state)
 	render_all(c);
 	cmp_free(c);
 
+	/* issue 20: the variance overflows; this aborted in GSL */
+	c = from_csv("a,m,-1e308\na,m,0\nb,m,1\nb,m,2\n", NULL);
+	m = metric(c, "m");
+	assert_false(m->cells[1].t.valid);
+	assert_false(m->cells[1].significant);
+	render_all(c);
+	cmp_free(c);
+
 	/* one variant only, one sample only */
 	c = from_csv("a,x,1\n", NULL);
 	render_all(c);
@@ -292,6 +301,44 @@ static void test_bad_input(void **state)
 	assert_int_equal(cmp_add_samples_buf(c, "t", "# only a comment\n"), -1);
 	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), -1);
 	cmp_free(c);
+}
+
+/*
+ * issue 20: every metric kept a cell for every variant, so 3000 rows
+ * "v<i>,m<i>,1" took 84 s and 1.76 GB, and 138 KB ran out of 8 GB. The
+ * comparison now holds at most CMP_MAX_VARIANTS variants and
+ * CMP_MAX_CELLS cells, and finds metrics through an index.
+ */
+static void test_limits(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct comparison *c = cmp_new();
+
+	(void)state;
+	for (int i = 0; i < 3000; i++)
+		strbuf_addf(&sb, "v%d,m%d,1\n", i, i);
+	assert_int_equal(cmp_add_samples_buf(c, "t", sb.buf), -1);
+	assert_int_equal(c->nvars, CMP_MAX_VARIANTS);
+	cmp_free(c);
+	/* many metrics on 2 variants are fine up to the cells' limit */
+	strbuf_reset(&sb);
+	for (int i = 0; i < CMP_MAX_CELLS / 2; i++)
+		strbuf_addf(&sb, "a,m%d,1\nb,m%d,2\n", i, i);
+	c = cmp_new();
+	assert_int_equal(cmp_add_samples_buf(c, "t", sb.buf), 0);
+	assert_int_equal(c->nmetrics, CMP_MAX_CELLS / 2);
+	assert_int_equal(cmp_add_samples_buf(c, "t", "a,one_more,1\n"), -1);
+	cmp_free(c);
+	c = cmp_new();
+	for (int i = 0; i < CMP_MAX_DERIVED; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "d%d", i);
+		assert_int_equal(cmp_add_derived(c, name, "a + 1"), 0);
+	}
+	assert_int_equal(cmp_add_derived(c, "too_many", "a + 1"), -1);
+	cmp_free(c);
+	strbuf_release(&sb);
 }
 
 static void test_derived(void **state)
@@ -778,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_derived),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_builtin_and_work),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_golden_demo),

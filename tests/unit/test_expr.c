@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -133,13 +134,59 @@ static void test_names(void **state)
 	expr_free(e);
 }
 
+/* "t" joined by op, n times, malloc'd */
+static char *chain(const char *t, const char *op, size_t n)
+{
+	size_t tl = strlen(t), ol = strlen(op);
+	char *s = malloc(n * (tl + ol) + 1), *p = s;
+
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) {
+		if (i) {
+			memcpy(p, op, ol);
+			p += ol;
+		}
+		memcpy(p, t, tl);
+		p += tl;
+	}
+	*p = '\0';
+	return s;
+}
+
+/*
+ * issue 20: every node copied its text, so "a+a+...+a" cost the square of
+ * its length (64 KB: 1 GB), and the left-deep tree of a long chain had no
+ * depth limit for the recursive evaluation and free.
+ */
+static void test_limits(void **state)
+{
+	char err[256], *s;
+	double v;
+
+	(void)state;
+	s = chain("a", "+", 32768); /* 64 KB */
+	assert_null(expr_parse(s, err, sizeof(err)));
+	assert_non_null(strstr(err, "longer than 4096 bytes"));
+	free(s);
+	s = chain("a", "*", 1500); /* 2999 bytes, 2999 nodes */
+	assert_null(expr_parse(s, err, sizeof(err)));
+	assert_non_null(strstr(err, "more than 1024 numbers, names and operators"));
+	free(s);
+	s = chain("1", "+", 512); /* 1023 nodes: the most allowed */
+	assert_int_equal(eval(s, &v, err, sizeof(err)), 0);
+	assert_true(v == 512);
+	free(s);
+	/* a node's text for messages: the divisor as written */
+	assert_int_equal(eval("a / (b - 3 )  ", &v, err, sizeof(err)), -1);
+	assert_string_equal(err, "division by zero: \"b - 3\" is 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arith),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_arith),  cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_depth),  cmocka_unit_test(test_names),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

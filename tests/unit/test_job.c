@@ -19,6 +19,7 @@
 #include "capture.h"
 
 #include "job/job.h"
+#include "kernel/kernel.h"
 
 #define MiB (1ULL << 20)
 
@@ -448,6 +449,10 @@ static const struct bad_case bad_cases[] = {
 	  "iterations: 1001 is out of range; expected an integer 1..1000" },
 	{ "iterations-per-boot", "6:22", "iterations_per_boot: 4 is more than iterations (2)" },
 	{ "timeout-bad", "5:19", "timeouts.boot: '2d' is not a duration" },
+	/* issue 20: a quoted "" read v[len - 1] before the buffer */
+	{ "timeout-empty-quoted", "5:19", "timeouts.boot: is empty; expected a duration" },
+	/* issue 20: "variants\0x" was taken for variants */
+	{ "key-nul", "2:1", "(top level): a key contains a NUL character" },
 	{ "timeout-unknown", "5:23",
 	  "timeouts.run: unknown key 'run'; allowed keys here: boot, iteration" },
 	{ "too-deep", "4:51", "YAML: nested more than 16 levels deep" },
@@ -520,6 +525,34 @@ static void test_image(void **state)
 }
 
 /* source variants: kernels.tree/config resolved, operations kept in order */
+/*
+ * issue 20: a kernel path that cannot be read is found when the run
+ * resolves the kernel, after the job loaded; its error names the place in
+ * the job file like every other job error.
+ */
+static void test_kernel_path_located(void **state)
+{
+	struct job *job = load_ok("name: j\nvariants:\n"
+				  "  - { name: a, kernel: /nonexistent/vmlinuz-none }\n"
+				  "topology: { nodes: 2, memory_per_node: 256M }\n"
+				  "workload: { name: usemem }\n");
+	struct kernel_info ki;
+	struct capture c;
+	char *errs;
+
+	(void)state;
+	assert_int_equal(job->variants[0].kernel_line, 3);
+	assert_int_equal(job->variants[0].kernel_col, 24);
+	memset(&ki, 0, sizeof(ki));
+	capture_start(&c);
+	assert_int_equal(kernel_resolve_job(job, 0, "/nonexistent-cache", &ki), -1);
+	errs = capture_end(&c);
+	assert_non_null(strstr(errs, "t.yaml:3:24: variants[0].kernel: cannot read the kernel "
+				     "/nonexistent/vmlinuz-none"));
+	free(errs);
+	job_free(job);
+}
+
 static void test_source_variants(void **state)
 {
 	static const char yaml[] =
@@ -754,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_source_variants),
+		cmocka_unit_test(test_kernel_path_located),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,6 +183,69 @@ static void test_garbage(void **state)
 	free(s.buf);
 }
 
+/*
+ * issue 20: a header every 16 bytes, each claiming the rest of the stream
+ * as its payload with a wrong crc. Each was checksummed: 65536 CRCs over
+ * up to 1 MiB for 1 MiB of input (20 s; 64 MiB would take hours). The
+ * reader now gives up once its CRC work passes MMREC_CRC_BUDGET.
+ */
+static void test_resync_budget(void **state)
+{
+	struct stream s = { 0 };
+	struct mmrec_reader r;
+	const size_t n = 1u << 20;
+	unsigned int type;
+	const char *p;
+	uint32_t len;
+
+	(void)state;
+	while (s.len + MMREC_HDR_SIZE <= n) {
+		uint8_t hdr[MMREC_HDR_SIZE];
+		uint32_t claim = (uint32_t)(n - s.len - MMREC_HDR_SIZE);
+
+		mmrec_encode(hdr, MMREC_LOG, NULL, 0);
+		memcpy(hdr + 8, &claim, 4);
+		hdr[12] ^= 0xff; /* a wrong crc */
+		put(&s, hdr, sizeof(hdr));
+	}
+	mmrec_reader_init(&r, s.buf, s.len);
+	assert_int_equal(mmrec_next(&r, &type, &p, &len), 0);
+	assert_int_equal(r.crc_budget_spent, 1);
+	assert_int_equal(r.skipped_bytes, n);
+	assert_true(r.bad_crc < 32); /* was 65536 */
+	free(s.buf);
+}
+
+/* damage in an honest stream never spends the budget */
+static void test_resync_honest(void **state)
+{
+	struct stream s = { 0 };
+	struct mmrec_reader r;
+	char *big = malloc(MMREC_MAX_PAYLOAD + 1);
+	unsigned int type, good = 0;
+	const char *p;
+	uint32_t len;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', MMREC_MAX_PAYLOAD);
+	big[MMREC_MAX_PAYLOAD] = '\0';
+	for (int i = 0; i < 12; i++) {
+		size_t off = rec(&s, MMREC_SNAPSHOT, i % 4 ? "small" : big);
+
+		if (i % 3 == 0)
+			s.buf[off + MMREC_HDR_SIZE + 2] ^= 1; /* a damaged payload */
+	}
+	mmrec_reader_init(&r, s.buf, s.len);
+	while (mmrec_next(&r, &type, &p, &len))
+		good++;
+	assert_int_equal(good, 8);
+	assert_int_equal(r.bad_crc, 4);
+	assert_int_equal(r.crc_budget_spent, 0);
+	free(big);
+	free(s.buf);
+}
+
 static void test_hdr_get(void **state)
 {
 	static const char p[] = "iter=3 phase=before name=node0/vmstat  x=\nbody iter=9\n";
@@ -279,10 +342,11 @@ static void test_fuzz(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupted),  cmocka_unit_test(test_oversized),
-		cmocka_unit_test(test_garbage),	   cmocka_unit_test(test_hdr_get),
-		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_corrupted),     cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_hdr_get),
+		cmocka_unit_test(test_fuzz),	      cmocka_unit_test(test_resync_budget),
+		cmocka_unit_test(test_resync_honest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

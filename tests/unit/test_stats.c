@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "builtin/builtin.h"
@@ -115,6 +116,31 @@ static void test_welch_degenerate(void **state)
 	assert_true(isnan(t.ci_low) && isnan(t.ci_high));
 }
 
+/*
+ * issue 20: the samples CSV "a,m,-1e308 / a,m,0 / b,m,1 / b,m,2" (or a
+ * guest's "elapsed_s -1e308") overflowed the variance; GSL's t
+ * distribution then called its default error handler, which aborts.
+ */
+static void test_welch_overflow(void **state)
+{
+	const double huge[] = { -1e308, 0 }, small[] = { 1, 2 }, max[] = { 1.7e308, -1.7e308 };
+	struct stats_summary a, b, m;
+	struct stats_test t;
+
+	(void)state;
+	sum(huge, 2, &a);
+	sum(small, 2, &b);
+	sum(max, 2, &m);
+	stats_welch(&a, &b, 0.95, &t);
+	assert_false(t.valid);
+	assert_non_null(strstr(t.why, "overflows"));
+	assert_true(isnan(t.p));
+	stats_welch(&b, &a, 0.95, &t);
+	assert_false(t.valid);
+	stats_welch(&m, &m, 0.95, &t);
+	assert_false(t.valid);
+}
+
 static void test_bh(void **state)
 {
 	const double p[] = { 0.01, 0.04, 0.03, 0.005, NAN };
@@ -179,10 +205,11 @@ static void test_halfwidth(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summary),	    cmocka_unit_test(test_summary_degenerate),
-		cmocka_unit_test(test_welch_known), cmocka_unit_test(test_welch_degenerate),
-		cmocka_unit_test(test_bh),	    cmocka_unit_test(test_power),
-		cmocka_unit_test(test_mde),	    cmocka_unit_test(test_halfwidth),
+		cmocka_unit_test(test_summary),	       cmocka_unit_test(test_summary_degenerate),
+		cmocka_unit_test(test_welch_known),    cmocka_unit_test(test_welch_degenerate),
+		cmocka_unit_test(test_welch_overflow), cmocka_unit_test(test_bh),
+		cmocka_unit_test(test_power),	       cmocka_unit_test(test_mde),
+		cmocka_unit_test(test_halfwidth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,8 @@ static void fill(struct job_variant *v)
 	v->name = strdup("base");
 	v->kernel_kind = KERNEL_SOURCE;
 	v->kernel_path = strdup("/k/bzImage");
+	v->kernel_line = 7;
+	v->kernel_col = 13;
 	v->cmdline = strdup("quiet");
 	kvlist_set(&v->sysctl, "vm.compaction_proactiveness", "20");
 	kvlist_set(&v->sysctl, "vm.swappiness", "0");
@@ -60,6 +62,8 @@ static void test_dup_every_field(void **state)
 	same_str(d.name, v.name);
 	assert_int_equal(d.kernel_kind, v.kernel_kind);
 	same_str(d.kernel_path, v.kernel_path);
+	assert_int_equal(d.kernel_line, 7);
+	assert_int_equal(d.kernel_col, 13);
 	same_str(d.cmdline, v.cmdline);
 	assert_int_equal(d.sysctl.n, v.sysctl.n);
 	for (size_t i = 0; i < v.sysctl.n; i++) {
