@@ -16,6 +16,7 @@
 
 #include "channel.h"
 #include "collect.h"
+#include "own.h"
 #include "plan.h"
 #include "proto.h"
 #include "run.h"
@@ -190,7 +191,8 @@ int main(void)
 		unsigned int iter = plan.iteration_first + i;
 
 		console_log("iteration %u: %s", iter, plan.workload);
-		failed += run_iteration(&plan, iter, nodes, nnodes, setup_failed) < 0;
+		failed += (plan.own ? own_run_iteration : run_iteration)(&plan, iter, nodes, nnodes,
+									setup_failed) < 0;
 	}
 	console_log("done: %u iteration(s), %d failed", plan.iterations, failed);
 	chan_sendf(MMREC_DONE, NULL, 0, "iterations=%u", plan.iterations);

@@ -22,6 +22,7 @@ static const char *const type_names[] = {
 	[MMREC_SETUP_ERROR] = "SETUP_ERROR",
 	[MMREC_COUNTS] = "COUNTS",
 	[MMREC_SERIES] = "SERIES",
+	[MMREC_WL_FILE] = "WL_FILE",
 };
 
 const char *mmrec_type_name(unsigned int type)

@@ -6,7 +6,8 @@
  *
  *   run, variant, iteration_first, iterations, workload,
  *   param.<name>, sysctl.<name>, thp.enabled, thp.defrag,
- *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>
+ *   collect.enabled=0 (collectors off) or collect.tracepoints=<a,b,..>,
+ *   own=1 and own.* for a command workload (common/proto.h)
  */
 #ifndef MMLAB_GUEST_PLAN_H
 #define MMLAB_GUEST_PLAN_H

@@ -577,13 +577,19 @@ int disk_overlay_prepare(const char *base, const char *overlay, const struct kvl
 		}
 	}
 	for (size_t i = 0; extra && i < extra->n; i++) {
-		char *gp = xasprintf("/%s", extra->v[i].key);
-		int bad = guestfs_mkdir_p(g, "/mmlab/modules") ||
-			  guestfs_upload(g, extra->v[i].value, gp);
+		char *gp = xasprintf("/%s", extra->v[i].key), *slash = strrchr(gp, '/');
+		struct stat st;
+		int bad;
 
+		*slash = '\0';
+		bad = slash > gp && guestfs_mkdir_p(g, gp);
+		*slash = '/';
+		bad = bad || guestfs_upload(g, extra->v[i].value, gp) ||
+		      guestfs_chmod(g, !stat(extra->v[i].value, &st) && (st.st_mode & 0111) ? 0755 : 0644,
+				    gp);
 		free(gp);
 		if (bad) {
-			gfs_fail(g, "guest disk: copying a workload module in",
+			gfs_fail(g, "guest disk: copying a workload's file in",
 				 "if the disk is full, raise image.size");
 			goto out;
 		}

@@ -67,8 +67,8 @@ void disk_image_release(struct disk_image *d);
  * Per boot: create overlay (qcow2, backing file base, which must be
  * readable by QEMU), write plan to /mmlab/plan in it, when modules_dir
  * is not NULL copy it to /lib/modules/<its basename>, and upload each host
- * file of extra (may be NULL; guest path under "mmlab/modules/" -> host
- * path, as for image_boot_initrd_extra()). 0 or -1 + message.
+ * file of extra (may be NULL; guest path -> host path, directories made and
+ * modes set as for image_boot_initrd_extra()). 0 or -1 + message.
  */
 int disk_overlay_prepare(const char *base, const char *overlay, const struct kvlist *plan,
 			 const char *modules_dir, const struct kvlist *extra);

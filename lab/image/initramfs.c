@@ -440,26 +440,56 @@ char *image_plan_text(const struct kvlist *plan)
 	return buf;
 }
 
-/* the extra files (guest path under mmlab/modules/ -> host path) */
+/* a host file's mode in the guest: executable when any x bit is set */
+static unsigned int guest_mode(const char *host)
+{
+	struct stat st;
+
+	return !stat(host, &st) && (st.st_mode & 0111) ? 0755 : 0644;
+}
+
+/* the directories above path not in dirs yet ("mmlab" is the plan's) */
+static int extra_parents(struct archive *a, const char *path, struct strlist *dirs,
+			 unsigned long *ino)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = strchr(p, '/'); s && !ret; s = strchr(s + 1, '/')) {
+		bool have = false;
+
+		*s = '\0';
+		for (size_t i = 0; i < dirs->n && !have; i++)
+			have = !strcmp(dirs->v[i], p);
+		if (!have) {
+			strlist_push(dirs, p);
+			ret = add_entry(a, p, AE_IFDIR, 0755, NULL, 0, 0, (*ino)++);
+		}
+		*s = '/';
+	}
+	free(p);
+	return ret;
+}
+
+/* the extra files (guest path without the leading '/' -> host path) */
 static int extra_entries(struct archive *a, const struct kvlist *extra)
 {
-	if (!extra || !extra->n)
-		return 0;
-	if (add_entry(a, "mmlab/modules", AE_IFDIR, 0755, NULL, 0, 0, 900003))
-		return -1;
-	for (size_t i = 0; i < extra->n; i++) {
+	struct strlist dirs = { 0 };
+	unsigned long ino = 900003;
+	int ret = 0;
+
+	strlist_push(&dirs, "mmlab");
+	for (size_t i = 0; extra && i < extra->n && !ret; i++) {
 		size_t len;
 		char *data = read_file(extra->v[i].value, &len, 256u << 20);
-		int ret;
 
-		if (!data)
-			return -1;
-		ret = add_entry(a, extra->v[i].key, AE_IFREG, 0644, data, len, 0, 900004 + (int)i);
+		ret = !data || extra_parents(a, extra->v[i].key, &dirs, &ino) ||
+		      add_entry(a, extra->v[i].key, AE_IFREG, guest_mode(extra->v[i].value), data,
+				len, 0, ino++);
 		free(data);
-		if (ret)
-			return -1;
 	}
-	return 0;
+	strlist_free(&dirs);
+	return ret ? -1 : 0;
 }
 
 static size_t extra_size(const struct kvlist *extra)

@@ -41,9 +41,11 @@ void image_release(struct image *img);
 int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path);
 
 /*
- * The same with extra files: extra maps guest paths under "mmlab/modules/"
- * (e.g. "mmlab/modules/pagebench.ko") to host files (kernel modules a
- * workload loads).
+ * The same with extra files: extra maps guest paths (without the leading
+ * '/': "mmlab/modules/pagebench.ko", "mmlab/work/run.sh") to host files
+ * (a workload's kernel module, a command workload's files and program).
+ * The directories above them are made; a file is 0755 in the guest when
+ * the host file has an x bit, else 0644.
  */
 int image_boot_initrd_extra(const char *base, const struct kvlist *plan, const struct kvlist *extra,
 			    const char *out_path);

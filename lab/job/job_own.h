@@ -23,7 +23,6 @@
 #define OWN_MAX_READ 16 /* guest files read back after each iteration */
 #define OWN_MAX_SOURCES 64
 #define OWN_NAME_MAX 64 /* the workload name: the metric prefix */
-#define OWN_WORKDIR "mmlab/work" /* in the guest, from / */
 
 enum own_phase {
 	OWN_PHASE_WHOLE, /* the whole process is the measured phase */
@@ -113,6 +112,15 @@ struct job_own {
 };
 
 void job_own_free(struct job_own *o);
+
+/*
+ * The full names ("<wl>.<name>") of the metrics an extractor yields, as
+ * fnmatch() patterns (malloc'd into out; returns how many): what a
+ * direction or unit given with it applies to.
+ */
+#define OWN_PATTERNS_MAX (2 * JOB_OWN_VALUES_MAX)
+#define JOB_OWN_VALUES_MAX 64
+size_t own_metric_patterns(const char *wl, const struct own_metric *m, char *out[OWN_PATTERNS_MAX]);
 
 const char *own_from_name(enum own_from f);
 const char *own_dir_name(enum own_dir d); /* "lower", "higher", "neutral" */

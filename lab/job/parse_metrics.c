@@ -305,3 +305,24 @@ void job_parse_metrics(struct job_yaml *y, yaml_node_t *n, struct job_workload *
 		parse_entry(y, job_yaml_seq_item(y, n, i), job_pidx(p, "workload.metrics", i), w,
 			    &o->metrics[i]);
 }
+
+size_t own_metric_patterns(const char *wl, const struct own_metric *m, char *out[OWN_PATTERNS_MAX])
+{
+	bool doc = m->from == OWN_FROM_JSON || m->from == OWN_FROM_YAML;
+	size_t n = 0;
+
+	if (m->declare_only || m->regex) {
+		out[n++] = xasprintf("%s.%s", wl, m->name);
+	} else if (doc && !m->values.n) {
+		out[n++] = xasprintf("%s.%s", wl, m->name);
+		out[n++] = xasprintf("%s.%s.*", wl, m->name);
+	} else if (doc) {
+		for (size_t i = 0; i < m->values.n && n + 2 <= OWN_PATTERNS_MAX; i++) {
+			out[n++] = xasprintf("%s.%s", wl, m->values.v[i]);
+			out[n++] = xasprintf("%s.*.%s", wl, m->values.v[i]);
+		}
+	} else {
+		out[n++] = xasprintf("%s.*", wl); /* "name value" lines: any name */
+	}
+	return n;
+}

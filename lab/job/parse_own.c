@@ -374,6 +374,20 @@ static void parse_module(struct job_yaml *y, yaml_node_t *n, const char *dir, st
 
 /* ---- the workload's name: the metric prefix ---- */
 
+/* a built-in's name, or the first component of a family of other metrics */
+static bool name_taken(const char *v)
+{
+	static const char *const families[] = { "vmstat", "numastat", "time",	"trace", "kthread",
+						"dmesg",  "extfrag",  "derived", "rate" };
+
+	if (workload_find(v))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		if (!strcmp(v, families[i]))
+			return true;
+	return !strncmp(v, "node", 4) && v[4] && strspn(v + 4, "0123456789") == strlen(v + 4);
+}
+
 static void own_name(struct job_yaml *y, struct job_field *name, yaml_node_t *cmd,
 		     struct job_workload *w)
 {
@@ -391,10 +405,12 @@ static void own_name(struct job_yaml *y, struct job_field *name, yaml_node_t *cm
 				     job_show(s, v));
 			return;
 		}
-		if (workload_find(v)) {
+		if (name_taken(v)) {
 			job_yaml_err(y, name->val->start_mark, "workload.name",
-				     "'%s' is a built-in workload; name your command otherwise so its metrics do not mix with the built-in's (or drop command: to run the built-in)",
-				     v);
+				     "'%s' is %s; name your command otherwise so that its metrics do not mix with those",
+				     v,
+				     workload_find(v) ? "a built-in workload" :
+							"the name of a family of metrics (docs/metrics.md)");
 			return;
 		}
 		o->name_given = true;
@@ -407,9 +423,9 @@ static void own_name(struct job_yaml *y, struct job_field *name, yaml_node_t *cm
 	}
 	base = strrchr(o->argv.v[0], '/');
 	base = base ? base + 1 : o->argv.v[0];
-	if (!guest_name_ok(base, OWN_NAME_MAX) || strchr(base, '+') || workload_find(base)) {
+	if (!guest_name_ok(base, OWN_NAME_MAX) || strchr(base, '+') || name_taken(base)) {
 		job_yaml_err(y, cmd->start_mark, "workload.command[0]",
-			     "'%s' cannot name the metrics; set workload.name (1..64 of A-Z a-z 0-9 . _ -, not a built-in's name)",
+			     "'%s' cannot name the metrics; set workload.name (1..64 of A-Z a-z 0-9 . _ -, not a built-in workload's or a metric family's name)",
 			     job_show(s, base));
 		return;
 	}

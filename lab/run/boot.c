@@ -4,12 +4,13 @@
  * and bisect/repro (they run through runner_run()):
  *
  *   stage    the boot's directory, its guest plan in an initramfs overlay
- *            (or a disk overlay), the workload's module
+ *            (or a disk overlay), the workload's module, a command
+ *            workload's files and program
  *   domain   the libvirt domain XML, placed as the queue says; the domains
  *            of earlier attempts of the boot destroyed
  *   watch    run the domain to poweroff, crash, deadline or a signal
- *   collect  what the agent sent on ttyS1, the files the job collects, the
- *            console log
+ *   collect  what the agent sent on ttyS1 (and a command workload's
+ *            outputs in it), the files the job collects, the console log
  *   record   each iteration into the store (record.c)
  */
 #include <stdio.h>
@@ -73,6 +74,7 @@ static void boot_ctx_release(struct boot_ctx *bc)
 	kvlist_free(&bc->plan);
 	json_decref(bc->out.agent);
 	json_decref(bc->out.files);
+	guest_outputs_free(&bc->out.outputs);
 	free(bc->xml);
 	free(bc->data);
 	free(bc->console);
@@ -91,14 +93,21 @@ static void boot_ctx_release(struct boot_ctx *bc)
 
 /* ---- stage ------------------------------------------------------------ */
 
-/* the workload's module for the boot's kernel, as a guest file */
-static void module_extra(const struct run *r, const struct boot *b, struct kvlist *extra)
+/*
+ * The files the boot adds to the image, guest path (from /) -> host path,
+ * whichever route carries them (the initramfs overlay, the disk): the
+ * workload's module built for the boot's kernel, and a command workload's
+ * files and program (own.c).
+ */
+static void boot_files(const struct run *r, const struct boot *b, struct kvlist *extra)
 {
 	char *gp;
 
+	for (size_t i = 0; i < r->guest_files.n; i++)
+		kvlist_set(extra, r->guest_files.v[i].key, r->guest_files.v[i].value);
 	if (!r->modules || !r->modules[b->variant])
 		return;
-	gp = xasprintf("mmlab/modules/%s.ko", wlmodule_for_workload(r->job->workload.name));
+	gp = xasprintf("mmlab/modules/%s.ko", wlmodule_for_job(r->job));
 	kvlist_set(extra, gp, r->modules[b->variant]);
 	free(gp);
 }
@@ -125,7 +134,7 @@ static int stage_disk(const struct run *r, const struct boot *b, struct boot_ctx
 		if (copy_file(src, bc->initrd, 0644))
 			goto out;
 	}
-	module_extra(r, b, &extra);
+	boot_files(r, b, &extra);
 	ret = disk_overlay_prepare(r->disk_base, bc->overlay, &bc->plan, mods, &extra);
 out:
 	kvlist_free(&extra);
@@ -149,7 +158,7 @@ static int boot_stage(const struct run *r, const struct boot *b, struct boot_ctx
 				b->first, b->count > 1 ? "+" : "");
 		return stage_disk(r, b, bc);
 	}
-	module_extra(r, b, &extra);
+	boot_files(r, b, &extra);
 	if (extra.n)
 		ret = image_boot_initrd_extra(r->img.path, &bc->plan, &extra, bc->initrd);
 	else
@@ -258,6 +267,8 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 		bc->data = read_file(bc->data_path, &dlen, AGENT_DATA_MAX);
 	bc->out.agent = agent_parse_stream(bc->data ? bc->data : "", bc->data ? dlen : 0,
 					   r->job->workload.name);
+	if (r->job->workload.own && bc->data)
+		guest_outputs_parse(bc->data, dlen, &bc->out.outputs);
 	se = json_object_get(bc->out.agent, "setup_error");
 	if (se) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
