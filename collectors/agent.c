@@ -192,7 +192,7 @@ int main(void)
 
 		console_log("iteration %u: %s", iter, plan.workload);
 		failed += (plan.own ? own_run_iteration : run_iteration)(&plan, iter, nodes, nnodes,
-									setup_failed) < 0;
+									 setup_failed) < 0;
 	}
 	console_log("done: %u iteration(s), %d failed", plan.iterations, failed);
 	chan_sendf(MMREC_DONE, NULL, 0, "iterations=%u", plan.iterations);

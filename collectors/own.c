@@ -81,8 +81,7 @@ static void place_fd(int fd, int target)
 		_exit(126);
 }
 
-static __attribute__((noreturn)) void child(const struct plan *p, int out, int err, int ctl,
-					    int go)
+static __attribute__((noreturn)) void child(const struct plan *p, int out, int err, int ctl, int go)
 {
 	static char *argv[PLAN_MAX_ARGS + 1];
 	int null = open("/dev/null", O_RDONLY);
@@ -387,8 +386,8 @@ static int expect_line(struct own_proc *w, const struct plan *p, unsigned int it
 	if (e == EV_TIMEOUT)
 		timed_out(w, p, iter);
 	else if (e == EV_LINE)
-		agent_log("error", "iteration %u: expected \"%s\" on fd 3, got \"%.64s\"", iter, want,
-			  w->line);
+		agent_log("error", "iteration %u: expected \"%s\" on fd 3, got \"%.64s\"", iter,
+			  want, w->line);
 	else
 		agent_log("error", "iteration %u: the workload %s before \"%s\" on fd 3", iter,
 			  w->exited ? "exited" : "closed fd 3", want);
@@ -539,10 +538,11 @@ static void report(const struct plan *p, unsigned int iter, struct own_proc *w,
 		workdir_path(path, sizeof(path), p->own_read[i]);
 		capture_send_file(iter, i, path);
 	}
-	chan_sendf(MMREC_RESULT, NULL, 0,
-		   "iter=%u exit=%d signal=%d user_s=%.6f system_s=%.6f elapsed_s=%.6f maxrss_kb=%ld minflt=%ld majflt=%ld timed_out=%d",
-		   iter, code, sig, t->user_s, t->system_s, t->elapsed_s, w->ru.ru_maxrss,
-		   w->ru.ru_minflt, w->ru.ru_majflt, w->timed_out);
+	chan_sendf(
+		MMREC_RESULT, NULL, 0,
+		"iter=%u exit=%d signal=%d user_s=%.6f system_s=%.6f elapsed_s=%.6f maxrss_kb=%ld minflt=%ld majflt=%ld timed_out=%d",
+		iter, code, sig, t->user_s, t->system_s, t->elapsed_s, w->ru.ru_maxrss,
+		w->ru.ru_minflt, w->ru.ru_majflt, w->timed_out);
 	if (sig)
 		agent_log("error", "iteration %u: workload killed by signal %d", iter, sig);
 	else if (code)
@@ -555,8 +555,7 @@ static int measure(const struct plan *p, unsigned int iter, const int *nodes, in
 	if (!p->own_argc)
 		return run_module(p, iter, nodes, nnodes, w, t);
 	if (p->own_module[0] && module_load(p, &w->cerr)) {
-		agent_log("error", "iteration %u: the module %s did not load", iter,
-			  p->own_module);
+		agent_log("error", "iteration %u: the module %s did not load", iter, p->own_module);
 		return -1;
 	}
 	if ((p->own_handshake ? run_handshake : run_whole)(p, iter, nodes, nnodes, w, t) == 0)

@@ -95,9 +95,9 @@ static int set_own(struct plan *p, const char *k, const char *v)
 	if (!strcmp(k, "own"))
 		return strcmp(v, "1") ? -1 : (p->own = 1, 0);
 	if (!strcmp(k, "own.phase"))
-		return !strcmp(v, "whole") ? (p->own_handshake = 0, 0) :
+		return !strcmp(v, "whole")     ? (p->own_handshake = 0, 0) :
 		       !strcmp(v, "handshake") ? (p->own_handshake = 1, 0) :
-						   -1;
+						 -1;
 	if (!strcmp(k, "own.timeout_s"))
 		return parse_uint(v, &p->own_timeout_s);
 	if (!strcmp(k, "own.dmesg"))

@@ -101,7 +101,8 @@ static const struct guest_text *source(struct ex *x, const struct guest_iter_out
 			m->from == OWN_FROM_DMESG  ? GUEST_DMESG :
 						     GUEST_STDOUT];
 	if (!t->present)
-		note(x, "the guest sent no %s", m->from == OWN_FROM_DMESG ? "kernel log" : "output");
+		note(x, "the guest sent no %s",
+		     m->from == OWN_FROM_DMESG ? "kernel log" : "output");
 	return t->present ? t : NULL;
 }
 
@@ -117,7 +118,8 @@ static void each_line(struct ex *x, const struct guest_text *t,
 		size_t len = (size_t)((nl ? nl : end) - p);
 
 		/* the line cut by the dropped middle is two halves: skip both */
-		if (!(t->head < t->len && p < t->data + t->head && (nl ? nl : end) >= t->data + t->head)) {
+		if (!(t->head < t->len && p < t->data + t->head &&
+		      (nl ? nl : end) >= t->data + t->head)) {
 			size_t n = len > EXTRACT_LINE_MAX ? EXTRACT_LINE_MAX : len;
 
 			for (size_t i = 0; i < n; i++)
@@ -199,13 +201,27 @@ static void regex(struct ex *x, const struct guest_text *t)
 		return;
 	}
 	switch (x->m->reduce) {
-	case OWN_REDUCE_FIRST: v = r.first; break;
-	case OWN_REDUCE_MIN: v = r.min; break;
-	case OWN_REDUCE_MAX: v = r.max; break;
-	case OWN_REDUCE_MEAN: v = r.acc / (double)r.matches; break;
-	case OWN_REDUCE_SUM: v = r.acc; break;
-	case OWN_REDUCE_COUNT: v = (double)r.matches; break;
-	default: v = r.last; break;
+	case OWN_REDUCE_FIRST:
+		v = r.first;
+		break;
+	case OWN_REDUCE_MIN:
+		v = r.min;
+		break;
+	case OWN_REDUCE_MAX:
+		v = r.max;
+		break;
+	case OWN_REDUCE_MEAN:
+		v = r.acc / (double)r.matches;
+		break;
+	case OWN_REDUCE_SUM:
+		v = r.acc;
+		break;
+	case OWN_REDUCE_COUNT:
+		v = (double)r.matches;
+		break;
+	default:
+		v = r.last;
+		break;
 	}
 	if (!put(x, x->m->name, v))
 		note(x, "'%s.%s' is not a usable metric name", x->w->name, x->m->name);
@@ -224,8 +240,7 @@ static json_t *yscalar(const yaml_node_t *n)
 	const char *v = (const char *)n->data.scalar.value;
 	double d;
 
-	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    number(v, n->data.scalar.length, &d))
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && number(v, n->data.scalar.length, &d))
 		return json_real(d);
 	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(v, "true"))
 		return json_true();
@@ -248,8 +263,8 @@ static json_t *ynode(struct ydoc *y, yaml_node_t *n, int depth)
 		out = json_array();
 		for (yaml_node_item_t *i = n->data.sequence.items.start;
 		     i < n->data.sequence.items.top && !y->over; i++)
-			json_array_append_new(
-				out, ynode(y, yaml_document_get_node(&y->doc, *i), depth + 1));
+			json_array_append_new(out, ynode(y, yaml_document_get_node(&y->doc, *i),
+							 depth + 1));
 		return out;
 	}
 	out = json_object();
@@ -377,8 +392,8 @@ static void document(struct ex *x, const struct guest_text *t)
 		note(x, "the path '%s' selects no number", x->m->path ? x->m->path : "");
 }
 
-void extract_metrics(const struct job_workload *w, const struct guest_iter_out *it,
-		     json_t *metrics, struct strlist *notes)
+void extract_metrics(const struct job_workload *w, const struct guest_iter_out *it, json_t *metrics,
+		     struct strlist *notes)
 {
 	const struct job_own *o = w->own;
 
@@ -404,7 +419,8 @@ void extract_metrics(const struct job_workload *w, const struct guest_iter_out *
 		else
 			lines(&x, t);
 		if (x.bad)
-			note(&x, "%zu value(s) dropped (not a finite number, not a usable name, or more than %d)",
+			note(&x,
+			     "%zu value(s) dropped (not a finite number, not a usable name, or more than %d)",
 			     x.bad, EXTRACT_MAX_VALUES);
 	}
 }

@@ -37,8 +37,8 @@
  * missing, a document that does not parse, a regex that never matched) is
  * said in notes, one line each.
  */
-void extract_metrics(const struct job_workload *w, const struct guest_iter_out *it,
-		     json_t *metrics, struct strlist *notes);
+void extract_metrics(const struct job_workload *w, const struct guest_iter_out *it, json_t *metrics,
+		     struct strlist *notes);
 
 /* for tests and the YAML extractor: a YAML document as JSON (NULL after a note) */
 json_t *extract_yaml_to_json(const char *text, size_t len, char *err, size_t errlen);

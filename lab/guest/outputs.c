@@ -158,8 +158,7 @@ void guest_outputs_parse(const void *buf, size_t len, struct guest_outputs *o)
 	}
 }
 
-const struct guest_iter_out *guest_outputs_find(const struct guest_outputs *o,
-						unsigned int index)
+const struct guest_iter_out *guest_outputs_find(const struct guest_outputs *o, unsigned int index)
 {
 	for (size_t i = 0; i < o->n; i++)
 		if (o->its[i].index == index)

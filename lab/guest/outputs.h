@@ -48,8 +48,7 @@ struct guest_outputs {
 /* the records of a whole stream (common/proto.h) into o (empty when none) */
 void guest_outputs_parse(const void *buf, size_t len, struct guest_outputs *o);
 /* iteration index's, or NULL */
-const struct guest_iter_out *guest_outputs_find(const struct guest_outputs *o,
-						unsigned int index);
+const struct guest_iter_out *guest_outputs_find(const struct guest_outputs *o, unsigned int index);
 void guest_outputs_free(struct guest_outputs *o);
 const char *guest_stream_name(enum guest_stream s); /* "stdout", ... */
 

@@ -585,8 +585,9 @@ int disk_overlay_prepare(const char *base, const char *overlay, const struct kvl
 		bad = slash > gp && guestfs_mkdir_p(g, gp);
 		*slash = '/';
 		bad = bad || guestfs_upload(g, extra->v[i].value, gp) ||
-		      guestfs_chmod(g, !stat(extra->v[i].value, &st) && (st.st_mode & 0111) ? 0755 : 0644,
-				    gp);
+		      guestfs_chmod(
+			      g, !stat(extra->v[i].value, &st) && (st.st_mode & 0111) ? 0755 : 0644,
+			      gp);
 		free(gp);
 		if (bad) {
 			gfs_fail(g, "guest disk: copying a workload's file in",

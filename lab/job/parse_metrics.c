@@ -18,24 +18,14 @@
 #define UNIT_MAX 32
 #define METRIC_FULL_MAX 200 /* <workload>.<metric>: guest/stream.h's bound */
 
-enum {
-	M_NAME,
-	M_FROM,
-	M_REGEX,
-	M_FILE,
-	M_PATH,
-	M_VALUES,
-	M_UNIT,
-	M_DIRECTION,
-	M_REDUCE,
-	M_N
-};
+enum { M_NAME, M_FROM, M_REGEX, M_FILE, M_PATH, M_VALUES, M_UNIT, M_DIRECTION, M_REDUCE, M_N };
 
-static const char *const from_names[] = { "stdout", "stderr", "dmesg", "file", "json", "yaml",
-					  NULL };
+static const char *const from_names[] = {
+	"stdout", "stderr", "dmesg", "file", "json", "yaml", NULL
+};
 static const char *const dir_names[] = { "neutral", "lower", "higher", NULL };
-static const char *const reduce_names[] = { "last", "first", "min", "max", "mean", "sum", "count",
-					    NULL };
+static const char *const reduce_names[] = { "last", "first", "min",   "max",
+					    "mean", "sum",   "count", NULL };
 
 const char *own_from_name(enum own_from f)
 {
@@ -58,8 +48,10 @@ static bool metric_name_ok(const char *s, bool pattern)
 	size_t len = strlen(s);
 
 	return len && len < METRIC_FULL_MAX - OWN_NAME_MAX &&
-	       strspn(s, pattern ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-*" :
-				   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") ==
+	       strspn(s,
+		      pattern ?
+			      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-*" :
+			      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") ==
 		       len;
 }
 
@@ -99,9 +91,10 @@ static void check_regex(struct job_yaml *y, yaml_node_t *n, const char *path, co
 		return;
 	}
 	if (re.re_nsub != 1)
-		job_yaml_err(y, n->start_mark, path,
-			     "'%s' has %zu capture groups; expected exactly one pair of parentheses, around the number",
-			     job_show(s, v), re.re_nsub);
+		job_yaml_err(
+			y, n->start_mark, path,
+			"'%s' has %zu capture groups; expected exactly one pair of parentheses, around the number",
+			job_show(s, v), re.re_nsub);
 	regfree(&re);
 }
 
@@ -111,15 +104,15 @@ static void check_path(struct job_yaml *y, yaml_node_t *n, const char *path, con
 	struct jpath jp;
 
 	if (jpath_parse(v, &jp, err, sizeof(err)))
-		job_yaml_err(y, n->start_mark, path,
-			     "'%s' is not a path: %s; expected keys and [N] or [*] such as metrics[*] or results.latency_us",
-			     job_show(s, v), err);
+		job_yaml_err(
+			y, n->start_mark, path,
+			"'%s' is not a path: %s; expected keys and [N] or [*] such as metrics[*] or results.latency_us",
+			job_show(s, v), err);
 	else
 		jpath_free(&jp);
 }
 
-static void parse_values(struct job_yaml *y, yaml_node_t *n, const char *path,
-			 struct own_metric *m)
+static void parse_values(struct job_yaml *y, yaml_node_t *n, const char *path, struct own_metric *m)
 {
 	char p[PATHLEN], s[SHOWLEN];
 
@@ -139,14 +132,15 @@ static void entry_scalars(struct job_yaml *y, struct job_field *f, const char *p
 	const char *v;
 	int e;
 
-	if (f[M_FROM].val && (e = job_yaml_enum(y, f[M_FROM].val, job_pkey(p, path, "from"),
-						from_names)) >= 0)
+	if (f[M_FROM].val &&
+	    (e = job_yaml_enum(y, f[M_FROM].val, job_pkey(p, path, "from"), from_names)) >= 0)
 		m->from = (enum own_from)e;
-	if (f[M_DIRECTION].val && (e = job_yaml_enum(y, f[M_DIRECTION].val,
-						     job_pkey(p, path, "direction"), dir_names)) >= 0)
+	if (f[M_DIRECTION].val &&
+	    (e = job_yaml_enum(y, f[M_DIRECTION].val, job_pkey(p, path, "direction"), dir_names)) >=
+		    0)
 		m->dir = (enum own_dir)e;
-	if (f[M_REDUCE].val && (e = job_yaml_enum(y, f[M_REDUCE].val, job_pkey(p, path, "reduce"),
-						  reduce_names)) >= 0)
+	if (f[M_REDUCE].val &&
+	    (e = job_yaml_enum(y, f[M_REDUCE].val, job_pkey(p, path, "reduce"), reduce_names)) >= 0)
 		m->reduce = (enum own_reduce)e;
 	if (f[M_UNIT].val && (v = job_yaml_scalar(y, f[M_UNIT].val, job_pkey(p, path, "unit"),
 						  "a unit such as us or ops/s"))) {
@@ -184,19 +178,20 @@ static void not_here(struct job_yaml *y, struct job_field *f, int k, const char 
 		job_yaml_err(y, f[k].key_node->start_mark, job_pkey(p, path, f[k].key), "%s", why);
 }
 
-static void entry_file(struct job_yaml *y, struct job_field *f, const char *path,
-		       struct job_own *o, struct own_metric *m)
+static void entry_file(struct job_yaml *y, struct job_field *f, const char *path, struct job_own *o,
+		       struct own_metric *m)
 {
 	char p[PATHLEN], s[SHOWLEN];
-	const char *v = job_yaml_scalar(y, f[M_FILE].val, job_pkey(p, path, "file"),
-					"a file in the guest");
+	const char *v =
+		job_yaml_scalar(y, f[M_FILE].val, job_pkey(p, path, "file"), "a file in the guest");
 
 	if (!v)
 		return;
 	if (!read_path_ok(v)) {
-		job_yaml_err(y, f[M_FILE].val->start_mark, p,
-			     "'%s' is not a usable guest path; expected a path relative to the working directory (or absolute), without '..'",
-			     job_show(s, v));
+		job_yaml_err(
+			y, f[M_FILE].val->start_mark, p,
+			"'%s' is not a usable guest path; expected a path relative to the working directory (or absolute), without '..'",
+			job_show(s, v));
 		return;
 	}
 	m->file = xstrdup(v);
@@ -226,9 +221,10 @@ static void entry_rules(struct job_yaml *y, yaml_node_t *n, struct job_field *f,
 		job_yaml_missing(y, n, path, "file", "results.txt");
 	if (f[M_FILE].val && (m->from == OWN_FROM_STDERR || m->from == OWN_FROM_DMESG ||
 			      (f[M_FROM].val && m->from == OWN_FROM_STDOUT)))
-		job_yaml_err(y, f[M_FILE].key_node->start_mark, job_pkey(p, path, "file"),
-			     "from: %s reads no file; leave from: out to read the text of file:, or say from: json or yaml",
-			     own_from_name(m->from));
+		job_yaml_err(
+			y, f[M_FILE].key_node->start_mark, job_pkey(p, path, "file"),
+			"from: %s reads no file; leave from: out to read the text of file:, or say from: json or yaml",
+			own_from_name(m->from));
 	if (!f[M_FROM].val && f[M_FILE].val)
 		m->from = OWN_FROM_FILE;
 	if (doc) {
@@ -247,26 +243,28 @@ static void entry_rules(struct job_yaml *y, yaml_node_t *n, struct job_field *f,
 		return;
 	}
 	not_here(y, f, M_REDUCE, path, "reduce is for regex matches");
-	not_here(y, f, M_NAME, path,
-		 "a \"name value\" lines extractor takes the names from the lines; name: is for regex, json and yaml extractors (or an entry of its own declaring unit and direction)");
+	not_here(
+		y, f, M_NAME, path,
+		"a \"name value\" lines extractor takes the names from the lines; name: is for regex, json and yaml extractors (or an entry of its own declaring unit and direction)");
 }
 
 static void parse_entry(struct job_yaml *y, yaml_node_t *n, const char *path,
 			struct job_workload *w, struct own_metric *m)
 {
 	struct job_field f[M_N] = {
-		[M_NAME] = { .key = "name" },	 [M_FROM] = { .key = "from" },
-		[M_REGEX] = { .key = "regex" },	 [M_FILE] = { .key = "file" },
-		[M_PATH] = { .key = "path" },	 [M_VALUES] = { .key = "values" },
-		[M_UNIT] = { .key = "unit" },	 [M_DIRECTION] = { .key = "direction" },
+		[M_NAME] = { .key = "name" },	  [M_FROM] = { .key = "from" },
+		[M_REGEX] = { .key = "regex" },	  [M_FILE] = { .key = "file" },
+		[M_PATH] = { .key = "path" },	  [M_VALUES] = { .key = "values" },
+		[M_UNIT] = { .key = "unit" },	  [M_DIRECTION] = { .key = "direction" },
 		[M_REDUCE] = { .key = "reduce" },
 	};
 	char p[PATHLEN], s[SHOWLEN];
 
 	m->file_index = -1;
-	if (!job_yaml_map(y, n, path,
-			  "a mapping such as { name: alloc_us, regex: \"alloc: ([0-9.]+) us\", unit: us, direction: lower }",
-			  f, M_N))
+	if (!job_yaml_map(
+		    y, n, path,
+		    "a mapping such as { name: alloc_us, regex: \"alloc: ([0-9.]+) us\", unit: us, direction: lower }",
+		    f, M_N))
 		return;
 	entry_scalars(y, f, path, m);
 	if (f[M_FILE].val)
@@ -275,10 +273,11 @@ static void parse_entry(struct job_yaml *y, yaml_node_t *n, const char *path,
 		w->own->read_dmesg = true;
 	entry_rules(y, n, f, path, m);
 	if (m->name && !metric_name_ok(m->name, m->declare_only))
-		job_yaml_err(y, f[M_NAME].val->start_mark, job_pkey(p, path, "name"),
-			     "'%s' is not a metric name; expected A-Z a-z 0-9 _ . : -%s (mmlab adds the prefix '%s.')",
-			     job_show(s, m->name), m->declare_only ? " and * patterns" : "",
-			     w->name ? w->name : "<workload>");
+		job_yaml_err(
+			y, f[M_NAME].val->start_mark, job_pkey(p, path, "name"),
+			"'%s' is not a metric name; expected A-Z a-z 0-9 _ . : -%s (mmlab adds the prefix '%s.')",
+			job_show(s, m->name), m->declare_only ? " and * patterns" : "",
+			w->name ? w->name : "<workload>");
 }
 
 void job_parse_metrics(struct job_yaml *y, yaml_node_t *n, struct job_workload *w)

@@ -56,8 +56,9 @@ static bool host_file(struct job_yaml *y, yaml_node_t *n, const char *path, cons
 		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		job_yaml_err(y, n->start_mark, path, "'%s' is not a regular file; list files, not %s",
-			     job_show(s, file), S_ISDIR(st.st_mode) ? "directories" : "special files");
+		job_yaml_err(y, n->start_mark, path,
+			     "'%s' is not a regular file; list files, not %s", job_show(s, file),
+			     S_ISDIR(st.st_mode) ? "directories" : "special files");
 		return false;
 	}
 	if ((uint64_t)st.st_size > max) {
@@ -77,15 +78,16 @@ static void parse_command(struct job_yaml *y, yaml_node_t *n, struct job_own *o)
 	size_t len;
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, n->start_mark, "workload.command",
-			     "got %s; expected a list (the argv, no shell is involved) such as [./repro, --threads, \"4\"]",
-			     job_yaml_kind(n));
+		job_yaml_err(
+			y, n->start_mark, "workload.command",
+			"got %s; expected a list (the argv, no shell is involved) such as [./repro, --threads, \"4\"]",
+			job_yaml_kind(n));
 		return;
 	}
 	len = job_yaml_seq_len(n);
 	if (len < 1 || len > OWN_MAX_ARGS) {
-		job_yaml_err(y, n->start_mark, "workload.command", "has %zu entries; expected 1..%d",
-			     len, OWN_MAX_ARGS);
+		job_yaml_err(y, n->start_mark, "workload.command",
+			     "has %zu entries; expected 1..%d", len, OWN_MAX_ARGS);
 		return;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -137,9 +139,10 @@ static void file_entry(struct job_yaml *y, yaml_node_t *n, const char *path, con
 	slash = strrchr(src, '/');
 	f->dst = xstrdup(dst ? dst : slash ? slash + 1 : src);
 	if (!guest_rel_ok(f->dst))
-		job_yaml_err(y, (dst ? fl[FL_DST].val : sn)->start_mark, dst ? pd : path,
-			     "'%s' is not a usable guest path; expected a relative path of names from A-Z a-z 0-9 . _ - + (no '..')",
-			     job_show(s, f->dst));
+		job_yaml_err(
+			y, (dst ? fl[FL_DST].val : sn)->start_mark, dst ? pd : path,
+			"'%s' is not a usable guest path; expected a relative path of names from A-Z a-z 0-9 . _ - + (no '..')",
+			job_show(s, f->dst));
 }
 
 static void parse_files(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_own *o)
@@ -148,9 +151,10 @@ static void parse_files(struct job_yaml *y, yaml_node_t *n, const char *dir, str
 	size_t len;
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, n->start_mark, "workload.files",
-			     "got %s; expected a list of files such as [scripts/run.sh, data/input.bin]",
-			     job_yaml_kind(n));
+		job_yaml_err(
+			y, n->start_mark, "workload.files",
+			"got %s; expected a list of files such as [scripts/run.sh, data/input.bin]",
+			job_yaml_kind(n));
 		return;
 	}
 	len = job_yaml_seq_len(n);
@@ -167,9 +171,10 @@ static void parse_files(struct job_yaml *y, yaml_node_t *n, const char *dir, str
 		file_entry(y, e, job_pidx(p, "workload.files", i), dir, f);
 		for (size_t j = 0; f->dst && j + 1 < o->nfiles; j++)
 			if (o->files[j].dst && !strcmp(o->files[j].dst, f->dst))
-				job_yaml_err(y, e->start_mark, p,
-					     "'%s' is also files[%zu]'s name in the guest; give one of them another dst:",
-					     job_show(s, f->dst), j);
+				job_yaml_err(
+					y, e->start_mark, p,
+					"'%s' is also files[%zu]'s name in the guest; give one of them another dst:",
+					job_show(s, f->dst), j);
 	}
 }
 
@@ -185,9 +190,10 @@ static void parse_flags(struct job_yaml *y, yaml_node_t *n, const char *path, st
 	for (size_t i = 0; i < out->n; i++)
 		if (!strcmp(out->v[i], "-o") || !strncmp(out->v[i], "-o", 2) ||
 		    !strcmp(out->v[i], "-shared"))
-			job_yaml_err(y, n->start_mark, job_pidx(p, path, i),
-				     "'%s' is mmlab's to choose (a static program named by output:); remove it",
-				     job_show(s, out->v[i]));
+			job_yaml_err(
+				y, n->start_mark, job_pidx(p, path, i),
+				"'%s' is mmlab's to choose (a static program named by output:); remove it",
+				job_show(s, out->v[i]));
 }
 
 /* the default program name: the first source's file name without its extension */
@@ -236,9 +242,10 @@ static void parse_build(struct job_yaml *y, yaml_node_t *n, const char *dir, str
 	if (f[BD_OUTPUT].val) {
 		v = job_yaml_scalar(y, f[BD_OUTPUT].val, "workload.build.output", "a program name");
 		if (v && !guest_name_ok(v, 64))
-			job_yaml_err(y, f[BD_OUTPUT].val->start_mark, "workload.build.output",
-				     "'%s' is not a usable program name; expected 1..64 of A-Z a-z 0-9 . _ - +",
-				     job_show(s, v));
+			job_yaml_err(
+				y, f[BD_OUTPUT].val->start_mark, "workload.build.output",
+				"'%s' is not a usable program name; expected 1..64 of A-Z a-z 0-9 . _ - +",
+				job_show(s, v));
 		else if (v)
 			b->output = xstrdup(v);
 	} else if (b->sources.n) {
@@ -250,9 +257,10 @@ static void parse_build(struct job_yaml *y, yaml_node_t *n, const char *dir, str
 	}
 	for (size_t i = 0; b->output && i < o->nfiles; i++)
 		if (o->files[i].dst && !strcmp(o->files[i].dst, b->output))
-			job_yaml_err(y, n->start_mark, "workload.build",
-				     "the program '%s' would replace files[%zu] in the guest; set build.output to another name",
-				     b->output, i);
+			job_yaml_err(
+				y, n->start_mark, "workload.build",
+				"the program '%s' would replace files[%zu] in the guest; set build.output to another name",
+				b->output, i);
 }
 
 /* ---- module: ---- */
@@ -265,22 +273,25 @@ static void module_params(struct job_yaml *y, yaml_node_t *n, struct own_module 
 	char p[PATHLEN], s[SHOWLEN];
 
 	if (n->type != YAML_MAPPING_NODE) {
-		job_yaml_err(y, n->start_mark, "workload.module.params",
-			     "got %s; expected a mapping of module parameters such as { loops: 1000 }",
-			     job_yaml_kind(n));
+		job_yaml_err(
+			y, n->start_mark, "workload.module.params",
+			"got %s; expected a mapping of module parameters such as { loops: 1000 }",
+			job_yaml_kind(n));
 		return;
 	}
 	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
 	     pr++) {
 		yaml_node_t *k = job_yaml_node(y, pr->key), *v = job_yaml_node(y, pr->value);
-		const char *key = job_yaml_scalar(y, k, "workload.module.params", "a parameter name");
+		const char *key =
+			job_yaml_scalar(y, k, "workload.module.params", "a parameter name");
 		const char *val;
 
 		if (!key)
 			continue;
 		job_pkey(p, "workload.module.params", key);
 		if (!*key || strlen(key) > 64 ||
-		    strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+		    strspn(key,
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
 			    strlen(key)) {
 			job_yaml_err(y, k->start_mark, p,
 				     "'%s' is not a module parameter name; expected A-Z a-z 0-9 _",
@@ -289,9 +300,10 @@ static void module_params(struct job_yaml *y, yaml_node_t *n, struct own_module 
 		}
 		val = job_yaml_scalar(y, v, p, "a value");
 		if (val && strpbrk(val, " \t\"")) {
-			job_yaml_err(y, v->start_mark, p,
-				     "'%s' holds a space or a quote; module parameter values here are single words",
-				     job_show(s, val));
+			job_yaml_err(
+				y, v->start_mark, p,
+				"'%s' holds a space or a quote; module parameter values here are single words",
+				job_show(s, val));
 			continue;
 		}
 		if (val && kvlist_get(&m->params, key))
@@ -314,9 +326,10 @@ static bool module_dir_ok(struct job_yaml *y, yaml_node_t *n, const char *d)
 	bool ok = path_exists(kb) || path_exists(mk);
 
 	if (!is_dir(d))
-		job_yaml_err(y, n->start_mark, "workload.module.src",
-			     "'%s' is not a directory; expected the directory of the module's Kbuild (or Makefile) and sources",
-			     job_show(s, d));
+		job_yaml_err(
+			y, n->start_mark, "workload.module.src",
+			"'%s' is not a directory; expected the directory of the module's Kbuild (or Makefile) and sources",
+			job_show(s, d));
 	else if (!ok)
 		job_yaml_err(y, n->start_mark, "workload.module.src",
 			     "'%s' has no Kbuild or Makefile; add one with 'obj-m += NAME.o'",
@@ -360,10 +373,11 @@ static void parse_module(struct job_yaml *y, yaml_node_t *n, const char *dir, st
 	if (v && (!*v || strlen(v) > 56 ||
 		  strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") !=
 			  strlen(v)))
-		job_yaml_err(y, (f[MD_NAME].val ? f[MD_NAME].val : f[MD_SRC].val)->start_mark,
-			     f[MD_NAME].val ? "workload.module.name" : "workload.module.src",
-			     "'%s' is not a module name; expected A-Z a-z 0-9 _ - (set module.name to the .ko's name)",
-			     job_show(s, v));
+		job_yaml_err(
+			y, (f[MD_NAME].val ? f[MD_NAME].val : f[MD_SRC].val)->start_mark,
+			f[MD_NAME].val ? "workload.module.name" : "workload.module.src",
+			"'%s' is not a module name; expected A-Z a-z 0-9 _ - (set module.name to the .ko's name)",
+			job_show(s, v));
 	else if (v)
 		m->name = xstrdup(v);
 	if (f[MD_PARAMS].val)
@@ -377,7 +391,7 @@ static void parse_module(struct job_yaml *y, yaml_node_t *n, const char *dir, st
 /* a built-in's name, or the first component of a family of other metrics */
 static bool name_taken(const char *v)
 {
-	static const char *const families[] = { "vmstat", "numastat", "time",	"trace", "kthread",
+	static const char *const families[] = { "vmstat", "numastat", "time",	 "trace", "kthread",
 						"dmesg",  "extfrag",  "derived", "rate" };
 
 	if (workload_find(v))
@@ -400,17 +414,20 @@ static void own_name(struct job_yaml *y, struct job_field *name, yaml_node_t *cm
 		if (!v)
 			return;
 		if (!guest_name_ok(v, OWN_NAME_MAX) || strchr(v, '+')) {
-			job_yaml_err(y, name->val->start_mark, "workload.name",
-				     "'%s' cannot prefix metric names; expected 1..64 of A-Z a-z 0-9 . _ - not starting with '.' or '-'",
-				     job_show(s, v));
+			job_yaml_err(
+				y, name->val->start_mark, "workload.name",
+				"'%s' cannot prefix metric names; expected 1..64 of A-Z a-z 0-9 . _ - not starting with '.' or '-'",
+				job_show(s, v));
 			return;
 		}
 		if (name_taken(v)) {
-			job_yaml_err(y, name->val->start_mark, "workload.name",
-				     "'%s' is %s; name your command otherwise so that its metrics do not mix with those",
-				     v,
-				     workload_find(v) ? "a built-in workload" :
-							"the name of a family of metrics (docs/metrics.md)");
+			job_yaml_err(
+				y, name->val->start_mark, "workload.name",
+				"'%s' is %s; name your command otherwise so that its metrics do not mix with those",
+				v,
+				workload_find(v) ?
+					"a built-in workload" :
+					"the name of a family of metrics (docs/metrics.md)");
 			return;
 		}
 		o->name_given = true;
@@ -424,9 +441,10 @@ static void own_name(struct job_yaml *y, struct job_field *name, yaml_node_t *cm
 	base = strrchr(o->argv.v[0], '/');
 	base = base ? base + 1 : o->argv.v[0];
 	if (!guest_name_ok(base, OWN_NAME_MAX) || strchr(base, '+') || name_taken(base)) {
-		job_yaml_err(y, cmd->start_mark, "workload.command[0]",
-			     "'%s' cannot name the metrics; set workload.name (1..64 of A-Z a-z 0-9 . _ -, not a built-in workload's or a metric family's name)",
-			     job_show(s, base));
+		job_yaml_err(
+			y, cmd->start_mark, "workload.command[0]",
+			"'%s' cannot name the metrics; set workload.name (1..64 of A-Z a-z 0-9 . _ -, not a built-in workload's or a metric family's name)",
+			job_show(s, base));
 		return;
 	}
 	w->name = xstrdup(base);
@@ -440,8 +458,9 @@ static void parse_phase(struct job_yaml *y, yaml_node_t *n, struct job_own *o)
 	if (ph >= 0)
 		o->phase = (enum own_phase)ph;
 	if (ph == OWN_PHASE_HANDSHAKE && !o->argv.n)
-		job_yaml_err(y, n->start_mark, "workload.phase",
-			     "'handshake' needs a command: to talk to; a module's measured phase is its loading");
+		job_yaml_err(
+			y, n->start_mark, "workload.phase",
+			"'handshake' needs a command: to talk to; a module's measured phase is its loading");
 }
 
 /* where an error about command[0] points: it, or command:, or the workload */
@@ -461,8 +480,9 @@ void job_parse_own(struct job_yaml *y, yaml_node_t *n, struct job_field *f, cons
 
 	w->own = o;
 	if (f[W_PARAMS].val)
-		job_yaml_err(y, f[W_PARAMS].key_node->start_mark, "workload.params",
-			     "params are a built-in workload's; give a command's arguments in command:");
+		job_yaml_err(
+			y, f[W_PARAMS].key_node->start_mark, "workload.params",
+			"params are a built-in workload's; give a command's arguments in command:");
 	if (f[W_COMMAND].val)
 		parse_command(y, f[W_COMMAND].val, o);
 	if (f[W_FILES].val)
@@ -473,7 +493,8 @@ void job_parse_own(struct job_yaml *y, yaml_node_t *n, struct job_field *f, cons
 		parse_module(y, f[W_MODULE].val, dir, o);
 	own_name(y, &f[W_NAME], first_arg(y, f[W_COMMAND].val, n), w);
 	if (f[W_TIMEOUT].val) {
-		job_yaml_duration(y, f[W_TIMEOUT].val, "workload.timeout", 7 * 86400, &o->timeout_s);
+		job_yaml_duration(y, f[W_TIMEOUT].val, "workload.timeout", 7 * 86400,
+				  &o->timeout_s);
 		o->timeout_line = (unsigned int)f[W_TIMEOUT].val->start_mark.line;
 		o->timeout_column = (unsigned int)f[W_TIMEOUT].val->start_mark.column;
 	}
@@ -502,9 +523,10 @@ void job_check_own(struct job_yaml *y, struct job *job)
 		return;
 	}
 	if (o->timeout_s + OWN_TIMEOUT_MARGIN_S > t->iteration_s)
-		job_yaml_err(y, m, "workload.timeout",
-			     "%u s leaves less than %d s before timeouts.iteration (%u s) stops the guest; lower timeout or raise timeouts.iteration",
-			     o->timeout_s, OWN_TIMEOUT_MARGIN_S, t->iteration_s);
+		job_yaml_err(
+			y, m, "workload.timeout",
+			"%u s leaves less than %d s before timeouts.iteration (%u s) stops the guest; lower timeout or raise timeouts.iteration",
+			o->timeout_s, OWN_TIMEOUT_MARGIN_S, t->iteration_s);
 }
 
 static void metric_free(struct own_metric *m)

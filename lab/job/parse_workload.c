@@ -247,12 +247,12 @@ static void own_keys_alone(struct job_yaml *y, struct job_field *f)
 
 	for (int k = W_COMMAND; k < W_N; k++)
 		if (k != W_MODULE && f[k].val)
-			job_yaml_err(y, f[k].key_node->start_mark, job_pkey(p, "workload", f[k].key),
-				     "belongs to a command workload; add 'command: [PROGRAM, ARGS...]' (or module:), or remove it to run the built-in");
+			job_yaml_err(
+				y, f[k].key_node->start_mark, job_pkey(p, "workload", f[k].key),
+				"belongs to a command workload; add 'command: [PROGRAM, ARGS...]' (or module:), or remove it to run the built-in");
 }
 
-void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir,
-			struct job_workload *w)
+void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_workload *w)
 {
 	struct job_field f[W_N] = {
 		[W_NAME] = { .key = "name" },	    [W_PARAMS] = { .key = "params" },
@@ -268,9 +268,10 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir,
 	const char *v;
 	size_t i;
 
-	if (!job_yaml_map(y, n, "workload",
-			  "a mapping such as { name: usemem, params: { size: 25% } } or { command: [./repro] }",
-			  f, W_N))
+	if (!job_yaml_map(
+		    y, n, "workload",
+		    "a mapping such as { name: usemem, params: { size: 25% } } or { command: [./repro] }",
+		    f, W_N))
 		return;
 	if (f[W_COMMAND].val || f[W_MODULE].val) {
 		job_parse_own(y, n, f, dir, w);
@@ -290,10 +291,10 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir,
 		for (i = 0; i < ARRAY_SIZE(names) - 1 && all[i]; i++)
 			names[i] = all[i]->name;
 		names[i] = NULL;
-		job_yaml_err(y, f[W_NAME].val->start_mark, "workload.name",
-			     "unknown workload '%s'; expected one of: %s (or your own program: command: [PROGRAM, ARGS...])",
-			     job_show(s, v),
-			     job_join(list, sizeof(list), names, ", "));
+		job_yaml_err(
+			y, f[W_NAME].val->start_mark, "workload.name",
+			"unknown workload '%s'; expected one of: %s (or your own program: command: [PROGRAM, ARGS...])",
+			job_show(s, v), job_join(list, sizeof(list), names, ", "));
 		return;
 	}
 	w->name = xstrdup(wd->name);

@@ -121,7 +121,8 @@ char *wlmodule_build(const char *name, const char *src_dir, const char *kernel_p
 		     const char *release, const char *out_dir)
 {
 	char *kdir = wlmodule_build_dir(kernel_path, release);
-	char *src = src_dir ? xstrdup(src_dir) : xasprintf("%s/modules-src/%s", image_guest_dir(), name);
+	char *src = src_dir ? xstrdup(src_dir) :
+			      xasprintf("%s/modules-src/%s", image_guest_dir(), name);
 	char *dst = xasprintf("%s/%s", out_dir, name);
 	char *ko = xasprintf("%s/%s.ko", dst, name), *m = xasprintf("M=%s", dst);
 	const char *argv[] = { "make", "-C", kdir, m, "modules", NULL };

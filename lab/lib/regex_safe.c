@@ -56,7 +56,10 @@ static int skip_bracket(struct scan *s, size_t *end)
 			const char *e = strstr(s->p + i + 2, close);
 
 			if (!e)
-				return fail(s, "an unterminated [:class:], [.coll.] or [=equiv=] at byte %zu", i);
+				return fail(
+					s,
+					"an unterminated [:class:], [.coll.] or [=equiv=] at byte %zu",
+					i);
 			i = (size_t)(e - s->p) + 2;
 			continue;
 		}
@@ -103,9 +106,10 @@ static int on_interval(struct scan *s)
 	if (!s->last.end)
 		return fail(s, "a repetition {...} with nothing to repeat at byte %zu", s->i);
 	if (s->last.counted)
-		return fail(s,
-			    "a counted repetition {...} applied to a group that holds one (byte %zu); nested counted repetition makes the compiled expression huge: write the repetition out or use * and +",
-			    s->i);
+		return fail(
+			s,
+			"a counted repetition {...} applied to a group that holds one (byte %zu); nested counted repetition makes the compiled expression huge: write the repetition out or use * and +",
+			s->i);
 	if (n > REGEX_SAFE_MAX_REPEAT) {
 		snprintf(s->err, s->errlen,
 			 "a counted repetition of %lu at byte %zu; at most %d allowed (use + or *)",
@@ -114,9 +118,10 @@ static int on_interval(struct scan *s)
 	}
 	copy = (s->last.end - s->last.start) * n;
 	if (copy > REGEX_SAFE_MAX_COPY) {
-		snprintf(s->err, s->errlen,
-			 "the repetition at byte %zu copies %zu bytes of pattern; at most %d allowed",
-			 s->i + 1, copy, REGEX_SAFE_MAX_COPY);
+		snprintf(
+			s->err, s->errlen,
+			"the repetition at byte %zu copies %zu bytes of pattern; at most %d allowed",
+			s->i + 1, copy, REGEX_SAFE_MAX_COPY);
 		return -1;
 	}
 	s->last.counted = true;
@@ -157,9 +162,10 @@ static int step(struct scan *s)
 		if (s->i + 1 >= s->len)
 			return fail(s, "a trailing backslash at byte %zu", s->i);
 		if (s->p[s->i + 1] >= '1' && s->p[s->i + 1] <= '9')
-			return fail(s,
-				    "a back-reference at byte %zu; back-references can take exponential time and are not allowed",
-				    s->i);
+			return fail(
+				s,
+				"a back-reference at byte %zu; back-references can take exponential time and are not allowed",
+				s->i);
 		s->last = (struct atom){ .start = s->i, .end = s->i + 2 };
 		s->i += 2;
 		return 0;

@@ -68,8 +68,8 @@ static char *run_cc(const char *const *argv, const char *dir, const struct own_b
 	char how[96], *msg;
 
 	if (spawn_run(argv, &o, &r)) {
-		msg = xasprintf("%s %s (%s)", cc(), spawn_describe(&r, o.timeout_s, how, sizeof(how)),
-				what);
+		msg = xasprintf("%s %s (%s)", cc(),
+				spawn_describe(&r, o.timeout_s, how, sizeof(how)), what);
 		build_err(b, job_path, msg, r.out);
 		free(msg);
 		spawn_result_free(&r);
@@ -118,8 +118,7 @@ static int toolchain(struct strbuf *key, const struct own_build *b, const char *
 }
 
 /* the cache key: toolchain, flags, output, every file gcc -M names */
-static int build_key(const struct own_build *b, const char *job_path, const char *dir,
-		     char key[65])
+static int build_key(const struct own_build *b, const char *job_path, const char *dir, char key[65])
 {
 	static const char *const dash_m[] = { "-M" };
 	struct strbuf sb = STRBUF_INIT;
@@ -178,9 +177,10 @@ static int compile(const struct own_build *b, const char *job_path, const char *
 		goto out;
 	k = own_exec_kind(prog, interp, sizeof(interp));
 	if (k != OWN_EXEC_STATIC) {
-		char *msg = xasprintf("%s %s made %s, not a static program (%s); remove the flag that makes it so",
-				      cc(), b->sources.v[0], prog,
-				      k == OWN_EXEC_DYNAMIC ? "it needs an interpreter" : interp);
+		char *msg = xasprintf(
+			"%s %s made %s, not a static program (%s); remove the flag that makes it so",
+			cc(), b->sources.v[0], prog,
+			k == OWN_EXEC_DYNAMIC ? "it needs an interpreter" : interp);
 
 		build_err(b, job_path, msg, out);
 		free(msg);

@@ -130,7 +130,8 @@ int run_build_modules(struct run *r)
 		if (!bootable(ki))
 			continue;
 		dir = xasprintf("%s/modules-%zu", r->stage, i);
-		r->modules[i] = wlmodule_build(mod, wlmodule_src_for_job(r->job), ki->path, ki->release, dir);
+		r->modules[i] = wlmodule_build(mod, wlmodule_src_for_job(r->job), ki->path,
+					       ki->release, dir);
 		free(dir);
 		if (!r->modules[i])
 			return -1;

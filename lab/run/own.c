@@ -46,7 +46,8 @@ static int build_program(struct run *r)
 	if (b.cached)
 		lab_info("workload.build: %s from the cache (%.3f s)", o->build.output, b.seconds);
 	else
-		lab_info("workload.build: compiled %s, static (%.2f s)", o->build.output, b.seconds);
+		lab_info("workload.build: compiled %s, static (%.2f s)", o->build.output,
+			 b.seconds);
 	gp = xasprintf("%s/%s", GUEST_WORKDIR, o->build.output);
 	kvlist_set(&r->guest_files, gp, b.path);
 	free(gp);
@@ -82,7 +83,7 @@ static bool has_path(const struct strlist *l, const char *p)
 static bool in_initramfs(const struct strlist *have, const char *p)
 {
 	static const char *const path[] = { "usr/local/sbin", "usr/local/bin", "usr/sbin",
-					    "usr/bin", "sbin", "bin" };
+					    "usr/bin",	      "sbin",	       "bin" };
 	bool found = false;
 
 	if (p[0] == '/')
@@ -131,22 +132,25 @@ static int check_program(const struct run *r, const char *argv0, const char *hos
 	int ret = 0;
 
 	if (stat(host, &st) || !(st.st_mode & 0111))
-		return refuse(r, argv0,
-			      "is not executable: chmod +x it, or run it through its interpreter (command: [/bin/sh, run.sh])");
+		return refuse(
+			r, argv0,
+			"is not executable: chmod +x it, or run it through its interpreter (command: [/bin/sh, run.sh])");
 	switch (own_exec_kind(host, interp, sizeof(interp))) {
 	case OWN_EXEC_STATIC:
 		return 0;
 	case OWN_EXEC_DYNAMIC:
 		if (!initramfs)
 			return 0;
-		why = xasprintf("(%s) is dynamically linked: it needs %s and shared libraries, which the initramfs does not have; link it with -static, let mmlab compile it (build: { c: SOURCE.c }), or run it on the disk image (image: { kind: debootstrap })",
-				host, interp);
+		why = xasprintf(
+			"(%s) is dynamically linked: it needs %s and shared libraries, which the initramfs does not have; link it with -static, let mmlab compile it (build: { c: SOURCE.c }), or run it on the disk image (image: { kind: debootstrap })",
+			host, interp);
 		break;
 	case OWN_EXEC_SCRIPT:
 		if (!initramfs || in_initramfs(have, interp))
 			return 0;
-		why = xasprintf("(%s) is a script for %s, which the initramfs does not have (it has no shell); run it on the disk image (image: { kind: debootstrap }) or write the workload in C (build: { c: SOURCE.c })",
-				host, interp);
+		why = xasprintf(
+			"(%s) is a script for %s, which the initramfs does not have (it has no shell); run it on the disk image (image: { kind: debootstrap }) or write the workload in C (build: { c: SOURCE.c })",
+			host, interp);
 		break;
 	case OWN_EXEC_FOREIGN:
 		why = xasprintf("(%s) is a program for another machine (%s)", host, interp);
@@ -199,8 +203,9 @@ static int check_command(const struct run *r)
 	if (host)
 		ret = check_program(r, argv0, host, &have);
 	else if (initramfs && !in_initramfs(&have, argv0))
-		ret = refuse(r, argv0,
-			     "is not in the initramfs, which holds only the agent, the built-in workloads, its recipe's files and the job's files and built program; give the program in files: (static) or build: { c: SOURCE.c }, or run on the disk image (image: { kind: debootstrap }) where the image's packages provide it");
+		ret = refuse(
+			r, argv0,
+			"is not in the initramfs, which holds only the agent, the built-in workloads, its recipe's files and the job's files and built program; give the program in files: (static) or build: { c: SOURCE.c }, or run on the disk image (image: { kind: debootstrap }) where the image's packages provide it");
 	strlist_free(&have);
 	return ret;
 }
@@ -232,9 +237,11 @@ static int save_text(const struct guest_text *t, const char *path)
 
 	strbuf_add(&sb, t->data, t->head);
 	if (t->dropped)
-		strbuf_addf(&sb, "%s[mmlab: %llu bytes dropped here; the first and last bytes are kept]\n",
-			    t->head && t->data[t->head - 1] != '\n' ? "\n" : "",
-			    (unsigned long long)t->dropped);
+		strbuf_addf(
+			&sb,
+			"%s[mmlab: %llu bytes dropped here; the first and last bytes are kept]\n",
+			t->head && t->data[t->head - 1] != '\n' ? "\n" : "",
+			(unsigned long long)t->dropped);
 	strbuf_add(&sb, t->data + t->head, t->len - t->head);
 	ret = write_file_atomic(path, sb.buf ? sb.buf : "", sb.len, 0644);
 	strbuf_release(&sb);
@@ -283,9 +290,10 @@ static json_t *save_read(const struct job_own *o, const struct guest_iter_out *g
 			*c = *c == '/' ? '_' : *c;
 		path = xasprintf("%s/%s", rdir, name);
 		if (!mkdir_p(rdir, 0755) && !write_file_atomic(path, t->data, t->len, 0644))
-			json_array_append_new(a, json_pack("{s:s, s:I, s:b, s:s+}", "path",
-							   o->read.v[i], "bytes", (json_int_t)t->len,
-							   "cut", t->cut, "stored", "read/", name));
+			json_array_append_new(a,
+					      json_pack("{s:s, s:I, s:b, s:s+}", "path",
+							o->read.v[i], "bytes", (json_int_t)t->len,
+							"cut", t->cut, "stored", "read/", name));
 		free(path);
 		free(name);
 	}
@@ -363,9 +371,15 @@ void run_own_record(struct run *r, const struct boot_out *out, unsigned int inde
 		json_object_set_new(it, "read", save_read(o, go, dir));
 	if (go && json_is_object(metrics))
 		extract_metrics(&r->job->workload, go, metrics, &notes);
-	for (size_t i = 0; i < notes.n && json_is_array(log); i++)
-		json_array_append_new(log, json_pack("{s:s, s:s+}", "level", "warn", "message",
-						     "host: extract: ", notes.v[i]));
+	if (notes.n && json_is_array(log)) {
+		/* the boot's log is every iteration's: these notes are this one's */
+		log = json_copy(log);
+		for (size_t i = 0; i < notes.n; i++)
+			json_array_append_new(log,
+					      json_pack("{s:s, s:s+}", "level", "warn", "message",
+							"host: extract: ", notes.v[i]));
+		json_object_set_new(it, "log", log);
+	}
 	strlist_free(&notes);
 	if (status && !strcmp(status, "failed") && go && !json_object_get(it, "reason")) {
 		why = failure(o, it, go);

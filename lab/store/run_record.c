@@ -467,11 +467,10 @@ static json_t *own_metrics_json(const char *wl, const struct job_own *o)
 		size_t n = own_metric_patterns(wl, m, pat);
 
 		for (size_t k = 0; k < n; k++) {
-			json_array_append_new(a, json_pack("{s:s, s:s?, s:s, s:s, s:I}", "name", pat[k],
-							   "unit", m->unit, "direction",
-							   own_dir_name(m->dir), "from",
-							   own_from_name(m->from), "extractor",
-							   (json_int_t)i));
+			json_array_append_new(
+				a, json_pack("{s:s, s:s?, s:s, s:s, s:I}", "name", pat[k], "unit",
+					     m->unit, "direction", own_dir_name(m->dir), "from",
+					     own_from_name(m->from), "extractor", (json_int_t)i));
 			free(pat[k]);
 		}
 	}
@@ -492,12 +491,11 @@ static void own_json(json_t *wl, const struct job_workload *w)
 			    json_string(o->phase == OWN_PHASE_HANDSHAKE ? "handshake" : "whole"));
 	json_object_set_new(wl, "timeout_s", json_integer(o->timeout_s));
 	if (o->has_build)
-		json_object_set_new(wl, "build",
-				    json_pack("{s:o, s:o, s:o, s:s}", "c",
-					      strlist_json(&o->build.sources), "cflags",
-					      strlist_json(&o->build.cflags), "ldflags",
-					      strlist_json(&o->build.ldflags), "output",
-					      o->build.output));
+		json_object_set_new(
+			wl, "build",
+			json_pack("{s:o, s:o, s:o, s:s}", "c", strlist_json(&o->build.sources),
+				  "cflags", strlist_json(&o->build.cflags), "ldflags",
+				  strlist_json(&o->build.ldflags), "output", o->build.output));
 	if (o->has_module)
 		json_object_set_new(wl, "module",
 				    json_pack("{s:s, s:s}", "name", o->module.name, "params",

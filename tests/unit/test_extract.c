@@ -158,7 +158,8 @@ static void test_regex(void **state)
 	assert_true(num(m, "w.lat_first") == 1.5);
 	assert_null(json_object_get(m, "w.never"));
 	assert_true(num(m, "w.never_n") == 0);
-	assert_non_null(strstr(notes, "workload.metrics[8] (stdout): \"never: ([0-9]+)\" matched no line"));
+	assert_non_null(
+		strstr(notes, "workload.metrics[8] (stdout): \"never: ([0-9]+)\" matched no line"));
 	free(notes);
 	json_decref(m);
 	out_free(&it);
@@ -228,8 +229,10 @@ static void test_json(void **state)
 	assert_true(num(m, "w.first_lat") == 2);
 	assert_true(num(m, "w.free.n0") == 5);
 	assert_true(num(m, "w.free.n1") == 6);
-	assert_non_null(strstr(notes, "workload.metrics[5] (json r.json): the path 'runs[7]' selects nothing"));
-	assert_non_null(strstr(notes, "workload.metrics[6] (json r.json): the path 'results' selects no number"));
+	assert_non_null(strstr(
+		notes, "workload.metrics[5] (json r.json): the path 'runs[7]' selects nothing"));
+	assert_non_null(strstr(
+		notes, "workload.metrics[6] (json r.json): the path 'results' selects no number"));
 	assert_non_null(strstr(notes, "workload.metrics[2] (json r.json): 3 value(s) dropped"));
 	free(notes);
 	json_decref(m);
@@ -271,21 +274,20 @@ static void test_json_bad(void **state)
 /* stress-ng --yaml: the form, as written */
 static void test_yaml_stress_ng(void **state)
 {
-	static const char doc[] =
-		"---\n"
-		"system-info:\n"
-		"      stress-ng-version: 0.15.06\n"
-		"      run-by: root\n"
-		"metrics:\n"
-		"    - stressor: vm\n"
-		"      bogo-ops: 1234\n"
-		"      bogo-ops-per-second-usr-sys-time: 60.5\n"
-		"      bogo-ops-per-second-real-time: 61.7\n"
-		"      wall-clock-time: 20.0\n"
-		"    - stressor: numa\n"
-		"      bogo-ops: 10\n"
-		"      bogo-ops-per-second-real-time: 0.5\n"
-		"...\n";
+	static const char doc[] = "---\n"
+				  "system-info:\n"
+				  "      stress-ng-version: 0.15.06\n"
+				  "      run-by: root\n"
+				  "metrics:\n"
+				  "    - stressor: vm\n"
+				  "      bogo-ops: 1234\n"
+				  "      bogo-ops-per-second-usr-sys-time: 60.5\n"
+				  "      bogo-ops-per-second-real-time: 61.7\n"
+				  "      wall-clock-time: 20.0\n"
+				  "    - stressor: numa\n"
+				  "      bogo-ops: 10\n"
+				  "      bogo-ops-per-second-real-time: 0.5\n"
+				  "...\n";
 	struct guest_iter_out it = { 0 };
 	char *notes;
 	json_t *m;
@@ -315,8 +317,9 @@ static void test_yaml_bad(void **state)
 	assert_non_null(strstr(err, "not YAML"));
 	strbuf_addf(&sb, "a: &a [x, x, x, x, x, x, x, x, x, x]\n");
 	for (char c = 'b'; c <= 'j'; c++)
-		strbuf_addf(&sb, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c,
-			    c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1);
+		strbuf_addf(&sb, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c,
+			    c, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1,
+			    c - 1);
 	assert_null(extract_yaml_to_json(sb.buf, sb.len, err, sizeof(err)));
 	assert_non_null(strstr(err, "larger than"));
 	strbuf_release(&sb);
@@ -347,15 +350,20 @@ static void test_jpath(void **state)
 	assert_int_equal(jpath_parse("a]", &p, err, sizeof(err)), -1);
 	assert_int_equal(jpath_parse("a[-1]", &p, err, sizeof(err)), -1);
 	assert_int_equal(jpath_parse("a[1", &p, err, sizeof(err)), -1);
-	assert_int_equal(jpath_parse("a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q", &p, err, sizeof(err)), -1);
+	assert_int_equal(jpath_parse("a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q", &p, err, sizeof(err)),
+			 -1);
 	assert_non_null(strstr(err, "more than 16"));
 }
 
 static void test_regex_safe(void **state)
 {
 	static const char *const ok[] = {
-		"avg alloc latency: ([0-9.]+) us", "a{255}([0-9])", "[]a{9}]([x])",
-		"([[:digit:]]+)", "(a|b){3}c{1,5}", "\\{1000\\}",
+		"avg alloc latency: ([0-9.]+) us",
+		"a{255}([0-9])",
+		"[]a{9}]([x])",
+		"([[:digit:]]+)",
+		"(a|b){3}c{1,5}",
+		"\\{1000\\}",
 	};
 	static const struct {
 		const char *re, *why;
@@ -365,7 +373,8 @@ static void test_regex_safe(void **state)
 		{ "(a)\\1", "back-reference" },
 		{ "a{256}", "a counted repetition of 256" },
 		{ "a{2,300}", "a counted repetition of 300" },
-		{ "(abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz){200}", "copies" },
+		{ "(abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz){200}",
+		  "copies" },
 		{ "[[:alpha:", "unterminated" },
 		{ "[abc", "unterminated bracket" },
 		{ "a\\", "trailing backslash" },
@@ -427,9 +436,11 @@ static void test_outputs(void **state)
 	memcpy(junk, "HEAD", 4);
 	memcpy(junk + big - 4, "TAIL", 4);
 	add_rec(&sb, MMREC_WL_OUTPUT, "iter=0", "elapsed_s 1\n", 12); /* a built-in's: not ours */
-	add_rec(&sb, MMREC_WL_OUTPUT, "iter=0 stream=stdout total=1000000000 head=10 dropped=999999980",
+	add_rec(&sb, MMREC_WL_OUTPUT,
+		"iter=0 stream=stdout total=1000000000 head=10 dropped=999999980",
 		"0123456789abcdefghij", 20);
-	add_rec(&sb, MMREC_WL_OUTPUT, "iter=0 stream=stderr total=5 head=99 dropped=0", "oops\n", 5);
+	add_rec(&sb, MMREC_WL_OUTPUT, "iter=0 stream=stderr total=5 head=99 dropped=0", "oops\n",
+		5);
 	add_rec(&sb, MMREC_WL_OUTPUT, "iter=1 stream=dmesg total=x head=0", junk, big);
 	add_rec(&sb, MMREC_WL_OUTPUT, "iter=1 stream=bogus", "x", 1);
 	add_rec(&sb, MMREC_WL_FILE, "iter=0 index=0 size=3 cut=1", "abc", 3);
@@ -467,11 +478,11 @@ static void test_outputs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lines),	   cmocka_unit_test(test_regex),
+		cmocka_unit_test(test_lines),	      cmocka_unit_test(test_regex),
 		cmocka_unit_test(test_regex_hostile), cmocka_unit_test(test_json),
-		cmocka_unit_test(test_json_bad),   cmocka_unit_test(test_yaml_stress_ng),
-		cmocka_unit_test(test_yaml_bad),   cmocka_unit_test(test_jpath),
-		cmocka_unit_test(test_regex_safe), cmocka_unit_test(test_outputs),
+		cmocka_unit_test(test_json_bad),      cmocka_unit_test(test_yaml_stress_ng),
+		cmocka_unit_test(test_yaml_bad),      cmocka_unit_test(test_jpath),
+		cmocka_unit_test(test_regex_safe),    cmocka_unit_test(test_outputs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

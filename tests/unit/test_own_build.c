@@ -111,11 +111,14 @@ static void test_build_error(void **state)
 	assert_int_equal(rc, -1);
 	assert_null(out.path);
 	/* located at build: (line 6, column 10), with gcc's own message */
-	if (strncmp(errs, "t.yaml:6:10: error: workload.build: gcc exited with status 1 (compiling); its output:\n", 85) ||
+	if (strncmp(errs,
+		    "t.yaml:6:10: error: workload.build: gcc exited with status 1 (compiling); its output:\n",
+		    85) ||
 	    !strstr(errs, "undeclared_thing") ||
 	    !strstr(errs, "mmlab: error: t.yaml: workload.build could not be built"))
 		print_error("got:\n%s", errs);
-	assert_non_null(strstr(errs, "t.yaml:6:10: error: workload.build: gcc exited with status 1"));
+	assert_non_null(
+		strstr(errs, "t.yaml:6:10: error: workload.build: gcc exited with status 1"));
 	assert_non_null(strstr(errs, "undeclared_thing"));
 	free(errs);
 	job_free(job);
@@ -137,7 +140,10 @@ static void test_exec_kinds(void **state)
 	p = xasprintf("%s/inc.h", dir);
 	assert_int_equal(own_exec_kind(p, interp, sizeof(interp)), OWN_EXEC_OTHER);
 	free(p);
-	put("elf32", "\x7f" "ELF\x01\x01\x01", 0755);
+	put("elf32",
+	    "\x7f"
+	    "ELF\x01\x01\x01",
+	    0755);
 	p = xasprintf("%s/elf32", dir);
 	assert_int_equal(own_exec_kind(p, interp, sizeof(interp)), OWN_EXEC_FOREIGN);
 	free(p);

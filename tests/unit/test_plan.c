@@ -125,7 +125,8 @@ static void test_own_roundtrip(void **state)
 	assert_int_equal(parse("workload=x\nown=1\nown.arg.0=a\nown.read.0=../x\n"), -1);
 	assert_int_equal(parse("workload=x\nown=1\nown.module=../x\n"), -1);
 	assert_int_equal(parse("workload=x\nown=1\nown.module=m\nown.phase=half\n"), -1);
-	assert_int_equal(parse("workload=x\nown=1\nown.module=m\nown.module_params=a%3D1%20b%3D2\n"), 0);
+	assert_int_equal(
+		parse("workload=x\nown=1\nown.module=m\nown.module_params=a%3D1%20b%3D2\n"), 0);
 	assert_string_equal(p.own_module_params, "a=1 b=2");
 }
 
