@@ -7,8 +7,9 @@
  * "Bring your own workload").
  *
  * 1. Fragment: map base pages (MADV_NOHUGEPAGE) 32 MB at a time, touching
- *    every page, until no free 2 MB block is left (/proc/buddyinfo) or
- *    --size-pct percent of MemAvailable is mapped; then free every other
+ *    every page, until no free 2 MB block is left (/proc/buddyinfo),
+ *    --size-pct percent of MemAvailable is mapped, or MemFree would fall
+ *    below 1/16 of MemTotal; then free every other
  *    4 KiB page, so that the free memory is all holes, and fill a quarter
  *    of the holes with page cache (a file in the working directory).
  * 2. Fault: map a MADV_HUGEPAGE region of --fault-pct percent of MemFree
@@ -116,7 +117,9 @@ static void fragment(size_t max)
 	int fd;
 
 	madvise(a, max, MADV_NOHUGEPAGE);
-	while (size + chunk <= max && free_hpages() * HPAGE > max / 50) {
+	/* stop short of the OOM killer: MemFree stays above 1/16 of MemTotal */
+	while (size + chunk <= max && free_hpages() * HPAGE > max / 100 &&
+	       meminfo_kb("MemFree") > meminfo_kb("MemTotal") / 16 + (long)(chunk >> 10)) {
 		for (size_t off = size; off < size + chunk; off += PAGE)
 			a[off] = 1;
 		size += chunk;
@@ -190,13 +193,13 @@ static int fault(size_t len)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: thp-compact-repro [--size-pct 1..90] [--fault-pct 1..90]\n");
+	fprintf(stderr, "usage: thp-compact-repro [--size-pct 1..95] [--fault-pct 1..90]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	long size_pct = 90, fault_pct = 50, avail, memfree;
+	long size_pct = 95, fault_pct = 50, avail, memfree;
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -207,7 +210,7 @@ int main(int argc, char **argv)
 		if (!v || i + 1 == argc)
 			usage();
 		*v = strtol(argv[++i], NULL, 10);
-		if (*v < 1 || *v > 90)
+		if (*v < 1 || *v > (v == &size_pct ? 95 : 90))
 			usage();
 	}
 	avail = meminfo_kb("MemAvailable");
