@@ -195,10 +195,8 @@ static int check_command(const struct run *r)
 	if (!o->argv.n)
 		return 0;
 	argv0 = o->argv.v[0];
-	if (initramfs && (initramfs_paths(r, &have) || check_files(r))) {
-		strlist_free(&have);
+	if (initramfs && initramfs_paths(r, &have))
 		return -1;
-	}
 	host = job_program(r, argv0);
 	if (host)
 		ret = check_program(r, argv0, host, &have);
@@ -206,6 +204,8 @@ static int check_command(const struct run *r)
 		ret = refuse(
 			r, argv0,
 			"is not in the initramfs, which holds only the agent, the built-in workloads, its recipe's files and the job's files and built program; give the program in files: (static) or build: { c: SOURCE.c }, or run on the disk image (image: { kind: debootstrap }) where the image's packages provide it");
+	if (!ret && initramfs)
+		ret = check_files(r);
 	strlist_free(&have);
 	return ret;
 }

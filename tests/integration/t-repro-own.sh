@@ -12,6 +12,8 @@ sed 's/^runs: 3$/runs: 3\niterations_per_boot: 3/' \
 set +e; "$MMLAB" repro "$T/jobs/repro/r.yaml" --json >"$T/r.json" 2>"$T/err"; rc=$?; set -e
 [ "$rc" = 0 ] || fail "exit $rc, expected 0 (REPRODUCED): $(tail -20 "$T/err")"
 v() { echo ".repro.variants[] | select(.name == \"$1\")"; }
+# the values, for the log
+jq -r '.repro.variants[] | "\(.name): \(.verdict), repro.huge_pct \([.runs_table[].results[0].value])"' "$T/r.json"
 assert_jq "$T/r.json" '.repro.verdict == "REPRODUCED"'
 assert_jq "$T/r.json" "$(v bad) | .verdict == \"REPRODUCED\" and .expect[0].met >= 2"
 assert_jq "$T/r.json" "$(v control) | .verdict == \"NOT REPRODUCED\" and .expect[0].not_met == 3"
