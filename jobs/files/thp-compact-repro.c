@@ -8,8 +8,10 @@
  *
  * 1. Fragment: map base pages (MADV_NOHUGEPAGE) 32 MB at a time, touching
  *    every page, until no free 2 MB block is left (/proc/buddyinfo),
- *    --size-pct percent of MemAvailable is mapped, or MemFree would fall
- *    below 1/16 of MemTotal; then free every other
+ *    --size-pct percent of MemTotal is mapped, or MemFree would fall
+ *    below 1/64 of MemTotal (well above the zones' watermarks, so no OOM
+ *    kill; a higher floor leaves free 2 MB blocks that serve the faults
+ *    without compaction); then free every other
  *    4 KiB page, so that the free memory is all holes, and fill a quarter
  *    of the holes with page cache (a file in the working directory).
  * 2. Fault: map a MADV_HUGEPAGE region of --fault-pct percent of MemFree
@@ -112,14 +114,14 @@ static long free_hpages(void)
  */
 static void fragment(size_t max)
 {
-	size_t size = 0, freed = 0, fill, done = 0, chunk = 32UL << 20;
+	size_t size = 0, freed = 0, fill, done = 0, chunk = 8UL << 20;
 	char *a = aligned_map(max), buf[65536];
 	int fd;
 
 	madvise(a, max, MADV_NOHUGEPAGE);
-	/* stop short of the OOM killer: MemFree stays above 1/16 of MemTotal */
+	/* stop short of the OOM killer: MemFree stays above 1/64 of MemTotal */
 	while (size + chunk <= max && free_hpages() * HPAGE > max / 100 &&
-	       meminfo_kb("MemFree") > meminfo_kb("MemTotal") / 16 + (long)(chunk >> 10)) {
+	       meminfo_kb("MemFree") > meminfo_kb("MemTotal") / 64 + (long)(chunk >> 10)) {
 		for (size_t off = size; off < size + chunk; off += PAGE)
 			a[off] = 1;
 		size += chunk;
@@ -213,9 +215,14 @@ int main(int argc, char **argv)
 		if (*v < 1 || *v > (v == &size_pct ? 95 : 90))
 			usage();
 	}
-	avail = meminfo_kb("MemAvailable");
+	/*
+	 * The cap is of MemTotal: MemFree's floor and the free 2 MB blocks
+	 * end the fragmenting first (a cap of MemAvailable, which leaves the
+	 * zones' reserves out, stopped it with 50 and more blocks still free)
+	 */
+	avail = meminfo_kb("MemTotal");
 	if (avail <= 0) {
-		fprintf(stderr, "no MemAvailable in /proc/meminfo\n");
+		fprintf(stderr, "no MemTotal in /proc/meminfo\n");
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
