@@ -6,14 +6,16 @@
  * the recipe jobs/repro/thp-madvise-fragmented.yaml (docs/workloads.md,
  * "Bring your own workload").
  *
- * 1. Fragment: map base pages (MADV_NOHUGEPAGE) 32 MB at a time, touching
+ * 1. Fragment: map base pages (MADV_NOHUGEPAGE) 8 MB at a time, touching
  *    every page, until no free 2 MB block is left (/proc/buddyinfo),
- *    --size-pct percent of MemTotal is mapped, or MemFree would fall
- *    below 1/64 of MemTotal (well above the zones' watermarks, so no OOM
- *    kill; a higher floor leaves free 2 MB blocks that serve the faults
- *    without compaction); then free every other
- *    4 KiB page, so that the free memory is all holes, and fill a quarter
- *    of the holes with page cache (a file in the working directory).
+ *    --size-pct percent of MemAvailable is mapped, or MemFree would fall
+ *    below 1/16 of MemTotal (no OOM kill: that floor leaves some free
+ *    2 MB blocks); then free every other 4 KiB page, so that the freed
+ *    memory is all holes; then take the free 2 MB blocks still left with
+ *    huge pages (a MADV_HUGEPAGE region faulted while buddyinfo shows a
+ *    free block: no compaction is needed for those), so that none serves
+ *    the faults below; and fill a quarter of the holes with page cache (a
+ *    file in the working directory).
  * 2. Fault: map a MADV_HUGEPAGE region of --fault-pct percent of MemFree
  *    and fault it 2 MB at a time, timing each fault. A 2 MB range got a
  *    huge page when its second 4 KiB page is present after touching the
@@ -25,7 +27,7 @@
  * and falls back to base pages when it does not (never, defer).
  *
  * Prints:
- *	fragmented: 832 MB, freed 416 MB, page cache 104 MB, free 2 MB blocks left 3
+ *	fragmented: 832 MB, freed 416 MB, pinned 96 MB, page cache 104 MB, free 2 MB blocks left 1
  *	faults: 40 ranges of 2 MB, huge: 31 (77.5 %)
  *	avg fault latency: 812.3 us
  *	max fault latency: 5012.0 us
@@ -80,7 +82,10 @@ static char *aligned_map(size_t len)
 	return (char *)(((uintptr_t)m + HPAGE - 1) & ~(HPAGE - 1));
 }
 
-/* free blocks of 2 MB or more, in 2 MB units, over every zone (/proc/buddyinfo) */
+/*
+ * free blocks of 2 MB or more, in 2 MB units, over the zones a huge page
+ * of a process can come from (/proc/buddyinfo; not DMA)
+ */
 static long free_hpages(void)
 {
 	FILE *f = fopen("/proc/buddyinfo", "r");
@@ -95,6 +100,8 @@ static long free_hpages(void)
 		if (!p)
 			continue;
 		p += 4 + strspn(p + 4, " ");
+		if (!strncmp(p, "DMA ", 4))
+			continue;
 		p += strcspn(p, " "); /* the zone's name */
 		while (sscanf(p, "%ld%n", &c, &used) == 1) {
 			if (k >= 9)
@@ -108,20 +115,55 @@ static long free_hpages(void)
 	return n;
 }
 
+static int present(int pagemap, const void *p)
+{
+	uint64_t e;
+
+	if (pread(pagemap, &e, sizeof(e), (off_t)((uintptr_t)p / PAGE * sizeof(e))) != sizeof(e))
+		return -1;
+	return (int)(e >> 63);
+}
+
+/*
+ * The free 2 MB blocks left taken with huge pages, one fault at a time
+ * while buddyinfo shows one, stopping at the first fault that got base
+ * pages; at most max bytes. Returns the bytes taken.
+ */
+static size_t pin_free_blocks(size_t max)
+{
+	char *a = aligned_map(max);
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	size_t n = 0;
+
+	if (pagemap < 0 || madvise(a, max, MADV_HUGEPAGE)) {
+		perror("pin: pagemap or madvise(MADV_HUGEPAGE)");
+		exit(1);
+	}
+	while (n + HPAGE <= max && free_hpages() > 0) {
+		a[n] = 1;
+		n += HPAGE;
+		if (present(pagemap, a + n - HPAGE + PAGE) != 1)
+			break;
+	}
+	close(pagemap);
+	return n;
+}
+
 /*
  * Base pages until no free 2 MB block is left (or max bytes), then every
- * other one freed and a quarter of the holes filled with page cache.
+ * other one freed, the free 2 MB blocks left pinned with huge pages, and
+ * a quarter of the holes filled with page cache.
  */
 static void fragment(size_t max)
 {
-	size_t size = 0, freed = 0, fill, done = 0, chunk = 8UL << 20;
+	size_t size = 0, freed = 0, pinned, fill, done = 0, chunk = 8UL << 20;
 	char *a = aligned_map(max), buf[65536];
 	int fd;
 
 	madvise(a, max, MADV_NOHUGEPAGE);
-	/* stop short of the OOM killer: MemFree stays above 1/64 of MemTotal */
+	/* stop short of the OOM killer: MemFree stays above 1/16 of MemTotal */
 	while (size + chunk <= max && free_hpages() * HPAGE > max / 100 &&
-	       meminfo_kb("MemFree") > meminfo_kb("MemTotal") / 64 + (long)(chunk >> 10)) {
+	       meminfo_kb("MemFree") > meminfo_kb("MemTotal") / 16 + (long)(chunk >> 10)) {
 		for (size_t off = size; off < size + chunk; off += PAGE)
 			a[off] = 1;
 		size += chunk;
@@ -130,6 +172,7 @@ static void fragment(size_t max)
 		madvise(a + off, PAGE, MADV_DONTNEED);
 		freed += PAGE;
 	}
+	pinned = pin_free_blocks(max / 4 / HPAGE * HPAGE);
 	fill = freed / 4;
 	fd = open(FILL_FILE, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	if (fd < 0) {
@@ -147,17 +190,8 @@ static void fragment(size_t max)
 		done += (size_t)n;
 	}
 	close(fd);
-	printf("fragmented: %zu MB, freed %zu MB, page cache %zu MB, free 2 MB blocks left %ld\n",
-	       size >> 20, freed >> 20, fill >> 20, free_hpages());
-}
-
-static int present(int pagemap, const void *p)
-{
-	uint64_t e;
-
-	if (pread(pagemap, &e, sizeof(e), (off_t)((uintptr_t)p / PAGE * sizeof(e))) != sizeof(e))
-		return -1;
-	return (int)(e >> 63);
+	printf("fragmented: %zu MB, freed %zu MB, pinned %zu MB, page cache %zu MB, free 2 MB blocks left %ld\n",
+	       size >> 20, freed >> 20, pinned >> 20, fill >> 20, free_hpages());
 }
 
 static int fault(size_t len)
@@ -215,14 +249,9 @@ int main(int argc, char **argv)
 		if (*v < 1 || *v > (v == &size_pct ? 95 : 90))
 			usage();
 	}
-	/*
-	 * The cap is of MemTotal: MemFree's floor and the free 2 MB blocks
-	 * end the fragmenting first (a cap of MemAvailable, which leaves the
-	 * zones' reserves out, stopped it with 50 and more blocks still free)
-	 */
-	avail = meminfo_kb("MemTotal");
+	avail = meminfo_kb("MemAvailable");
 	if (avail <= 0) {
-		fprintf(stderr, "no MemTotal in /proc/meminfo\n");
+		fprintf(stderr, "no MemAvailable in /proc/meminfo\n");
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
