@@ -34,8 +34,10 @@
  *
  * Build: gcc -O2 -static thp-compact-repro.c -o thp-compact-repro
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,9 +86,10 @@ static char *aligned_map(size_t len)
 
 /*
  * free blocks of 2 MB or more, in 2 MB units, over the zones a huge page
- * of a process can come from (/proc/buddyinfo; not DMA)
+ * of a process can come from (/proc/buddyinfo; not DMA), on one node or
+ * (node < 0) on all
  */
-static long free_hpages(void)
+static long free_hpages(int node)
 {
 	FILE *f = fopen("/proc/buddyinfo", "r");
 	char line[512];
@@ -95,9 +98,9 @@ static long free_hpages(void)
 	while (f && fgets(line, sizeof(line), f)) {
 		char *p = strstr(line, "zone");
 		long c;
-		int k = 0, used;
+		int k = 0, used, nn;
 
-		if (!p)
+		if (!p || (node >= 0 && (sscanf(line, "Node %d", &nn) != 1 || nn != node)))
 			continue;
 		p += 4 + strspn(p + 4, " ");
 		if (!strncmp(p, "DMA ", 4))
@@ -125,26 +128,40 @@ static int present(int pagemap, const void *p)
 }
 
 /*
- * The free 2 MB blocks left taken with huge pages, one fault at a time
- * while buddyinfo shows one, stopping at the first fault that got base
- * pages; at most max bytes. Returns the bytes taken.
+ * The free 2 MB blocks left taken with huge pages, on each CPU's node in
+ * turn (a huge page fault takes a block of its own node only, unless it
+ * may reclaim), one fault at a time while buddyinfo shows one there,
+ * stopping at the first fault that got a base page; at most max bytes in
+ * all. Returns the bytes taken.
  */
 static size_t pin_free_blocks(size_t max)
 {
 	char *a = aligned_map(max);
 	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	cpu_set_t all, one;
+	unsigned int cpu, node;
 	size_t n = 0;
 
-	if (pagemap < 0 || madvise(a, max, MADV_HUGEPAGE)) {
-		perror("pin: pagemap or madvise(MADV_HUGEPAGE)");
+	if (pagemap < 0 || madvise(a, max, MADV_HUGEPAGE) ||
+	    sched_getaffinity(0, sizeof(all), &all)) {
+		perror("pin: pagemap, madvise(MADV_HUGEPAGE) or sched_getaffinity");
 		exit(1);
 	}
-	while (n + HPAGE <= max && free_hpages() > 0) {
-		a[n] = 1;
-		n += HPAGE;
-		if (present(pagemap, a + n - HPAGE + PAGE) != 1)
-			break;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) || getcpu(&cpu, &node))
+			continue;
+		while (n + HPAGE <= max && free_hpages((int)node) > 0) {
+			a[n] = 1;
+			n += HPAGE;
+			if (present(pagemap, a + n - HPAGE + PAGE) != 1)
+				break;
+		}
 	}
+	sched_setaffinity(0, sizeof(all), &all);
 	close(pagemap);
 	return n;
 }
@@ -162,7 +179,7 @@ static void fragment(size_t max)
 
 	madvise(a, max, MADV_NOHUGEPAGE);
 	/* stop short of the OOM killer: MemFree stays above 1/16 of MemTotal */
-	while (size + chunk <= max && free_hpages() * HPAGE > max / 100 &&
+	while (size + chunk <= max && free_hpages(-1) * HPAGE > max / 100 &&
 	       meminfo_kb("MemFree") > meminfo_kb("MemTotal") / 16 + (long)(chunk >> 10)) {
 		for (size_t off = size; off < size + chunk; off += PAGE)
 			a[off] = 1;
@@ -191,7 +208,7 @@ static void fragment(size_t max)
 	}
 	close(fd);
 	printf("fragmented: %zu MB, freed %zu MB, pinned %zu MB, page cache %zu MB, free 2 MB blocks left %ld\n",
-	       size >> 20, freed >> 20, pinned >> 20, fill >> 20, free_hpages());
+	       size >> 20, freed >> 20, pinned >> 20, fill >> 20, free_hpages(-1));
 }
 
 static int fault(size_t len)
