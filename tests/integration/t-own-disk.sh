@@ -17,7 +17,9 @@ sed -i 's/^workload: $/workload:/; /^timeouts: { boot: 120s, iteration: 300s }$/
 it='.variants[0].iterations[0]'
 assert_jq "$T/s.json" "$it.status == \"ok\""
 assert_jq "$T/s.json" "$it.metrics[\"stress-ng.vm.bogo-ops-per-second-real-time\"] > 0"
-assert_jq "$T/s.json" "$it.metrics[\"stress-ng.numa.bogo-ops-per-second-real-time\"] > 0"
+# the numa stressor's element is read too; its rate may be 0 under TCG (one
+# of its bogo ops, migrating its region between the nodes, can outlast 5 s)
+assert_jq "$T/s.json" "$it.metrics[\"stress-ng.numa.bogo-ops-per-second-real-time\"] >= 0"
 assert_jq "$T/s.json" "$it.read[0].path == \"out.yaml\" and $it.read[0].bytes > 0"
 assert_jq "$T/s.json" "$it.metrics[\"time.elapsed_s\"] >= 5"
 run=$(jq -r .run "$T/s.json")
