@@ -21,6 +21,7 @@
 #include "collect.h"
 #include "files.h"
 #include "payload.h"
+#include "own.h"
 #include "plan.h"
 #include "proto.h"
 #include "run.h"
@@ -238,7 +239,8 @@ int main(void)
 		console_log("iteration %u: %s", iter, plan.workload);
 		if (plan.tier_report)
 			tier_report(iter);
-		failed += run_iteration(&plan, iter, nodes, nnodes, setup_failed) < 0;
+		failed += (plan.own ? own_run_iteration : run_iteration)(&plan, iter, nodes, nnodes,
+									 setup_failed) < 0;
 	}
 	console_log("done: %u iteration(s), %d failed", plan.iterations, failed);
 	files_send(&plan);

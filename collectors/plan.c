@@ -47,6 +47,82 @@ static int parse_uint(const char *s, unsigned int *out)
 	return 0;
 }
 
+/* "%XX" escapes undone into dst (common/proto.h, "own.arg.<i>") */
+static int decode(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src; src++) {
+		unsigned int c = (unsigned char)*src;
+
+		if (c == '%') {
+			if (sscanf(src + 1, "%2x", &c) != 1 || !src[1] || !src[2])
+				return -1;
+			src += 2;
+		}
+		if (n + 1 >= dstlen)
+			return -1;
+		dst[n++] = (char)c;
+	}
+	dst[n] = '\0';
+	return 0;
+}
+
+/* an index key "own.arg.<i>" below max, in order: i must be the next one */
+static int next_index(const char *k, unsigned int *n, unsigned int max)
+{
+	unsigned int i;
+
+	if (parse_uint(k, &i) || i != *n || i >= max)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* a guest path to read back: no "..", printable, no spaces */
+static int read_path_ok(const char *v)
+{
+	if (!*v || strstr(v, ".."))
+		return 0;
+	for (; *v; v++)
+		if (*v <= ' ' || *v > '~')
+			return 0;
+	return 1;
+}
+
+static int set_own(struct plan *p, const char *k, const char *v)
+{
+	if (!strcmp(k, "own"))
+		return strcmp(v, "1") ? -1 : (p->own = 1, 0);
+	if (!strcmp(k, "own.phase"))
+		return !strcmp(v, "whole")     ? (p->own_handshake = 0, 0) :
+		       !strcmp(v, "handshake") ? (p->own_handshake = 1, 0) :
+						 -1;
+	if (!strcmp(k, "own.timeout_s"))
+		return parse_uint(v, &p->own_timeout_s);
+	if (!strcmp(k, "own.dmesg"))
+		return (!strcmp(v, "0") || !strcmp(v, "1")) ? (p->own_dmesg = v[0] == '1', 0) : -1;
+	if (!strncmp(k, "own.arg.", 8)) {
+		unsigned int i = p->own_argc;
+
+		return next_index(k + 8, &p->own_argc, PLAN_MAX_ARGS) ?
+			       -1 :
+			       decode(p->own_argv[i], sizeof(p->own_argv[i]), v);
+	}
+	if (!strncmp(k, "own.read.", 9)) {
+		unsigned int i = p->own_nread;
+
+		return next_index(k + 9, &p->own_nread, PLAN_MAX_READ) || !read_path_ok(v) ?
+			       -1 :
+			       copy_str(p->own_read[i], sizeof(p->own_read[i]), v);
+	}
+	if (!strcmp(k, "own.module"))
+		return name_ok(v) ? copy_str(p->own_module, sizeof(p->own_module), v) : -1;
+	if (!strcmp(k, "own.module_params"))
+		return decode(p->own_module_params, sizeof(p->own_module_params), v);
+	return 1;
+}
+
 static int add_kv(struct plan_kv *v, unsigned int *n, const char *name, const char *value)
 {
 	if (*n >= PLAN_MAX_KV || !name_ok(name))
@@ -132,6 +208,8 @@ static int set_key(struct plan *p, const char *k, const char *v)
 		return add_kv(p->params, &p->nparams, k + 6, v);
 	if (!strncmp(k, "sysctl.", 7))
 		return add_kv(p->sysctls, &p->nsysctls, k + 7, v);
+	if (!strncmp(k, "own", 3))
+		return set_own(p, k, v);
 	return 1; /* unknown: ignored, for forward compatibility */
 }
 
@@ -200,6 +278,10 @@ int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t e
 	free(copy);
 	if (!ret && !p->probe && !p->workload[0]) {
 		snprintf(err, errlen, "no workload= line");
+		ret = -1;
+	}
+	if (!ret && p->own && !p->own_argc && !p->own_module[0]) {
+		snprintf(err, errlen, "own=1 without own.arg.0 or own.module");
 		ret = -1;
 	}
 	if (!ret && p->iterations < 1) {

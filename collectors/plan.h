@@ -15,6 +15,9 @@
 #define PLAN_NAME_MAX 128
 #define PLAN_VALUE_MAX 1024
 #define PLAN_MAX_FILES 64
+#define PLAN_MAX_ARGS 64 /* own.arg.<i> */
+#define PLAN_MAX_READ 16 /* own.read.<i> */
+#define PLAN_PATH_MAX 256
 
 struct plan_kv {
 	char name[PLAN_NAME_MAX];
@@ -44,6 +47,17 @@ struct plan {
 	char tier_kmem[PLAN_NAME_MAX]; /* tier.kmem: nodes onlined with kmem, "1,2" */
 	char tier_modules[PLAN_NAME_MAX]; /* tier.modules: /mmlab/modules/<name>.ko to load */
 	int tier_demotion; /* tier.demotion: -1 leave, 0 false, 1 true */
+	/* own=1: the user's command or module (common/proto.h, "own.*") */
+	int own;
+	int own_handshake; /* own.phase=handshake */
+	unsigned int own_timeout_s; /* 0: none */
+	unsigned int own_argc;
+	char own_argv[PLAN_MAX_ARGS][PLAN_VALUE_MAX]; /* decoded */
+	unsigned int own_nread;
+	char own_read[PLAN_MAX_READ][PLAN_PATH_MAX];
+	int own_dmesg;
+	char own_module[PLAN_NAME_MAX]; /* "" = none */
+	char own_module_params[PLAN_VALUE_MAX]; /* decoded */
 };
 
 /* 0, or -1 with a reason in err */

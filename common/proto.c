@@ -24,6 +24,7 @@ static const char *const type_names[] = {
 	[MMREC_SERIES] = "SERIES",
 	[MMREC_FILE] = "FILE",
 	[MMREC_TIERS] = "TIERS",
+	[MMREC_WL_FILE] = "WL_FILE",
 };
 
 const char *mmrec_type_name(unsigned int type)

@@ -28,10 +28,21 @@
  *             pagetypeinfo, node<N>/vmstat, node<N>/numastat, node<N>/meminfo
  *  WL_OUTPUT  "iter=<i>"; body = the workload's metric lines, "name value\n"
  *             (name without the workload prefix, e.g. "elapsed_s 1.25")
+ *             With "stream=<stdout|stderr|dmesg> total=<bytes> head=<h>
+ *             dropped=<d>" (a command workload, own=1 below): the raw
+ *             output of the program (or the kernel log of the iteration),
+ *             bounded: body = the first h bytes, then the last bytes;
+ *             d bytes between them were dropped. The host's extractors
+ *             read it (never as metric lines by itself).
+ *  WL_FILE    "iter=<i> index=<k> size=<bytes sent> cut=<0|1>" or
+ *             "iter=<i> index=<k> missing=<errno>"; body = the first bytes
+ *             of the plan's own.read.<k> after the iteration
  *  RESULT     "iter=<i> exit=<code> signal=<n> user_s=<f> system_s=<f>
- *             elapsed_s=<f> maxrss_kb=<n> minflt=<n> majflt=<n>"
- *             (rusage of the measured phase as the workload reported it
- *             when it did, else wait4() rusage of the whole process)
+ *             elapsed_s=<f> maxrss_kb=<n> minflt=<n> majflt=<n>
+ *             [timed_out=<0|1>]" (rusage of the measured phase as the
+ *             workload reported it when it did, else wait4() rusage of the
+ *             whole process; timed_out: own.timeout_s passed and the
+ *             agent killed the program)
  *  ITER_END   "iter=<i> status=<ok|failed>"
  *  LOG        "level=<info|warn|error>"; body = message
  *  DONE       "iterations=<n>" - the agent is about to power off
@@ -92,7 +103,7 @@ enum mmrec_type {
 	MMREC_COUNTS = 11,
 	MMREC_SERIES = 12,
 	MMREC_TIERS = 13,
-	/* 14-15: taken by branches in flight (WL_FILE) */
+	MMREC_WL_FILE = 14,
 	MMREC_FILE = 16,
 	MMREC_TYPE_MAX = 16,
 };
@@ -200,10 +211,34 @@ int mmpath_ok(const char *path);
  *                           memory onlined movable
  *   tier.demotion           0/1 written to /sys/kernel/mm/numa/demotion_enabled
  * A tier setup that fails sends SETUP_ERROR what=tiers.
+ *
+ *   own                     1: a command workload (the user's program or
+ *                           module, docs/workloads.md) instead of
+ *                           /mmlab/workloads/<workload>; "workload" is then
+ *                           only the name of its metrics
+ *   own.arg.<i>             argv[i], i = 0, 1, ... in order; '%' and bytes
+ *                           outside '!'..'~' written as %XX
+ *   own.phase               whole (default): the process is the measured
+ *                           phase; handshake: ready/go/done on fds 3 and 4
+ *   own.timeout_s           the agent kills the program's process group
+ *                           (and as PID 1 every process) after this long
+ *   own.read.<i>            a file sent back after each iteration (WL_FILE),
+ *                           relative to OWN_WORKDIR or absolute
+ *   own.dmesg               1: send the iteration's kernel log (WL_OUTPUT
+ *                           stream=dmesg)
+ *   own.module              load /mmlab/modules/<name>.ko (finit_module with
+ *                           own.module_params, %XX-encoded): without a
+ *                           command its loading is the measured phase, with
+ *                           one it is loaded before the command starts;
+ *                           removed after the iteration
+ * The user's files and built program are in OWN_WORKDIR, the program runs
+ * there with PATH starting with it.
+ *
  * Kernel modules a workload needs (pagebench) are built by the host for
  * the variant's kernel and put in the per-boot cpio as /mmlab/modules/
  * <name>.ko; the workload loads them itself (finit_module).
  */
+#define OWN_WORKDIR "/mmlab/work"
 #define MMPLAN_PATH "/mmlab/plan"
 #define MMPLAN_MAX_SIZE (64u << 10)
 

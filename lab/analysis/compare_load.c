@@ -5,6 +5,7 @@
  * the time series) and samples CSV files.
  */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,32 @@ static json_t *run_facts(const json_t *run)
 	return o;
 }
 
+/*
+ * A command workload's metrics have the direction its job gave them
+ * (job_resolved.workload.metrics: fnmatch patterns of full names, in the
+ * job's order; a later one wins). Neutral is every unknown metric's
+ * direction already, so only lower and higher are applied.
+ */
+static void own_directions(struct comparison *c, const json_t *run)
+{
+	json_t *decl = json_object_get(
+		json_object_get(json_object_get(run, "job_resolved"), "workload"), "metrics");
+	enum metric_dir dir;
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(decl, i, d) {
+		const char *pat = json_string_value(json_object_get(d, "name"));
+		const char *ds = json_string_value(json_object_get(d, "direction"));
+
+		if (!pat || !ds || metric_dir_parse(ds, &dir) || dir == DIR_NEUTRAL)
+			continue;
+		for (size_t k = 0; k < c->nmetrics; k++)
+			if (!fnmatch(pat, c->metrics[k].name, 0))
+				c->metrics[k].dir = dir;
+	}
+}
+
 int cmp_add_run(struct comparison *c, const json_t *run)
 {
 	const char *id = json_string_value(json_object_get(run, "run"));
@@ -229,6 +256,7 @@ int cmp_add_run(struct comparison *c, const json_t *run)
 	json_array_foreach(vars, i, jv)
 		if (add_variant_json(c, run, id, jv) < 0)
 			return -1;
+	own_directions(c, run);
 	return 0;
 }
 

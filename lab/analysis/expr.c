@@ -118,6 +118,28 @@ static bool name_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == ':';
 }
 
+/*
+ * "stress-ng.vm.bogo-ops": a metric name in double quotes, for the names
+ * an unquoted name cannot spell (a '-' reads as a minus)
+ */
+static struct node *parse_quoted(struct parser *ps)
+{
+	const char *start = ps->p, *q = ps->p + 1;
+	struct node *e;
+
+	while (name_char(*q) || *q == '-')
+		q++;
+	if (*q != '"' || q == start + 1) {
+		perr(ps, "expected a metric name and a closing '\"' (names: A-Z a-z 0-9 _ . : -)");
+		return NULL;
+	}
+	ps->p = q + 1;
+	e = node(ps, OP_NAME, NULL, NULL, start, ps->p);
+	if (e)
+		e->name = xstrndup(start + 1, (size_t)(q - start - 1));
+	return e;
+}
+
 static struct node *parse_primary(struct parser *ps)
 {
 	const char *start;
@@ -161,6 +183,8 @@ static struct node *parse_primary(struct parser *ps)
 			e->name = xstrndup(start, (size_t)(ps->p - start));
 		return e;
 	}
+	if (*ps->p == '"')
+		return parse_quoted(ps);
 	perr(ps,
 	     *ps->p ? "expected a number, a metric name or '('" : "unexpected end of expression");
 	return NULL;

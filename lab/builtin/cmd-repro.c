@@ -34,6 +34,8 @@ static const struct opt_usage repro_usage = {
 		"otherwise), with a table of every run and the console lines that matched.\n"
 		"With a known-good variant ('good:' in the recipe) it also tests whether the\n"
 		"others differ from it significantly. The run is stored like 'mmlab run'.\n"
+		"A recipe's workload may be the reporter's own reproducer (command:, files:,\n"
+		"build:, metrics:, as in a job), its expectations on what the program prints.\n"
 		"\n"
 		"RECIPE is a file, or the name of one in the recipe directory ($MMLAB_REPRO_DIR,\n"
 		"default jobs/repro next to mmlab, or PREFIX/share/mmlab/jobs/repro).",

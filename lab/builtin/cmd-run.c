@@ -28,7 +28,14 @@ static const struct opt_usage run_usage = {
 	.synopsis = run_synopsis,
 	.text = "Boot each variant of JOB on its NUMA guest, run the workload for the\n"
 		"job's iterations (each a fresh boot by default), store every iteration in\n"
-		"the results store as it finishes, and print a per-variant summary.",
+		"the results store as it finishes, and print a per-variant summary.\n"
+		"\n"
+		"The workload is a built-in one (workload: { name: usemem, params: ... }) or\n"
+		"your own: a program (command: [argv...], with files:, a C build: compiled\n"
+		"statically on the host, metrics: extractors over its stdout, a JSON/YAML\n"
+		"file or the kernel log, timeout:, phase:) or an out-of-tree kernel module\n"
+		"(module:). On the initramfs a program must be static; the disk image runs\n"
+		"what its packages provide. See docs/workloads.md, \"Bring your own workload\".",
 	.footer = "Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
 		  "crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
 		  "or a bad job file. See docs/mmlab.md and docs/job-format.md.",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "guest/plan.h"
+#include "job/job_own.h"
 #include "lib/strbuf.h"
 #include "proto.h"
 
@@ -67,6 +68,47 @@ static void plan_tiers(const struct job_topology *t, struct kvlist *plan)
 	strbuf_release(&kmem);
 }
 
+/* '%' and bytes outside '!'..'~' as %XX: a plan value is one trimmed line */
+static char *plan_encode(const char *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+		if (*c == '%' || *c <= ' ' || *c > '~')
+			strbuf_addf(&sb, "%%%02X", *c);
+		else
+			strbuf_addf(&sb, "%c", *c);
+	return strbuf_detach(&sb);
+}
+
+static void plan_own(struct kvlist *plan, const struct job_own *o)
+{
+	char key[32], num[32], *v;
+
+	kvlist_set(plan, "own", "1");
+	kvlist_set(plan, "own.phase", o->phase == OWN_PHASE_HANDSHAKE ? "handshake" : "whole");
+	snprintf(num, sizeof(num), "%u", o->timeout_s);
+	kvlist_set(plan, "own.timeout_s", num);
+	for (size_t i = 0; i < o->argv.n; i++) {
+		snprintf(key, sizeof(key), "own.arg.%zu", i);
+		v = plan_encode(o->argv.v[i]);
+		kvlist_set(plan, key, v);
+		free(v);
+	}
+	for (size_t i = 0; i < o->read.n; i++) {
+		snprintf(key, sizeof(key), "own.read.%zu", i);
+		kvlist_set(plan, key, o->read.v[i]);
+	}
+	if (o->read_dmesg)
+		kvlist_set(plan, "own.dmesg", "1");
+	if (!o->has_module)
+		return;
+	kvlist_set(plan, "own.module", o->module.name);
+	v = plan_encode(o->module.param_text);
+	kvlist_set(plan, "own.module_params", v);
+	free(v);
+}
+
 void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 		const struct job_variant *v, unsigned int first, unsigned int count)
 {
@@ -80,6 +122,8 @@ void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 	kvlist_set(plan, "iterations", num);
 	kvlist_set(plan, "workload", job->workload.name);
 	plan_prefixed(plan, "param", &job->workload.params);
+	if (job->workload.own)
+		plan_own(plan, job->workload.own);
 	plan_prefixed(plan, "sysctl", &v->sysctl);
 	if (v->thp_enabled)
 		kvlist_set(plan, "thp.enabled", v->thp_enabled);

@@ -10,6 +10,7 @@
  *   collect.file.<i>=<encoded path> (collect_files)
  *   tier.report, tier.kmem, tier.demotion (a tiered topology; tier.modules
  *   comes with the modules, lab/kernel/tiermods.h)
+ *   own=1 and own.* for a command workload (common/proto.h)
  */
 #ifndef MMLAB_GUEST_PLAN_H
 #define MMLAB_GUEST_PLAN_H

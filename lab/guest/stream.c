@@ -312,6 +312,11 @@ static void on_wl_output(struct parse_ctx *c, const char *p, uint32_t len)
 	struct iter_state *it = get_iter(c, p, len, MMREC_WL_OUTPUT);
 	uint32_t blen;
 	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
+	char stream[16];
+
+	/* a command workload's raw output: the extractors' (guest/outputs.h) */
+	if (!mmrec_hdr_get(p, len, "stream", stream, sizeof(stream)))
+		return;
 
 	while (it && b < end) {
 		const char *nl = memchr(b, '\n', (size_t)(end - b));

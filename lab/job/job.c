@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "job/job.h"
+#include "job/job_own.h"
 #include "job/parse.h"
 #include "lib/util.h"
 
@@ -166,7 +167,7 @@ static void parse_job(struct job_yaml *y, yaml_node_t *root, struct job *job)
 	if (f[J_VARIANTS].val)
 		job_parse_variants(y, f[J_VARIANTS].val, job);
 	if (f[J_WORKLOAD].val)
-		job_parse_workload(y, f[J_WORKLOAD].val, &job->workload);
+		job_parse_workload(y, f[J_WORKLOAD].val, job->dir, &job->workload);
 	parse_iterations(y, f, job);
 	if (f[J_TIMEOUTS].val)
 		job_parse_timeouts(y, f[J_TIMEOUTS].val, &job->timeouts);
@@ -180,6 +181,7 @@ static void parse_job(struct job_yaml *y, yaml_node_t *root, struct job *job)
 	ext_parse(y, root, f + J_N, nf - J_N, job);
 	parse_source(y, root, f, job);
 	parse_disk(y, f, job);
+	job_check_own(y, job);
 }
 
 /* ---- libyaml passes ---- */
@@ -422,6 +424,7 @@ void job_free(struct job *job)
 	free(job->variants);
 	free(job->workload.name);
 	kvlist_free(&job->workload.params);
+	job_own_free(job->workload.own);
 	strlist_free(&job->collectors.tracepoints);
 	free(job->image.suite);
 	free(job->image.recipe);

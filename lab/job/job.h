@@ -15,6 +15,8 @@
 
 #include "lib/util.h"
 
+struct job_own;
+
 #define JOB_MAX_NODES 64
 #define JOB_MAX_VARIANTS 64
 #define JOB_NAME_MAX 64 /* job and variant names: [A-Za-z0-9._-]+ */
@@ -122,13 +124,15 @@ struct job_kernels {
  * defines is present (defaults filled in), in the table's order.
  */
 struct job_workload {
-	char *name;
+	char *name; /* a built-in's, or the metric prefix of a command */
 	struct kvlist params;
+	struct job_own *own; /* command:/module: given (NULL: a built-in); job_own.h */
 };
 
 struct job_timeouts {
 	unsigned int boot_s; /* kernel start to agent hello; default 120 */
 	unsigned int iteration_s; /* one measured iteration; default 600 */
+	bool iteration_given; /* the job set it (else a workload timeout may raise it) */
 };
 
 /*

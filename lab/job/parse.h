@@ -13,6 +13,8 @@
  *	topo_layout.c     the guest-physical memory layout of a topology
  *	parse_variants.c  variants: and kernels:
  *	parse_workload.c  workload: and its params
+ *	parse_own.c       a command workload's keys (job_own.h)
+ *	parse_metrics.c   its metrics: extractors
  *	parse_guest.c     image:, collect_files:, collectors:, timeouts:
  *
  * Every section parser reports through job_yaml_err() and goes on after an
@@ -75,7 +77,26 @@ void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology 
 void job_parse_hmat(struct job_yaml *y, yaml_node_t *n, struct job_topology *t, bool nodes_ok);
 void job_parse_variants(struct job_yaml *y, yaml_node_t *n, struct job *job);
 void job_parse_kernels(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_kernels *k);
-void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload *w);
+void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir,
+			struct job_workload *w);
+/* the keys of workload:, as job_parse_workload() fills them for job_parse_own() */
+enum {
+	W_NAME,
+	W_PARAMS,
+	W_COMMAND,
+	W_FILES,
+	W_BUILD,
+	W_METRICS,
+	W_TIMEOUT,
+	W_PHASE,
+	W_MODULE,
+	W_N
+};
+void job_parse_own(struct job_yaml *y, yaml_node_t *n, struct job_field *f, const char *dir,
+		   struct job_workload *w);
+void job_parse_metrics(struct job_yaml *y, yaml_node_t *n, struct job_workload *w);
+/* after every section: what a command workload asks of the rest of the job */
+void job_check_own(struct job_yaml *y, struct job *job);
 void job_parse_collectors(struct job_yaml *y, yaml_node_t *n, struct job_collectors *jc);
 void job_parse_timeouts(struct job_yaml *y, yaml_node_t *n, struct job_timeouts *t);
 void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_image *im);

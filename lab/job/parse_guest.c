@@ -295,6 +295,6 @@ void job_parse_timeouts(struct job_yaml *y, yaml_node_t *n, struct job_timeouts 
 	if (f[TM_BOOT].val)
 		job_yaml_duration(y, f[TM_BOOT].val, "timeouts.boot", 3600, &t->boot_s);
 	if (f[TM_ITERATION].val)
-		job_yaml_duration(y, f[TM_ITERATION].val, "timeouts.iteration", 7 * 86400,
-				  &t->iteration_s);
+		t->iteration_given = job_yaml_duration(y, f[TM_ITERATION].val, "timeouts.iteration",
+						       7 * 86400, &t->iteration_s);
 }

@@ -240,13 +240,26 @@ static void parse_params(struct job_yaml *y, yaml_node_t *n, const struct worklo
 	free(keys);
 }
 
-enum { W_NAME, W_PARAMS, W_N };
+/* own-workload keys given without command: or module: */
+static void own_keys_alone(struct job_yaml *y, struct job_field *f)
+{
+	char p[PATHLEN];
 
-void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload *w)
+	for (int k = W_COMMAND; k < W_N; k++)
+		if (k != W_MODULE && f[k].val)
+			job_yaml_err(
+				y, f[k].key_node->start_mark, job_pkey(p, "workload", f[k].key),
+				"belongs to a command workload; add 'command: [PROGRAM, ARGS...]' (or module:), or remove it to run the built-in");
+}
+
+void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir, struct job_workload *w)
 {
 	struct job_field f[W_N] = {
-		[W_NAME] = { .key = "name" },
-		[W_PARAMS] = { .key = "params" },
+		[W_NAME] = { .key = "name" },	    [W_PARAMS] = { .key = "params" },
+		[W_COMMAND] = { .key = "command" }, [W_FILES] = { .key = "files" },
+		[W_BUILD] = { .key = "build" },	    [W_METRICS] = { .key = "metrics" },
+		[W_TIMEOUT] = { .key = "timeout" }, [W_PHASE] = { .key = "phase" },
+		[W_MODULE] = { .key = "module" },
 	};
 	const struct workload_def *const *all = workload_all();
 	const struct workload_def *wd;
@@ -255,11 +268,19 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload 
 	const char *v;
 	size_t i;
 
-	if (!job_yaml_map(y, n, "workload",
-			  "a mapping such as { name: usemem, params: { size: 25% } }", f, W_N))
+	if (!job_yaml_map(
+		    y, n, "workload",
+		    "a mapping such as { name: usemem, params: { size: 25% } } or { command: [./repro] }",
+		    f, W_N))
 		return;
+	if (f[W_COMMAND].val || f[W_MODULE].val) {
+		job_parse_own(y, n, f, dir, w);
+		return;
+	}
+	own_keys_alone(y, f);
 	if (!f[W_NAME].val) {
-		job_yaml_missing(y, n, "workload", "name", "usemem");
+		job_yaml_missing(y, n, "workload", "name",
+				 "usemem' (a built-in workload) or 'command: [./repro]");
 		return;
 	}
 	v = job_yaml_scalar(y, f[W_NAME].val, "workload.name", "a workload name");
@@ -270,9 +291,10 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, struct job_workload 
 		for (i = 0; i < ARRAY_SIZE(names) - 1 && all[i]; i++)
 			names[i] = all[i]->name;
 		names[i] = NULL;
-		job_yaml_err(y, f[W_NAME].val->start_mark, "workload.name",
-			     "unknown workload '%s'; expected one of: %s", job_show(s, v),
-			     job_join(list, sizeof(list), names, ", "));
+		job_yaml_err(
+			y, f[W_NAME].val->start_mark, "workload.name",
+			"unknown workload '%s'; expected one of: %s (or your own program: command: [PROGRAM, ARGS...])",
+			job_show(s, v), job_join(list, sizeof(list), names, ", "));
 		return;
 	}
 	w->name = xstrdup(wd->name);

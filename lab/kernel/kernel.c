@@ -59,7 +59,7 @@ static void source_req(const struct job *job, size_t i, bool rebuild, struct kca
 		.fragments = (const char *const *)job->kernels.fragments.v,
 		.nfragments = job->kernels.fragments.n,
 		.rebuild = rebuild,
-		.want_kit = wlmodule_for_workload(job->workload.name) != NULL,
+		.want_kit = wlmodule_for_job(job) != NULL,
 	};
 	q->ops = xcalloc(v->revert.n + v->cherry_pick.n + v->apply.n + 1, sizeof(*q->ops));
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)

@@ -6,16 +6,39 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include "image/initramfs.h"
+#include "job/job.h"
+#include "job/job_own.h"
 #include "lib/spawn.h"
 #include "lib/util.h"
 #include "kernel/wlmodule.h"
 
 #define MODULE_BUILD_TIMEOUT_S 900
+#define WLMODULE_MAX_FILES 256
+#define WLMODULE_FILE_MAX (16 << 20)
 
 const char *wlmodule_for_workload(const char *workload)
 {
 	return workload && !strcmp(workload, "pagebench") ? "pagebench" : NULL;
+}
+
+const char *wlmodule_for_job(const struct job *job)
+{
+	const struct job_own *o = job->workload.own;
+
+	if (o)
+		return o->has_module ? o->module.name : NULL;
+	return wlmodule_for_workload(job->workload.name);
+}
+
+const char *wlmodule_src_for_job(const struct job *job)
+{
+	const struct job_own *o = job->workload.own;
+
+	return o && o->has_module ? o->module.src : NULL;
 }
 
 static char *try_dir(char *d)
@@ -50,10 +73,36 @@ char *wlmodule_build_dir(const char *kernel_path, const char *release)
 	return d;
 }
 
-static int copy_sources(const char *src, const char *dst)
+/* the regular files of a user's module directory (not its subdirectories) */
+static int copy_dir_files(const char *src, const char *dst)
+{
+	DIR *d = opendir(src);
+	struct dirent *e;
+	int ret = 0, n = 0;
+
+	if (!d)
+		return -1;
+	while (!ret && (e = readdir(d))) {
+		char *a = xasprintf("%s/%s", src, e->d_name);
+		char *b = xasprintf("%s/%s", dst, e->d_name);
+		struct stat st;
+
+		if (e->d_name[0] != '.' && !stat(a, &st) && S_ISREG(st.st_mode))
+			ret = ++n > WLMODULE_MAX_FILES || st.st_size > WLMODULE_FILE_MAX ||
+			      copy_file(a, b, 0644);
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	return ret ? -1 : 0;
+}
+
+/* the lab's module: its Kbuild and <name>.c from the guest directory */
+static int copy_sources(const char *src, const char *dst, const char *name)
 {
 	static const char *const files[] = { "Kbuild", NULL };
-	int ret = 0;
+	char *csrc = xasprintf("%s/%s.c", src, name), *cdst = xasprintf("%s/%s.c", dst, name);
+	int ret = copy_file(csrc, cdst, 0644);
 
 	for (size_t i = 0; files[i] && !ret; i++) {
 		char *a = xasprintf("%s/%s", src, files[i]);
@@ -63,16 +112,18 @@ static int copy_sources(const char *src, const char *dst)
 		free(a);
 		free(b);
 	}
+	free(csrc);
+	free(cdst);
 	return ret;
 }
 
-char *wlmodule_build(const char *name, const char *kernel_path, const char *release,
-		     const char *out_dir)
+char *wlmodule_build(const char *name, const char *src_dir, const char *kernel_path,
+		     const char *release, const char *out_dir)
 {
 	char *kdir = wlmodule_build_dir(kernel_path, release);
-	char *src = xasprintf("%s/modules-src/%s", image_guest_dir(), name);
+	char *src = src_dir ? xstrdup(src_dir) :
+			      xasprintf("%s/modules-src/%s", image_guest_dir(), name);
 	char *dst = xasprintf("%s/%s", out_dir, name);
-	char *csrc = xasprintf("%s/%s.c", src, name), *cdst = xasprintf("%s/%s.c", dst, name);
 	char *ko = xasprintf("%s/%s.ko", dst, name), *m = xasprintf("M=%s", dst);
 	const char *argv[] = { "make", "-C", kdir, m, "modules", NULL };
 	struct spawn_opts o = { .timeout_s = MODULE_BUILD_TIMEOUT_S, .capture_max = 16384 };
@@ -87,16 +138,19 @@ char *wlmodule_build(const char *name, const char *kernel_path, const char *rele
 		goto out;
 	}
 	argv[2] = kdir;
-	if (mkdir_p(dst, 0755) || copy_sources(src, dst) || copy_file(csrc, cdst, 0644)) {
-		lab_err("cannot copy the %s module source from %s; run 'make'", name, src);
+	if (mkdir_p(dst, 0755) ||
+	    (src_dir ? copy_dir_files(src, dst) : copy_sources(src, dst, name))) {
+		lab_err("cannot copy the %s module source from %s%s", name, src,
+			src_dir ? " (at most 256 regular files of 16 MiB each)" : "; run 'make'");
 		goto out;
 	}
 	lab_info("building the %s module for %s against %s", name, release, kdir);
 	if (spawn_run(argv, &o, &r) || access(ko, R_OK)) {
 		char how[64];
 
-		lab_err("building the %s module against %s failed (make %s); its output:\n%s", name,
-			kdir, spawn_describe(&r, o.timeout_s, how, sizeof(how)),
+		lab_err("building the %s module against %s failed (make %s%s%s); its output:\n%s",
+			name, kdir, spawn_describe(&r, o.timeout_s, how, sizeof(how)),
+			r.exit_code == 0 ? ", but made no " : "", r.exit_code == 0 ? ko : "",
 			r.out ? r.out : "");
 		spawn_result_free(&r);
 		goto out;
@@ -108,8 +162,6 @@ out:
 	free(kdir);
 	free(src);
 	free(dst);
-	free(csrc);
-	free(cdst);
 	free(ko);
 	free(m);
 	return ret;

@@ -10,8 +10,9 @@
  *   domain   the libvirt domain XML, placed as the queue says; the domains
  *            of earlier attempts of the boot destroyed
  *   watch    run the domain to poweroff, crash, deadline or a signal
- *   collect  what the agent sent on ttyS1, the files the job collects (FILE
- *            records in it, guest/files.h), the console log
+ *   collect  what the agent sent on ttyS1 (a command workload's outputs
+ *            and the files the job collects in it: WL_FILE and FILE
+ *            records), the console log
  *   record   each iteration into the store (record.c)
  */
 #include <errno.h>
@@ -90,6 +91,7 @@ static void boot_ctx_release(struct boot_ctx *bc)
 	json_decref(bc->out.agent);
 	json_decref(bc->out.files);
 	payload_release(&bc->files);
+	guest_outputs_free(&bc->out.outputs);
 	free(bc->xml);
 	if (bc->data)
 		munmap(bc->data, bc->dlen);
@@ -135,7 +137,8 @@ static int tier_files(const struct run *r, const struct boot *b, struct boot_ctx
 
 /*
  * The boot's files beside its image, the same list for both image kinds:
- * the plan, the workload's module built for the boot's kernel and, on a
+ * the plan, a command workload's files and program, the workload's module
+ * built for the boot's kernel and, on a
  * disk image, the variant's own modules tree (an initramfs lives in the
  * guest's memory, where a whole module tree does not belong).
  */
@@ -147,9 +150,12 @@ static int boot_files(const struct run *r, const struct boot *b, struct boot_ctx
 
 	if (tier_files(r, b, bc) || payload_add_plan(&bc->files, &bc->plan))
 		return -1;
+	/* a command workload's files and program (own.c) */
+	for (size_t i = 0; i < r->guest_files.n; i++)
+		payload_add_file(&bc->files, r->guest_files.v[i].key, r->guest_files.v[i].value,
+				 PAYLOAD_MODE_HOST);
 	if (r->modules && r->modules[b->variant]) {
-		gp = xasprintf("/mmlab/modules/%s.ko",
-			       wlmodule_for_workload(r->job->workload.name));
+		gp = xasprintf("/mmlab/modules/%s.ko", wlmodule_for_job(r->job));
 		payload_add_file(&bc->files, gp, r->modules[b->variant], 0644);
 		free(gp);
 	}
@@ -411,6 +417,8 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 		return -1;
 	bc->out.agent =
 		agent_parse_stream(bc->data ? bc->data : "", bc->dlen, r->job->workload.name);
+	if (r->job->workload.own && bc->data)
+		guest_outputs_parse(bc->data, bc->dlen, &bc->out.outputs);
 	se = json_object_get(bc->out.agent, "setup_error");
 	if (se) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",

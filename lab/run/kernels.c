@@ -113,7 +113,7 @@ static int check_tier_modules(struct run *r)
 /* the workload's kernel module: is there a tree to build it against? */
 int run_check_modules(struct run *r)
 {
-	const char *mod = wlmodule_for_workload(r->job->workload.name);
+	const char *mod = wlmodule_for_job(r->job);
 
 	if (check_tier_modules(r))
 		return -1;
@@ -145,7 +145,7 @@ int run_check_modules(struct run *r)
 
 int run_build_modules(struct run *r)
 {
-	const char *mod = wlmodule_for_workload(r->job->workload.name);
+	const char *mod = wlmodule_for_job(r->job);
 
 	if (!mod)
 		return 0;
@@ -157,7 +157,8 @@ int run_build_modules(struct run *r)
 		if (!bootable(ki))
 			continue;
 		dir = xasprintf("%s/modules-%zu", r->stage, i);
-		r->modules[i] = wlmodule_build(mod, ki->path, ki->release, dir);
+		r->modules[i] = wlmodule_build(mod, wlmodule_src_for_job(r->job), ki->path,
+					       ki->release, dir);
 		free(dir);
 		if (!r->modules[i])
 			return -1;

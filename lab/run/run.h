@@ -11,6 +11,8 @@
  *   schedule.c  the boots of a run, their order, running them; the observer twins
  *   boot.c      one boot: stage -> domain -> watch -> collect -> record
  *   record.c    storing the iterations of a boot (record)
+ *   own.c       a command workload: its build and files before the boots,
+ *               its outputs and metrics in each iteration's record
  *   until.c     --until-significant: rounds of boots until precise
  *   stage.c     the staging directories
  *   signals.c   SIGINT and SIGTERM during a run
@@ -27,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "guest/outputs.h"
 #include "image/diskimage.h"
 #include "image/initramfs.h"
 #include "job/job.h"
@@ -78,6 +81,12 @@ struct run {
 	struct run_record rec; /* its run.json */
 	struct kernel_info *kernels; /* per variant */
 	char **modules; /* per variant: the workload's .ko, or NULL */
+	/*
+	 * A command workload's files for every boot, guest path (from /) ->
+	 * host path: its files: and built program (own.c). boot.c hands them,
+	 * with the module, to the image code in one list.
+	 */
+	struct kvlist guest_files;
 	struct image img; /* the initramfs */
 	struct vm_host *host;
 	struct accel_choice accel;
@@ -131,6 +140,7 @@ int run_boot(struct run *r, const struct boot *b, struct progress *pg);
 
 /* what a boot leaves for its record */
 struct boot_out {
+	struct guest_outputs outputs; /* a command workload's (guest/outputs.h) */
 	const char *dir; /* the boot's directory: console.log, agent.bin, files/ */
 	const char *data_file; /* in dir: the stream stored as agent.bin (without FILE records) */
 	const char *domain; /* its domain's name */
@@ -144,6 +154,11 @@ struct boot_out {
 int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 		struct progress *pg);
 int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);
+
+/* own.c */
+int run_own_prepare(struct run *r);
+void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
+		    const char *dir);
 
 /* until.c */
 int run_until_significant(struct run *r, const struct run_opts *o);

@@ -95,7 +95,7 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 	if (!spec_ok(&spec))
 		return EXIT_USAGE;
 	ret = o->resume ? run_load_resume(&r, o->resume) : run_load_new(&r, o);
-	if (!ret && (run_resolve_kernels(&r) || run_check_modules(&r)))
+	if (!ret && (run_own_prepare(&r) || run_resolve_kernels(&r) || run_check_modules(&r)))
 		ret = EXIT_USAGE;
 	if (ret) {
 		run_free(&r);
@@ -138,7 +138,7 @@ int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 	if (!spec_ok(&spec))
 		return EXIT_USAGE;
 	ret = run_load_new(&r, o);
-	if (!ret && run_resolve_kernels(&r))
+	if (!ret && (run_own_prepare(&r) || run_resolve_kernels(&r)))
 		ret = EXIT_USAGE;
 	if (ret) {
 		run_free(&r);
@@ -208,7 +208,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant, unsign
 	ret = 0;
 	if (run_boot_done(&r, &b))
 		goto out;
-	ret = boot_kernel(&r, &b);
+	ret = run_own_prepare(&r) ? EXIT_USAGE : boot_kernel(&r, &b);
 	if (ret)
 		goto out;
 	ret = EXIT_RUN_FAILED;

@@ -271,6 +271,7 @@ void run_free(struct run *r)
 	for (size_t i = 0; r->modules && i < r->job->nvariants; i++)
 		free(r->modules[i]);
 	free(r->modules);
+	kvlist_free(&r->guest_files);
 	stage_done(r->stage);
 	free(r->stage);
 	if (r->kernels)

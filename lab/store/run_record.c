@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job/job_own.h"
 #include "store/run_record.h"
 
 /* ---- reading: move a key out of o into a typed field ---------------- */
@@ -446,6 +447,62 @@ static json_t *collectors_json(const struct job *job)
 	return json_pack("{s:b, s:o}", "enabled", !job->collectors.disabled, "tracepoints", tp);
 }
 
+static json_t *strlist_json(const struct strlist *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}
+
+/* a command workload's metrics: the patterns each extractor's unit and direction cover */
+static json_t *own_metrics_json(const char *wl, const struct job_own *o)
+{
+	json_t *a = json_array();
+	char *pat[OWN_PATTERNS_MAX];
+
+	for (size_t i = 0; i < o->nmetrics; i++) {
+		const struct own_metric *m = &o->metrics[i];
+		size_t n = own_metric_patterns(wl, m, pat);
+
+		for (size_t k = 0; k < n; k++) {
+			json_array_append_new(
+				a, json_pack("{s:s, s:s?, s:s, s:s, s:I}", "name", pat[k], "unit",
+					     m->unit, "direction", own_dir_name(m->dir), "from",
+					     own_from_name(m->from), "extractor", (json_int_t)i));
+			free(pat[k]);
+		}
+	}
+	return a;
+}
+
+/* the command workload's keys in job_resolved.workload */
+static void own_json(json_t *wl, const struct job_workload *w)
+{
+	const struct job_own *o = w->own;
+	json_t *files = json_array();
+
+	for (size_t i = 0; i < o->nfiles; i++)
+		json_array_append_new(files, json_string(o->files[i].dst));
+	json_object_set_new(wl, "command", strlist_json(&o->argv));
+	json_object_set_new(wl, "files", files);
+	json_object_set_new(wl, "phase",
+			    json_string(o->phase == OWN_PHASE_HANDSHAKE ? "handshake" : "whole"));
+	json_object_set_new(wl, "timeout_s", json_integer(o->timeout_s));
+	if (o->has_build)
+		json_object_set_new(
+			wl, "build",
+			json_pack("{s:o, s:o, s:o, s:s}", "c", strlist_json(&o->build.sources),
+				  "cflags", strlist_json(&o->build.cflags), "ldflags",
+				  strlist_json(&o->build.ldflags), "output", o->build.output));
+	if (o->has_module)
+		json_object_set_new(wl, "module",
+				    json_pack("{s:s, s:s}", "name", o->module.name, "params",
+					      o->module.param_text));
+	json_object_set_new(wl, "metrics", own_metrics_json(w->name, o));
+}
+
 static json_t *job_json(const struct job *job)
 {
 	json_t *vars = json_array(), *nodes = json_array(), *dist = json_array();
@@ -487,6 +544,15 @@ static json_t *job_json(const struct job *job)
 			 "accel", accel_mode_name(job->accel), "collectors", collectors_json(job));
 }
 
+static json_t *job_json_all(const struct job *job)
+{
+	json_t *j = job_json(job);
+
+	if (job->workload.own)
+		own_json(json_object_get(j, "workload"), &job->workload);
+	return j;
+}
+
 static json_t *job_image_json(const struct job *job)
 {
 	json_t *pk = json_array(), *cf = json_array();
@@ -505,7 +571,7 @@ static json_t *job_image_json(const struct job *job)
 void run_record_set_job(struct run_record *rec, const struct job *job)
 {
 	json_decref(rec->job_resolved);
-	rec->job_resolved = job_json(job);
+	rec->job_resolved = job_json_all(job);
 	json_object_set_new(rec->job_resolved, "image", job_image_json(job));
 }
 

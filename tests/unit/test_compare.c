@@ -401,6 +401,34 @@ static void test_builtin_and_work(void **state)
 	cmp_free(c);
 }
 
+/* a command workload's metrics take the directions its job gave (job_resolved) */
+static void test_own_directions(void **state)
+{
+	static const char run_text[] =
+		"{\"run\": \"r1\", \"job_resolved\": {\"workload\": {\"name\": \"w\", \"metrics\": ["
+		"  {\"name\": \"w.*\", \"direction\": \"neutral\"},"
+		"  {\"name\": \"w.lat\", \"direction\": \"lower\", \"unit\": \"us\"},"
+		"  {\"name\": \"w.*.bops\", \"direction\": \"higher\"},"
+		"  {\"name\": \"w.ops\", \"direction\": \"higher\"}]}},"
+		" \"variants\": [{\"name\": \"a\", \"iterations\": ["
+		"  {\"status\": \"ok\", \"metrics\": {\"w.lat\": 1, \"w.ops\": 5, \"w.vm.bops\": 3, \"w.x\": 1}},"
+		"  {\"status\": \"ok\", \"metrics\": {\"w.lat\": 2, \"w.ops\": 6, \"w.vm.bops\": 4, \"w.x\": 2}}]}]}";
+	struct comparison *c = cmp_new();
+	json_t *run = json_loads(run_text, 0, NULL);
+
+	(void)state;
+	assert_non_null(run);
+	assert_int_equal(cmp_add_run(c, run), 0);
+	json_decref(run);
+	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
+	assert_int_equal(metric(c, "w.lat")->dir, DIR_LOWER);
+	assert_int_equal(metric(c, "w.ops")->dir, DIR_HIGHER);
+	assert_int_equal(metric(c, "w.vm.bops")->dir, DIR_HIGHER);
+	assert_int_equal(metric(c, "w.x")->dir, DIR_NEUTRAL);
+	assert_string_equal(cmp_mean_label(metric(c, "w.ops")), "Hmean");
+	cmp_free(c);
+}
+
 static struct comparison *from_fixture_run(const char *name)
 {
 	struct comparison *c = cmp_new();
@@ -827,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_derived),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_builtin_and_work),
+		cmocka_unit_test(test_own_directions),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_golden_demo),
 		cmocka_unit_test(test_summary_count),

@@ -19,6 +19,7 @@ static int lookup(void *ctx, const char *name, double *val)
 		double v;
 	} vars[] = {
 		{ "a", 6 },
+		{ "sng-x", 7 },
 		{ "b", 3 },
 		{ "zero", 0 },
 		{ "nan", NAN },
@@ -181,12 +182,35 @@ static void test_limits(void **state)
 	assert_string_equal(err, "division by zero: \"b - 3\" is 0");
 }
 
+/* a name a '-' is part of, in double quotes (a command workload's "stress-ng.vm...") */
+static void test_quoted(void **state)
+{
+	char err[128];
+	struct expr *e = expr_parse("\"stress-ng.vm.bogo-ops\" / 2 - \"a\"", err, sizeof(err));
+	struct strlist names = { 0 };
+	double v;
+
+	(void)state;
+	assert_non_null(e);
+	expr_names(e, &names);
+	assert_int_equal(names.n, 2);
+	assert_string_equal(names.v[0], "stress-ng.vm.bogo-ops");
+	assert_string_equal(names.v[1], "a");
+	strlist_free(&names);
+	expr_free(e);
+	assert_true(ev("\"sng-x\" * 2") == 14);
+	assert_int_equal(eval("\"a b\"", &v, err, sizeof(err)), -2);
+	assert_int_equal(eval("\"\"", &v, err, sizeof(err)), -2);
+	assert_int_equal(eval("\"a", &v, err, sizeof(err)), -2);
+	assert_non_null(strstr(err, "closing"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arith),  cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_depth),  cmocka_unit_test(test_names),
-		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_limits), cmocka_unit_test(test_quoted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

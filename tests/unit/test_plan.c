@@ -10,8 +10,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+/* the agent's static parse_uint() is not lib/util.h's */
+#define parse_uint agent_parse_uint
 #include "../../collectors/plan.c"
 #include "lib/strbuf.h"
+#undef parse_uint
+
+#include "guest/plan.h"
+#include "image/payload.h"
+#include "job/job.h"
+#include "job/job_own.h"
 
 static struct plan p;
 
@@ -124,13 +132,60 @@ static void test_files(void **state)
 	strbuf_release(&many);
 }
 
+/* a command workload's plan, as the host writes it, read back exactly by the agent */
+static void test_own_roundtrip(void **state)
+{
+	static const char yaml[] =
+		"name: x\nvariants: [ { name: b } ]\ntopology: { nodes: 1, memory_per_node: 256M }\n"
+		"workload:\n  name: mine\n"
+		"  command: [./prog, \" two  words \", \"100%\", \"$HOME;x=y\", \"ü=é\", \"a%41\"]\n"
+		"  phase: handshake\n  timeout: 90s\n"
+		"  metrics:\n"
+		"    - { from: json, file: out.json, path: a, name: a }\n"
+		"    - { from: dmesg, regex: \"x ([0-9]+)\", name: x }\n"
+		"    - { from: yaml, file: /proc/mine, name: y }\n";
+	struct job *job = NULL;
+	struct kvlist plan = { 0 };
+	char *text;
+
+	(void)state;
+	assert_int_equal(job_load_buffer("t.yaml", yaml, strlen(yaml), "/tmp", &job), 0);
+	guest_plan(&plan, "run1", job, &job->variants[0], 0, 2);
+	text = payload_plan_text(&plan);
+	assert_int_equal(parse(text), 0);
+	assert_string_equal(p.workload, "mine");
+	assert_int_equal(p.own, 1);
+	assert_int_equal(p.own_handshake, 1);
+	assert_int_equal(p.own_timeout_s, 90);
+	assert_int_equal(p.own_argc, 6);
+	for (unsigned int i = 0; i < p.own_argc; i++)
+		assert_string_equal(p.own_argv[i], job->workload.own->argv.v[i]);
+	assert_int_equal(p.own_nread, 2);
+	assert_string_equal(p.own_read[0], "out.json");
+	assert_string_equal(p.own_read[1], "/proc/mine");
+	assert_int_equal(p.own_dmesg, 1);
+	assert_string_equal(p.own_module, "");
+	free(text);
+	kvlist_free(&plan);
+	job_free(job);
+	/* what the agent refuses */
+	assert_int_equal(parse("workload=x\nown=1\n"), -1); /* no command, no module */
+	assert_int_equal(parse("workload=x\nown=1\nown.arg.1=a\n"), -1); /* not in order */
+	assert_int_equal(parse("workload=x\nown=1\nown.arg.0=%4\n"), -1);
+	assert_int_equal(parse("workload=x\nown=1\nown.arg.0=a\nown.read.0=../x\n"), -1);
+	assert_int_equal(parse("workload=x\nown=1\nown.module=../x\n"), -1);
+	assert_int_equal(parse("workload=x\nown=1\nown.module=m\nown.phase=half\n"), -1);
+	assert_int_equal(
+		parse("workload=x\nown=1\nown.module=m\nown.module_params=a%3D1%20b%3D2\n"), 0);
+	assert_string_equal(p.own_module_params, "a=1 b=2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_tiers),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_full),	      cmocka_unit_test(test_tiers),
+		cmocka_unit_test(test_bad),	      cmocka_unit_test(test_files),
+		cmocka_unit_test(test_own_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

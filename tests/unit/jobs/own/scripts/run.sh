@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "elapsed_s 1"
