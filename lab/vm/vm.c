@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libvirt/libvirt.h>
@@ -34,6 +37,7 @@ struct vm_host {
 	char *uri;
 	vm_tick_fn tick;
 	void *tick_arg;
+	char *output_path; /* vm_set_output_watch() */
 	bool quiet;
 };
 
@@ -43,6 +47,9 @@ struct vm_watch {
 	bool stopped, crashed, paused_bad, reset;
 	int stop_detail; /* VIR_DOMAIN_EVENT_STOPPED_* */
 	char why[256];
+	const char *output_path; /* the watched file, or NULL */
+	double first_output; /* its first write */
+	double create_real; /* CLOCK_REALTIME at the create call */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -151,6 +158,7 @@ void vm_disconnect(struct vm_host *h)
 	if (!h)
 		return;
 	virConnectClose(h->conn);
+	free(h->output_path);
 	free(h->uri);
 	free(h);
 }
@@ -164,6 +172,12 @@ void vm_set_tick(struct vm_host *h, vm_tick_fn fn, void *arg)
 {
 	h->tick = fn;
 	h->tick_arg = arg;
+}
+
+void vm_set_output_watch(struct vm_host *h, const char *path)
+{
+	free(h->output_path);
+	h->output_path = path ? xstrdup(path) : NULL;
 }
 
 void vm_set_quiet(struct vm_host *h, bool quiet)
@@ -387,13 +401,72 @@ static void destroy_domain(virDomainPtr dom)
 
 struct vm_events {
 	int lifecycle, reboot, timer;
+	int output, output_fd; /* the inotify handle and fd of the watched file */
 };
+
+/*
+ * The watched file's first write: the first change that leaves it
+ * non-empty. libvirt may replace the file when it opens it for QEMU, so
+ * its directory is watched for a new one, and the file's watch follows
+ * the path. Then the handle sleeps: a serial port's file is written a
+ * byte at a time.
+ */
+static void output_cb(int watch, int fd, int events, void *opaque)
+{
+	struct vm_watch *w = opaque;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct stat st;
+
+	(void)events;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	inotify_add_watch(fd, w->output_path, IN_MODIFY);
+	if (stat(w->output_path, &st) || !st.st_size)
+		return;
+	w->first_output = now_monotonic();
+	virEventUpdateHandle(watch, 0);
+}
+
+/* watch path for writes and its directory for a new file of that name */
+static int output_watch(int fd, const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int ret = -1;
+
+	if (slash) {
+		*slash = '\0';
+		if (inotify_add_watch(fd, *dir ? dir : "/", IN_CREATE | IN_MOVED_TO) >= 0 &&
+		    inotify_add_watch(fd, path, IN_MODIFY) >= 0)
+			ret = 0;
+	}
+	free(dir);
+	return ret;
+}
+
+static void output_register(struct vm_host *h, struct vm_watch *w, struct vm_events *ev)
+{
+	ev->output = ev->output_fd = -1;
+	if (!h->output_path)
+		return;
+	ev->output_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ev->output_fd < 0)
+		return;
+	w->output_path = h->output_path;
+	if (!output_watch(ev->output_fd, h->output_path))
+		ev->output = virEventAddHandle(ev->output_fd, VIR_EVENT_HANDLE_READABLE, output_cb,
+					       w, NULL);
+	if (ev->output < 0) {
+		close(ev->output_fd);
+		ev->output_fd = -1;
+	}
+}
 
 static void events_register(struct vm_host *h, struct vm_watch *w, struct vm_events *ev)
 {
-	ev->lifecycle = ev->reboot = ev->timer = -1;
+	ev->lifecycle = ev->reboot = ev->timer = ev->output = ev->output_fd = -1;
 	if (!event_loop_ok)
 		return;
+	output_register(h, w, ev);
 	ev->lifecycle = virConnectDomainEventRegisterAny(
 		h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))lifecycle_cb), w, NULL);
@@ -411,6 +484,37 @@ static void events_unregister(struct vm_host *h, struct vm_events *ev)
 		virConnectDomainEventDeregisterAny(h->conn, ev->reboot);
 	if (ev->timer >= 0)
 		virEventRemoveTimeout(ev->timer);
+	/* a removed handle is never polled again: its fd may close now */
+	if (ev->output >= 0)
+		virEventRemoveHandle(ev->output);
+	if (ev->output_fd >= 0)
+		close(ev->output_fd);
+}
+
+static double realtime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The last write to the watched file, from its mtime (the kernel's coarse
+ * clock: a few ms) moved from the realtime to the monotonic clock; 0 when
+ * it was not written since create_real.
+ */
+static double last_output(const struct vm_host *h, double create_real)
+{
+	struct stat st;
+	double mtime, now_mono = now_monotonic();
+
+	if (!h->output_path || stat(h->output_path, &st) || !st.st_size)
+		return 0;
+	mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	if (mtime < create_real)
+		return 0;
+	return now_mono - (realtime_now() - mtime);
 }
 
 /*
@@ -522,7 +626,10 @@ static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_even
 
 	while (!check_once(h, dom, ev, w, t0, deadline, res))
 		turn(ev, w);
-	res->elapsed_s = now_monotonic() - t0;
+	res->t.outcome = now_monotonic();
+	res->elapsed_s = res->t.outcome - t0;
+	res->t.first_output = w->first_output;
+	res->t.last_output = last_output(h, w->create_real);
 	destroy_domain(dom);
 	if (res->outcome == VM_CRASHED)
 		add_qemu_log_error(h, w->name, res->detail, sizeof(res->detail));
@@ -535,7 +642,7 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	struct vm_watch w = { 0 };
 	struct vm_events ev;
 	virDomainPtr dom;
-	double t0 = now_monotonic();
+	double t0;
 	char *name = xml_domain_name(xml);
 	int rc;
 
@@ -550,7 +657,10 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	w.name = name;
 	events_register(h, &w, &ev);
 	last_error[0] = '\0';
+	w.create_real = realtime_now();
+	res->t.create = t0 = now_monotonic();
 	dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	res->t.started = now_monotonic();
 	if (!dom) {
 		res->outcome = VM_ERROR;
 		res->elapsed_s = now_monotonic() - t0;
@@ -566,6 +676,7 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	rc = run_created(h, dom, &ev, &w, t0, deadline_s, res);
 	events_unregister(h, &ev);
 	virDomainFree(dom);
+	res->t.torn_down = now_monotonic();
 	free(name);
 	return rc;
 }

@@ -61,9 +61,23 @@ enum vm_outcome {
 };
 const char *vm_outcome_name(enum vm_outcome o); /* "poweroff", ... */
 
+/*
+ * When vm_run() reached each of its steps, in now_monotonic() seconds; 0
+ * for a step it did not reach or could not see.
+ */
+struct vm_times {
+	double create; /* virDomainCreateXML() called */
+	double started; /* it returned: QEMU runs the guest */
+	double first_output; /* the watched file's first write (vm_set_output_watch) */
+	double last_output; /* its last write before the outcome */
+	double outcome; /* the watch loop knew the outcome */
+	double torn_down; /* the domain destroyed, its events deregistered */
+};
+
 struct vm_result {
 	enum vm_outcome outcome;
 	double elapsed_s; /* create call to the outcome (not the destroy) */
+	struct vm_times t;
 	char detail[512]; /* what libvirt said, human-readable */
 	/*
 	 * libvirt sent a REBOOT event. Measured with libvirt 9.0 and
@@ -88,6 +102,14 @@ struct vm_result {
 #define VM_TICK_STOP 2
 typedef int (*vm_tick_fn)(double elapsed_s, void *arg);
 void vm_set_tick(struct vm_host *h, vm_tick_fn fn, void *arg);
+
+/*
+ * A local file the guest writes to (a serial port's file), or NULL: vm_run()
+ * times its first write (inotify) and its last one (its mtime at the
+ * outcome) into res->t. The file must exist before vm_run(); it is not
+ * read. Without inotify, or for a remote URI, the times stay 0.
+ */
+void vm_set_output_watch(struct vm_host *h, const char *path);
 
 /* quiet: vm_run() does not print when creation fails (res->detail says why) */
 void vm_set_quiet(struct vm_host *h, bool quiet);
