@@ -12,10 +12,13 @@
  *            console log
  *   record   each iteration into the store (record.c)
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -219,6 +222,19 @@ static int boot_tick(double elapsed_s, void *arg)
 	return VM_TICK_CONTINUE;
 }
 
+/* an empty file at path */
+static int make_empty(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		lab_err("cannot create %s: %s; check the staging directory", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx *bc,
 		      struct progress *pg)
 {
@@ -233,9 +249,14 @@ static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx
 	struct vm_result *vr = &bc->out.vr;
 
 	progress_status(pg, "%s: booting", bc->label);
+	/* the data channel's file, made now so that vm_run() can time its writes */
+	if (make_empty(bc->data_path))
+		return -1;
 	vm_set_tick(r->host, boot_tick, &tc);
+	vm_set_output_watch(r->host, bc->data_path);
 	/* the outcome says it all; -1 is only VM_ERROR */
 	vm_run(r->host, bc->xml, tc.deadline, vr);
+	vm_set_output_watch(r->host, NULL);
 	vm_set_tick(r->host, NULL, NULL);
 	if (vr->outcome == VM_ERROR) {
 		lab_err("variant '%s' iteration %u: the domain did not start: %s", v->name,
@@ -287,13 +308,16 @@ int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	int ret;
 
 	boot_ctx_init(&bc, r, b);
+	bc.out.clock.begin = now_monotonic();
 	ret = boot_stage(r, b, &bc, pg);
+	bc.out.clock.staged = now_monotonic();
 	if (!ret)
 		ret = boot_domain(r, &bc);
 	if (!ret)
 		ret = boot_watch(r, b, &bc, pg);
 	if (!ret)
 		ret = boot_collect(r, b, &bc, pg);
+	bc.out.clock.collected = now_monotonic();
 	if (!ret)
 		ret = record_boot(r, b, &bc.out, pg);
 	boot_ctx_release(&bc);
