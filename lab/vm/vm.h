@@ -3,10 +3,11 @@
  * vm.h - running one guest through the libvirt C API.
  *
  * A guest is a transient domain started with VIR_DOMAIN_START_AUTODESTROY
- * (so it dies with our connection if mmlab is killed) and always destroyed
- * before vm_run() returns. vm_run() watches lifecycle events from the
- * libvirt default event loop and polls the domain state every 100 ms as a
- * fallback, so a deadline or a stop request is honoured within ~0.2 s.
+ * (so it dies with our connection if mmlab is killed), destroyed before
+ * vm_run() returns or, when it shut itself down, by libvirt and waited for
+ * by vm_reap(). vm_run() watches lifecycle events from the libvirt default
+ * event loop and polls the domain state every 100 ms as a fallback, so a
+ * deadline or a stop request is honoured within ~0.2 s.
  */
 #ifndef MMLAB_VM_H
 #define MMLAB_VM_H
@@ -117,11 +118,19 @@ void vm_set_quiet(struct vm_host *h, bool quiet);
 /*
  * Create a transient domain from xml and wait until it stops, the deadline
  * (seconds from now) passes, or vm_request_stop() is called. The domain is
- * destroyed on every path. Returns 0 when an outcome was reached (res says
+ * destroyed on every path: by vm_run(), or, when the guest shut itself
+ * down, by libvirt (on_poweroff), which takes a few hundred ms that
+ * vm_run() does not wait for: vm_reap() does, and the next vm_run() and
+ * vm_disconnect() call it. Returns 0 when an outcome was reached (res says
  * which), -1 only for VM_ERROR (creation failed; the message includes
  * libvirt's error and res->detail holds it too).
  */
 int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res);
+/*
+ * Wait until libvirt has destroyed the domain of the last vm_run() whose
+ * guest shut down (up to 10 s, then destroy it); nothing when there is none.
+ */
+void vm_reap(struct vm_host *h);
 
 /* async-signal-safe: make the running (or next) vm_run() stop */
 void vm_request_stop(void);
