@@ -208,25 +208,46 @@ static void set_version(json_t *o, const char *key, unsigned long v)
 	json_object_set_new(o, key, json_string(buf));
 }
 
-json_t *vm_host_facts(struct vm_host *h)
+json_t *vm_host_id(struct vm_host *h)
 {
-	unsigned long lib = 0, hv = 0;
+	unsigned long lib = 0;
 	char *host;
 	json_t *o;
 
-	if (virConnectGetLibVersion(h->conn, &lib) < 0 || virConnectGetVersion(h->conn, &hv) < 0) {
-		lab_err("cannot get libvirt/QEMU versions from %s: %s; check that libvirtd is still running",
+	if (virConnectGetLibVersion(h->conn, &lib) < 0) {
+		lab_err("cannot get the libvirt version from %s: %s; check that libvirtd is still running",
 			h->uri, last_error);
 		return NULL;
 	}
 	host = virConnectGetHostname(h->conn);
 	o = json_object();
 	set_version(o, "libvirt", lib);
-	set_version(o, "qemu", hv);
 	json_object_set_new(o, "uri", json_string(h->uri));
 	json_object_set_new(o, "hostname", json_string(host ? host : ""));
 	free(host);
 	return o;
+}
+
+json_t *vm_host_facts(struct vm_host *h)
+{
+	unsigned long hv = 0;
+	json_t *o = vm_host_id(h);
+
+	if (!o)
+		return NULL;
+	if (virConnectGetVersion(h->conn, &hv) < 0) {
+		lab_err("cannot get the QEMU version from %s: %s; check that libvirtd is still running",
+			h->uri, last_error);
+		json_decref(o);
+		return NULL;
+	}
+	set_version(o, "qemu", hv);
+	return o;
+}
+
+bool vm_is_local(const struct vm_host *h)
+{
+	return strstr(h->uri, ":///") != NULL && !strchr(h->uri, '+');
 }
 
 int vm_kvm_available(struct vm_host *h, char *why, size_t len)

@@ -41,9 +41,23 @@ const char *vm_last_error(void);
 
 /*
  * {"libvirt": "9.0.0", "qemu": "7.2.22", "uri": ..., "hostname": ...};
- * a new reference, NULL after lab_err() if libvirt cannot say.
+ * a new reference, NULL after lab_err() if libvirt cannot say. The QEMU
+ * version costs libvirt a lookup in its QEMU capabilities cache, which is
+ * a QEMU probe of a second or more when the cache is stale: the runner
+ * asks vm_host_facts_cached() (facts.c).
  */
 json_t *vm_host_facts(struct vm_host *h);
+/* the same without "qemu": what libvirt answers without a capabilities lookup */
+json_t *vm_host_id(struct vm_host *h);
+/*
+ * vm_host_facts(), kept in <cache_dir>/host-facts.json for a local URI
+ * and reused while libvirt's version and the host's QEMU binaries (their
+ * ctime, size and inode: what libvirt's own cache checks) are unchanged.
+ * cache_dir NULL, or a remote URI: vm_host_facts().
+ */
+json_t *vm_host_facts_cached(struct vm_host *h, const char *cache_dir);
+/* the URI names this host (qemu:///system, not qemu+ssh://...) */
+bool vm_is_local(const struct vm_host *h);
 
 /*
  * 1 when libvirt can create KVM domains (x86_64, machine pc), else 0 with
