@@ -537,7 +537,8 @@ int image_boot_initrd_extra(const char *base, const struct kvlist *plan, const s
 	all = xcalloc(1, blen + pad + plen);
 	memcpy(all, b, blen);
 	memcpy(all + blen + pad, p, plen);
-	ret = write_file_atomic(out_path, all, blen + pad + plen, 0644);
+	/* a boot's staging file: nothing to keep across a crash, so no fsync */
+	ret = write_file_nosync(out_path, all, blen + pad + plen, 0644);
 	free(all);
 	free(b);
 	free(p);

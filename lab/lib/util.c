@@ -247,7 +247,9 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, unsigned int mode)
+/* data to a temporary file beside path, synced when sync, renamed over path */
+static int write_file_renamed(const char *path, const void *data, size_t len, unsigned int mode,
+			      bool sync)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -257,7 +259,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned i
 		free(tmp);
 		return -1;
 	}
-	if (write_all(fd, data, len) || fsync(fd)) {
+	if (write_all(fd, data, len) || (sync && fsync(fd))) {
 		lab_err("cannot write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -273,6 +275,16 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned i
 	}
 	free(tmp);
 	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	return write_file_renamed(path, data, len, mode, true);
+}
+
+int write_file_nosync(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	return write_file_renamed(path, data, len, mode, false);
 }
 
 int mkdir_p(const char *path, unsigned int mode)

@@ -64,9 +64,13 @@ void kvlist_free(struct kvlist *l);
  * NUL-terminates the buffer. write_file_atomic() writes to a temporary file
  * in the same directory, fsyncs it and renames it over path, so a reader
  * sees either the old or the new contents, never a half-written file.
+ * write_file_nosync() is the same without the fsync, for files that need
+ * not survive a crash of the host (a boot's staging files): an fsync of a
+ * few MB costs tens of ms on a busy disk.
  */
 char *read_file(const char *path, size_t *len, size_t max);
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned int mode);
+int write_file_nosync(const char *path, const void *data, size_t len, unsigned int mode);
 int mkdir_p(const char *path, unsigned int mode);
 int rm_rf(const char *path);
 int copy_file(const char *src, const char *dst, unsigned int mode);
