@@ -71,7 +71,7 @@ static void boot_ctx_init(struct boot_ctx *bc, const struct run *r, const struct
 	bc->out.domain = bc->name;
 }
 
-static void boot_ctx_release(struct boot_ctx *bc)
+static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
 {
 	kvlist_free(&bc->plan);
 	json_decref(bc->out.agent);
@@ -79,8 +79,7 @@ static void boot_ctx_release(struct boot_ctx *bc)
 	free(bc->xml);
 	free(bc->data);
 	free(bc->console);
-	stage_done(bc->dir);
-	free(bc->dir);
+	r->boot_dir = bc->dir; /* run_drop_boot_dir() */
 	free(bc->initrd);
 	free(bc->console_path);
 	free(bc->data_path);
@@ -302,11 +301,22 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 	return 0;
 }
 
+void run_drop_boot_dir(struct run *r)
+{
+	if (!r->boot_dir)
+		return;
+	vm_reap(r->host);
+	stage_done(r->boot_dir);
+	free(r->boot_dir);
+	r->boot_dir = NULL;
+}
+
 int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 {
 	struct boot_ctx bc;
 	int ret;
 
+	run_drop_boot_dir(r);
 	boot_ctx_init(&bc, r, b);
 	bc.out.clock.begin = now_monotonic();
 	ret = boot_stage(r, b, &bc, pg);
@@ -320,6 +330,6 @@ int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	bc.out.clock.collected = now_monotonic();
 	if (!ret)
 		ret = record_boot(r, b, &bc.out, pg);
-	boot_ctx_release(&bc);
+	boot_ctx_release(r, &bc);
 	return ret;
 }

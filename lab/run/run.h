@@ -82,6 +82,12 @@ struct run {
 	struct vm_host *host;
 	struct accel_choice accel;
 	char *stage; /* staged kernels, the disk base, the boots' dirs */
+	/*
+	 * the last boot's dir: libvirt may still be tearing its domain down
+	 * (vm_reap()) and restores its files' owners when it is done, so the
+	 * dir goes at the next boot or at run_free(): run_drop_boot_dir()
+	 */
+	char *boot_dir;
 	struct disk_image disk; /* image.kind debootstrap: the cached base */
 	char *disk_base; /* it, linked into the stage for QEMU */
 	unsigned int attempt; /* names the domains */
@@ -128,6 +134,8 @@ int run_find_boot(struct run *r, const char *variant, unsigned int first, struct
 
 /* boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a message) */
 int run_boot(struct run *r, const struct boot *b, struct progress *pg);
+/* wait until the last boot's domain is gone (vm_reap()), then remove its dir */
+void run_drop_boot_dir(struct run *r);
 
 /*
  * When a boot's host-side steps ended, in now_monotonic() seconds (0: not
