@@ -24,8 +24,9 @@ static const struct opt_usage results_usage = {
 	.synopsis = results_synopsis,
 	.text = "list   the stored runs, newest first: id, job, status, iterations ok/all\n"
 		"show   one run (the latest when RUN is omitted; RUN may be a unique part of\n"
-		"       the id): its host, variants, kernels and each iteration's status and\n"
-		"       metrics; --json prints the whole run as documented in docs/mmlab.md\n"
+		"       the id): its host, variants, kernels and each iteration's status,\n"
+		"       boot phases (docs/performance.md) and metrics; --json prints the\n"
+		"       whole run as documented in docs/mmlab.md\n"
 		"path   the run's directory\n"
 		"\n"
 		"The store is --results DIR, $MMLAB_RESULTS, or ./results.",
@@ -75,6 +76,31 @@ static const char *js(json_t *o, const char *k)
 	return v ? v : "-";
 }
 
+/* boot.phases in the order they happen (iteration.json sorts its keys) */
+static const char *const phase_names[] = {
+	"stage",	 "define", "start",    "guest_to_agent", "workload",
+	"poweroff_seen", "guest",  "teardown", "collect",	 "store",
+};
+
+/* where the boot's wall time went (boot.phases), one line */
+static void show_phases(json_t *it)
+{
+	json_t *ph = json_object_get(json_object_get(it, "boot"), "phases"), *x;
+	double sum = 0;
+
+	if (!json_object_size(ph))
+		return;
+	printf("    boot phases (s):");
+	for (size_t i = 0; i < ARRAY_SIZE(phase_names); i++) {
+		x = json_object_get(ph, phase_names[i]);
+		if (!json_is_number(x))
+			continue;
+		printf(" %s %.3f", phase_names[i], json_number_value(x));
+		sum += json_number_value(x);
+	}
+	printf("; total %.3f\n", sum);
+}
+
 static void show_iteration(json_t *it)
 {
 	json_t *m = json_object_get(it, "metrics"), *nodes, *n, *x;
@@ -93,6 +119,7 @@ static void show_iteration(json_t *it)
 		       (long long)json_integer_value(json_object_get(n, "id")), js(n, "cpus"),
 		       (long long)json_integer_value(json_object_get(n, "memory_kb")));
 	printf("\n");
+	show_phases(it);
 	json_object_foreach(m, key, x) {
 		/* per-node and numastat rows only with --json: they are many */
 		if (!strncmp(key, "node", 4) || !strncmp(key, "numastat.", 9))

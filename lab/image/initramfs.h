@@ -39,7 +39,10 @@ int image_initramfs_make(const char *cache_dir, const struct image_recipe *r, bo
 			 struct image *img);
 void image_release(struct image *img);
 
-/* write base + a cpio holding the plan (key=value lines) to out_path */
+/*
+ * write base + a cpio holding the plan (key=value lines) to out_path
+ * (renamed into place, not fsynced: a boot's file, made again if lost)
+ */
 int image_boot_initrd(const char *base, const struct kvlist *plan, const char *out_path);
 
 /*

@@ -85,7 +85,7 @@ static void boot_ctx_init(struct boot_ctx *bc, const struct run *r, const struct
 	bc->out.domain = bc->name;
 }
 
-static void boot_ctx_release(struct boot_ctx *bc)
+static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
 {
 	kvlist_free(&bc->plan);
 	json_decref(bc->out.agent);
@@ -96,8 +96,7 @@ static void boot_ctx_release(struct boot_ctx *bc)
 	if (bc->data)
 		munmap(bc->data, bc->dlen);
 	free(bc->console);
-	stage_done(bc->dir);
-	free(bc->dir);
+	r->boot_dir = bc->dir; /* run_drop_boot_dir() */
 	free(bc->initrd);
 	free(bc->console_path);
 	free(bc->data_path);
@@ -318,9 +317,12 @@ static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx
 	if (!tap)
 		return -1;
 	progress_status(pg, "%s: booting", bc->label);
+	/* the data channel's file (the tap made it): vm_run() times its writes */
 	vm_set_tick(r->host, boot_tick, &tc);
+	vm_set_output_watch(r->host, bc->data_path);
 	/* the outcome says it all; -1 is only VM_ERROR */
 	vm_run(r->host, bc->xml, tc.deadline, vr);
+	vm_set_output_watch(r->host, NULL);
 	vm_set_tick(r->host, NULL, NULL);
 	dropped = data_tap_stop(tap);
 	if (dropped > 0)
@@ -439,21 +441,35 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 	return 0;
 }
 
+void run_drop_boot_dir(struct run *r)
+{
+	if (!r->boot_dir)
+		return;
+	vm_reap(r->host);
+	stage_done(r->boot_dir);
+	free(r->boot_dir);
+	r->boot_dir = NULL;
+}
+
 int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 {
 	struct boot_ctx bc;
 	int ret;
 
+	run_drop_boot_dir(r);
 	boot_ctx_init(&bc, r, b);
+	bc.out.clock.begin = now_monotonic();
 	ret = boot_stage(r, b, &bc, pg);
+	bc.out.clock.staged = now_monotonic();
 	if (!ret)
 		ret = boot_domain(r, &bc);
 	if (!ret)
 		ret = boot_watch(r, b, &bc, pg);
 	if (!ret)
 		ret = boot_collect(r, b, &bc, pg);
+	bc.out.clock.collected = now_monotonic();
 	if (!ret)
 		ret = record_boot(r, b, &bc.out, pg);
-	boot_ctx_release(&bc);
+	boot_ctx_release(r, &bc);
 	return ret;
 }

@@ -143,6 +143,44 @@ static json_t *iteration_json(const struct run *r, const struct boot_out *out, u
 	return it;
 }
 
+/* seconds, to the millisecond */
+static json_t *seconds(double s)
+{
+	return json_real((double)(long long)(s * 1000 + 0.5) / 1000);
+}
+
+/* "name": end - start, when both were reached */
+static void phase(json_t *o, const char *name, double start, double end)
+{
+	if (start > 0 && end >= start)
+		json_object_set_new(o, name, seconds(end - start));
+}
+
+json_t *record_phases(const struct boot_out *out, double store_s)
+{
+	const struct boot_clock *c = &out->clock;
+	const struct vm_times *t = &out->vr.t;
+	json_t *o = json_object();
+
+	phase(o, "stage", c->begin, c->staged);
+	phase(o, "define", c->staged, t->create);
+	phase(o, "start", t->create, t->started);
+	if (t->first_output > 0 && t->last_output > 0) {
+		/* the mtime's clock is coarser than inotify's: never before the first */
+		double last = t->last_output > t->first_output ? t->last_output : t->first_output;
+
+		phase(o, "guest_to_agent", t->started, t->first_output);
+		phase(o, "workload", t->first_output, last);
+		phase(o, "poweroff_seen", last, t->outcome > last ? t->outcome : last);
+	} else {
+		phase(o, "guest", t->started, t->outcome);
+	}
+	phase(o, "teardown", t->outcome, t->torn_down);
+	phase(o, "collect", t->torn_down, c->collected);
+	json_object_set_new(o, "store", seconds(store_s));
+	return o;
+}
+
 /* copy the tree under src (regular files and directories) to dst_dir/<basename of src> */
 static int copy_tree(const char *src, const char *dst_dir)
 {
@@ -189,6 +227,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 			   const struct boot_out *out, const char **status)
 {
 	const char *name = r->job->variants[b->variant].name;
+	double begin = now_monotonic();
 	json_t *ait = find_iteration(out->agent, index);
 	char *excerpt = console_crash_excerpt(out->console, strlen(out->console));
 	char *dir = store_iteration_path(r->store, r->id, name, index);
@@ -200,6 +239,8 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 	if (iteration_files(out, ait, it, dir))
 		goto out;
 	run_own_record(r, out, index, it, dir);
+	json_object_set_new(json_object_get(it, "boot"), "phases",
+			    record_phases(out, now_monotonic() - begin));
 	ret = store_iteration_write(r->store, r->id, name, index, it);
 	*status = st;
 	/* a command workload's failure, on the terminal too: it is the user's program */

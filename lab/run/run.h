@@ -91,6 +91,12 @@ struct run {
 	struct vm_host *host;
 	struct accel_choice accel;
 	char *stage; /* staged kernels, the disk base, the boots' dirs */
+	/*
+	 * the last boot's dir: libvirt may still be tearing its domain down
+	 * (vm_reap()) and restores its files' owners when it is done, so the
+	 * dir goes at the next boot or at run_free(): run_drop_boot_dir()
+	 */
+	char *boot_dir;
 	struct disk_image disk; /* image.kind debootstrap: the cached base */
 	char *disk_base; /* it, linked into the stage for QEMU */
 	unsigned int attempt; /* names the domains */
@@ -137,6 +143,18 @@ int run_find_boot(struct run *r, const char *variant, unsigned int first, struct
 
 /* boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a message) */
 int run_boot(struct run *r, const struct boot *b, struct progress *pg);
+/* wait until the last boot's domain is gone (vm_reap()), then remove its dir */
+void run_drop_boot_dir(struct run *r);
+
+/*
+ * When a boot's host-side steps ended, in now_monotonic() seconds (0: not
+ * reached); vm_result.t has the guest's. record.c makes boot.phases of them.
+ */
+struct boot_clock {
+	double begin; /* run_boot() called */
+	double staged; /* the boot's directory and guest image made */
+	double collected; /* the agent's stream parsed, files and console read */
+};
 
 /* what a boot leaves for its record */
 struct boot_out {
@@ -144,6 +162,7 @@ struct boot_out {
 	const char *dir; /* the boot's directory: console.log, agent.bin, files/ */
 	const char *data_file; /* in dir: the stream stored as agent.bin (without FILE records) */
 	const char *domain; /* its domain's name */
+	struct boot_clock clock;
 	struct vm_result vr;
 	json_t *agent; /* agent_parse_stream() of the data channel */
 	json_t *files; /* collect_files: guest_files_store()'s answer, or NULL */
@@ -151,6 +170,14 @@ struct boot_out {
 };
 
 /* record.c */
+/*
+ * boot.phases (docs/performance.md): where the boot's wall time went, one
+ * step after another, so that they add up to it; a step not reached (or not
+ * seen) is left out. The guest's part is split at the agent's first and
+ * last write on ttyS1 when both were seen, else it is one "guest" phase.
+ * store_s is the iteration's own store. A new reference.
+ */
+json_t *record_phases(const struct boot_out *out, double store_s);
 int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 		struct progress *pg);
 int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);

@@ -235,7 +235,7 @@ void run_record_host(struct run *r)
 	struct utsname u;
 
 	run_host_reset(h);
-	h->rest = vm_host_facts(r->host);
+	h->rest = vm_host_facts_cached(r->host, r->spec->cache_dir);
 	h->accel = xstrdup(r->accel.accel == DOM_ACCEL_KVM ? "kvm" : "tcg");
 	h->accel_reason = xstrdup(r->accel.reason);
 	h->cpu = host_cpu();
@@ -268,6 +268,7 @@ int run_write_status(struct run *r, const char *status)
 
 void run_free(struct run *r)
 {
+	run_drop_boot_dir(r); /* before the kernels it boots go */
 	for (size_t i = 0; r->modules && i < r->job->nvariants; i++)
 		free(r->modules[i]);
 	free(r->modules);

@@ -55,25 +55,31 @@ static void set_reason(struct accel_choice *out, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool uri_is_local(const char *uri)
+/* 0 when this host's /dev/kvm opens (or the URI is remote); -1 with out->reason */
+static int kvm_device_usable(struct vm_host *h, struct accel_choice *out)
 {
-	return strstr(uri, ":///") != NULL && !strchr(uri, '+');
-}
-
-/* 0 when KVM might work; -1 with out->reason set when it cannot */
-static int kvm_usable(struct vm_host *h, struct accel_choice *out)
-{
-	char why[256];
 	int fd;
 
-	if (uri_is_local(vm_uri(h))) {
-		fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			set_reason(out, "/dev/kvm is not usable (%s)", strerror(errno));
-			return -1;
-		}
-		close(fd);
+	if (!vm_is_local(h))
+		return 0;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		set_reason(out, "/dev/kvm is not usable (%s)", strerror(errno));
+		return -1;
 	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * 0 when libvirt offers KVM guests; -1 with out->reason set when not. It
+ * costs libvirt a QEMU capabilities lookup (a QEMU probe when its cache is
+ * stale), so a cached verdict goes without it.
+ */
+static int kvm_libvirt_usable(struct vm_host *h, struct accel_choice *out)
+{
+	char why[256];
+
 	if (!vm_kvm_available(h, why, sizeof(why))) {
 		set_reason(out, "libvirt at %s offers no KVM guests (%s)", vm_uri(h), why);
 		return -1;
@@ -82,10 +88,10 @@ static int kvm_usable(struct vm_host *h, struct accel_choice *out)
 }
 
 /* the cache key: what a KVM verdict depends on */
-static json_t *cache_key(struct vm_host *h)
+static json_t *cache_key(struct vm_host *h, const char *cache_dir)
 {
 	struct utsname u;
-	json_t *facts = vm_host_facts(h), *key;
+	json_t *facts = vm_host_facts_cached(h, cache_dir), *key;
 
 	if (!facts)
 		return NULL;
@@ -347,18 +353,20 @@ int accel_decide(struct vm_host *h, enum accel_mode requested, const char *cache
 		set_reason(out, "requested by the job (not probed)");
 		return 1;
 	}
-	if (kvm_usable(h, out) < 0)
+	if (kvm_device_usable(h, out) < 0)
 		return 1;
-	if (!cache_dir || force_probe)
-		return 0;
-	key = cache_key(h);
-	if (!key)
-		return -1;
-	path = cache_path(cache_dir);
-	hit = cache_load(path, key, out);
-	json_decref(key);
-	free(path);
-	return hit;
+	if (cache_dir && !force_probe) {
+		key = cache_key(h, cache_dir);
+		if (!key)
+			return -1;
+		path = cache_path(cache_dir);
+		hit = cache_load(path, key, out);
+		json_decref(key);
+		free(path);
+		if (hit)
+			return 1;
+	}
+	return kvm_libvirt_usable(h, out) < 0 ? 1 : 0;
 }
 
 int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
@@ -370,7 +378,7 @@ int accel_probe(struct vm_host *h, const char *cache_dir, const char *kernel,
 	double secs = 0;
 
 	if (cache_dir) {
-		key = cache_key(h);
+		key = cache_key(h, cache_dir);
 		if (!key)
 			return -1;
 	}

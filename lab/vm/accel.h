@@ -38,9 +38,10 @@ typedef int (*accel_probe_fn)(const char *data_path, const char *console_path, v
 /*
  * Whether a probe boot must decide: requested tcg -> TCG; kvm -> KVM
  * without a probe; auto -> TCG when /dev/kvm is missing or cannot be
- * opened read-write (local URIs) or libvirt offers no KVM domain type,
- * else the verdict cached in cache_dir (NULL = no cache) unless
- * force_probe. Returns 1 with *out filled when no boot is needed, 0 when
+ * opened read-write (local URIs), else the verdict cached in cache_dir
+ * (NULL = no cache) unless force_probe, else TCG when libvirt offers no
+ * KVM domain type (asked only then: it costs libvirt a capabilities
+ * lookup). Returns 1 with *out filled when no boot is needed, 0 when
  * accel_probe() must boot (so a caller stages the probe's kernel and
  * initrd only then), -1 after one message (libvirt gone).
  */

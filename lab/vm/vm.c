@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libvirt/libvirt.h>
@@ -30,12 +33,16 @@
 #define VM_EVENT_GRACE_S 0.5
 /* after the connection to libvirtd broke, how long to try to reopen it */
 #define VM_RECONNECT_S 60
+/* how long vm_reap() leaves libvirt to destroy a guest that shut down */
+#define VM_REAP_S 10.0
 
 struct vm_host {
 	virConnectPtr conn;
 	char *uri;
 	vm_tick_fn tick;
 	void *tick_arg;
+	char *output_path; /* vm_set_output_watch() */
+	char *pending; /* a domain libvirt is destroying (see vm_reap()) */
 	bool quiet;
 };
 
@@ -43,8 +50,13 @@ struct vm_host {
 struct vm_watch {
 	const char *name;
 	bool stopped, crashed, paused_bad, reset;
+	bool shut_down; /* the guest finished shutting down: libvirt destroys it */
+	int shutdown_detail; /* VIR_DOMAIN_EVENT_SHUTDOWN_* */
 	int stop_detail; /* VIR_DOMAIN_EVENT_STOPPED_* */
 	char why[256];
+	const char *output_path; /* the watched file, or NULL */
+	double first_output; /* its first write */
+	double create_real; /* CLOCK_REALTIME at the create call */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -173,7 +185,10 @@ void vm_disconnect(struct vm_host *h)
 {
 	if (!h)
 		return;
+	vm_reap(h);
 	virConnectClose(h->conn);
+	free(h->output_path);
+	free(h->pending);
 	free(h->uri);
 	free(h);
 }
@@ -187,6 +202,12 @@ void vm_set_tick(struct vm_host *h, vm_tick_fn fn, void *arg)
 {
 	h->tick = fn;
 	h->tick_arg = arg;
+}
+
+void vm_set_output_watch(struct vm_host *h, const char *path)
+{
+	free(h->output_path);
+	h->output_path = path ? xstrdup(path) : NULL;
 }
 
 void vm_set_quiet(struct vm_host *h, bool quiet)
@@ -210,25 +231,46 @@ static void set_version(json_t *o, const char *key, unsigned long v)
 	json_object_set_new(o, key, json_string(buf));
 }
 
-json_t *vm_host_facts(struct vm_host *h)
+json_t *vm_host_id(struct vm_host *h)
 {
-	unsigned long lib = 0, hv = 0;
+	unsigned long lib = 0;
 	char *host;
 	json_t *o;
 
-	if (virConnectGetLibVersion(h->conn, &lib) < 0 || virConnectGetVersion(h->conn, &hv) < 0) {
-		lab_err("cannot get libvirt/QEMU versions from %s: %s; check that libvirtd is still running",
+	if (virConnectGetLibVersion(h->conn, &lib) < 0) {
+		lab_err("cannot get the libvirt version from %s: %s; check that libvirtd is still running",
 			h->uri, last_error);
 		return NULL;
 	}
 	host = virConnectGetHostname(h->conn);
 	o = json_object();
 	set_version(o, "libvirt", lib);
-	set_version(o, "qemu", hv);
 	json_object_set_new(o, "uri", json_string(h->uri));
 	json_object_set_new(o, "hostname", json_string(host ? host : ""));
 	free(host);
 	return o;
+}
+
+json_t *vm_host_facts(struct vm_host *h)
+{
+	unsigned long hv = 0;
+	json_t *o = vm_host_id(h);
+
+	if (!o)
+		return NULL;
+	if (virConnectGetVersion(h->conn, &hv) < 0) {
+		lab_err("cannot get the QEMU version from %s: %s; check that libvirtd is still running",
+			h->uri, last_error);
+		json_decref(o);
+		return NULL;
+	}
+	set_version(o, "qemu", hv);
+	return o;
+}
+
+bool vm_is_local(const struct vm_host *h)
+{
+	return strstr(h->uri, ":///") != NULL && !strchr(h->uri, '+');
 }
 
 int vm_kvm_available(struct vm_host *h, char *why, size_t len)
@@ -270,6 +312,10 @@ static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int de
 	if (strcmp(virDomainGetName(dom), w->name))
 		return;
 	switch (event) {
+	case VIR_DOMAIN_EVENT_SHUTDOWN:
+		w->shut_down = true;
+		w->shutdown_detail = detail;
+		break;
 	case VIR_DOMAIN_EVENT_STOPPED:
 		w->stopped = true;
 		w->stop_detail = detail;
@@ -415,14 +461,73 @@ static void destroy_domain(virDomainPtr dom)
 struct vm_events {
 	virConnectPtr conn; /* the one they were registered on */
 	int lifecycle, reboot, timer;
+	int output, output_fd; /* the inotify handle and fd of the watched file */
 };
+
+/*
+ * The watched file's first write: the first change that leaves it
+ * non-empty. libvirt may replace the file when it opens it for QEMU, so
+ * its directory is watched for a new one, and the file's watch follows
+ * the path. Then the handle sleeps: a serial port's file is written a
+ * byte at a time.
+ */
+static void output_cb(int watch, int fd, int events, void *opaque)
+{
+	struct vm_watch *w = opaque;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct stat st;
+
+	(void)events;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	inotify_add_watch(fd, w->output_path, IN_MODIFY);
+	if (stat(w->output_path, &st) || !st.st_size)
+		return;
+	w->first_output = now_monotonic();
+	virEventUpdateHandle(watch, 0);
+}
+
+/* watch path for writes and its directory for a new file of that name */
+static int output_watch(int fd, const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int ret = -1;
+
+	if (slash) {
+		*slash = '\0';
+		if (inotify_add_watch(fd, *dir ? dir : "/", IN_CREATE | IN_MOVED_TO) >= 0 &&
+		    inotify_add_watch(fd, path, IN_MODIFY) >= 0)
+			ret = 0;
+	}
+	free(dir);
+	return ret;
+}
+
+static void output_register(struct vm_host *h, struct vm_watch *w, struct vm_events *ev)
+{
+	ev->output = ev->output_fd = -1;
+	if (!h->output_path)
+		return;
+	ev->output_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ev->output_fd < 0)
+		return;
+	w->output_path = h->output_path;
+	if (!output_watch(ev->output_fd, h->output_path))
+		ev->output = virEventAddHandle(ev->output_fd, VIR_EVENT_HANDLE_READABLE, output_cb,
+					       w, NULL);
+	if (ev->output < 0) {
+		close(ev->output_fd);
+		ev->output_fd = -1;
+	}
+}
 
 static void events_register(struct vm_host *h, struct vm_watch *w, struct vm_events *ev)
 {
-	ev->lifecycle = ev->reboot = ev->timer = -1;
+	ev->lifecycle = ev->reboot = ev->timer = ev->output = ev->output_fd = -1;
 	ev->conn = h->conn;
 	if (!event_loop_ok)
 		return;
+	output_register(h, w, ev);
 	ev->lifecycle = virConnectDomainEventRegisterAny(
 		h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))lifecycle_cb), w, NULL);
@@ -441,6 +546,37 @@ static void events_unregister(struct vm_host *h, struct vm_events *ev)
 		virConnectDomainEventDeregisterAny(ev->conn, ev->reboot);
 	if (ev->timer >= 0)
 		virEventRemoveTimeout(ev->timer);
+	/* a removed handle is never polled again: its fd may close now */
+	if (ev->output >= 0)
+		virEventRemoveHandle(ev->output);
+	if (ev->output_fd >= 0)
+		close(ev->output_fd);
+}
+
+static double realtime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The last write to the watched file, from its mtime (the kernel's coarse
+ * clock: a few ms) moved from the realtime to the monotonic clock; 0 when
+ * it was not written since create_real.
+ */
+static double last_output(const struct vm_host *h, double create_real)
+{
+	struct stat st;
+	double mtime, now_mono = now_monotonic();
+
+	if (!h->output_path || stat(h->output_path, &st) || !st.st_size)
+		return 0;
+	mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	if (mtime < create_real)
+		return 0;
+	return now_mono - (realtime_now() - mtime);
 }
 
 /*
@@ -461,8 +597,25 @@ static void turn(const struct vm_events *ev, const struct vm_watch *w)
 	}
 	do
 		virEventRunDefaultImpl();
-	while (!w->stopped && !w->crashed && !w->paused_bad && !stop_flag &&
+	while (!w->stopped && !w->shut_down && !w->crashed && !w->paused_bad && !stop_flag &&
 	       now_monotonic() < until);
+}
+
+/*
+ * The guest shut down: QEMU stopped it, and libvirt, which destroys it
+ * (on_poweroff), kills QEMU and says STOPPED only after sleeping 200 ms in
+ * its kill loop: the outcome is known without waiting for that. Events
+ * already received are handled, without blocking. (A kernel panic is not
+ * a shutdown: with pvpanic QEMU pauses the guest and libvirt says CRASHED,
+ * measured with libvirt 9.0 and QEMU 7.2; without it the console shows it.)
+ */
+static void drain_events(const struct vm_events *ev)
+{
+	if (ev->timer < 0)
+		return;
+	virEventUpdateTimeout(ev->timer, 0);
+	virEventRunDefaultImpl();
+	virEventUpdateTimeout(ev->timer, VM_TICK_MS);
 }
 
 /* the domain stopped by itself: classify with what the events said */
@@ -470,7 +623,9 @@ static void classify_stop(const struct vm_events *ev, struct vm_watch *w, struct
 {
 	double until = now_monotonic() + VM_EVENT_GRACE_S;
 
-	while (ev->lifecycle >= 0 && !w->stopped && now_monotonic() < until)
+	if (w->shut_down)
+		drain_events(ev);
+	while (ev->lifecycle >= 0 && !w->stopped && !w->shut_down && now_monotonic() < until)
 		turn(ev, w);
 	res->guest_reset = w->reset;
 	if (w->crashed) {
@@ -478,10 +633,17 @@ static void classify_stop(const struct vm_events *ev, struct vm_watch *w, struct
 		snprintf(res->detail, sizeof(res->detail), "%s", w->why);
 	} else {
 		res->outcome = VM_POWEROFF;
-		snprintf(res->detail, sizeof(res->detail), "%s%s",
-			 w->stopped ? "libvirt: domain stopped: " :
-				      "domain went away (no lifecycle event seen)",
-			 w->stopped ? stopped_name(w->stop_detail) : "");
+		if (w->stopped)
+			snprintf(res->detail, sizeof(res->detail), "libvirt: domain stopped: %s",
+				 stopped_name(w->stop_detail));
+		else if (w->shut_down)
+			snprintf(res->detail, sizeof(res->detail), "libvirt: guest shut down (%s)",
+				 w->shutdown_detail == VIR_DOMAIN_EVENT_SHUTDOWN_HOST ?
+					 "asked by the host" :
+					 "by itself");
+		else
+			snprintf(res->detail, sizeof(res->detail),
+				 "domain went away (no lifecycle event seen)");
 		if (w->reset)
 			snprintf(
 				res->detail + strlen(res->detail),
@@ -502,7 +664,7 @@ static int check_once(struct vm_host *h, virDomainPtr dom, const struct vm_event
 		snprintf(res->detail, sizeof(res->detail), "%s", w->why);
 		return 1;
 	}
-	st = w->stopped ? 1 : poll_state(dom, w);
+	st = w->stopped || w->shut_down ? 1 : poll_state(dom, w);
 	if (st == 3) {
 		res->outcome = VM_LOST;
 		snprintf(
@@ -592,13 +754,19 @@ static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_even
 
 	while (!check_once(h, dom, ev, w, t0, deadline, res))
 		turn(ev, w);
-	res->elapsed_s = now_monotonic() - t0;
+	res->t.outcome = now_monotonic();
+	res->elapsed_s = res->t.outcome - t0;
+	res->t.first_output = w->first_output;
+	res->t.last_output = last_output(h, w->create_real);
 	if (res->outcome == VM_LOST) {
 		recover_lost(h, w->name, res);
 		flatten(res->detail);
 		return 0;
 	}
-	destroy_domain(dom);
+	if (res->outcome == VM_POWEROFF && w->shut_down && !w->stopped)
+		h->pending = xstrdup(w->name); /* libvirt is destroying it */
+	else
+		destroy_domain(dom);
 	if (res->outcome == VM_CRASHED)
 		add_qemu_log_error(h, w->name, res->detail, sizeof(res->detail));
 	flatten(res->detail);
@@ -610,11 +778,12 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	struct vm_watch w = { 0 };
 	struct vm_events ev;
 	virDomainPtr dom;
-	double t0 = now_monotonic();
+	double t0;
 	char *name = xml_domain_name(xml);
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	vm_reap(h);
 	if (stop_flag) {
 		res->outcome = VM_INTERRUPTED;
 		snprintf(res->detail, sizeof(res->detail),
@@ -625,7 +794,10 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	w.name = name;
 	events_register(h, &w, &ev);
 	last_error[0] = '\0';
+	w.create_real = realtime_now();
+	res->t.create = t0 = now_monotonic();
 	dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	res->t.started = now_monotonic();
 	if (!dom) {
 		res->outcome = VM_ERROR;
 		res->elapsed_s = now_monotonic() - t0;
@@ -641,10 +813,37 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	rc = run_created(h, dom, &ev, &w, t0, deadline_s, res);
 	events_unregister(h, &ev);
 	virDomainFree(dom);
+	res->t.torn_down = now_monotonic();
 	if (h->conn != ev.conn)
 		virConnectClose(ev.conn); /* broken, replaced by recover_lost() */
 	free(name);
 	return rc;
+}
+
+void vm_reap(struct vm_host *h)
+{
+	double end = now_monotonic() + VM_REAP_S;
+	virDomainPtr dom;
+	int state, reason;
+
+	if (!h || !h->pending)
+		return;
+	while ((dom = virDomainLookupByName(h->conn, h->pending))) {
+		if (virDomainGetState(dom, &state, &reason, 0) < 0 || state == VIR_DOMAIN_SHUTOFF) {
+			virDomainFree(dom);
+			break;
+		}
+		if (now_monotonic() >= end) {
+			destroy_domain(dom);
+			virDomainFree(dom);
+			break;
+		}
+		virDomainFree(dom);
+		usleep(20000);
+	}
+	last_error[0] = '\0'; /* the lookup's "no domain" */
+	free(h->pending);
+	h->pending = NULL;
 }
 
 int vm_destroy_matching(struct vm_host *h, const char *prefix)

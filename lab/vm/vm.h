@@ -3,10 +3,11 @@
  * vm.h - running one guest through the libvirt C API.
  *
  * A guest is a transient domain started with VIR_DOMAIN_START_AUTODESTROY
- * (so it dies with our connection if mmlab is killed) and always destroyed
- * before vm_run() returns. vm_run() watches lifecycle events from the
- * libvirt default event loop and polls the domain state every 100 ms as a
- * fallback, so a deadline or a stop request is honoured within ~0.2 s.
+ * (so it dies with our connection if mmlab is killed), destroyed before
+ * vm_run() returns or, when it shut itself down, by libvirt and waited for
+ * by vm_reap(). vm_run() watches lifecycle events from the libvirt default
+ * event loop and polls the domain state every 100 ms as a fallback, so a
+ * deadline or a stop request is honoured within ~0.2 s.
  */
 #ifndef MMLAB_VM_H
 #define MMLAB_VM_H
@@ -41,9 +42,23 @@ const char *vm_last_error(void);
 
 /*
  * {"libvirt": "9.0.0", "qemu": "7.2.22", "uri": ..., "hostname": ...};
- * a new reference, NULL after lab_err() if libvirt cannot say.
+ * a new reference, NULL after lab_err() if libvirt cannot say. The QEMU
+ * version costs libvirt a lookup in its QEMU capabilities cache, which is
+ * a QEMU probe of a second or more when the cache is stale: the runner
+ * asks vm_host_facts_cached() (facts.c).
  */
 json_t *vm_host_facts(struct vm_host *h);
+/* the same without "qemu": what libvirt answers without a capabilities lookup */
+json_t *vm_host_id(struct vm_host *h);
+/*
+ * vm_host_facts(), kept in <cache_dir>/host-facts.json for a local URI
+ * and reused while libvirt's version and the host's QEMU binaries (their
+ * ctime, size and inode: what libvirt's own cache checks) are unchanged.
+ * cache_dir NULL, or a remote URI: vm_host_facts().
+ */
+json_t *vm_host_facts_cached(struct vm_host *h, const char *cache_dir);
+/* the URI names this host (qemu:///system, not qemu+ssh://...) */
+bool vm_is_local(const struct vm_host *h);
 
 /*
  * 1 when libvirt can create KVM domains (x86_64, machine pc), else 0 with
@@ -65,9 +80,23 @@ enum vm_outcome {
 };
 const char *vm_outcome_name(enum vm_outcome o); /* "poweroff", ... */
 
+/*
+ * When vm_run() reached each of its steps, in now_monotonic() seconds; 0
+ * for a step it did not reach or could not see.
+ */
+struct vm_times {
+	double create; /* virDomainCreateXML() called */
+	double started; /* it returned: QEMU runs the guest */
+	double first_output; /* the watched file's first write (vm_set_output_watch) */
+	double last_output; /* its last write before the outcome */
+	double outcome; /* the watch loop knew the outcome */
+	double torn_down; /* the domain destroyed, its events deregistered */
+};
+
 struct vm_result {
 	enum vm_outcome outcome;
 	double elapsed_s; /* create call to the outcome (not the destroy) */
+	struct vm_times t;
 	char detail[512]; /* what libvirt said, human-readable */
 	/*
 	 * libvirt sent a REBOOT event. Measured with libvirt 9.0 and
@@ -93,17 +122,33 @@ struct vm_result {
 typedef int (*vm_tick_fn)(double elapsed_s, void *arg);
 void vm_set_tick(struct vm_host *h, vm_tick_fn fn, void *arg);
 
+/*
+ * A local file the guest writes to (a serial port's file), or NULL: vm_run()
+ * times its first write (inotify) and its last one (its mtime at the
+ * outcome) into res->t. The file must exist before vm_run(); it is not
+ * read. Without inotify, or for a remote URI, the times stay 0.
+ */
+void vm_set_output_watch(struct vm_host *h, const char *path);
+
 /* quiet: vm_run() does not print when creation fails (res->detail says why) */
 void vm_set_quiet(struct vm_host *h, bool quiet);
 
 /*
  * Create a transient domain from xml and wait until it stops, the deadline
  * (seconds from now) passes, or vm_request_stop() is called. The domain is
- * destroyed on every path. Returns 0 when an outcome was reached (res says
+ * destroyed on every path: by vm_run(), or, when the guest shut itself
+ * down, by libvirt (on_poweroff), which takes a few hundred ms that
+ * vm_run() does not wait for: vm_reap() does, and the next vm_run() and
+ * vm_disconnect() call it. Returns 0 when an outcome was reached (res says
  * which), -1 only for VM_ERROR (creation failed; the message includes
  * libvirt's error and res->detail holds it too).
  */
 int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res);
+/*
+ * Wait until libvirt has destroyed the domain of the last vm_run() whose
+ * guest shut down (up to 10 s, then destroy it); nothing when there is none.
+ */
+void vm_reap(struct vm_host *h);
 
 /* async-signal-safe: make the running (or next) vm_run() stop */
 void vm_request_stop(void);

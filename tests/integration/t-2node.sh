@@ -19,6 +19,15 @@ assert_jq "$T/r.json" "$it.metrics | has(\"numastat.node1.numa_hit\")"
 assert_jq "$T/r.json" "$it.metrics | has(\"node0.vmstat.nr_free_pages\")"
 assert_jq "$T/r.json" "$it.metrics[\"usemem.elapsed_s.T1\"] > 0"
 assert_jq "$T/r.json" ".variants[0].kernel.release == $it.guest.kernel_release"
+# where the boot's time went (docs/performance.md): every phase was seen,
+# and the guest's from start to the outcome add up to the boot's elapsed_s
+ph="$it.boot.phases"
+assert_jq "$T/r.json" "$ph | keys == [\"collect\", \"define\", \"guest_to_agent\", \"poweroff_seen\", \"stage\", \"start\", \"store\", \"teardown\", \"workload\"]"
+assert_jq "$T/r.json" "[$ph[]] | all(. >= 0)"
+assert_jq "$T/r.json" "$ph.guest_to_agent > 0 and $ph.workload > 0"
+assert_jq "$T/r.json" "($ph | .start + .guest_to_agent + .workload + .poweroff_seen) - $it.boot.elapsed_s | . < 0.05 and . > -0.05"
+"$MMLAB" results show | grep -q '^    boot phases (s): stage .* store .*; total' ||
+	fail "results show lacks the boot phases"
 run=$(jq -r .run "$T/r.json")
 [ -s "$MMLAB_RESULTS/$run/base/0/console.log" ] || fail "no console log stored"
 [ -s "$MMLAB_RESULTS/$run/base/0/before/vmstat" ] || fail "no raw vmstat snapshot stored"
