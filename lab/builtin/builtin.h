@@ -20,6 +20,14 @@ int cmd_repro(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 
+/*
+ * Option callbacks of the commands that start runs (run_options.c):
+ * --accel auto|kvm|tcg into a const char *, --seed N into a struct run_opts.
+ */
+struct opt;
+int opt_accel_cb(const struct opt *o, const char *arg);
+int opt_seed_cb(const struct opt *o, const char *arg);
+
 /* global options parsed by main.c, visible to every command */
 struct global_opts {
 	const char *results_dir; /* --results / MMLAB_RESULTS, default ./results */

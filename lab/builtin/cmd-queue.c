@@ -73,16 +73,6 @@ static int priority_cb(const struct opt *o, const char *arg)
 	return 0;
 }
 
-static int accel_cb(const struct opt *o, const char *arg)
-{
-	if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", arg);
-		return -1;
-	}
-	*(const char **)o->value = arg;
-	return 0;
-}
-
 /* bit i: entry i of queue_options()' table */
 enum {
 	O_PRIORITY = 1u << 0,
@@ -103,7 +93,7 @@ static void queue_options(struct queue_args *a, unsigned int mask, struct opt ou
 		OPT_CALLBACK(0, "priority", &a->priority, "N", "higher runs first (default 0)",
 			     priority_cb),
 		OPT_CALLBACK(0, "accel", &a->accel, "M", "auto, kvm or tcg (default: the job's)",
-			     accel_cb),
+			     opt_accel_cb),
 		OPT_UINT(0, "jobs", &a->jobs, 1, PLACE_MAX_CPUS, "N",
 			 "at most N VMs at once (default: as many as the host's\n"
 			 "CPUs and free memory hold, one host CPU per vCPU)"),

@@ -134,21 +134,7 @@ static int do_recipe(const char *arg, const struct repro_overrides *ov, const st
 	return ret;
 }
 
-static int seed_cb(const struct opt *opt, const char *arg)
-{
-	struct run_opts *o = opt->value;
-	uint64_t seed;
-
-	if (parse_uint(arg, &seed)) {
-		lab_err("--seed wants a non-negative integer, not '%s'", arg);
-		return -1;
-	}
-	o->seed = (unsigned long)seed;
-	o->seeded = true;
-	return 0;
-}
-
-/* order and accel are words from a list; 0 or -1 after a message */
+/* order is a word from a list; 0 or -1 after a message */
 static int check_run_options(const char *order, struct run_opts *o)
 {
 	if (order && strcmp(order, "random") && strcmp(order, "sequential")) {
@@ -156,11 +142,6 @@ static int check_run_options(const char *order, struct run_opts *o)
 		return -1;
 	}
 	o->sequential = order && !strcmp(order, "sequential");
-	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") &&
-	    strcmp(o->accel, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", o->accel);
-		return -1;
-	}
 	return 0;
 }
 
@@ -179,8 +160,9 @@ int cmd_repro(int argc, char **argv)
 		OPT_UINT(0, "runs", &ov.runs, 1, 1000, "N",
 			 "runs per variant instead of the recipe's 'runs'"),
 		OPT_STRING(0, "order", &order, "random|sequential", "as for 'mmlab run'"),
-		OPT_CALLBACK(0, "seed", &o, "N", "as for 'mmlab run'", seed_cb),
-		OPT_STRING(0, "accel", &o.accel, "auto|kvm|tcg", "as for 'mmlab run'"),
+		OPT_CALLBACK(0, "seed", &o, "N", "as for 'mmlab run'", opt_seed_cb),
+		OPT_CALLBACK(0, "accel", &o.accel, "auto|kvm|tcg", "as for 'mmlab run'",
+			     opt_accel_cb),
 		OPT_BOOL(0, "json", &json, "print {run, recipe, repro} as JSON"),
 		OPT_BOOL(0, "list", &list,
 			 "the recipes in the recipe directory, with bug and title"),

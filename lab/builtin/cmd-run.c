@@ -41,20 +41,6 @@ static const struct opt_usage run_usage = {
 		  "or a bad job file. See docs/mmlab.md and docs/job-format.md.",
 };
 
-static int seed_cb(const struct opt *opt, const char *arg)
-{
-	struct run_opts *o = opt->value;
-	uint64_t seed;
-
-	if (parse_uint(arg, &seed)) {
-		lab_err("--seed wants a non-negative integer, not '%s'", arg);
-		return -1;
-	}
-	o->seed = (unsigned long)seed;
-	o->seeded = true;
-	return 0;
-}
-
 static int precision_cb(const struct opt *opt, const char *arg)
 {
 	double *p = opt->value;
@@ -324,8 +310,9 @@ int cmd_run(int argc, char **argv)
 			   "run order of the boots (default random: the\n"
 			   "variants' iterations interleaved in a seeded order)"),
 		OPT_CALLBACK(0, "seed", &o, "N",
-			     "the seed of the random order (default: from the clock)", seed_cb),
-		OPT_STRING(0, "accel", &o.accel, "auto|kvm|tcg", "override the job's accel"),
+			     "the seed of the random order (default: from the clock)", opt_seed_cb),
+		OPT_CALLBACK(0, "accel", &o.accel, "auto|kvm|tcg", "override the job's accel",
+			     opt_accel_cb),
 		OPT_BOOL(0, "reprobe", &o.reprobe,
 			 "redo the KVM probe instead of using the cached verdict"),
 		OPT_BOOL(0, "until-significant", &o.until_significant,
@@ -364,11 +351,6 @@ int cmd_run(int argc, char **argv)
 		o.max_iterations = 20;
 	if (!o.precision)
 		o.precision = 0.02;
-	if (o.accel && strcmp(o.accel, "auto") && strcmp(o.accel, "kvm") &&
-	    strcmp(o.accel, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", o.accel);
-		return EXIT_USAGE;
-	}
 	if ((o.resume && argn != 0) || (!o.resume && argn != 1)) {
 		lab_err(o.resume ? "--resume takes a run, not a job file too" :
 				   "mmlab run wants one job file; see 'mmlab run --help'");

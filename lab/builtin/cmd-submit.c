@@ -49,16 +49,6 @@ static int partition_cb(const struct opt *o, const char *arg)
 	return 0;
 }
 
-static int accel_cb(const struct opt *o, const char *arg)
-{
-	if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
-		lab_err("--accel is auto, kvm or tcg, not '%s'", arg);
-		return -1;
-	}
-	*(const char **)o->value = arg;
-	return 0;
-}
-
 static int results_cb(const struct opt *o, const char *arg)
 {
 	(void)o;
@@ -145,7 +135,7 @@ int cmd_submit(int argc, char **argv)
 		OPT_CALLBACK(0, "accel", &so.accel, "M",
 			     "auto, kvm or tcg (default: the job's); the choice is\n"
 			     "made on this host and recorded in the run",
-			     accel_cb),
+			     opt_accel_cb),
 		OPT_UINT(0, "time", &so.minutes, 1, 100000, "MIN",
 			 "sbatch --time per task, minutes (default: from the\njob's timeouts)"),
 		OPT_UINT(0, "build-cpus", &so.build_cpus, 1, 4096, "N",
