@@ -18,6 +18,7 @@
 #include "job/parse.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
+#include "lib/yamlfile.h"
 
 #define JOB_MAX_ERRORS 20
 #define JOB_STR_MAX 4096 /* any one string value */
@@ -107,34 +108,20 @@ yaml_node_t *job_yaml_node(struct job_yaml *y, int id)
 	return yaml_document_get_node(y->doc, id);
 }
 
+/* the node-only helpers are lib/yamlfile.h's: one reading of YAML for jobs and recipes */
 bool job_yaml_is_null(const yaml_node_t *n)
 {
-	const char *v;
-
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	v = (const char *)n->data.scalar.value;
-	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-	       !strcmp(v, "NULL");
+	return yf_is_null(n);
 }
 
 const char *job_yaml_kind(const yaml_node_t *n)
 {
-	switch (n->type) {
-	case YAML_SCALAR_NODE:
-		return job_yaml_is_null(n) ? "an empty value" : "a scalar";
-	case YAML_SEQUENCE_NODE:
-		return "a list";
-	case YAML_MAPPING_NODE:
-		return "a mapping";
-	default:
-		return "nothing";
-	}
+	return yf_kind(n);
 }
 
 size_t job_yaml_seq_len(const yaml_node_t *n)
 {
-	return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	return yf_seq_len(n);
 }
 
 yaml_node_t *job_yaml_seq_item(struct job_yaml *y, const yaml_node_t *n, size_t i)

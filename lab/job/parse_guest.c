@@ -14,18 +14,6 @@
 
 static const char *const image_kind_choices[] = { "initramfs", "debootstrap", NULL };
 
-/* Debian package and suite names: [a-z0-9][a-z0-9+.-]* */
-static bool debian_name_ok(const char *s, bool plus)
-{
-	if (!*s || strlen(s) > 100 || !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '.' || (plus && *s == '+')))
-			return false;
-	return true;
-}
-
 static void parse_packages(struct job_yaml *y, yaml_node_t *n, struct strlist *out)
 {
 	const char *want = "a Debian package name such as numactl";
@@ -48,7 +36,7 @@ static void parse_packages(struct job_yaml *y, yaml_node_t *n, struct strlist *o
 
 		if (!v)
 			continue;
-		if (!debian_name_ok(v, true))
+		if (!image_debian_name_ok(v, true))
 			job_yaml_err(y, it->start_mark, p,
 				     "'%s' is not a Debian package name; expected %s "
 				     "(lowercase letters, digits, '+', '-', '.')",
@@ -149,7 +137,7 @@ void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct
 		const char *v = job_yaml_scalar(y, f[IM_SUITE].val, "image.suite",
 						"a Debian suite such as bookworm");
 
-		if (v && !debian_name_ok(v, false))
+		if (v && !image_debian_name_ok(v, false))
 			job_yaml_err(
 				y, f[IM_SUITE].val->start_mark, "image.suite",
 				"'%s' is not a suite name; expected a Debian suite such as bookworm",
