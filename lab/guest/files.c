@@ -78,23 +78,6 @@ static void done(struct fcol *f)
 	f->st = F_DONE;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* dir/files/<path>, its directories made; the file created, never an existing one */
 static int open_local(struct fcol *f)
 {
@@ -197,7 +180,7 @@ static void on_piece(struct fcol *f, uint64_t size, uint64_t off, const char *bo
 		     (unsigned long long)f->size);
 		return;
 	}
-	if (write_all(f->fd, body, blen)) {
+	if (fd_write_all(f->fd, body, blen)) {
 		fail(f, "cannot store it on the host: %s", strerror(errno));
 		return;
 	}
@@ -325,11 +308,11 @@ int guest_stream_drop_files(const void *buf, size_t len, const char *out_path)
 
 		if (type != MMREC_FILE)
 			continue;
-		bad = write_all(fd, b + from, start - from);
+		bad = fd_write_all(fd, b + from, start - from);
 		from = r.pos;
 	}
 	if (!bad)
-		bad = write_all(fd, b + from, len - from);
+		bad = fd_write_all(fd, b + from, len - from);
 	if (fd >= 0 && close(fd))
 		bad = 1;
 	if (bad) {

@@ -34,24 +34,9 @@
 const char *image_guest_dir(void)
 {
 	static char *dir;
-	const char *e = getenv("MMLAB_GUEST_DIR");
-	char *p;
 
-	if (dir)
-		return dir;
-	if (e && *e) {
-		dir = xstrdup(e);
-		return dir;
-	}
-	/* run from the checkout: ./mmlab next to build/guest */
-	p = xasprintf("%s/build/guest", exe_dir());
-	if (is_dir(p)) {
-		dir = p;
-		return dir;
-	}
-	free(p);
-	/* installed: PREFIX/bin/mmlab and PREFIX/lib/mmlab/guest */
-	dir = xasprintf("%s/../lib/mmlab/guest", exe_dir());
+	if (!dir)
+		dir = resource_dir("MMLAB_GUEST_DIR", "build/guest", "../lib/mmlab/guest");
 	return dir;
 }
 
@@ -425,23 +410,6 @@ void image_release(struct image *img)
 	img->path = NULL;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* the base image's bytes from in to out; their count, or -1 after a message */
 static int64_t copy_base(int in, int out, const char *base, const char *out_path)
 {
@@ -460,7 +428,7 @@ static int64_t copy_base(int in, int out, const char *base, const char *out_path
 		}
 		if (!n)
 			break;
-		if (write_all(out, buf, (size_t)n)) {
+		if (fd_write_all(out, buf, (size_t)n)) {
 			lab_err("cannot write %s: %s; check the free space", out_path,
 				strerror(errno));
 			total = -1;
@@ -502,7 +470,7 @@ int image_boot_initrd_files(const char *base, const struct payload *files, const
 	}
 	blen = copy_base(in, out, base, out_path);
 	/* the kernel wants each appended archive to start 4-byte aligned */
-	if (blen < 0 || write_all(out, zeros, (size_t)((4 - blen % 4) % 4)) ||
+	if (blen < 0 || fd_write_all(out, zeros, (size_t)((4 - blen % 4) % 4)) ||
 	    payload_write_cpio(files, out, out_path) < 0)
 		goto out;
 	if (close(out)) {

@@ -28,24 +28,9 @@ const char *image_recipe_kind_name(enum recipe_kind k)
 const char *image_recipe_dir(void)
 {
 	static char *dir;
-	const char *e = getenv("MMLAB_IMAGES_DIR");
-	char *p;
 
-	if (dir)
-		return dir;
-	if (e && *e) {
-		dir = xstrdup(e);
-		return dir;
-	}
-	/* run from the checkout: ./mmlab next to images/ */
-	p = xasprintf("%s/images", exe_dir());
-	if (is_dir(p)) {
-		dir = p;
-		return dir;
-	}
-	free(p);
-	/* installed: PREFIX/bin/mmlab and PREFIX/share/mmlab/images */
-	dir = xasprintf("%s/../share/mmlab/images", exe_dir());
+	if (!dir)
+		dir = resource_dir("MMLAB_IMAGES_DIR", "images", "../share/mmlab/images");
 	return dir;
 }
 

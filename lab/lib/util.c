@@ -229,16 +229,18 @@ fail:
 	return NULL;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int fd_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
 	while (len) {
 		ssize_t w = write(fd, p, len);
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
 			return -1;
 		}
 		p += w;
@@ -257,7 +259,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned i
 		free(tmp);
 		return -1;
 	}
-	if (write_all(fd, data, len) || fsync(fd)) {
+	if (fd_write_all(fd, data, len) || fsync(fd)) {
 		lab_err("cannot write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -394,7 +396,7 @@ int copy_file(const char *src, const char *dst, unsigned int mode)
 		}
 		if (r == 0)
 			break;
-		if (write_all(out, buf, (size_t)r)) {
+		if (fd_write_all(out, buf, (size_t)r)) {
 			lab_err("cannot write %s: %s", dst, strerror(errno));
 			goto out;
 		}
@@ -607,4 +609,18 @@ const char *exe_dir(void)
 	if (slash && slash != dir)
 		*slash = '\0';
 	return dir;
+}
+
+char *resource_dir(const char *env, const char *checkout_rel, const char *installed_rel)
+{
+	const char *e = getenv(env);
+	char *p;
+
+	if (e && *e)
+		return xstrdup(e);
+	p = xasprintf("%s/%s", exe_dir(), checkout_rel);
+	if (is_dir(p))
+		return p;
+	free(p);
+	return xasprintf("%s/%s", exe_dir(), installed_rel);
 }

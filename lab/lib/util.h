@@ -66,6 +66,8 @@ void kvlist_free(struct kvlist *l);
  * sees either the old or the new contents, never a half-written file.
  */
 char *read_file(const char *path, size_t *len, size_t max);
+/* all of data to fd, again after EINTR; 0, or -1 with errno */
+int fd_write_all(int fd, const void *data, size_t len);
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned int mode);
 int mkdir_p(const char *path, unsigned int mode);
 int rm_rf(const char *path);
@@ -106,5 +108,11 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 
 /* directory of /proc/self/exe, without trailing slash (static storage) */
 const char *exe_dir(void);
+/*
+ * A directory of mmlab's own files (malloc'd): $env when set and not
+ * empty; else <exe_dir>/checkout_rel when it is a directory (run from the
+ * checkout); else <exe_dir>/installed_rel (installed under PREFIX).
+ */
+char *resource_dir(const char *env, const char *checkout_rel, const char *installed_rel);
 
 #endif
