@@ -29,7 +29,7 @@
 #include "proto.h"
 #include "run/run.h"
 
-#define GUEST_WORKDIR (OWN_WORKDIR + 1) /* "mmlab/work": guest paths here start without '/' */
+#define GUEST_WORKDIR (&OWN_WORKDIR[1]) /* "mmlab/work": guest paths here start without '/' */
 #define STDERR_TAIL_LINES 20
 #define STDERR_TAIL_MAX 2048
 
