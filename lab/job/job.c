@@ -404,20 +404,8 @@ void job_free(struct job *job)
 {
 	if (!job)
 		return;
-	for (size_t i = 0; i < job->nvariants; i++) {
-		struct job_variant *v = &job->variants[i];
-
-		free(v->name);
-		free(v->kernel_path);
-		free(v->cmdline);
-		kvlist_free(&v->sysctl);
-		free(v->thp_enabled);
-		free(v->thp_defrag);
-		free(v->ref);
-		strlist_free(&v->revert);
-		strlist_free(&v->cherry_pick);
-		strlist_free(&v->apply);
-	}
+	for (size_t i = 0; i < job->nvariants; i++)
+		variant_release(&job->variants[i]);
 	free(job->kernels.tree);
 	free(job->kernels.config_base);
 	strlist_free(&job->kernels.fragments);
