@@ -150,8 +150,12 @@ static int prepare_disk(struct run *r)
 	disk_set_tcg(r->accel.accel == DOM_ACCEL_TCG);
 	if (disk_image_get(r->spec->cache_dir, &rc, &r->disk))
 		return -1;
-	if (r->disk.built)
+	/* minutes without a call: libvirtd's keepalive has dropped the connection */
+	if (r->disk.built) {
 		lab_info("built the disk image %s", r->disk.path);
+		if (vm_ensure_connected(r->host))
+			return -1;
+	}
 	/* the cache may sit where QEMU's user cannot go (~root): link or copy */
 	r->disk_base = xasprintf("%s/base.qcow2", r->stage);
 	if (link(r->disk.path, r->disk_base) && copy_file(r->disk.path, r->disk_base, 0644))
@@ -273,6 +277,7 @@ void run_free(struct run *r)
 		free(r->modules[i]);
 	free(r->modules);
 	kvlist_free(&r->guest_files);
+	kvlist_free(&r->guest_trees);
 	stage_done(r->stage);
 	free(r->stage);
 	if (r->kernels)
