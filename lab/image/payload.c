@@ -94,23 +94,54 @@ int payload_add_plan(struct payload *p, const struct kvlist *plan)
 	return 0;
 }
 
+struct tree_walk {
+	struct payload *p;
+	const struct payload_tree_opts *o;
+	char *root; /* host_dir resolved, for links_inside */
+};
+
+/* a symbolic link at hp to a regular file inside the tree: its target (malloc'd), else NULL */
+static char *link_inside(const struct tree_walk *w, const char *hp, struct stat *st)
+{
+	char *real;
+	size_t n = strlen(w->root);
+
+	if (!w->o->links_inside || !w->root)
+		return NULL;
+	real = realpath(hp, NULL);
+	if (!real || strncmp(real, w->root, n) || real[n] != '/' || stat(real, st) ||
+	    !S_ISREG(st->st_mode)) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+static bool skipped_top(const struct tree_walk *w, const char *name, int depth)
+{
+	for (const char *const *s = w->o->skip_top; depth == 0 && s && *s; s++)
+		if (!strcmp(*s, name))
+			return true;
+	return false;
+}
+
 /* one directory level of payload_add_tree() */
-static int add_tree_dir(struct payload *p, const char *guest, const char *host, int depth)
+static int add_tree_dir(const struct tree_walk *w, const char *guest, const char *host, int depth)
 {
 	DIR *d = opendir(host);
 	struct dirent *e;
 	int ret = 0;
 
 	if (!d) {
-		lab_err("cannot read %s: %s; check the kernel's modules directory", host,
-			strerror(errno));
+		lab_err("cannot read %s: %s", host, strerror(errno));
 		return -1;
 	}
 	while (!ret && (e = readdir(d))) {
-		char *hp, *gp;
+		char *hp, *gp, *target = NULL;
 		struct stat st;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    skipped_top(w, e->d_name, depth))
 			continue;
 		hp = xasprintf("%s/%s", host, e->d_name);
 		gp = xasprintf("%s/%s", guest, e->d_name);
@@ -118,17 +149,19 @@ static int add_tree_dir(struct payload *p, const char *guest, const char *host, 
 			lab_err("cannot stat %s: %s", hp, strerror(errno));
 			ret = -1;
 		} else if (S_ISDIR(st.st_mode) && depth >= TREE_DEPTH_MAX) {
-			lab_err("%s: more than %d directory levels; is it a module tree?", hp,
-				TREE_DEPTH_MAX);
+			lab_err("%s: more than %d directory levels", hp, TREE_DEPTH_MAX);
 			ret = -1;
 		} else if (S_ISDIR(st.st_mode)) {
-			ret = add_tree_dir(p, gp, hp, depth + 1);
-		} else if (S_ISREG(st.st_mode) && p->n >= PAYLOAD_MAX_FILES) {
+			ret = add_tree_dir(w, gp, hp, depth + 1);
+		} else if ((S_ISREG(st.st_mode) ||
+			    (S_ISLNK(st.st_mode) && (target = link_inside(w, hp, &st)))) &&
+			   w->p->n >= PAYLOAD_MAX_FILES) {
 			lab_err("%s: more than %d files for one boot", host, PAYLOAD_MAX_FILES);
 			ret = -1;
 		} else if (S_ISREG(st.st_mode)) {
-			payload_add_file(p, gp, hp, st.st_mode & 07777);
+			payload_add_file(w->p, gp, target ? target : hp, st.st_mode & 07777);
 		}
+		free(target);
 		free(hp);
 		free(gp);
 	}
@@ -136,9 +169,18 @@ static int add_tree_dir(struct payload *p, const char *guest, const char *host, 
 	return ret;
 }
 
-int payload_add_tree(struct payload *p, const char *guest_dir, const char *host_dir)
+int payload_add_tree(struct payload *p, const char *guest_dir, const char *host_dir,
+		     const struct payload_tree_opts *o)
 {
-	return add_tree_dir(p, guest_dir, host_dir, 0);
+	static const struct payload_tree_opts none;
+	struct tree_walk w = { .p = p, .o = o ? o : &none };
+	int ret;
+
+	if (w.o->links_inside)
+		w.root = realpath(host_dir, NULL);
+	ret = add_tree_dir(&w, guest_dir, host_dir, 0);
+	free(w.root);
+	return ret;
 }
 
 void payload_release(struct payload *p)

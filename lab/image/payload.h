@@ -13,6 +13,7 @@
 #ifndef MMLAB_IMAGE_PAYLOAD_H
 #define MMLAB_IMAGE_PAYLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,12 +49,20 @@ void payload_add_data(struct payload *p, const char *guest, const void *data, si
 char *payload_plan_text(const struct kvlist *plan);
 /* the plan as MMPLAN_PATH; -1 after a message when it is larger than the agent reads */
 int payload_add_plan(struct payload *p, const struct kvlist *plan);
+/* how payload_add_tree() walks a tree; NULL: the defaults (all zero) */
+struct payload_tree_opts {
+	const char *const *skip_top; /* names left out at the top level, NULL-terminated */
+	/* a symbolic link to a regular file inside host_dir: that file's contents */
+	bool links_inside;
+};
 /*
  * Every regular file under host_dir as guest_dir/<the same relative
  * path>, with its mode; symbolic links (a module tree's build and source)
- * and other special files are left out. 0, or -1 after a message.
+ * and other special files are left out, but for links_inside. 0, or -1
+ * after a message.
  */
-int payload_add_tree(struct payload *p, const char *guest_dir, const char *host_dir);
+int payload_add_tree(struct payload *p, const char *guest_dir, const char *host_dir,
+		     const struct payload_tree_opts *o);
 void payload_release(struct payload *p);
 
 /*

@@ -67,6 +67,16 @@ static void child(const char *const argv[], const struct spawn_opts *o, int out_
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	dup2(out_fd, 1);
 	dup2(out_fd, 2);
+	if (o && o->stderr_path) {
+		int err_fd = open(o->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (err_fd < 0) {
+			dprintf(2, "mmlab: cannot open %s for %s: %s\n", o->stderr_path, argv[0],
+				strerror(errno));
+			_exit(127);
+		}
+		dup2(err_fd, 2);
+	}
 	if (in_fd >= 0) {
 		dup2(in_fd, 0);
 	} else if (o && o->stdin_path) {

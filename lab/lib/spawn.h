@@ -16,6 +16,8 @@ struct spawn_opts {
 	const char *const *env; /* "NAME=VALUE" set in the child, NULL-terminated */
 	unsigned int timeout_s; /* 0: no deadline */
 	const char *log_path; /* append the output here too (created 0644) */
+	/* the child's stderr to this file (created or truncated, 0600), not the output */
+	const char *stderr_path;
 	size_t capture_max; /* bytes of output kept (the tail); 0: 64 KiB */
 	/* called for every complete output line (without the newline) */
 	void (*on_line)(const char *line, size_t len, void *arg);

@@ -153,6 +153,15 @@ static int boot_files(const struct run *r, const struct boot *b, struct boot_ctx
 	for (size_t i = 0; i < r->guest_files.n; i++)
 		payload_add_file(&bc->files, r->guest_files.v[i].key, r->guest_files.v[i].value,
 				 PAYLOAD_MODE_HOST);
+	/* and its trees: an mmtests checkout (mmtests.c), without its results and history */
+	for (size_t i = 0; i < r->guest_trees.n; i++) {
+		static const char *const skip[] = { "work", ".git", NULL };
+		const struct payload_tree_opts to = { .skip_top = skip, .links_inside = true };
+
+		if (payload_add_tree(&bc->files, r->guest_trees.v[i].key, r->guest_trees.v[i].value,
+				     &to))
+			return -1;
+	}
 	if (r->modules && r->modules[b->variant]) {
 		gp = xasprintf("/mmlab/modules/%s.ko", wlmodule_for_job(r->job));
 		payload_add_file(&bc->files, gp, r->modules[b->variant], 0644);
@@ -163,7 +172,7 @@ static int boot_files(const struct run *r, const struct boot *b, struct boot_ctx
 	if (mods) {
 		gp = xasprintf("/lib/modules/%s", ki->release);
 		lab_info("the kernel modules %s go into the guest's %s", mods, gp);
-		ret = payload_add_tree(&bc->files, gp, mods);
+		ret = payload_add_tree(&bc->files, gp, mods, NULL);
 		free(gp);
 	}
 	free(mods);

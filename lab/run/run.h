@@ -11,6 +11,7 @@
  *   schedule.c  the boots of a run, their order, running them; the observer twins
  *   boot.c      one boot: stage -> domain -> watch -> collect -> record
  *   record.c    storing the iterations of a boot (record)
+ *   mmtests.c   an mmtests workload: the image's packages, the tree, the import
  *   own.c       a command workload: its build and files before the boots,
  *               its outputs and metrics in each iteration's record
  *   until.c     --until-significant: rounds of boots until precise
@@ -87,6 +88,8 @@ struct run {
 	 * with the module, to the image code in one list.
 	 */
 	struct kvlist guest_files;
+	/* directory trees the same way, guest dir -> host dir: an mmtests checkout (mmtests.c) */
+	struct kvlist guest_trees;
 	struct image img; /* the initramfs */
 	struct vm_host *host;
 	struct accel_choice accel;
@@ -182,7 +185,11 @@ int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 		struct progress *pg);
 int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);
 
-/* own.c */
+/* mmtests.c: an mmtests workload's packages, tree and script; its import */
+int run_mmtests_prepare(struct run *r);
+void run_mmtests_record(struct run *r, json_t *it, const char *dir);
+
+/* own.c (run_own_prepare() calls run_mmtests_prepare() first) */
 int run_own_prepare(struct run *r);
 void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
 		    const char *dir);

@@ -110,7 +110,7 @@ static void test_roundtrip(void **state)
 	payload_add_file(&pl, "mmlab/work/run.sh", p, PAYLOAD_MODE_HOST);
 	payload_add_file(&pl, "/mmlab/modules/pagebench.ko", p, 0600);
 	payload_add_data(&pl, "/etc/motd", "hi\n", 3, 0640);
-	assert_int_equal(payload_add_tree(&pl, "/lib/modules/6.12.0", mods), 0);
+	assert_int_equal(payload_add_tree(&pl, "/lib/modules/6.12.0", mods, NULL), 0);
 	free(p);
 	fd = open(cpio, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(payload_write_cpio(&pl, fd, cpio) > 0);
