@@ -12,6 +12,7 @@
 #include "analysis/compare.h"
 #include "analysis/compare_int.h"
 #include "lib/strbuf.h"
+#include "mmtests/mmtests.h"
 
 #define CSV_MAX_BYTES (64u << 20)
 
@@ -237,6 +238,29 @@ static void own_directions(struct comparison *c, const json_t *run)
 	}
 }
 
+/* an mmtests workload's metrics: the direction mmtests prefers, stored with each import */
+static void mmtests_directions(struct comparison *c, const json_t *run)
+{
+	json_t *vars = json_object_get(run, "variants"), *v, *it;
+	enum metric_dir dir;
+	size_t i, j;
+
+	json_array_foreach(vars, i, v) {
+		json_array_foreach(json_object_get(v, "iterations"), j, it) {
+			const json_t *imp = json_object_get(it, "mmtests");
+
+			if (!imp)
+				continue;
+			for (size_t k = 0; k < c->nmetrics; k++) {
+				const char *ds = mmtests_direction(imp, c->metrics[k].name);
+
+				if (ds && !metric_dir_parse(ds, &dir))
+					c->metrics[k].dir = dir;
+			}
+		}
+	}
+}
+
 int cmp_add_run(struct comparison *c, const json_t *run)
 {
 	const char *id = json_string_value(json_object_get(run, "run"));
@@ -257,6 +281,7 @@ int cmp_add_run(struct comparison *c, const json_t *run)
 		if (add_variant_json(c, run, id, jv) < 0)
 			return -1;
 	own_directions(c, run);
+	mmtests_directions(c, run);
 	return 0;
 }
 

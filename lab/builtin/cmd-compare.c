@@ -10,12 +10,15 @@
 #include "analysis/compare.h"
 #include "builtin/compare_cli.h"
 #include "lib/parse-options.h"
+#include "mmtests/mmtests.h"
+#include "store/results.h"
 #include "lib/util.h"
 
 static const char *const compare_synopsis[] = {
 	"mmlab compare RUN [RUN...] [options]",
 	"mmlab compare --samples FILE.csv [options]",
 	"mmlab compare RUN --power [--effect 2%]",
+	"mmlab compare RUN --mmtests [--baseline VARIANT]",
 	NULL,
 };
 
@@ -25,7 +28,9 @@ static const struct opt_usage compare_usage = {
 		"Welch's t-test and Benjamini-Hochberg. The text starts with a summary\n"
 		"(the significant changes, largest first, or the smallest change the\n"
 		"run could have detected), then the mmtests table by group; see\n"
-		"docs/compare.md.",
+		"docs/compare.md. With --mmtests, a run of an mmtests workload gets\n"
+		"mmtests' own compare-kernels.sh report instead, computed by mmtests\n"
+		"from the stored logs.",
 	.footer = "exit status: 0 done, 1 a run could not be loaded or output failed,\n"
 		  "2 bad usage or bad input",
 };
@@ -35,6 +40,7 @@ struct compare_opts {
 	enum cmp_format fmt;
 	double effect;
 	bool power;
+	bool mmtests;
 };
 
 static int format_cb(const struct opt *o, const char *arg)
@@ -69,6 +75,32 @@ static int write_out(struct comparison *c, const struct compare_opts *o)
 	return (cmp_close_output(out, o->cli.output) < 0 || rc < 0) ? EXIT_RUN_FAILED : 0;
 }
 
+/* --mmtests: one run, mmtests' report of it */
+static int mmtests_cli(const struct compare_opts *o, int nruns, char **runs)
+{
+	const char *dir = gopts.results_dir ? gopts.results_dir : "results";
+	json_t *run;
+	FILE *out;
+	int rc;
+
+	if (nruns != 1 || o->power || o->fmt != CMP_TEXT) {
+		lab_err("--mmtests takes one RUN, and neither --power nor --format");
+		return EXIT_USAGE;
+	}
+	run = results_load_run(dir, strcmp(runs[0], "latest") ? runs[0] : NULL);
+	if (!run)
+		return EXIT_RUN_FAILED;
+	if (cmp_open_output(o->cli.output, &out) < 0) {
+		json_decref(run);
+		return EXIT_RUN_FAILED;
+	}
+	rc = mmtests_report(dir, run, o->cli.baseline, out) ? EXIT_RUN_FAILED : 0;
+	if (cmp_close_output(out, o->cli.output) < 0)
+		rc = EXIT_RUN_FAILED;
+	json_decref(run);
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = { .cli.alpha = 0.05, .fmt = CMP_TEXT, .effect = 0.02 };
@@ -89,6 +121,8 @@ int cmd_compare(int argc, char **argv)
 		OPT_BOOL(0, "power", &o.power, "iterations needed per metric instead of the table"),
 		OPT_CALLBACK(0, "effect", &o.effect, "PCT",
 			     "relative change for --power (default 2%)", effect_cb),
+		OPT_BOOL(0, "mmtests", &o.mmtests,
+			 "mmtests' own compare-kernels.sh report of an mmtests run"),
 		OPT_STRING('o', "output", &o.cli.output, "FILE",
 			   "write there instead of standard output"),
 		OPT_END(),
@@ -101,6 +135,8 @@ int cmd_compare(int argc, char **argv)
 		lab_err("compare: give at least one RUN (or \"latest\") or --samples FILE.csv");
 		usage_with_options(stderr, opts, &compare_usage);
 		rc = EXIT_USAGE;
+	} else if (o.mmtests) {
+		rc = mmtests_cli(&o, n, argv);
 	} else if (o.power && o.fmt != CMP_TEXT && o.fmt != CMP_JSON) {
 		lab_err("--power prints text or json only");
 		rc = EXIT_USAGE;

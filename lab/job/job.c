@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "job/job.h"
+#include "job/job_mmtests.h"
 #include "job/job_own.h"
 #include "job/parse.h"
 #include "lib/util.h"
@@ -181,6 +182,7 @@ static void parse_job(struct job_yaml *y, yaml_node_t *root, struct job *job)
 	ext_parse(y, root, f + J_N, nf - J_N, job);
 	parse_source(y, root, f, job);
 	parse_disk(y, f, job);
+	job_check_mmtests(y, job);
 	job_check_own(y, job);
 }
 
@@ -413,6 +415,7 @@ void job_free(struct job *job)
 	free(job->workload.name);
 	kvlist_free(&job->workload.params);
 	job_own_free(job->workload.own);
+	job_mmtests_free(job->workload.mmtests);
 	strlist_free(&job->collectors.tracepoints);
 	free(job->image.suite);
 	free(job->image.recipe);

@@ -127,6 +127,7 @@ struct job_workload {
 	char *name; /* a built-in's, or the metric prefix of a command */
 	struct kvlist params;
 	struct job_own *own; /* command:/module: given (NULL: a built-in); job_own.h */
+	struct job_mmtests *mmtests; /* mmtests: given (own then runs it); job_mmtests.h */
 };
 
 struct job_timeouts {

@@ -15,6 +15,7 @@
  *	parse_workload.c  workload: and its params
  *	parse_own.c       a command workload's keys (job_own.h)
  *	parse_metrics.c   its metrics: extractors
+ *	parse_mmtests.c   workload.mmtests: an mmtests config (job_mmtests.h)
  *	parse_guest.c     image:, collect_files:, collectors:, timeouts:
  *
  * Every section parser reports through job_yaml_err() and goes on after an
@@ -90,10 +91,17 @@ enum {
 	W_TIMEOUT,
 	W_PHASE,
 	W_MODULE,
+	W_MMTESTS,
 	W_N
 };
 void job_parse_own(struct job_yaml *y, yaml_node_t *n, struct job_field *f, const char *dir,
 		   struct job_workload *w);
+/* workload.mmtests (parse_mmtests.c): also fills w->own, the command that runs it */
+void job_parse_mmtests(struct job_yaml *y, yaml_node_t *n, struct job_field *f, const char *dir,
+		       struct job_workload *w);
+void job_check_mmtests(struct job_yaml *y, struct job *job);
+/* a list of Debian package names (image.packages and the like) */
+void job_parse_packages(struct job_yaml *y, yaml_node_t *n, const char *path, struct strlist *out);
 void job_parse_metrics(struct job_yaml *y, yaml_node_t *n, struct job_workload *w);
 /* after every section: what a command workload asks of the rest of the job */
 void job_check_own(struct job_yaml *y, struct job *job);

@@ -14,25 +14,25 @@
 
 static const char *const image_kind_choices[] = { "initramfs", "debootstrap", NULL };
 
-static void parse_packages(struct job_yaml *y, yaml_node_t *n, struct strlist *out)
+void job_parse_packages(struct job_yaml *y, yaml_node_t *n, const char *path, struct strlist *out)
 {
 	const char *want = "a Debian package name such as numactl";
 	char p[PATHLEN], s[SHOWLEN];
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		job_yaml_err(y, n->start_mark, "image.packages",
+		job_yaml_err(y, n->start_mark, path,
 			     "got %s; expected a list such as [numactl, linux-perf]",
 			     job_yaml_kind(n));
 		return;
 	}
 	if (job_yaml_seq_len(n) > JOB_MAX_PACKAGES) {
-		job_yaml_err(y, n->start_mark, "image.packages", "%zu packages; at most %d allowed",
+		job_yaml_err(y, n->start_mark, path, "%zu packages; at most %d allowed",
 			     job_yaml_seq_len(n), JOB_MAX_PACKAGES);
 		return;
 	}
 	for (size_t i = 0; i < job_yaml_seq_len(n); i++) {
 		yaml_node_t *it = job_yaml_seq_item(y, n, i);
-		const char *v = job_yaml_scalar(y, it, job_pidx(p, "image.packages", i), want);
+		const char *v = job_yaml_scalar(y, it, job_pidx(p, path, i), want);
 
 		if (!v)
 			continue;
@@ -146,7 +146,7 @@ void job_parse_image(struct job_yaml *y, yaml_node_t *n, const char *dir, struct
 			im->suite = xstrdup(v);
 	}
 	if (f[IM_PACKAGES].val)
-		parse_packages(y, f[IM_PACKAGES].val, &im->packages);
+		job_parse_packages(y, f[IM_PACKAGES].val, "image.packages", &im->packages);
 	if (f[IM_SIZE].val && job_yaml_size(y, f[IM_SIZE].val, "image.size", &im->size_bytes) &&
 	    (im->size_bytes < (512ULL << 20) || im->size_bytes > (1ULL << 40) ||
 	     im->size_bytes % (1ULL << 20)))

@@ -246,7 +246,7 @@ static void own_keys_alone(struct job_yaml *y, struct job_field *f)
 	char p[PATHLEN];
 
 	for (int k = W_COMMAND; k < W_N; k++)
-		if (k != W_MODULE && f[k].val)
+		if (k != W_MODULE && k != W_MMTESTS && f[k].val)
 			job_yaml_err(
 				y, f[k].key_node->start_mark, job_pkey(p, "workload", f[k].key),
 				"belongs to a command workload; add 'command: [PROGRAM, ARGS...]' (or module:), or remove it to run the built-in");
@@ -259,7 +259,7 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir, str
 		[W_COMMAND] = { .key = "command" }, [W_FILES] = { .key = "files" },
 		[W_BUILD] = { .key = "build" },	    [W_METRICS] = { .key = "metrics" },
 		[W_TIMEOUT] = { .key = "timeout" }, [W_PHASE] = { .key = "phase" },
-		[W_MODULE] = { .key = "module" },
+		[W_MODULE] = { .key = "module" },   [W_MMTESTS] = { .key = "mmtests" },
 	};
 	const struct workload_def *const *all = workload_all();
 	const struct workload_def *wd;
@@ -273,6 +273,10 @@ void job_parse_workload(struct job_yaml *y, yaml_node_t *n, const char *dir, str
 		    "a mapping such as { name: usemem, params: { size: 25% } } or { command: [./repro] }",
 		    f, W_N))
 		return;
+	if (f[W_MMTESTS].val) {
+		job_parse_mmtests(y, n, f, dir, w);
+		return;
+	}
 	if (f[W_COMMAND].val || f[W_MODULE].val) {
 		job_parse_own(y, n, f, dir, w);
 		return;

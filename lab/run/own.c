@@ -216,6 +216,8 @@ int run_own_prepare(struct run *r)
 
 	if (!o)
 		return 0;
+	if (run_mmtests_prepare(r))
+		return -1;
 	for (size_t i = 0; i < o->nfiles; i++) {
 		char *gp = xasprintf("%s/%s", GUEST_WORKDIR, o->files[i].dst);
 
@@ -388,4 +390,5 @@ void run_own_record(struct run *r, const struct boot_out *out, unsigned int inde
 	}
 	if (go && go->timed_out)
 		json_object_set_new(it, "timed_out", json_true());
+	run_mmtests_record(r, it, dir);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job/job_mmtests.h"
 #include "job/job_own.h"
 #include "store/run_record.h"
 
@@ -550,6 +551,14 @@ static json_t *job_json_all(const struct job *job)
 
 	if (job->workload.own)
 		own_json(json_object_get(j, "workload"), &job->workload);
+	if (job->workload.mmtests) {
+		const struct job_mmtests *m = job->workload.mmtests;
+
+		json_object_set_new(json_object_get(j, "workload"), "mmtests",
+				    json_pack("{s:s, s:s, s:o, s:o}", "dir", m->dir, "config",
+					      m->config, "benchmarks", strlist_json(&m->benchmarks),
+					      "packages", strlist_json(&m->packages)));
+	}
 	return j;
 }
 

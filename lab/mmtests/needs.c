@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * needs.c - what an mmtests config needs in the guest (mmtests.h), read
+ * from mmtests' own files, never from a list of mmlab's:
+ *
+ *   run-mmtests.sh                      its install-depends lines (what
+ *                                       mmtests itself needs)
+ *   drivers/driver-<bench>.sh           the shellpacks it runs
+ *   shellpack_src/src/<pack>/<pack>-install, -bench
+ *                                       their install-depends; a
+ *                                       sources_fetch or git_fetch in an
+ *                                       install step is a download
+ *   bin/install-depends                 its "debian::NAME" => "DEBIAN" map
+ *
+ * mmtests' names are openSUSE's; those the map does not cover are kept
+ * as they are when Debian has them (apt-cache policy) and listed as
+ * missing when it does not. A download in a benchmark's own install step
+ * refuses the config. A download of an external package a benchmark
+ * checks for (thpchallenge's fio) is met by Debian's package of that name
+ * when there is one: the script makes the directory mmtests looks for.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/spawn.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+#include "mmtests/mmtests.h"
+
+#define SCRIPT_MAX (4u << 20)
+#define MAX_PACKS 32
+#define MAX_NAMES 512
+/*
+ * What mmtests' scripts run without an install-depends for it (openSUSE
+ * has it in every install; Debian's minbase does not): free and ps,
+ * lsmod and modprobe.
+ */
+static const char *const base_packages[] = { "procps", "kmod" };
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-"
+
+struct scan {
+	const char *dir; /* the mmtests tree */
+	struct strlist names; /* mmtests' package names, each once */
+	struct strlist sources;
+	struct strlist externals; /* "PACK\tDIR" met by Debian's PACK */
+};
+
+static bool has(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void push_once(struct strlist *l, const char *s)
+{
+	if (!has(l, s))
+		strlist_push(l, s);
+}
+
+/* a file of the tree (rel), or NULL when it is not there */
+static char *tree_file(const char *dir, const char *rel, size_t *len)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *t = NULL;
+
+	if (path_exists(p))
+		t = read_file(p, len, SCRIPT_MAX);
+	free(p);
+	return t;
+}
+
+/* the logical lines of a shell script: continuations joined, one call each */
+static void each_line(const char *text, void (*fn)(const char *line, unsigned int lno, void *arg),
+		      void *arg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned int lno = 0, first = 1;
+
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		lno++;
+		if (!sb.len)
+			first = lno;
+		if (n && p[n - 1] == '\\') {
+			strbuf_add(&sb, p, n - 1);
+			strbuf_addch(&sb, ' ');
+		} else {
+			strbuf_add(&sb, p, n);
+			fn(sb.buf, first, arg);
+			strbuf_reset(&sb);
+		}
+		p += n + (nl != NULL);
+	}
+	if (sb.len)
+		fn(sb.buf, first, arg);
+	strbuf_release(&sb);
+}
+
+/* the first word of line after blanks: its length, and where it starts */
+static size_t word(const char **line)
+{
+	*line += strspn(*line, " \t");
+	return strcspn(*line, " \t");
+}
+
+struct depends_arg {
+	struct scan *s;
+	const char *source;
+	bool any;
+};
+
+static void depends_line(const char *line, unsigned int lno, void *arg)
+{
+	struct depends_arg *d = arg;
+	const char *p = line;
+	size_t n = word(&p);
+
+	(void)lno;
+	if (n != 15 || strncmp(p, "install-depends", 15))
+		return;
+	p += n;
+	while ((n = word(&p))) {
+		char *w;
+
+		if (strchr("#;|&<>`(", *p))
+			break;
+		w = xasprintf("%.*s", (int)n, p);
+		p += n;
+		if (strspn(w, NAME_CHARS) != n || d->s->names.n >= MAX_NAMES) {
+			free(w);
+			continue; /* "$PACKAGE" and the like: not a name */
+		}
+		push_once(&d->s->names, w);
+		d->any = true;
+		free(w);
+	}
+}
+
+static void depends(struct scan *s, const char *text, const char *source)
+{
+	struct depends_arg d = { .s = s, .source = source };
+
+	each_line(text, depends_line, &d);
+	if (d.any)
+		push_once(&s->sources, source);
+}
+
+/* ---- downloads ---- */
+
+struct fetch_arg {
+	unsigned int line;
+	char what[32];
+};
+
+static void fetch_line(const char *line, unsigned int lno, void *arg)
+{
+	static const char *const macros[] = { "sources_fetch", "sources_fetch_p0", "git_fetch" };
+	struct fetch_arg *f = arg;
+	const char *p = line;
+	size_t n = word(&p);
+
+	if (f->line)
+		return;
+	if (n == 12 && !strncmp(p, "###SHELLPACK", 12)) {
+		p += n;
+		n = word(&p);
+		for (size_t i = 0; i < ARRAY_SIZE(macros); i++)
+			if (n == strlen(macros[i]) && !strncmp(p, macros[i], n)) {
+				f->line = lno;
+				snprintf(f->what, sizeof(f->what), "%s", macros[i]);
+			}
+	} else if ((n == 4 && !strncmp(p, "wget", 4)) || (n == 4 && !strncmp(p, "curl", 4))) {
+		f->line = lno;
+		snprintf(f->what, sizeof(f->what), "%.4s", p);
+	} else if (n == 3 && !strncmp(p, "git", 3)) {
+		p += n;
+		n = word(&p);
+		if (n == 5 && !strncmp(p, "clone", 5)) {
+			f->line = lno;
+			snprintf(f->what, sizeof(f->what), "git clone");
+		}
+	}
+}
+
+/* the line of text that downloads (0: none) and how */
+static unsigned int downloads(const char *text, char what[32])
+{
+	struct fetch_arg f = { 0 };
+
+	each_line(text, fetch_line, &f);
+	memcpy(what, f.what, sizeof(f.what));
+	return f.line;
+}
+
+/* ---- the externals a benchmark checks for ---- */
+
+struct vars_arg {
+	struct kvlist vars;
+	struct strlist ext; /* "PACK DIR" as written */
+};
+
+static void vars_line(const char *line, unsigned int lno, void *arg)
+{
+	struct vars_arg *v = arg;
+	const char *p = line, *eq;
+	size_t n = word(&p);
+	char *name, *val;
+
+	(void)lno;
+	if (n == 12 && !strncmp(p, "###SHELLPACK", 12)) {
+		const char *q = p + n;
+		size_t m = word(&q);
+
+		if (m == 8 && !strncmp(q, "preamble", 8)) {
+			q += m;
+			m = word(&q);
+			q += m;
+			m = word(&q);
+			if (m) {
+				val = xasprintf("%.*s", (int)m, q);
+				kvlist_set(&v->vars, "VERSION", val);
+				free(val);
+			}
+		} else if (m == 31 && !strncmp(q, "check_external_install_required", 31)) {
+			q += m;
+			m = word(&q);
+			val = xasprintf("%.*s", (int)m, q);
+			q += m;
+			m = word(&q);
+			strlist_pushf(&v->ext, "%s %.*s", val, (int)m, q);
+			free(val);
+		}
+		return;
+	}
+	if (n == 6 && !strncmp(p, "export", 6)) {
+		p += n;
+		word(&p);
+	}
+	eq = strchr(p, '=');
+	if (!eq || eq == p ||
+	    strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != (size_t)(eq - p))
+		return;
+	name = xasprintf("%.*s", (int)(eq - p), p);
+	eq++;
+	if (*eq == '"' || *eq == '\'')
+		val = xasprintf("%.*s", (int)strcspn(eq + 1, *eq == '"' ? "\"" : "'"), eq + 1);
+	else
+		val = xasprintf("%.*s", (int)strcspn(eq, " \t;#"), eq);
+	if (!strchr(val, '$') && !strchr(val, '`'))
+		kvlist_set(&v->vars, name, val);
+	free(name);
+	free(val);
+}
+
+/* s with $NAME and ${NAME} of vars replaced; NULL if one is not known */
+static char *expand(const char *s, const struct kvlist *vars)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	while (*s) {
+		const char *v;
+		size_t n;
+		char *name;
+		bool br;
+
+		if (*s != '$') {
+			strbuf_addch(&sb, *s++);
+			continue;
+		}
+		br = s[1] == '{';
+		s += 1 + br;
+		n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		name = xasprintf("%.*s", (int)n, s);
+		v = kvlist_get(vars, name);
+		free(name);
+		if (!v || !n || (br && s[n] != '}')) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_addstr(&sb, v);
+		s += n + br;
+	}
+	return strbuf_detach(&sb);
+}
+
+/* ---- one benchmark ---- */
+
+static int refuse_download(const char *bench, const char *pack, const char *rel, unsigned int line,
+			   const char *what, const char *via)
+{
+	lab_err("mmtests benchmark '%s' cannot run in the guest: %s%s%s%s downloads its sources "
+		"(%s line %u: %s) and the guest has no network. Choose a config whose "
+		"benchmarks build from mmtests' own files (thpchallenge does)%s",
+		bench, pack, via ? " (" : "", via ? via : "", via ? ")" : "", rel, line, what,
+		via ? "" : ", or install the program in the image and drop the download");
+	return -1;
+}
+
+/* the external PACK a bench checks for in DIR: scanned, or met by Debian's package */
+static int external(struct scan *s, const char *bench, const char *pack, const char *dir)
+{
+	char *rel = xasprintf("shellpack_src/src/%s/%s-install", pack, pack), *text, what[32];
+	unsigned int line;
+	size_t len;
+	int ret = 0;
+
+	text = tree_file(s->dir, rel, &len);
+	if (!text) {
+		free(rel);
+		return 0;
+	}
+	line = downloads(text, what);
+	if (!line) {
+		depends(s, text, bench);
+	} else if (!dir) {
+		ret = refuse_download(bench, pack, rel, line, what,
+				      "an external package whose directory mmlab cannot tell");
+	} else {
+		char *e = xasprintf("%s\t%s\t%s\t%u\t%s\t%s", pack, dir, rel, line, what, bench);
+
+		push_once(&s->externals, e);
+		free(e);
+	}
+	free(text);
+	free(rel);
+	return ret;
+}
+
+static int pack_scripts(struct scan *s, const char *bench, const char *pack)
+{
+	static const char *const kinds[] = { "install", "bench" };
+	int ret = 0;
+
+	for (size_t k = 0; !ret && k < ARRAY_SIZE(kinds); k++) {
+		char *rel = xasprintf("shellpack_src/src/%s/%s-%s", pack, pack, kinds[k]), what[32];
+		size_t len;
+		char *text = tree_file(s->dir, rel, &len);
+		struct vars_arg va = { 0 };
+		unsigned int line;
+
+		if (!text) {
+			free(rel);
+			continue;
+		}
+		depends(s, text, bench);
+		line = !k ? downloads(text, what) : 0;
+		if (line)
+			ret = refuse_download(bench, pack, rel, line, what, NULL);
+		each_line(text, vars_line, &va);
+		for (size_t i = 0; !ret && i < va.ext.n; i++) {
+			char *sp = strchr(va.ext.v[i], ' '), *d;
+
+			*sp = '\0';
+			d = expand(sp + 1, &va.vars);
+			ret = external(s, bench, va.ext.v[i], d);
+			free(d);
+		}
+		kvlist_free(&va.vars);
+		strlist_free(&va.ext);
+		free(text);
+		free(rel);
+	}
+	return ret;
+}
+
+/* the shellpacks drivers/driver-<bench>.sh runs */
+static int bench_packs(struct scan *s, const char *bench, struct strlist *packs)
+{
+	static const char *const marks[] = { "shellpack-bench-", "shellpack-install-" };
+	char *rel = xasprintf("drivers/driver-%s.sh", bench);
+	size_t len;
+	char *text = tree_file(s->dir, rel, &len);
+
+	if (!text) {
+		lab_err("mmtests has no benchmark '%s' (no %s in %s); check MMTESTS= in the config",
+			bench, rel, s->dir);
+		free(rel);
+		return -1;
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(marks); k++)
+		for (const char *p = strstr(text, marks[k]); p && packs->n < MAX_PACKS;
+		     p = strstr(p + 1, marks[k])) {
+			const char *nm = p + strlen(marks[k]);
+			size_t n = strspn(nm, NAME_CHARS);
+			char *name;
+
+			if (!n || n > 64)
+				continue;
+			name = xasprintf("%.*s", (int)n, nm);
+			push_once(packs, name);
+			free(name);
+		}
+	if (!packs->n)
+		push_once(packs, bench);
+	free(text);
+	free(rel);
+	return 0;
+}
+
+/* ---- names to Debian's ---- */
+
+/* bin/install-depends' "debian::NAME" => "DEBIAN" */
+static void debian_map(const char *dir, struct kvlist *map)
+{
+	size_t len;
+	char *text = tree_file(dir, "bin/install-depends", &len);
+
+	for (const char *p = text ? strstr(text, "\"debian::") : NULL; p;
+	     p = strstr(p + 1, "\"debian::")) {
+		const char *k = p + 9, *q;
+		size_t kn = strcspn(k, "\"\n"), vn;
+		char *key, *val;
+
+		q = k + kn;
+		if (*q != '"')
+			continue;
+		q += 1 + strspn(q + 1, " \t");
+		if (strncmp(q, "=>", 2))
+			continue;
+		q += 2 + strspn(q + 2, " \t");
+		if (*q != '"')
+			continue;
+		vn = strcspn(q + 1, "\"\n");
+		key = xasprintf("%.*s", (int)kn, k);
+		val = xasprintf("%.*s", (int)vn, q + 1);
+		kvlist_set(map, key, val);
+		free(key);
+		free(val);
+	}
+	free(text);
+}
+
+/* the names of l Debian has (apt-cache policy: a candidate version) into have */
+static void debian_has(const struct strlist *l, struct strlist *have)
+{
+	const char **argv = xcalloc(l->n + 3, sizeof(*argv));
+	struct spawn_opts o = { .timeout_s = 120, .capture_max = 4u << 20 };
+	struct spawn_result r = { 0 };
+	char *cur = NULL;
+
+	argv[0] = "apt-cache";
+	argv[1] = "policy";
+	for (size_t i = 0; i < l->n; i++)
+		argv[2 + i] = l->v[i];
+	if (spawn_run(argv, &o, &r)) {
+		char buf[128];
+
+		lab_warn("apt-cache policy %s; the image gets every package mmtests names",
+			 spawn_describe(&r, o.timeout_s, buf, sizeof(buf)));
+		for (size_t i = 0; i < l->n; i++)
+			strlist_push(have, l->v[i]);
+	}
+	for (char *line = r.out; line && *line;) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (line[0] && line[0] != ' ' && line[strlen(line) - 1] == ':') {
+			free(cur);
+			cur = xstrndup(line, strlen(line) - 1);
+		} else if (cur && !strncmp(line + strspn(line, " "), "Candidate: ", 11) &&
+			   strcmp(line + strspn(line, " ") + 11, "(none)")) {
+			push_once(have, cur);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(cur);
+	spawn_result_free(&r);
+	free(argv);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int resolve(struct scan *s, const struct job_mmtests *m, struct mmtests_needs *out)
+{
+	struct kvlist map = { 0 };
+	struct strlist want = { 0 }, have = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	size_t nmm;
+	int ret = 0;
+	char *j;
+
+	debian_map(s->dir, &map);
+	for (size_t i = 0; i < s->names.n; i++) {
+		const char *d = kvlist_get(&map, s->names.v[i]);
+
+		push_once(&want, d ? d : s->names.v[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(base_packages); i++)
+		push_once(&want, base_packages[i]);
+	for (size_t i = 0; i < s->externals.n; i++) {
+		char *pack = xstrndup(s->externals.v[i], strcspn(s->externals.v[i], "\t"));
+
+		push_once(&want, pack);
+		free(pack);
+	}
+	if (want.n)
+		debian_has(&want, &have);
+	for (size_t i = 0; i < want.n; i++)
+		push_once(has(&have, want.v[i]) ? &out->packages : &out->missing, want.v[i]);
+	for (size_t i = 0; !ret && i < s->externals.n; i++) {
+		char *f[6], *e = xstrdup(s->externals.v[i]), *save = NULL;
+
+		f[0] = strtok_r(e, "\t", &save);
+		for (int k = 1; k < 6; k++)
+			f[k] = strtok_r(NULL, "\t", &save);
+		if (has(&out->packages, f[0])) {
+			strlist_pushf(&out->stubs, "%s-installed:%s", f[1], f[0]);
+			strlist_pushf(
+				&out->notes,
+				"mmtests would download %s (%s:%s); Debian's package %s stands in for it",
+				f[1], f[2], f[3], f[0]);
+		} else {
+			ret = refuse_download(f[5], f[0], f[2], (unsigned int)atoi(f[3]), f[4],
+					      "an external package Debian does not have either");
+		}
+		free(e);
+	}
+	if (ret)
+		goto out;
+	nmm = out->packages.n;
+	for (size_t i = 0; i < m->packages.n; i++)
+		push_once(&out->packages, m->packages.v[i]);
+	qsort(out->packages.v, out->packages.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < s->sources.n; i++)
+		push_once(&out->sources, s->sources.v[i]);
+	j = strlist_join(&out->sources, ", ");
+	strbuf_addf(&sb,
+		    "mmtests: the image gets %zu packages: what mmtests' install-depends ask for "
+		    "(%s; Debian's names from bin/install-depends), procps and kmod (free, ps, "
+		    "lsmod, modprobe: mmtests runs them without asking for them)",
+		    nmm, j);
+	free(j);
+	if (m->packages.n)
+		strbuf_addf(&sb, ", and %zu from workload.mmtests.packages", out->packages.n - nmm);
+	strlist_push(&out->notes, sb.buf);
+	if (out->missing.n) {
+		j = strlist_join(&out->missing, ", ");
+		strlist_pushf(
+			&out->notes,
+			"mmtests asks for %s, which Debian does not have; left out (name a "
+			"Debian package in workload.mmtests.packages if a benchmark needs it)",
+			j);
+		free(j);
+	}
+out:
+	strbuf_release(&sb);
+	strlist_free(&want);
+	strlist_free(&have);
+	kvlist_free(&map);
+	return ret;
+}
+
+int mmtests_needs(const struct job_mmtests *m, struct mmtests_needs *out)
+{
+	struct scan s = { .dir = m->dir };
+	size_t len;
+	char *text;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	text = tree_file(m->dir, "run-mmtests.sh", &len);
+	if (!text) {
+		lab_err("%s has no run-mmtests.sh; is it an mmtests checkout?", m->dir);
+		return -1;
+	}
+	depends(&s, text, "run-mmtests.sh");
+	free(text);
+	for (size_t b = 0; !ret && b < m->benchmarks.n; b++) {
+		struct strlist packs = { 0 };
+		char *src = xasprintf("shellpack %s", m->benchmarks.v[b]);
+
+		ret = bench_packs(&s, m->benchmarks.v[b], &packs);
+		for (size_t i = 0; !ret && i < packs.n; i++)
+			ret = pack_scripts(&s, m->benchmarks.v[b], packs.v[i]);
+		/* depends() named the source after the benchmark: say which */
+		for (size_t i = 0; i < s.sources.n; i++)
+			if (!strcmp(s.sources.v[i], m->benchmarks.v[b])) {
+				free(s.sources.v[i]);
+				s.sources.v[i] = xstrdup(src);
+			}
+		free(src);
+		strlist_free(&packs);
+	}
+	if (!ret)
+		ret = resolve(&s, m, out);
+	strlist_free(&s.names);
+	strlist_free(&s.sources);
+	strlist_free(&s.externals);
+	if (ret)
+		mmtests_needs_release(out);
+	return ret;
+}
+
+void mmtests_needs_release(struct mmtests_needs *n)
+{
+	strlist_free(&n->packages);
+	strlist_free(&n->sources);
+	strlist_free(&n->missing);
+	strlist_free(&n->stubs);
+	strlist_free(&n->notes);
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - mmtests' own report of a run (mmtests.h): the stored logs of
+ * each variant's iterations laid out as mmtests lays out its runs
+ * (work/log/<kernel>/iter-<i>/, one "kernel" per variant), in a
+ * temporary directory, and mmtests' compare-kernels.sh run there with the
+ * baseline first. mmlab computes nothing of this table; docs/compare.md
+ * says how it differs from mmlab's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/spawn.h"
+#include "lib/util.h"
+#include "mmtests/mmtests.h"
+
+#define COMPARE_TIMEOUT_S 600
+#define COMPARE_OUT_MAX (16u << 20)
+
+/* a program in PATH */
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+	bool found = false;
+
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", *d ? d : ".", prog);
+
+		found = !access(p, X_OK);
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* mmtests' own complaints (a container's missing /sys files, ...) to stderr, bounded */
+static void pass_stderr(const char *path)
+{
+	size_t len;
+	char *t = path_exists(path) ? read_file(path, &len, 1u << 20) : NULL;
+
+	if (t && len)
+		fprintf(stderr, "%s%s", t, t[len - 1] == '\n' ? "" : "\n");
+	free(t);
+}
+
+/* the variant index of the baseline: name, or the first */
+static int baseline_index(json_t *vars, const char *baseline)
+{
+	size_t i;
+	json_t *v;
+
+	if (!baseline)
+		return 0;
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+
+		if (name && !strcmp(name, baseline))
+			return (int)i;
+	}
+	lab_err("--baseline %s: the run has no such variant", baseline);
+	return -1;
+}
+
+/* each ok iteration's mmtests/mmlab/iter-0 of a variant copied to tmp/<name>/iter-<k> */
+static int lay_out(const char *results_dir, const char *run, json_t *var, const char *tmp,
+		   unsigned int *copied)
+{
+	const char *name = json_string_value(json_object_get(var, "name"));
+	json_t *its = json_object_get(var, "iterations"), *it;
+	unsigned int k = 0;
+	size_t i;
+
+	*copied = 0;
+	json_array_foreach(its, i, it) {
+		const char *st = json_string_value(json_object_get(it, "status"));
+		json_int_t idx = json_integer_value(json_object_get(it, "index"));
+		char *src, *dst, *parent;
+		int rc = 0;
+
+		if (!st || strcmp(st, "ok"))
+			continue;
+		src = xasprintf("%s/%s/%s/%lld/mmtests/%s/iter-0", results_dir, run, name,
+				(long long)idx, MMTESTS_RUN_NAME);
+		parent = xasprintf("%s/%s", tmp, name);
+		dst = xasprintf("%s/iter-%u", parent, k);
+		if (is_dir(src)) {
+			const char *argv[] = { "cp", "-R", src, dst, NULL };
+
+			rc = mkdir_p(parent, 0755) || spawn_run(argv, NULL, NULL);
+			k += !rc;
+		}
+		free(src);
+		free(dst);
+		free(parent);
+		if (rc) {
+			lab_err("cannot copy the mmtests log of %s iteration %lld into %s", name,
+				(long long)idx, tmp);
+			return -1;
+		}
+	}
+	*copied = k;
+	return 0;
+}
+
+int mmtests_report(const char *results_dir, json_t *run, const char *baseline, FILE *out)
+{
+	const char *id = json_string_value(json_object_get(run, "run"));
+	const char *mmdir = json_string_value(json_object_get(
+		json_object_get(json_object_get(json_object_get(run, "job_resolved"), "workload"),
+				"mmtests"),
+		"dir"));
+	json_t *vars = json_object_get(run, "variants"), *v;
+	char tmpl[] = "/tmp/mmlab-mmtests-XXXXXX", *script = NULL, *compare = NULL, *errs = NULL;
+	struct spawn_opts so = { .timeout_s = COMPARE_TIMEOUT_S, .capture_max = COMPARE_OUT_MAX };
+	struct spawn_result r = { 0 };
+	int base, ret = -1, rc;
+	size_t i;
+
+	if (!mmdir) {
+		lab_err("run %s ran no mmtests workload; --mmtests needs one (docs/workloads.md, "
+			"\"mmtests\")",
+			id ? id : "?");
+		return -1;
+	}
+	base = baseline_index(vars, baseline);
+	if (base < 0)
+		return -1;
+	if (!mkdtemp(tmpl)) {
+		lab_err("cannot make a temporary directory in /tmp");
+		return -1;
+	}
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		unsigned int n;
+
+		if (lay_out(results_dir, id, v, tmpl, &n))
+			goto out;
+		if (!n) {
+			lab_warn("variant '%s' has no iteration with an mmtests log; left out of "
+				 "mmtests' report",
+				 name);
+			if ((int)i == base) {
+				lab_err("the baseline '%s' has no mmtests log; choose another with "
+					"--baseline",
+					name);
+				goto out;
+			}
+			continue;
+		}
+		if ((int)i == base)
+			continue;
+		if (compare) {
+			char *c = xasprintf("%s %s", compare, name);
+
+			free(compare);
+			compare = c;
+		} else {
+			compare = xstrdup(name);
+		}
+	}
+	script = xasprintf("%s/compare-kernels.sh", mmdir);
+	if (!path_exists(script)) {
+		lab_err("%s is missing; the run's mmtests directory must still be there", script);
+		goto out;
+	}
+	if (!in_path("R")) {
+		lab_err("mmtests' compare-kernels.sh computes its confidence intervals with R, which "
+			"is not installed; without it its significance marks are wrong. Install "
+			"r-base-core (scripts/install-deps does)");
+		goto out;
+	}
+	errs = xasprintf("%s/compare-kernels.err", tmpl);
+	so.stderr_path = errs;
+	{
+		const char *bname = json_string_value(
+			json_object_get(json_array_get(vars, (size_t)base), "name"));
+		const char *argv[] = {
+			"bash",	 script, "--baseline", bname, compare ? "--compare" : NULL,
+			compare, NULL
+		};
+		static const char *const env[] = { "ASSUME_PACKAGE_INSTALLED=yes", NULL };
+		char buf[128];
+
+		so.cwd = tmpl;
+		so.env = env;
+		rc = spawn_run(argv, &so, &r);
+		pass_stderr(errs);
+		if (rc) {
+			lab_err("mmtests' compare-kernels.sh %s; its output ends:\n%s",
+				spawn_describe(&r, so.timeout_s, buf, sizeof(buf)),
+				spawn_tail(&r, 20));
+			goto out;
+		}
+	}
+	if (r.out_len && fwrite(r.out, 1, r.out_len, out) != r.out_len) {
+		lab_err("cannot write mmtests' report");
+		goto out;
+	}
+	ret = 0;
+out:
+	spawn_result_free(&r);
+	rm_rf(tmpl);
+	free(errs);
+	free(script);
+	free(compare);
+	return ret;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtests.c - an mmtests workload in a run (job_mmtests.h, mmtests.h):
+ *
+ *   before any boot   what the config's benchmarks need (mmtests/needs.c):
+ *                     the image's packages, the externals Debian stands in
+ *                     for; a benchmark that downloads refuses the run. The
+ *                     user's tree (without work/ and .git) and lab's script
+ *                     go to the guest with every boot.
+ *   each iteration    mmtests' log unpacked and its samples imported as
+ *                     metrics (mmtests/import.c); an iteration whose log
+ *                     gives none fails, saying why
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "job/job_mmtests.h"
+#include "job/job_own.h"
+#include "mmtests/mmtests.h"
+#include "lib/util.h"
+#include "run/run.h"
+
+#define GUEST_WORKDIR "mmlab/work"
+
+static char *guest_script(void)
+{
+	char *dir = resource_dir("MMLAB_GUEST_SCRIPTS_DIR", "scripts/guest",
+				 "../share/mmlab/guest-scripts");
+	char *p = xasprintf("%s/%s", dir, MMTESTS_GUEST_SCRIPT);
+
+	free(dir);
+	if (path_exists(p))
+		return p;
+	lab_err("%s is missing; is mmlab installed completely (make install)?", p);
+	free(p);
+	return NULL;
+}
+
+static bool has(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+int run_mmtests_prepare(struct run *r)
+{
+	struct job_mmtests *m = r->job->workload.mmtests;
+	struct job_own *o = r->job->workload.own;
+	struct mmtests_needs nd;
+	char *script, *gp;
+
+	if (!m)
+		return 0;
+	if (mmtests_needs(m, &nd))
+		return -1;
+	for (size_t i = 0; i < nd.notes.n; i++)
+		lab_info("%s", nd.notes.v[i]);
+	for (size_t i = 0; i < nd.packages.n; i++)
+		if (!has(&r->job->image.packages, nd.packages.v[i]))
+			strlist_push(&r->job->image.packages, nd.packages.v[i]);
+	/* a resumed run loads the job again: the stubs are added once */
+	for (size_t i = 0; i < nd.stubs.n; i++)
+		if (!has(&o->argv, nd.stubs.v[i])) {
+			strlist_push(&o->argv, "--stub");
+			strlist_push(&o->argv, nd.stubs.v[i]);
+		}
+	mmtests_needs_release(&nd);
+	script = guest_script();
+	if (!script)
+		return -1;
+	gp = xasprintf("%s/%s", GUEST_WORKDIR, MMTESTS_GUEST_SCRIPT);
+	kvlist_set(&r->guest_files, gp, script);
+	free(gp);
+	free(script);
+	gp = xasprintf("%s/%s", GUEST_WORKDIR, MMTESTS_GUEST_TREE);
+	kvlist_set(&r->guest_trees, gp, m->dir);
+	free(gp);
+	return 0;
+}
+
+void run_mmtests_record(struct run *r, json_t *it, const char *dir)
+{
+	const struct job_mmtests *m = r->job->workload.mmtests;
+	json_t *metrics = json_object_get(it, "metrics"), *imp;
+	const char *status = json_string_value(json_object_get(it, "status"));
+	char *why = NULL;
+
+	if (!m || !json_is_object(metrics))
+		return;
+	imp = mmtests_import(m, dir, metrics, &why);
+	if (imp) {
+		json_object_set_new(it, "mmtests", imp);
+		return;
+	}
+	if (status && !strcmp(status, "ok")) {
+		json_object_set_new(it, "status", json_string("failed"));
+		json_object_set_new(it, "reason", json_string(why));
+	} else {
+		json_object_set_new(it, "mmtests", json_pack("{s:s}", "error", why));
+	}
+	free(why);
+}
