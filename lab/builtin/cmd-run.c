@@ -35,7 +35,11 @@ static const struct opt_usage run_usage = {
 		"statically on the host, metrics: extractors over its stdout, a JSON/YAML\n"
 		"file or the kernel log, timeout:, phase:) or an out-of-tree kernel module\n"
 		"(module:). On the initramfs a program must be static; the disk image runs\n"
-		"what its packages provide. See docs/workloads.md, \"Bring your own workload\".",
+		"what its packages provide. See docs/workloads.md, \"Bring your own workload\".\n"
+		"An mmtests config runs too (workload: { mmtests: { dir, config } }, on the\n"
+		"disk image): its samples become metrics mmtests.<bench>.<op>, and\n"
+		"'mmlab compare RUN --mmtests' prints mmtests' own report (docs/workloads.md,\n"
+		"\"mmtests\").",
 	.footer = "Exit status: 0 every iteration ok, 1 a run that failed (an iteration\n"
 		  "crashed, timed out or failed, or the run was interrupted), 2 bad usage\n"
 		  "or a bad job file. See docs/mmlab.md and docs/job-format.md.",

@@ -104,10 +104,11 @@ struct tree_walk {
 static char *link_inside(const struct tree_walk *w, const char *hp, struct stat *st)
 {
 	char *real;
-	size_t n = strlen(w->root);
+	size_t n;
 
 	if (!w->o->links_inside || !w->root)
 		return NULL;
+	n = strlen(w->root);
 	real = realpath(hp, NULL);
 	if (!real || strncmp(real, w->root, n) || real[n] != '/' || stat(real, st) ||
 	    !S_ISREG(st->st_mode)) {

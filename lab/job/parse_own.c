@@ -391,8 +391,10 @@ static void parse_module(struct job_yaml *y, yaml_node_t *n, const char *dir, st
 /* a built-in's name, or the first component of a family of other metrics */
 static bool name_taken(const char *v)
 {
-	static const char *const families[] = { "vmstat", "numastat", "time",	 "trace", "kthread",
-						"dmesg",  "extfrag",  "derived", "rate" };
+	static const char *const families[] = {
+		"vmstat", "numastat", "time",	 "trace", "kthread",
+		"dmesg",  "extfrag",  "derived", "rate",  "mmtests"
+	};
 
 	if (workload_find(v))
 		return true;

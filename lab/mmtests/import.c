@@ -222,19 +222,24 @@ static int add_ops(const char *bench, json_t *doc, json_t *metrics, json_t *info
 		return -1;
 	}
 	json_object_foreach(data, op, iters) {
-		json_t *vals = json_object_get(json_array_get(iters, 0), "Values"), *v;
 		double sum = 0;
-		size_t n = 0, i;
+		size_t n = 0, i, k;
 		char *name, *opn;
+		json_t *one;
 
 		if (nops >= MAX_OPS)
 			break;
-		json_array_foreach(vals, i, v) {
-			double x;
+		/* one element per mmtests iteration (MMTESTS_ITERATIONS): pooled */
+		json_array_foreach(iters, k, one) {
+			json_t *v;
 
-			if (sample_value(v, &x)) {
-				sum += x;
-				n++;
+			json_array_foreach(json_object_get(one, "Values"), i, v) {
+				double x;
+
+				if (sample_value(v, &x)) {
+					sum += x;
+					n++;
+				}
 			}
 		}
 		if (!n)

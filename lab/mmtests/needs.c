@@ -19,6 +19,7 @@
  * checks for (thpchallenge's fio) is met by Debian's package of that name
  * when there is one: the script makes the directory mmtests looks for.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,16 @@
 static const char *const base_packages[] = { "procps", "kmod" };
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-"
+
+/*
+ * A package or shellpack name from the user's tree: it becomes an
+ * argument of apt-cache and part of a path, so it starts with a letter or
+ * digit (no option, no "..") and has only NAME_CHARS.
+ */
+static bool name_ok(const char *s, size_t n)
+{
+	return n && n <= 64 && isalnum((unsigned char)s[0]) && strspn(s, NAME_CHARS) >= n;
+}
 
 struct scan {
 	const char *dir; /* the mmtests tree */
@@ -130,7 +141,7 @@ static void depends_line(const char *line, unsigned int lno, void *arg)
 			break;
 		w = xasprintf("%.*s", (int)n, p);
 		p += n;
-		if (strspn(w, NAME_CHARS) != n || d->s->names.n >= MAX_NAMES) {
+		if (!name_ok(w, n) || d->s->names.n >= MAX_NAMES) {
 			free(w);
 			continue; /* "$PACKAGE" and the like: not a name */
 		}
@@ -356,7 +367,12 @@ static int pack_scripts(struct scan *s, const char *bench, const char *pack)
 
 			*sp = '\0';
 			d = expand(sp + 1, &va.vars);
-			ret = external(s, bench, va.ext.v[i], d);
+			if (d && !name_ok(d, strlen(d))) { /* a directory name under work/sources */
+				free(d);
+				d = NULL;
+			}
+			if (name_ok(va.ext.v[i], strlen(va.ext.v[i])))
+				ret = external(s, bench, va.ext.v[i], d);
 			free(d);
 		}
 		kvlist_free(&va.vars);
@@ -388,7 +404,7 @@ static int bench_packs(struct scan *s, const char *bench, struct strlist *packs)
 			size_t n = strspn(nm, NAME_CHARS);
 			char *name;
 
-			if (!n || n > 64)
+			if (!name_ok(nm, n))
 				continue;
 			name = xasprintf("%.*s", (int)n, nm);
 			push_once(packs, name);

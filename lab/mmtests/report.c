@@ -7,6 +7,7 @@
  * baseline first. mmlab computes nothing of this table; docs/compare.md
  * says how it differs from mmlab's.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,45 +66,67 @@ static int baseline_index(json_t *vars, const char *baseline)
 	return -1;
 }
 
-/* each ok iteration's mmtests/mmlab/iter-0 of a variant copied to tmp/<name>/iter-<k> */
+/* the iter-* directories of src (one mmlab iteration's mmtests run) to parent/iter-<k> */
+static int copy_iters(const char *src, const char *parent, unsigned int *k)
+{
+	DIR *d = opendir(src);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return 0; /* no log: nothing to lay out */
+	while (!rc && (e = readdir(d))) {
+		char *from, *to;
+
+		if (strncmp(e->d_name, "iter-", 5) ||
+		    strspn(e->d_name + 5, "0123456789") != strlen(e->d_name + 5) || !e->d_name[5])
+			continue;
+		from = xasprintf("%s/%s", src, e->d_name);
+		to = xasprintf("%s/iter-%u", parent, *k);
+		if (is_dir(from)) {
+			const char *argv[] = { "cp", "-R", from, to, NULL };
+
+			rc = mkdir_p(parent, 0755) || spawn_run(argv, NULL, NULL);
+			*k += !rc;
+		}
+		free(from);
+		free(to);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* each ok iteration's mmtests/mmlab/iter-* of a variant copied to tmp/<name>/iter-<k> */
 static int lay_out(const char *results_dir, const char *run, json_t *var, const char *tmp,
 		   unsigned int *copied)
 {
 	const char *name = json_string_value(json_object_get(var, "name"));
 	json_t *its = json_object_get(var, "iterations"), *it;
+	char *parent = xasprintf("%s/%s", tmp, name);
 	unsigned int k = 0;
+	int rc = 0;
 	size_t i;
 
-	*copied = 0;
 	json_array_foreach(its, i, it) {
 		const char *st = json_string_value(json_object_get(it, "status"));
 		json_int_t idx = json_integer_value(json_object_get(it, "index"));
-		char *src, *dst, *parent;
-		int rc = 0;
+		char *src;
 
 		if (!st || strcmp(st, "ok"))
 			continue;
-		src = xasprintf("%s/%s/%s/%lld/mmtests/%s/iter-0", results_dir, run, name,
-				(long long)idx, MMTESTS_RUN_NAME);
-		parent = xasprintf("%s/%s", tmp, name);
-		dst = xasprintf("%s/iter-%u", parent, k);
-		if (is_dir(src)) {
-			const char *argv[] = { "cp", "-R", src, dst, NULL };
-
-			rc = mkdir_p(parent, 0755) || spawn_run(argv, NULL, NULL);
-			k += !rc;
-		}
+		src = xasprintf("%s/%s/%s/%lld/mmtests/%s", results_dir, run, name, (long long)idx,
+				MMTESTS_RUN_NAME);
+		rc = copy_iters(src, parent, &k);
 		free(src);
-		free(dst);
-		free(parent);
 		if (rc) {
 			lab_err("cannot copy the mmtests log of %s iteration %lld into %s", name,
 				(long long)idx, tmp);
-			return -1;
+			break;
 		}
 	}
+	free(parent);
 	*copied = k;
-	return 0;
+	return rc ? -1 : 0;
 }
 
 int mmtests_report(const char *results_dir, json_t *run, const char *baseline, FILE *out)
