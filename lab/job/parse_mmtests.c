@@ -35,11 +35,19 @@ static bool bench_name_ok(const char *s, size_t len)
 {
 	if (!len || len > 64 || *s == '.' || *s == '-')
 		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+	for (size_t i = 0; i < len; i++) /* strchr() finds a NUL too */
+		if (!s[i] ||
+		    !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
 			    s[i]))
 			return false;
 	return true;
+}
+
+static const char *skip_blanks(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	return s;
 }
 
 /* the value of "MMTESTS=..." at p (after the '='): unquoted to the line's end */
@@ -56,18 +64,21 @@ static int parse_value(const char *p, const char *end, struct strlist *out, char
 	}
 	strlist_free(out);
 	while (p < stop) {
+		const char *w;
 		size_t n;
 
-		p += strspn(p, " \t");
-		n = strcspn(p, " \t\n");
-		if (p + n > stop)
-			n = (size_t)(stop - p);
+		while (p < stop && (*p == ' ' || *p == '\t'))
+			p++;
+		w = p;
+		while (p < stop && *p != ' ' && *p != '\t')
+			p++;
+		n = (size_t)(p - w);
 		if (!n)
 			break;
-		if (*p == '$' || !bench_name_ok(p, n)) {
+		if (*w == '$' || !bench_name_ok(w, n)) {
 			*why = xasprintf(
 				"its MMTESTS= names '%.*s', which is not a benchmark name (mmlab reads the value as written, without the shell)",
-				(int)(n > 40 ? 40 : n), p);
+				(int)(n > 40 ? 40 : n), w);
 			return -1;
 		}
 		if (out->n >= MMTESTS_MAX_BENCHMARKS) {
@@ -75,8 +86,7 @@ static int parse_value(const char *p, const char *end, struct strlist *out, char
 					 MMTESTS_MAX_BENCHMARKS);
 			return -1;
 		}
-		strlist_pushf(out, "%.*s", (int)n, p);
-		p += n;
+		strlist_pushf(out, "%.*s", (int)n, w);
 	}
 	return 0;
 }
@@ -91,10 +101,10 @@ int mmtests_config_benchmarks(const char *text, size_t len, struct strlist *out,
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p;
 		const char *eol = nl ? nl : end;
 
-		s += strspn(s, " \t");
+		s = skip_blanks(s, eol);
 		if ((size_t)(eol - s) > 7 && !strncmp(s, "export", 6) &&
 		    (s[6] == ' ' || s[6] == '\t'))
-			s += 6 + strspn(s + 6, " \t");
+			s = skip_blanks(s + 6, eol);
 		if ((size_t)(eol - s) > 8 && !strncmp(s, "MMTESTS=", 8) &&
 		    parse_value(s + 8, eol, out, why))
 			return -1;

@@ -70,23 +70,14 @@ static int copy_entry(struct archive *a, int fd, uint64_t *total, char **why, co
 	return 0;
 }
 
-/* the archive tarball unpacked into dest (made new); 0, or -1 with why */
-static int unpack(const char *tarball, const char *dest, char **why)
+/* the opened archive a unpacked into dest (made new) and freed; 0, or -1 with why */
+static int unpack(struct archive *a, const char *dest, char **why)
 {
-	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	uint64_t total = 0;
 	unsigned int entries = 0;
-	int ret = 0, r;
+	int ret = 0, r = ARCHIVE_OK;
 
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
-		*why = xasprintf("cannot read mmtests' log %s: %s", tarball,
-				 archive_error_string(a));
-		archive_read_free(a);
-		return -1;
-	}
 	if (mkdir_p(dest, 0755)) {
 		*why = xasprintf("cannot make %s", dest);
 		archive_read_free(a);
@@ -134,12 +125,47 @@ static int unpack(const char *tarball, const char *dest, char **why)
 		} /* links and special files: left out */
 		free(rel);
 	}
-	if (!ret && r != ARCHIVE_EOF && r != ARCHIVE_OK) {
+	if (!ret && r != ARCHIVE_EOF) {
 		*why = xasprintf("mmtests' log archive is damaged: %s", archive_error_string(a));
 		ret = -1;
 	}
 	archive_read_free(a);
 	return ret;
+}
+
+static struct archive *log_reader(void)
+{
+	struct archive *a = archive_read_new();
+
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	return a;
+}
+
+int mmtests_log_unpack_mem(const void *buf, size_t len, const char *dest, char **why)
+{
+	struct archive *a = log_reader();
+
+	*why = NULL;
+	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
+		*why = xasprintf("mmtests' log is not a tar archive: %s", archive_error_string(a));
+		archive_read_free(a);
+		return -1;
+	}
+	return unpack(a, dest, why);
+}
+
+static int unpack_file(const char *tarball, const char *dest, char **why)
+{
+	struct archive *a = log_reader();
+
+	if (archive_read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
+		*why = xasprintf("cannot read mmtests' log %s: %s", tarball,
+				 archive_error_string(a));
+		archive_read_free(a);
+		return -1;
+	}
+	return unpack(a, dest, why);
 }
 
 /* an operation's name as part of a metric's: [A-Za-z0-9._+-], others '_' */
@@ -279,7 +305,7 @@ json_t *mmtests_import(const struct job_mmtests *m, const char *iter_dir, json_t
 		*why = xstrdup(
 			"the guest sent back no mmtests log (mmtests-log.tar.gz); see the iteration's stdout");
 		bad = 1;
-	} else if (!path_exists(logdir) && unpack(tarball, logdir, why)) {
+	} else if (!path_exists(logdir) && unpack_file(tarball, logdir, why)) {
 		bad = 1;
 	}
 	for (size_t b = 0; !bad && b < m->benchmarks.n; b++) {

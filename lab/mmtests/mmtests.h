@@ -59,6 +59,13 @@ void mmtests_needs_release(struct mmtests_needs *n);
 json_t *mmtests_import(const struct job_mmtests *m, const char *iter_dir, json_t *metrics,
 		       char **why);
 
+/*
+ * The log archive in buf (tar, gzip'd or not) unpacked into dest, with the
+ * limits above: what mmtests_import() does with the file. 0, or -1 with
+ * why (malloc'd); dest may hold a part of it then.
+ */
+int mmtests_log_unpack_mem(const void *buf, size_t len, const char *dest, char **why);
+
 /* the directions mmtests prefers, "mmtests.<bench>.<op>" -> "lower"/"higher", read from a record */
 const char *mmtests_direction(const json_t *import, const char *metric);
 

@@ -92,6 +92,27 @@ static void test_config_benchmarks(void **state)
 	}
 }
 
+/* fuzz_mmtests_config's findings: a NUL in a name, a value at the end of an unterminated buffer */
+static void test_config_benchmarks_bounds(void **state)
+{
+	static const char nul[] = "export MMTESTS=\"a \0\0 b\"\n";
+	static const char tail[] = "MMTESTS=abc def";
+	char *exact = malloc(sizeof(tail) - 1), *why = NULL;
+	struct strlist l = { 0 };
+
+	(void)state;
+	assert_int_equal(mmtests_config_benchmarks(nul, sizeof(nul) - 1, &l, &why), -1);
+	assert_non_null(strstr(why, "which is not a benchmark name"));
+	free(why);
+	/* no NUL after the text: ASan stops a read past it */
+	memcpy(exact, tail, sizeof(tail) - 1);
+	assert_int_equal(mmtests_config_benchmarks(exact, sizeof(tail) - 1, &l, &why), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[1], "def");
+	strlist_free(&l);
+	free(exact);
+}
+
 static struct job *load_good(void)
 {
 	char *path = fixture("good.yaml");
@@ -361,9 +382,13 @@ static void test_import_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_config_benchmarks), cmocka_unit_test(test_job),
-		cmocka_unit_test(test_job_errors),	  cmocka_unit_test(test_needs),
-		cmocka_unit_test(test_needs_refused),	  cmocka_unit_test(test_import_hostile),
+		cmocka_unit_test(test_config_benchmarks),
+		cmocka_unit_test(test_config_benchmarks_bounds),
+		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_job_errors),
+		cmocka_unit_test(test_needs),
+		cmocka_unit_test(test_needs_refused),
+		cmocka_unit_test(test_import_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
