@@ -271,6 +271,8 @@ install: all
 	install -m 0755 $(WL_BINS) $(DESTDIR)$(PREFIX)/lib/mmlab/guest/workloads/
 	cp -r build/guest/modules-src $(DESTDIR)$(PREFIX)/lib/mmlab/guest/
 	install -m 0644 images/*.yaml $(DESTDIR)$(PREFIX)/share/mmlab/images/
+	install -d $(DESTDIR)$(PREFIX)/share/mmlab/guest-scripts
+	install -m 0755 scripts/guest/*.sh $(DESTDIR)$(PREFIX)/share/mmlab/guest-scripts/
 	for d in jobs kernels docs; do \
 		if [ -d $$d ]; then cp -r $$d $(DESTDIR)$(PREFIX)/share/mmlab/; fi; \
 	done
