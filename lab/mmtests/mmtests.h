@@ -40,11 +40,12 @@ struct mmtests_needs {
 
 /*
  * Read what the benchmarks of m need. Availability is asked of the host's
- * apt (the image is debootstrapped from the same Debian). 0, or -1 after
- * one message: a benchmark mmtests does not have, or one whose install
- * step downloads sources (named, with the file and line that does it).
+ * apt (the image is debootstrapped from the same Debian), its answer kept
+ * under cache_dir (NULL: not kept). 0, or -1 after one message: a
+ * benchmark mmtests does not have, or one whose install step downloads
+ * sources (named, with the file and line that does it).
  */
-int mmtests_needs(const struct job_mmtests *m, struct mmtests_needs *out);
+int mmtests_needs(const struct job_mmtests *m, const char *cache_dir, struct mmtests_needs *out);
 void mmtests_needs_release(struct mmtests_needs *n);
 
 /*

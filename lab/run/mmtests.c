@@ -53,7 +53,7 @@ int run_mmtests_prepare(struct run *r)
 
 	if (!m)
 		return 0;
-	if (mmtests_needs(m, &nd))
+	if (mmtests_needs(m, r->spec->cache_dir, &nd))
 		return -1;
 	for (size_t i = 0; i < nd.notes.n; i++)
 		lab_info("%s", nd.notes.v[i]);

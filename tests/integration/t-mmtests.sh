@@ -4,8 +4,9 @@
 #    refused before any boot;
 # 2. thpchallenge-none scaled for TCG (jobs/files/config-workload-
 #    thpchallenge-tcg) on a 2-node guest, THP defrag madvise against
-#    always, 2 iterations each: mmtests' samples become metrics, mmlab's
-#    table and mmtests' own compare-kernels.sh report the same run;
+#    always, 2 iterations each: the measured window is the benchmark's,
+#    mmtests' samples become metrics, mmlab's table and mmtests' own
+#    compare-kernels.sh report the same run;
 # 3. a broken config (mmtests' own thpchallenge-none, which dies below 8
 #    CPUs per node) fails its iteration with the end of mmtests' output and
 #    leaves no domain.
@@ -66,6 +67,10 @@ for v in 0 1; do
 		[ -s "$d/mmtests/mmlab/iter-0/thpchallenge/logs/threads-1.log.gz" ] ||
 			fail "$name $i: mmtests' log was not stored: $(ls -R "$d" | head -20)"
 		grep -q "Finished thpchallenge" "$d/stdout" || fail "$name $i: mmtests' output not stored"
+		# the measured window is the benchmark's (mmlab's monitor hook), not
+		# mmtests' installation and set-up before it
+		grep -q "Invoking user hook mmlab_monitor-pre" "$d/stdout" || fail "$name $i: mmlab's hook did not run"
+		assert_jq "$T/s.json" "$it.metrics[\"time.elapsed_s\"] > 0 and $it.metrics[\"time.elapsed_s\"] < 30"
 	done
 done
 assert_jq "$T/s.json" '.job_resolved.workload.mmtests.benchmarks == ["thpchallenge"]'
@@ -92,7 +97,7 @@ rc=0
 grep -q "Insufficient number of CPUs" "$T/broken.err" || fail "the failure does not show mmtests' output: $(tail -20 "$T/broken.err")"
 "$MMLAB" results show --json >"$T/b.json"
 assert_jq "$T/b.json" '.variants[0].iterations[0].status == "failed"'
-assert_jq "$T/b.json" '.variants[0].iterations[0].reason | test("installing the benchmarks failed")'
+assert_jq "$T/b.json" '.variants[0].iterations[0].reason | test("installing or starting the benchmarks failed")'
 assert_jq "$T/b.json" '.variants[0].iterations[0].reason | test("Insufficient number of CPUs")'
 no_leftover_domains
 echo ok

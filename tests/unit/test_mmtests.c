@@ -242,7 +242,7 @@ static void test_needs(void **state)
 	struct mmtests_needs nd;
 
 	(void)state;
-	assert_int_equal(mmtests_needs(job->workload.mmtests, &nd), 0);
+	assert_int_equal(mmtests_needs(job->workload.mmtests, NULL, &nd), 0);
 	/* run-mmtests.sh's, with bin/install-depends' Debian names */
 	for (const char *const *p =
 		     (const char *const[]){ "util-linux", "gawk", "numactl", "bc", "binutils-dev",
@@ -269,6 +269,30 @@ static void test_needs(void **state)
 	}
 	assert_true(has(&nd.sources, "run-mmtests.sh"));
 	assert_true(has(&nd.sources, "shellpack thp"));
+
+	/* apt-cache's answer kept in a cache directory: the same packages from it */
+	{
+		char tmpl[] = "/tmp/test-mmtests-cache-XXXXXX", *a, *b, *kept;
+		struct mmtests_needs n1, n2;
+
+		assert_non_null(mkdtemp(tmpl));
+		assert_int_equal(mmtests_needs(job->workload.mmtests, tmpl, &n1), 0);
+		assert_int_equal(mmtests_needs(job->workload.mmtests, tmpl, &n2), 0);
+		a = strlist_join(&nd.packages, ",");
+		b = strlist_join(&n1.packages, ",");
+		assert_string_equal(a, b);
+		free(b);
+		b = strlist_join(&n2.packages, ",");
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		assert_true(asprintf(&kept, "%s/mmtests-apt", tmpl) > 0);
+		assert_true(is_dir(kept));
+		free(kept);
+		rm_rf(tmpl);
+		mmtests_needs_release(&n1);
+		mmtests_needs_release(&n2);
+	}
 	mmtests_needs_release(&nd);
 	job_free(job);
 }
@@ -294,7 +318,7 @@ static void test_needs_refused(void **state)
 		char *errs;
 
 		capture_start(&c);
-		assert_int_equal(mmtests_needs(job->workload.mmtests, &nd), -1);
+		assert_int_equal(mmtests_needs(job->workload.mmtests, NULL, &nd), -1);
 		errs = capture_end(&c);
 		if (!strstr(errs, cases[i].want))
 			fail_msg("case %zu: errors\n%s\nlack '%s'", i, errs, cases[i].want);
