@@ -1,9 +1,12 @@
 # Endpoints that do not differ are refused with the measured numbers:
 # e2e-c5 and e2e-c6 (a comment in mm/page_alloc.c) count kcompactd's
 # wakeups alike. Nothing is bisected; run again says the same. The
-# measured phase lasts about a second (300 loops), so each iteration counts
-# a few wakeups, not 0 or 1, which a 50% change rule would read as noise
-# or as a doubling.
+# measured phase is a fixed 3 s at proactiveness 1 (kcompactd wakes every
+# 500 ms, and almost never finds a node fragmented enough to compact; at 0
+# it would not wake at all), so each iteration counts about 12 periodic
+# wakeups (2 nodes x 2/s x 3 s), whatever the host's speed. A workload's own duration would not do:
+# usemem's 40 loops counted 0 or 1 (a 50% rule can read that as a
+# doubling), and its time, and with it the count, moves with the load.
 . "$MMLAB_SRCDIR/tests/e2e/lib.sh"
 
 cat >"$T/job.yaml" <<JOB
@@ -14,7 +17,7 @@ kernels:
 variants:
   - { name: k, ref: e2e-c5 }
 topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }
-workload: { name: usemem, params: { size: 32M, loops: 300 } }
+workload: { name: compact, params: { mode: proactive, proactiveness: 1, window_s: 3, size: 8M } }
 iterations: 3
 iterations_per_boot: 3
 timeouts: { boot: 300s, iteration: 600s }
