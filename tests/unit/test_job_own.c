@@ -18,6 +18,7 @@
 
 #include "job/job.h"
 #include "job/job_own.h"
+#include "job_errors.h"
 
 static struct job *load_file(const char *name)
 {
@@ -42,15 +43,10 @@ static struct job *load_file(const char *name)
 /* the errors of a job (in tests/unit/jobs/own/, so that its files exist) */
 static char *load_errors(const char *yaml)
 {
-	struct job *job = NULL;
-	struct capture c;
 	char *dir, *errs;
 
 	assert_true(asprintf(&dir, "%s/tests/unit/jobs/own", srcdir()) > 0);
-	capture_start(&c);
-	assert_int_equal(job_load_buffer("t.yaml", yaml, strlen(yaml), dir, &job), -1);
-	errs = capture_end(&c);
-	assert_null(job);
+	errs = job_errors_in(dir, yaml);
 	free(dir);
 	return errs;
 }
