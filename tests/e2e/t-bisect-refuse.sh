@@ -4,9 +4,10 @@
 # measured phase is a fixed 3 s at proactiveness 1 (kcompactd wakes every
 # 500 ms, and almost never finds a node fragmented enough to compact; at 0
 # it would not wake at all), so each iteration counts about 12 periodic
-# wakeups (2 nodes x 2/s x 3 s), whatever the host's speed. A workload's own duration would not do:
-# usemem's 40 loops counted 0 or 1 (a 50% rule can read that as a
-# doubling), and its time, and with it the count, moves with the load.
+# wakeups (2 nodes x 2/s x 3 s), whatever the host's speed. A workload's
+# own duration would not do: usemem's 40 loops counted 0 or 1 (a 50% rule
+# can read that as a doubling), and its time, and with it the count,
+# moves with the load.
 . "$MMLAB_SRCDIR/tests/e2e/lib.sh"
 
 cat >"$T/job.yaml" <<JOB
