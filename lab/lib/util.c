@@ -128,6 +128,14 @@ void strlist_push(struct strlist *l, const char *s)
 	l->v[l->n] = NULL;
 }
 
+bool strlist_has(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
 void strlist_pushf(struct strlist *l, const char *fmt, ...)
 {
 	va_list ap;

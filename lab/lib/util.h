@@ -44,6 +44,7 @@ struct strlist {
 };
 void strlist_push(struct strlist *l, const char *s); /* copies s */
 void strlist_pushf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool strlist_has(const struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 
 /* an ordered list of owned key/value string pairs */

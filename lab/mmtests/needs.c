@@ -58,17 +58,9 @@ struct scan {
 	struct strlist externals; /* "PACK\tDIR" met by Debian's PACK */
 };
 
-static bool has(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
 static void push_once(struct strlist *l, const char *s)
 {
-	if (!has(l, s))
+	if (!strlist_has(l, s))
 		strlist_push(l, s);
 }
 
@@ -574,14 +566,15 @@ static int resolve(struct scan *s, const struct job_mmtests *m, const char *cach
 	if (want.n)
 		debian_has(&want, cache_dir, &have);
 	for (size_t i = 0; i < want.n; i++)
-		push_once(has(&have, want.v[i]) ? &out->packages : &out->missing, want.v[i]);
+		push_once(strlist_has(&have, want.v[i]) ? &out->packages : &out->missing,
+			  want.v[i]);
 	for (size_t i = 0; !ret && i < s->externals.n; i++) {
 		char *f[6], *e = xstrdup(s->externals.v[i]), *save = NULL;
 
 		f[0] = strtok_r(e, "\t", &save);
 		for (int k = 1; k < 6; k++)
 			f[k] = strtok_r(NULL, "\t", &save);
-		if (has(&out->packages, f[0])) {
+		if (strlist_has(&out->packages, f[0])) {
 			strlist_pushf(&out->stubs, "%s-installed:%s", f[1], f[0]);
 			strlist_pushf(
 				&out->notes,

@@ -36,14 +36,6 @@ static char *guest_script(void)
 	return NULL;
 }
 
-static bool has(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
 int run_mmtests_prepare(struct run *r)
 {
 	struct job_mmtests *m = r->job->workload.mmtests;
@@ -58,11 +50,11 @@ int run_mmtests_prepare(struct run *r)
 	for (size_t i = 0; i < nd.notes.n; i++)
 		lab_info("%s", nd.notes.v[i]);
 	for (size_t i = 0; i < nd.packages.n; i++)
-		if (!has(&r->job->image.packages, nd.packages.v[i]))
+		if (!strlist_has(&r->job->image.packages, nd.packages.v[i]))
 			strlist_push(&r->job->image.packages, nd.packages.v[i]);
 	/* a resumed run loads the job again: the stubs are added once */
 	for (size_t i = 0; i < nd.stubs.n; i++)
-		if (!has(&o->argv, nd.stubs.v[i])) {
+		if (!strlist_has(&o->argv, nd.stubs.v[i])) {
 			strlist_push(&o->argv, "--stub");
 			strlist_push(&o->argv, nd.stubs.v[i]);
 		}

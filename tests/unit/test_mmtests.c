@@ -37,14 +37,6 @@ static char *fixture(const char *rel)
 	return p;
 }
 
-static bool has(const struct strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
 static bool ends_with(const char *s, const char *tail)
 {
 	size_t a = strlen(s), b = strlen(tail);
@@ -151,7 +143,7 @@ static void test_job(void **state)
 	assert_int_equal(o->nfiles, 1);
 	assert_string_equal(o->files[0].src, m->config);
 	assert_string_equal(o->files[0].dst, MMTESTS_GUEST_CONFIG);
-	assert_true(has(&job->collect_files, MMTESTS_GUEST_LOG));
+	assert_true(strlist_has(&job->collect_files, MMTESTS_GUEST_LOG));
 	job_free(job);
 }
 
@@ -243,27 +235,27 @@ static void test_needs(void **state)
 		     (const char *const[]){ "util-linux", "gawk", "numactl", "bc", "binutils-dev",
 					    "debianutils", "libfile-slurp-perl", NULL };
 	     *p; p++)
-		if (!has(&nd.packages, *p))
+		if (!strlist_has(&nd.packages, *p))
 			fail_msg("run-mmtests.sh's %s is not in the packages", *p);
 	/* the benchmark's, an external scanned (localext), the job's */
-	assert_true(has(&nd.packages, "libnuma-dev"));
-	assert_true(has(&nd.packages, "psmisc"));
-	assert_true(has(&nd.packages, "stress-ng"));
+	assert_true(strlist_has(&nd.packages, "libnuma-dev"));
+	assert_true(strlist_has(&nd.packages, "psmisc"));
+	assert_true(strlist_has(&nd.packages, "stress-ng"));
 	/* fio downloads: Debian's fio stands in, and its build deps are not needed */
-	assert_true(has(&nd.packages, "fio"));
-	assert_false(has(&nd.packages, "libaio-dev"));
+	assert_true(strlist_has(&nd.packages, "fio"));
+	assert_false(strlist_has(&nd.packages, "libaio-dev"));
 	assert_int_equal(nd.stubs.n, 1);
 	assert_string_equal(nd.stubs.v[0], "fio-3.33-installed:fio");
 	/* an openSUSE name Debian lacks, and no "$PACKAGE" */
-	assert_true(has(&nd.missing, "libnuma"));
-	assert_false(has(&nd.packages, "libnuma"));
+	assert_true(strlist_has(&nd.missing, "libnuma"));
+	assert_false(strlist_has(&nd.packages, "libnuma"));
 	for (size_t i = 0; i < nd.packages.n; i++) {
 		assert_null(strchr(nd.packages.v[i], '$'));
 		if (i)
 			assert_true(strcmp(nd.packages.v[i - 1], nd.packages.v[i]) < 0);
 	}
-	assert_true(has(&nd.sources, "run-mmtests.sh"));
-	assert_true(has(&nd.sources, "shellpack thp"));
+	assert_true(strlist_has(&nd.sources, "run-mmtests.sh"));
+	assert_true(strlist_has(&nd.sources, "shellpack thp"));
 
 	/* apt-cache's answer kept in a cache directory: the same packages from it */
 	{

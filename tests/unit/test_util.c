@@ -131,7 +131,12 @@ static void test_lists(void **state)
 	assert_int_equal(sl.n, 100);
 	assert_string_equal(sl.v[99], "x99");
 	assert_null(sl.v[100]);
+	assert_true(strlist_has(&sl, "x0"));
+	assert_true(strlist_has(&sl, "x99"));
+	assert_false(strlist_has(&sl, "x100"));
+	assert_false(strlist_has(&sl, "x"));
 	strlist_free(&sl);
+	assert_false(strlist_has(&sl, "x0"));
 }
 
 static void test_process_gone(void **state)
