@@ -349,10 +349,8 @@ static void names(const struct node *e, struct strlist *out)
 	if (!e)
 		return;
 	if (e->op == OP_NAME) {
-		for (size_t i = 0; i < out->n; i++)
-			if (!strcmp(out->v[i], e->name))
-				return;
-		strlist_push(out, e->name);
+		if (!strlist_has(out, e->name))
+			strlist_push(out, e->name);
 		return;
 	}
 	names(e->l, out);

@@ -155,9 +155,8 @@ struct cpio {
 
 static int cpio_dir(struct cpio *c, const char *d)
 {
-	for (size_t i = 0; i < c->dirs.n; i++)
-		if (!strcmp(c->dirs.v[i], d))
-			return 0;
+	if (strlist_has(&c->dirs, d))
+		return 0;
 	strlist_push(&c->dirs, d);
 	return add_entry(c->a, d, AE_IFDIR, 0755, NULL, 0, 0, c->ino++);
 }

@@ -276,9 +276,8 @@ void job_check_mmtests(struct job_yaml *y, struct job *job)
 		job_yaml_err(
 			y, mark, "workload.mmtests",
 			"runs one iteration per boot (mmtests' log of the boot is the iteration's); drop iterations_per_boot");
-	for (size_t i = 0; i < job->collect_files.n; i++)
-		if (!strcmp(job->collect_files.v[i], MMTESTS_GUEST_LOG))
-			return;
+	if (strlist_has(&job->collect_files, MMTESTS_GUEST_LOG))
+		return;
 	if (job->collect_files.n >= JOB_MAX_COLLECT)
 		job_yaml_err(y, mark, "workload.mmtests",
 			     "collect_files has %d paths; mmtests' log needs one more",

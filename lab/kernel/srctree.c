@@ -720,14 +720,9 @@ static void op_failed(const char *variant, const struct src_op *op, struct strli
 	struct strlist uniq = { 0 };
 	char *list = NULL;
 
-	for (size_t i = 0; i < files->n; i++) {
-		bool dup = false;
-
-		for (size_t k = 0; k < uniq.n; k++)
-			dup |= !strcmp(uniq.v[k], files->v[i]);
-		if (!dup)
+	for (size_t i = 0; i < files->n; i++)
+		if (!strlist_has(&uniq, files->v[i]))
 			strlist_push(&uniq, files->v[i]);
-	}
 	if (uniq.n)
 		list = strlist_join(&uniq, ", ");
 	lab_err("variant '%s': %s %s failed%s%s (%s); worked out in git's object database: "

@@ -71,14 +71,6 @@ static int initramfs_paths(const struct run *r, struct strlist *out)
 	return 0;
 }
 
-static bool has_path(const struct strlist *l, const char *p)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], p))
-			return true;
-	return false;
-}
-
 /* is the absolute guest path p (or, without a '/', a name in PATH) in the initramfs? */
 static bool in_initramfs(const struct strlist *have, const char *p)
 {
@@ -87,11 +79,11 @@ static bool in_initramfs(const struct strlist *have, const char *p)
 	bool found = false;
 
 	if (p[0] == '/')
-		return has_path(have, p + 1) || !strncmp(p, "/mmlab/workloads/", 17);
+		return strlist_has(have, p + 1) || !strncmp(p, "/mmlab/workloads/", 17);
 	for (size_t i = 0; i < ARRAY_SIZE(path) && !found; i++) {
 		char *full = xasprintf("%s/%s", path[i], p);
 
-		found = has_path(have, full);
+		found = strlist_has(have, full);
 		free(full);
 	}
 	return found;
