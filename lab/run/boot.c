@@ -96,7 +96,8 @@ static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
 	if (bc->data)
 		munmap(bc->data, bc->dlen);
 	free(bc->console);
-	r->boot_dir = bc->dir; /* run_drop_boot_dir() */
+	kvlist_set(&r->boot_dirs, bc->name, bc->dir); /* run_drop_boot_dirs() */
+	free(bc->dir);
 	free(bc->initrd);
 	free(bc->console_path);
 	free(bc->data_path);
@@ -278,7 +279,7 @@ static int boot_domain(const struct run *r, struct boot_ctx *bc)
 	 * another name, and theirs must not run beside ours.
 	 */
 	if (vm_ensure_connected(r->host) ||
-	    vm_clear_attempts(r->host, bc->base, ATTEMPT_CLEAR_S) < 0)
+	    vm_clear_attempts(r->host, bc->base, r->attempt ? r->attempt : 1, ATTEMPT_CLEAR_S) < 0)
 		return -1;
 	return 0;
 }
@@ -450,14 +451,31 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 	return 0;
 }
 
-void run_drop_boot_dir(struct run *r)
+void run_drop_boot_dirs(struct run *r, bool wait)
 {
-	if (!r->boot_dir)
-		return;
-	vm_reap(r->host);
-	stage_done(r->boot_dir);
-	free(r->boot_dir);
-	r->boot_dir = NULL;
+	struct kvlist keep = { 0 };
+
+	if (wait)
+		vm_reap(r->host);
+	for (size_t i = 0; i < r->boot_dirs.n; i++) {
+		struct kv *e = &r->boot_dirs.v[i];
+
+		if (wait || vm_gone(r->host, e->key))
+			stage_done(e->value);
+		else
+			kvlist_set(&keep, e->key, e->value);
+	}
+	kvlist_free(&r->boot_dirs);
+	r->boot_dirs = keep;
+}
+
+/* a boot in the dir of an earlier one whose domain libvirt still holds */
+static bool boot_dir_held(const struct run *r, const char *dir)
+{
+	for (size_t i = 0; i < r->boot_dirs.n; i++)
+		if (!strcmp(r->boot_dirs.v[i].value, dir))
+			return true;
+	return false;
 }
 
 int run_boot(struct run *r, const struct boot *b, struct progress *pg)
@@ -465,8 +483,10 @@ int run_boot(struct run *r, const struct boot *b, struct progress *pg)
 	struct boot_ctx bc;
 	int ret;
 
-	run_drop_boot_dir(r);
+	run_drop_boot_dirs(r, false); /* the earlier boots' that libvirt let go */
 	boot_ctx_init(&bc, r, b);
+	if (boot_dir_held(r, bc.dir))
+		run_drop_boot_dirs(r, true); /* the same iteration booted again */
 	bc.out.clock.begin = now_monotonic();
 	ret = boot_stage(r, b, &bc, pg);
 	bc.out.clock.staged = now_monotonic();

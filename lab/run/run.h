@@ -95,11 +95,12 @@ struct run {
 	struct accel_choice accel;
 	char *stage; /* staged kernels, the disk base, the boots' dirs */
 	/*
-	 * the last boot's dir: libvirt may still be tearing its domain down
-	 * (vm_reap()) and restores its files' owners when it is done, so the
-	 * dir goes at the next boot or at run_free(): run_drop_boot_dir()
+	 * the dirs of earlier boots, by their domain's name: libvirt may still
+	 * be tearing the domain down, and restores its files' owners when it is
+	 * done (vm_gone()), so a dir goes at a later boot or at run_free():
+	 * run_drop_boot_dirs()
 	 */
-	char *boot_dir;
+	struct kvlist boot_dirs;
 	struct disk_image disk; /* image.kind debootstrap: the cached base */
 	char *disk_base; /* it, linked into the stage for QEMU */
 	unsigned int attempt; /* names the domains */
@@ -146,8 +147,11 @@ int run_find_boot(struct run *r, const char *variant, unsigned int first, struct
 
 /* boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a message) */
 int run_boot(struct run *r, const struct boot *b, struct progress *pg);
-/* wait until the last boot's domain is gone (vm_reap()), then remove its dir */
-void run_drop_boot_dir(struct run *r);
+/*
+ * Remove the dirs of earlier boots whose domains libvirt is done with;
+ * with wait, wait for all of them first (vm_reap()).
+ */
+void run_drop_boot_dirs(struct run *r, bool wait);
 
 /*
  * When a boot's host-side steps ended, in now_monotonic() seconds (0: not

@@ -35,6 +35,8 @@
 #define VM_RECONNECT_S 60
 /* how long vm_reap() leaves libvirt to destroy a guest that shut down */
 #define VM_REAP_S 10.0
+/* domains libvirt may still be destroying; one more waits for the oldest */
+#define VM_PENDING_MAX 16
 
 struct vm_host {
 	virConnectPtr conn;
@@ -42,7 +44,12 @@ struct vm_host {
 	vm_tick_fn tick;
 	void *tick_arg;
 	char *output_path; /* vm_set_output_watch() */
-	char *pending; /* a domain libvirt is destroying (see vm_reap()) */
+	/* domains libvirt is destroying, oldest first (see vm_reap()) */
+	char *pending[VM_PENDING_MAX];
+	unsigned int npending;
+	/* the lifecycle callback that drops them at STOPPED, on conn watched */
+	virConnectPtr watched;
+	int watch;
 	bool quiet;
 };
 
@@ -138,7 +145,17 @@ struct vm_host *vm_connect(const char *uri)
 	h = xcalloc(1, sizeof(*h));
 	h->conn = conn;
 	h->uri = xstrdup(uri);
+	h->watch = -1;
 	return h;
+}
+
+/* the lifecycle callback of domains libvirt is destroying (watching()) */
+static void unwatch(struct vm_host *h)
+{
+	if (h->watch >= 0 && h->watched == h->conn)
+		virConnectDomainEventDeregisterAny(h->conn, h->watch);
+	h->watch = -1;
+	h->watched = NULL;
 }
 
 /*
@@ -176,6 +193,7 @@ int vm_ensure_connected(struct vm_host *h)
 			h->uri, VM_RECONNECT_S, *last_error ? last_error : "no error text");
 		return -1;
 	}
+	unwatch(h);
 	virConnectClose(h->conn);
 	h->conn = conn;
 	return 0;
@@ -186,9 +204,9 @@ void vm_disconnect(struct vm_host *h)
 	if (!h)
 		return;
 	vm_reap(h);
+	unwatch(h);
 	virConnectClose(h->conn);
 	free(h->output_path);
-	free(h->pending);
 	free(h->uri);
 	free(h);
 }
@@ -456,6 +474,129 @@ static void destroy_domain(virDomainPtr dom)
 		lab_warn(
 			"cannot destroy domain %s: %s; it dies when mmlab exits (autodestroy), or run `virsh destroy %s`",
 			virDomainGetName(dom), last_error, virDomainGetName(dom));
+}
+
+static int pending_index(const struct vm_host *h, const char *name)
+{
+	for (unsigned int i = 0; name && i < h->npending; i++)
+		if (!strcmp(h->pending[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void drop_pending(struct vm_host *h, unsigned int i)
+{
+	free(h->pending[i]);
+	memmove(&h->pending[i], &h->pending[i + 1], (h->npending - i - 1) * sizeof(h->pending[0]));
+	h->npending--;
+}
+
+/*
+ * libvirt says STOPPED when it is done with a domain: QEMU reaped and the
+ * owners of the files it labelled restored. Asking it instead (a lookup)
+ * waits for that while it tears the domain down, and holds up the next
+ * domain's creation meanwhile: the event costs nothing.
+ */
+static void pending_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
+{
+	struct vm_host *h = opaque;
+	int i;
+
+	(void)conn;
+	(void)detail;
+	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_UNDEFINED)
+		return;
+	i = pending_index(h, virDomainGetName(dom));
+	if (i >= 0)
+		drop_pending(h, (unsigned int)i);
+}
+
+/* whether pending_cb() watches h->conn (registered now if not) */
+static bool watching(struct vm_host *h)
+{
+	if (h->watch >= 0 && h->watched == h->conn)
+		return true;
+	if (!event_loop_ok)
+		return false;
+	h->watch = virConnectDomainEventRegisterAny(
+		h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))pending_cb), h, NULL);
+	h->watched = h->watch >= 0 ? h->conn : NULL;
+	return h->watch >= 0;
+}
+
+/* libvirt is done with the domain: it is gone, or shut off (a lookup) */
+static bool domain_gone(struct vm_host *h, const char *name)
+{
+	virDomainPtr dom = virDomainLookupByName(h->conn, name);
+	int state, reason;
+	bool gone;
+
+	if (!dom) {
+		last_error[0] = '\0'; /* the lookup's "no domain" */
+		return true;
+	}
+	gone = virDomainGetState(dom, &state, &reason, 0) < 0 || state == VIR_DOMAIN_SHUTOFF;
+	virDomainFree(dom);
+	return gone;
+}
+
+/* wait until libvirt is done with pending domain i (destroy it after end) */
+static void reap_one(struct vm_host *h, unsigned int i, double end)
+{
+	virDomainPtr dom;
+
+	while (!domain_gone(h, h->pending[i])) {
+		if (now_monotonic() >= end) {
+			dom = virDomainLookupByName(h->conn, h->pending[i]);
+			if (dom) {
+				destroy_domain(dom);
+				virDomainFree(dom);
+			}
+			last_error[0] = '\0';
+			break;
+		}
+		usleep(20000);
+	}
+	drop_pending(h, i);
+}
+
+static void reap_pending(struct vm_host *h, const char *name)
+{
+	int i = h ? pending_index(h, name) : -1;
+
+	if (i >= 0)
+		reap_one(h, (unsigned int)i, now_monotonic() + VM_REAP_S);
+}
+
+static void add_pending(struct vm_host *h, const char *name)
+{
+	if (h->npending == VM_PENDING_MAX)
+		reap_one(h, 0, now_monotonic() + VM_REAP_S);
+	h->pending[h->npending++] = xstrdup(name);
+	watching(h);
+}
+
+bool vm_gone(struct vm_host *h, const char *name)
+{
+	int i = h ? pending_index(h, name) : -1;
+
+	if (i < 0)
+		return true;
+	if (watching(h))
+		return false; /* pending_cb() drops it at its STOPPED event */
+	if (!domain_gone(h, name))
+		return false;
+	drop_pending(h, (unsigned int)i);
+	return true;
+}
+
+void vm_reap(struct vm_host *h)
+{
+	double end = now_monotonic() + VM_REAP_S;
+
+	while (h && h->npending)
+		reap_one(h, 0, end);
 }
 
 struct vm_events {
@@ -764,7 +905,7 @@ static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_even
 		return 0;
 	}
 	if (res->outcome == VM_POWEROFF && w->shut_down && !w->stopped)
-		h->pending = xstrdup(w->name); /* libvirt is destroying it */
+		add_pending(h, w->name); /* libvirt is destroying it */
 	else
 		destroy_domain(dom);
 	if (res->outcome == VM_CRASHED)
@@ -783,7 +924,7 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	vm_reap(h);
+	reap_pending(h, name); /* a domain of that name still going */
 	if (stop_flag) {
 		res->outcome = VM_INTERRUPTED;
 		snprintf(res->detail, sizeof(res->detail),
@@ -814,36 +955,13 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	events_unregister(h, &ev);
 	virDomainFree(dom);
 	res->t.torn_down = now_monotonic();
-	if (h->conn != ev.conn)
+	if (h->conn != ev.conn) {
+		if (h->watched == ev.conn)
+			h->watch = -1; /* it goes with the broken connection */
 		virConnectClose(ev.conn); /* broken, replaced by recover_lost() */
+	}
 	free(name);
 	return rc;
-}
-
-void vm_reap(struct vm_host *h)
-{
-	double end = now_monotonic() + VM_REAP_S;
-	virDomainPtr dom;
-	int state, reason;
-
-	if (!h || !h->pending)
-		return;
-	while ((dom = virDomainLookupByName(h->conn, h->pending))) {
-		if (virDomainGetState(dom, &state, &reason, 0) < 0 || state == VIR_DOMAIN_SHUTOFF) {
-			virDomainFree(dom);
-			break;
-		}
-		if (now_monotonic() >= end) {
-			destroy_domain(dom);
-			virDomainFree(dom);
-			break;
-		}
-		virDomainFree(dom);
-		usleep(20000);
-	}
-	last_error[0] = '\0'; /* the lookup's "no domain" */
-	free(h->pending);
-	h->pending = NULL;
 }
 
 int vm_destroy_matching(struct vm_host *h, const char *prefix)
@@ -874,54 +992,53 @@ int vm_destroy_matching(struct vm_host *h, const char *prefix)
 	return count;
 }
 
-/* name is base itself, or base + VM_ATTEMPT_SEP + anything */
-static bool is_attempt_of(const char *name, const char *base)
-{
-	size_t n = strlen(base);
-
-	return name && !strncmp(name, base, n) && (name[n] == '\0' || name[n] == VM_ATTEMPT_SEP);
-}
-
 /*
- * Destroy the running domains of the attempts of base; returns how many
- * are still there (running, or transient and being torn down), -1 when
- * libvirt cannot list.
+ * Destroy the running domains of the attempts of base before attempt
+ * (base itself, base+1 ... base+(attempt-1)); returns how many are still
+ * there (running, or transient and being torn down), -1 when libvirt
+ * cannot say. Each is looked up by name: listing every domain would wait
+ * for libvirt to finish tearing down any of them, ours or another run's
+ * (about 200 ms after a guest shut down, libvirt 9.0).
  */
-static int destroy_attempts(struct vm_host *h, const char *base, unsigned int *destroyed)
+static int destroy_attempts(struct vm_host *h, const char *base, unsigned int attempt,
+			    unsigned int *destroyed)
 {
-	virDomainPtr *doms = NULL;
-	int i, n, left = 0;
+	virDomainPtr dom;
+	int left = 0;
 
-	n = virConnectListAllDomains(h->conn, &doms, 0);
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		const char *name = virDomainGetName(doms[i]);
+	for (unsigned int k = 0; k < attempt; k++) {
+		char *name = k ? xasprintf("%s%c%u", base, VM_ATTEMPT_SEP, k) : xstrdup(base);
 
+		dom = virDomainLookupByName(h->conn, name);
+		free(name);
+		if (!dom) {
+			if (virGetLastErrorCode() != VIR_ERR_NO_DOMAIN)
+				return -1;
+			last_error[0] = '\0';
+			continue;
+		}
 		/* a defined, shut-off domain holds nothing and is not ours */
-		if (is_attempt_of(name, base) &&
-		    (virDomainIsActive(doms[i]) == 1 || virDomainIsPersistent(doms[i]) != 1)) {
+		if (virDomainIsActive(dom) == 1 || virDomainIsPersistent(dom) != 1) {
 			left++;
-			if (virDomainIsActive(doms[i]) == 1 && virDomainDestroy(doms[i]) == 0)
+			if (virDomainIsActive(dom) == 1 && virDomainDestroy(dom) == 0)
 				(*destroyed)++;
 		}
-		virDomainFree(doms[i]);
+		virDomainFree(dom);
 	}
-	free(doms);
 	return left;
 }
 
-int vm_clear_attempts(struct vm_host *h, const char *base, double wait_s)
+int vm_clear_attempts(struct vm_host *h, const char *base, unsigned int attempt, double wait_s)
 {
 	double end = now_monotonic() + wait_s;
 	unsigned int destroyed = 0;
 	int left;
 
 	for (;;) {
-		left = destroy_attempts(h, base, &destroyed);
+		left = destroy_attempts(h, base, attempt, &destroyed);
 		if (left < 0) {
-			lab_err("cannot list domains at %s: %s; check that libvirtd is running",
-				h->uri, last_error);
+			lab_err("cannot look up the domains of %s at %s: %s; check that libvirtd is running",
+				base, h->uri, last_error);
 			return -1;
 		}
 		if (!left || now_monotonic() >= end)

@@ -138,15 +138,24 @@ void vm_set_quiet(struct vm_host *h, bool quiet);
  * (seconds from now) passes, or vm_request_stop() is called. The domain is
  * destroyed on every path: by vm_run(), or, when the guest shut itself
  * down, by libvirt (on_poweroff), which takes a few hundred ms that
- * vm_run() does not wait for: vm_reap() does, and the next vm_run() and
- * vm_disconnect() call it. Returns 0 when an outcome was reached (res says
- * which), -1 only for VM_ERROR (creation failed; the message includes
- * libvirt's error and res->detail holds it too).
+ * vm_run() does not wait for, nor does the next vm_run() (unless it
+ * creates a domain of the same name): libvirt's teardown of one boot
+ * overlaps the start of the next. vm_gone() says when it is over;
+ * vm_reap() and vm_disconnect() wait for it. Returns 0 when an outcome was
+ * reached (res says which), -1 only for VM_ERROR (creation failed; the
+ * message includes libvirt's error and res->detail holds it too).
  */
 int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res);
 /*
- * Wait until libvirt has destroyed the domain of the last vm_run() whose
- * guest shut down (up to 10 s, then destroy it); nothing when there is none.
+ * Whether libvirt is done with the domain name of an earlier vm_run():
+ * it is gone, and libvirt has restored the owners of the files it
+ * labelled for it. Does not wait.
+ */
+bool vm_gone(struct vm_host *h, const char *name);
+/*
+ * Wait until libvirt has destroyed every domain of an earlier vm_run()
+ * whose guest shut down (up to 10 s, then destroy them); nothing when
+ * there is none.
  */
 void vm_reap(struct vm_host *h);
 
@@ -168,11 +177,12 @@ int vm_destroy_matching(struct vm_host *h, const char *prefix);
  */
 #define VM_ATTEMPT_SEP '+'
 /*
- * Destroy the domains of earlier attempts of base (named base, or base+...;
- * killed runs leave them while libvirt tears them down) and wait up to
- * wait_s seconds until libvirt lists none. Returns how many are still
- * listed (after a warning naming them), or -1 after an error message.
+ * Destroy the domains of the attempts of base before attempt (named base,
+ * or base+1 ... base+(attempt-1): attempts are numbered upward, see
+ * above; killed runs leave them while libvirt tears them down) and wait up
+ * to wait_s seconds until libvirt has none of them. Returns how many are
+ * still there (after a warning naming them), or -1 after an error message.
  */
-int vm_clear_attempts(struct vm_host *h, const char *base, double wait_s);
+int vm_clear_attempts(struct vm_host *h, const char *base, unsigned int attempt, double wait_s);
 
 #endif

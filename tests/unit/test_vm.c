@@ -53,6 +53,14 @@ static void test_stop_flag_from_a_signal(void **state)
 	assert_false(vm_stop_requested());
 }
 
+/* no host: nothing is pending, so every domain is gone and reaping is a no-op */
+static void test_nothing_pending(void **state)
+{
+	(void)state;
+	assert_true(vm_gone(NULL, "mmlab-x-base-0+1"));
+	vm_reap(NULL);
+}
+
 static void test_accel_requested(void **state)
 {
 	struct accel_choice c;
@@ -74,6 +82,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outcome_names),
 		cmocka_unit_test(test_stop_flag_from_a_signal),
+		cmocka_unit_test(test_nothing_pending),
 		cmocka_unit_test(test_accel_requested),
 	};
 
