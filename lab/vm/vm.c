@@ -956,8 +956,11 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	virDomainFree(dom);
 	res->t.torn_down = now_monotonic();
 	if (h->conn != ev.conn) {
-		if (h->watched == ev.conn)
-			h->watch = -1; /* it goes with the broken connection */
+		if (h->watched == ev.conn) { /* it goes with the broken connection */
+			virConnectDomainEventDeregisterAny(ev.conn, h->watch);
+			h->watch = -1;
+			h->watched = NULL;
+		}
 		virConnectClose(ev.conn); /* broken, replaced by recover_lost() */
 	}
 	free(name);
