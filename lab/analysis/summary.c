@@ -78,6 +78,8 @@ static void quiet_variant(const struct comparison *c, size_t j, struct cmp_quiet
 
 			if (!pass && m->cells[j].t.valid)
 				q->tested++;
+			else if (!pass && !q->untested)
+				q->untested = m->cells[j].t.why;
 			if (!m->cells[j].t.valid || m->constant ||
 			    (!pass && m->group != GROUP_WORKLOAD && m->group != GROUP_DURATION))
 				continue;
@@ -147,9 +149,8 @@ char *cmp_quiet_sentence(const struct comparison *c, const struct cmp_quiet *q, 
 	char mde[32], cov[32];
 
 	if (!q->tested)
-		return xasprintf("%s test of %s against %s: fewer than 2 samples on "
-				 "a side.",
-				 capital ? "No" : "no", v, b);
+		return xasprintf("%s test of %s against %s: %s.", capital ? "No" : "no", v, b,
+				 q->untested ? q->untested : "no metric");
 	if (q->metric == (size_t)-1)
 		return xasprintf("%s significant change in %s against %s (%zu metrics "
 				 "tested, q < %.3g); each has one value in every "

@@ -35,6 +35,7 @@ struct cmp_sig {
 struct cmp_quiet {
 	size_t variant;
 	size_t tested; /* rows with a test against the baseline */
+	const char *untested; /* why the first row without one has none (static) */
 	size_t metric; /* the metric with the smallest detectable change,
 				   (size_t)-1 when none has one */
 	double mde; /* that change in percent (power SUMMARY_POWER) */

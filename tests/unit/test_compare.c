@@ -270,6 +270,15 @@ static void test_degenerate(void **state)
 	assert_false(m->cells[1].t.valid);
 	assert_false(m->cells[1].significant);
 	render_all(c);
+	{
+		/* the summary says why there is no test, not "fewer than 2 samples" */
+		char *text = render(c, CMP_TEXT);
+
+		assert_non_null(strstr(text,
+				       "Summary: no test of b against a: the values are too large "
+				       "for a t-test (their variance overflows)."));
+		free(text);
+	}
 	cmp_free(c);
 
 	/* one variant only, one sample only */
