@@ -541,14 +541,19 @@ static bool domain_gone(struct vm_host *h, const char *name)
 	return gone;
 }
 
-/* wait until libvirt is done with pending domain i (destroy it after end) */
-static void reap_one(struct vm_host *h, unsigned int i, double end)
+/*
+ * Wait until libvirt is done with pending domain name (destroy it after
+ * end). It works on a copy: pending_cb() may drop the entry meanwhile.
+ */
+static void reap_one(struct vm_host *h, const char *pending_name, double end)
 {
+	char *name = xstrdup(pending_name);
 	virDomainPtr dom;
+	int i;
 
-	while (!domain_gone(h, h->pending[i])) {
+	while (!domain_gone(h, name)) {
 		if (now_monotonic() >= end) {
-			dom = virDomainLookupByName(h->conn, h->pending[i]);
+			dom = virDomainLookupByName(h->conn, name);
 			if (dom) {
 				destroy_domain(dom);
 				virDomainFree(dom);
@@ -558,21 +563,22 @@ static void reap_one(struct vm_host *h, unsigned int i, double end)
 		}
 		usleep(20000);
 	}
-	drop_pending(h, i);
+	i = pending_index(h, name);
+	if (i >= 0)
+		drop_pending(h, (unsigned int)i);
+	free(name);
 }
 
 static void reap_pending(struct vm_host *h, const char *name)
 {
-	int i = h ? pending_index(h, name) : -1;
-
-	if (i >= 0)
-		reap_one(h, (unsigned int)i, now_monotonic() + VM_REAP_S);
+	if (h && pending_index(h, name) >= 0)
+		reap_one(h, name, now_monotonic() + VM_REAP_S);
 }
 
 static void add_pending(struct vm_host *h, const char *name)
 {
 	if (h->npending == VM_PENDING_MAX)
-		reap_one(h, 0, now_monotonic() + VM_REAP_S);
+		reap_one(h, h->pending[0], now_monotonic() + VM_REAP_S);
 	h->pending[h->npending++] = xstrdup(name);
 	watching(h);
 }
@@ -596,7 +602,7 @@ void vm_reap(struct vm_host *h)
 	double end = now_monotonic() + VM_REAP_S;
 
 	while (h && h->npending)
-		reap_one(h, 0, end);
+		reap_one(h, h->pending[0], end);
 }
 
 struct vm_events {
