@@ -59,6 +59,7 @@ int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir, 
 	ret = accel_probe(h, cache_dir, kcopy, initrd, dir, probe_agent_reached, NULL, out);
 out:
 	kvlist_free(&plan);
+	vm_reap(h); /* libvirt restores the owners of the probe's files first */
 	stage_done(stage);
 	free(stage);
 	free(kcopy);
