@@ -149,11 +149,14 @@ struct vm_host *vm_connect(const char *uri)
 	return h;
 }
 
-/* the lifecycle callback of domains libvirt is destroying (watching()) */
+/*
+ * Deregister the lifecycle callback of domains libvirt is destroying
+ * (watching()) from the connection it is on, before that one is closed.
+ */
 static void unwatch(struct vm_host *h)
 {
-	if (h->watch >= 0 && h->watched == h->conn)
-		virConnectDomainEventDeregisterAny(h->conn, h->watch);
+	if (h->watch >= 0 && h->watched)
+		virConnectDomainEventDeregisterAny(h->watched, h->watch);
 	h->watch = -1;
 	h->watched = NULL;
 }
@@ -962,11 +965,8 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	virDomainFree(dom);
 	res->t.torn_down = now_monotonic();
 	if (h->conn != ev.conn) {
-		if (h->watched == ev.conn) { /* it goes with the broken connection */
-			virConnectDomainEventDeregisterAny(ev.conn, h->watch);
-			h->watch = -1;
-			h->watched = NULL;
-		}
+		if (h->watched == ev.conn)
+			unwatch(h); /* it goes with the broken connection */
 		virConnectClose(ev.conn); /* broken, replaced by recover_lost() */
 	}
 	free(name);
