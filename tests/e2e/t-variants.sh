@@ -14,6 +14,18 @@ parent=$(jq -r .cache_key "$T/parent.json")
 runs_before=$(make_runs_for "$parent")
 
 git -C "$REPO" format-patch -q --stdout e2e-c5..e2e-c6 >"$T/c6.mbox"
+# a measured phase of 3 s of the guest's clock, whatever the host's speed
+cat >"$T/idle.c" <<'C'
+#include <time.h>
+int main(void)
+{
+	struct timespec t = { 3, 0 };
+
+	while (nanosleep(&t, &t))
+		;
+	return 0;
+}
+C
 cat >"$T/variants.yaml" <<JOB
 name: e2e-variants
 kernels:
@@ -25,7 +37,7 @@ variants:
   - { name: patched, ref: e2e-c4, apply: [ c6.mbox ] }
   - { name: broken,  ref: e2e-c3 }
 topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }
-workload: { name: usemem, params: { size: 64M, loops: 400 } }
+workload: { name: idle, command: [idle], build: { c: idle.c } }
 iterations: 1
 timeouts: { boot: 300s, iteration: 600s }
 JOB
@@ -61,11 +73,15 @@ want=$(git -C "$REPO" diff e2e-c5 e2e-c6 | git patch-id --stable | cut -d' ' -f1
 got=$(git -C "$REPO" diff e2e-c4 "$tree" | git patch-id --stable | cut -d' ' -f1)
 [ -n "$want" ] && [ "$got" = "$want" ] || fail "the patched variant's tree $tree is not c4 + c6's change"
 # c5 counts kcompactd's periodic wakeups (every 500 ms on each node); the
-# revert does not. 40 loops took 0.28 s on CI's host, a window with one
-# wakeup on a node or none (CI failed); 400 loops keep the measured phase
-# over 2 s, so each node wakes 4 times or more in it
-assert_jq "$T/run.json" "($(v base)).iterations[0].metrics[\"time.elapsed_s\"] >= 1"
-assert_jq "$T/run.json" "($(v base)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"] >= 2"
+# revert does not. The window must be long in the guest's time, not the
+# host's: usemem with 40 loops took 0.28 s on one CI host and with 400
+# loops 0.97 s on another (both failed). 3 s of sleep give each node 5
+# wakeups or more (12 seen; at least half of them asserted)
+assert_jq "$T/run.json" "($(v base)).iterations[0].metrics[\"time.elapsed_s\"] >= 2.9"
+echo "compact_daemon_wake in $(jq -r "($(v base)).iterations[0].metrics[\"time.elapsed_s\"]" "$T/run.json") s:" \
+	"base $(jq -r "($(v base)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"]" "$T/run.json")," \
+	"revert $(jq -r "($(v revert)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"]" "$T/run.json")"
+assert_jq "$T/run.json" "($(v base)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"] >= 6"
 assert_jq "$T/run.json" "($(v revert)).iterations[0].metrics[\"vmstat.compact_daemon_wake\"] <= 1"
 
 # the broken commit: a failed variant with its build log
