@@ -202,13 +202,47 @@ int vm_ensure_connected(struct vm_host *h)
 	return 0;
 }
 
+static void tick_cb(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+/*
+ * Close a working connection whose event callbacks are all deregistered.
+ * An event that reaches libvirt 9.0's client while it closes the
+ * connection makes it take a reference to the connection being freed and
+ * wait on its own lock: a queue worker hung so in virConnectClose(), with
+ * "g_object_ref: assertion '!object_already_finalized' failed" in its log,
+ * on an event about another worker's domain. The server sends none once
+ * the callbacks are deregistered, but one it had on its way before may
+ * still come: a round trip receives it, and one turn of the loop
+ * dispatches it, while the connection is alive.
+ */
+static void close_quiet(virConnectPtr conn)
+{
+	unsigned long ver;
+	int t;
+
+	if (virConnectIsAlive(conn) == 1 && virConnectGetLibVersion(conn, &ver) == 0 &&
+	    event_loop_ok) {
+		t = virEventAddTimeout(0, tick_cb, NULL, NULL);
+		if (t >= 0) {
+			virEventRunDefaultImpl();
+			virEventRemoveTimeout(t);
+		}
+	}
+	last_error[0] = '\0';
+	virConnectClose(conn);
+}
+
 void vm_disconnect(struct vm_host *h)
 {
 	if (!h)
 		return;
 	vm_reap(h);
 	unwatch(h);
-	virConnectClose(h->conn);
+	close_quiet(h->conn);
 	free(h->output_path);
 	free(h->uri);
 	free(h);
@@ -376,12 +410,6 @@ static void reboot_cb(virConnectPtr conn, virDomainPtr dom, void *opaque)
 	(void)conn;
 	if (!strcmp(virDomainGetName(dom), w->name))
 		w->reset = true;
-}
-
-static void tick_cb(int timer, void *opaque)
-{
-	(void)timer;
-	(void)opaque;
 }
 
 static const char *paused_reason_name(int r)
