@@ -51,6 +51,10 @@ struct vm_host {
 	virConnectPtr watched;
 	int watch;
 	bool quiet;
+	/* vm_prestart(): a later vm_run()'s domain, created paused */
+	virDomainPtr prestarted;
+	char *prestarted_name;
+	double prestart_s; /* what its creation took */
 };
 
 /* what one vm_run() learnt from events, filled by the callbacks */
@@ -64,6 +68,12 @@ struct vm_watch {
 	const char *output_path; /* the watched file, or NULL */
 	double first_output; /* its first write */
 	double create_real; /* CLOCK_REALTIME at the create call */
+	/*
+	 * the domain's UUID, once it exists: an event about an earlier domain
+	 * of the same name (a paused one destroyed just before) is not its
+	 */
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	bool have_uuid;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -240,6 +250,7 @@ void vm_disconnect(struct vm_host *h)
 {
 	if (!h)
 		return;
+	vm_prestart_drop(h);
 	vm_reap(h);
 	unwatch(h);
 	close_quiet(h->conn);
@@ -359,12 +370,23 @@ static const char *stopped_name(int detail)
 	}
 }
 
+/* the event is about the watched domain: its name, and its UUID once known */
+static bool watched_domain(virDomainPtr dom, const struct vm_watch *w)
+{
+	unsigned char uuid[VIR_UUID_BUFLEN];
+
+	if (strcmp(virDomainGetName(dom), w->name))
+		return false;
+	return !w->have_uuid || (virDomainGetUUID(dom, uuid) == 0 &&
+				 !memcmp(uuid, w->uuid, VIR_UUID_BUFLEN));
+}
+
 static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
 {
 	struct vm_watch *w = opaque;
 
 	(void)conn;
-	if (strcmp(virDomainGetName(dom), w->name))
+	if (!watched_domain(dom, w))
 		return;
 	switch (event) {
 	case VIR_DOMAIN_EVENT_SHUTDOWN:
@@ -408,7 +430,7 @@ static void reboot_cb(virConnectPtr conn, virDomainPtr dom, void *opaque)
 	struct vm_watch *w = opaque;
 
 	(void)conn;
-	if (!strcmp(virDomainGetName(dom), w->name))
+	if (watched_domain(dom, w))
 		w->reset = true;
 }
 
@@ -951,6 +973,85 @@ static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_even
 	return 0;
 }
 
+int vm_prestart(struct vm_host *h, const char *xml)
+{
+	char *name = xml_domain_name(xml);
+	virDomainPtr dom;
+	double t0;
+
+	vm_prestart_drop(h);
+	if (stop_flag || pending_index(h, name) >= 0) {
+		free(name);
+		return -1;
+	}
+	last_error[0] = '\0';
+	t0 = now_monotonic();
+	dom = virDomainCreateXML(h->conn, xml,
+				 VIR_DOMAIN_START_AUTODESTROY | VIR_DOMAIN_START_PAUSED);
+	if (!dom) {
+		last_error[0] = '\0'; /* its vm_run() creates it, and says why if it fails */
+		free(name);
+		return -1;
+	}
+	h->prestarted = dom;
+	h->prestarted_name = name;
+	h->prestart_s = now_monotonic() - t0;
+	return 0;
+}
+
+void vm_prestart_drop(struct vm_host *h)
+{
+	virDomainPtr dom;
+
+	if (!h || !h->prestarted)
+		return;
+	/* synchronous: libvirt is done with its files when it returns */
+	if (virDomainGetConnect(h->prestarted) == h->conn) {
+		destroy_domain(h->prestarted);
+	} else {
+		/*
+		 * created on a connection that broke since (libvirtd restarted):
+		 * the new libvirtd found the paused QEMU again, without the
+		 * autodestroy of the dead connection
+		 */
+		dom = virDomainLookupByName(h->conn, h->prestarted_name);
+		if (dom) {
+			destroy_domain(dom);
+			virDomainFree(dom);
+		}
+	}
+	virDomainFree(h->prestarted);
+	h->prestarted = NULL;
+	free(h->prestarted_name);
+	h->prestarted_name = NULL;
+	last_error[0] = '\0';
+}
+
+/*
+ * The domain vm_prestart() created for name, resumed (NULL when there is
+ * none, or it did not resume: it is destroyed, and vm_run() creates one)
+ */
+static virDomainPtr resume_prestarted(struct vm_host *h, const char *name, struct vm_result *res)
+{
+	virDomainPtr dom;
+
+	if (!h->prestarted || strcmp(h->prestarted_name, name) ||
+	    virDomainGetConnect(h->prestarted) != h->conn) {
+		vm_prestart_drop(h); /* another boot's, or on a broken connection */
+		return NULL;
+	}
+	if (virDomainResume(h->prestarted) < 0) {
+		vm_prestart_drop(h);
+		return NULL;
+	}
+	dom = h->prestarted;
+	res->t.prestart_s = h->prestart_s;
+	h->prestarted = NULL;
+	free(h->prestarted_name);
+	h->prestarted_name = NULL;
+	return dom;
+}
+
 int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res)
 {
 	struct vm_watch w = { 0 };
@@ -963,6 +1064,7 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	memset(res, 0, sizeof(*res));
 	reap_pending(h, name); /* a domain of that name still going */
 	if (stop_flag) {
+		vm_prestart_drop(h);
 		res->outcome = VM_INTERRUPTED;
 		snprintf(res->detail, sizeof(res->detail),
 			 "stop requested before the domain was created");
@@ -974,7 +1076,9 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	last_error[0] = '\0';
 	w.create_real = realtime_now();
 	res->t.create = t0 = now_monotonic();
-	dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	dom = resume_prestarted(h, name, res);
+	if (!dom)
+		dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	res->t.started = now_monotonic();
 	if (!dom) {
 		res->outcome = VM_ERROR;
@@ -988,6 +1092,7 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 		free(name);
 		return -1;
 	}
+	w.have_uuid = virDomainGetUUID(dom, w.uuid) == 0;
 	rc = run_created(h, dom, &ev, &w, t0, deadline_s, res);
 	events_unregister(h, &ev);
 	virDomainFree(dom);

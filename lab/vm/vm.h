@@ -91,6 +91,8 @@ struct vm_times {
 	double last_output; /* its last write before the outcome */
 	double outcome; /* the watch loop knew the outcome */
 	double torn_down; /* the domain destroyed, its events deregistered */
+	/* seconds vm_prestart() took to create the domain, paused; 0 if it did not */
+	double prestart_s;
 };
 
 struct vm_result {
@@ -146,6 +148,17 @@ void vm_set_quiet(struct vm_host *h, bool quiet);
  * message includes libvirt's error and res->detail holds it too).
  */
 int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res);
+/*
+ * Create the domain of the next vm_run() now, paused, while another guest
+ * runs: libvirt's start (QEMU's own start, and libvirt 9.0's check of the
+ * guest CPU, ~400 QMP round trips: 0.2-0.3 s) is then paid during that
+ * guest, and the vm_run() with the same xml only resumes it. One at a
+ * time: a vm_run() of another domain, a second vm_prestart(),
+ * vm_prestart_drop() and vm_disconnect() destroy it. 0, or -1 when it was
+ * not created (the vm_run() creates it, and says why if that fails too).
+ */
+int vm_prestart(struct vm_host *h, const char *xml);
+void vm_prestart_drop(struct vm_host *h);
 /*
  * Whether libvirt is done with the domain name of an earlier vm_run():
  * it is gone, and libvirt has restored the owners of the files it
