@@ -377,8 +377,8 @@ static bool watched_domain(virDomainPtr dom, const struct vm_watch *w)
 
 	if (strcmp(virDomainGetName(dom), w->name))
 		return false;
-	return !w->have_uuid || (virDomainGetUUID(dom, uuid) == 0 &&
-				 !memcmp(uuid, w->uuid, VIR_UUID_BUFLEN));
+	return !w->have_uuid ||
+	       (virDomainGetUUID(dom, uuid) == 0 && !memcmp(uuid, w->uuid, VIR_UUID_BUFLEN));
 }
 
 static void lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
