@@ -56,6 +56,8 @@ struct boot_ctx {
 	char *label; /* "<variant> iteration <first>[+] (<release>)" */
 	struct kvlist plan;
 	char *xml;
+	struct boot b; /* which boot */
+	struct data_tap *tap; /* the data channel's, from the domain's creation on */
 	void *data; /* the data channel's file, mapped */
 	size_t dlen;
 	char *console;
@@ -67,6 +69,7 @@ static void boot_ctx_init(struct boot_ctx *bc, const struct run *r, const struct
 	const struct job_variant *v = &r->job->variants[b->variant];
 
 	memset(bc, 0, sizeof(*bc));
+	bc->b = *b;
 	bc->dir = xasprintf("%s/%s-%u", r->stage, v->name, b->first);
 	bc->initrd = xasprintf("%s/initrd", bc->dir);
 	bc->console_path = xasprintf("%s/console.log", bc->dir);
@@ -85,8 +88,10 @@ static void boot_ctx_init(struct boot_ctx *bc, const struct run *r, const struct
 	bc->out.domain = bc->name;
 }
 
-static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
+static void boot_ctx_free(struct boot_ctx *bc)
 {
+	if (bc->tap)
+		data_tap_stop(bc->tap);
 	kvlist_free(&bc->plan);
 	json_decref(bc->out.agent);
 	json_decref(bc->out.files);
@@ -96,7 +101,6 @@ static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
 	if (bc->data)
 		munmap(bc->data, bc->dlen);
 	free(bc->console);
-	kvlist_set(&r->boot_dirs, bc->name, bc->dir); /* run_drop_boot_dirs() */
 	free(bc->dir);
 	free(bc->initrd);
 	free(bc->console_path);
@@ -108,6 +112,12 @@ static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
 	free(bc->base);
 	free(bc->name);
 	free(bc->label);
+}
+
+static void boot_ctx_release(struct run *r, struct boot_ctx *bc)
+{
+	kvlist_set(&r->boot_dirs, bc->name, bc->dir); /* run_drop_boot_dirs() */
+	boot_ctx_free(bc);
 }
 
 /* ---- stage ------------------------------------------------------------ */
@@ -248,7 +258,7 @@ static int boot_stage(const struct run *r, const struct boot *b, struct boot_ctx
 
 /* ---- domain ------------------------------------------------------------- */
 
-static int boot_domain(const struct run *r, struct boot_ctx *bc)
+static int boot_xml(const struct run *r, struct boot_ctx *bc)
 {
 	const struct boot_opts *place = r->spec->place;
 	struct domain_spec spec = {
@@ -271,7 +281,12 @@ static int boot_domain(const struct run *r, struct boot_ctx *bc)
 		spec.memnodes = place->memnodes;
 	}
 	bc->xml = topology_domain_xml(&spec);
-	if (!bc->xml)
+	return bc->xml ? 0 : -1;
+}
+
+static int boot_domain(const struct run *r, struct boot_ctx *bc)
+{
+	if (boot_xml(r, bc))
 		return -1;
 	/*
 	 * A killed earlier attempt (kill -9 of the runner, a requeued queue
@@ -284,46 +299,145 @@ static int boot_domain(const struct run *r, struct boot_ctx *bc)
 	return 0;
 }
 
+/* a boot in the dir of an earlier one whose domain libvirt still holds */
+static bool boot_dir_held(const struct run *r, const char *dir)
+{
+	for (size_t i = 0; i < r->boot_dirs.n; i++)
+		if (!strcmp(r->boot_dirs.v[i].value, dir))
+			return true;
+	return false;
+}
+
+/* ---- the next boot, made ready during this one ------------------------------- */
+
+/* a ready boot that will not run: its domain, tap and files go at once */
+static void next_discard(struct boot_ctx *bc)
+{
+	if (bc->tap)
+		data_tap_stop(bc->tap);
+	bc->tap = NULL;
+	stage_done(bc->dir);
+	boot_ctx_free(bc);
+	free(bc);
+}
+
+void run_drop_next(struct run *r)
+{
+	if (!r->next)
+		return;
+	vm_prestart_drop(r->host);
+	next_discard(r->next);
+	r->next = NULL;
+}
+
+/*
+ * Stage boot b and create its domain paused (vm_prestart()), into
+ * r->next. Only the first attempt: a later one first clears what earlier
+ * attempts left, which may take seconds, and that belongs to its own boot.
+ */
+static void next_prepare(struct run *r, const struct boot *b, struct progress *pg)
+{
+	struct boot_ctx *bc = xmalloc(sizeof(*bc));
+	double begin = now_monotonic();
+
+	boot_ctx_init(bc, r, b);
+	if ((r->attempt ? r->attempt : 1) != 1 || boot_dir_held(r, bc->dir)) {
+		boot_ctx_free(bc);
+		free(bc);
+		return;
+	}
+	if (boot_stage(r, b, bc, pg) || boot_xml(r, bc) ||
+	    vm_clear_attempts(r->host, bc->base, 1, 0) ||
+	    !(bc->tap = data_tap_start(bc->data_path, AGENT_DATA_MAX))) {
+		next_discard(bc);
+		return;
+	}
+	bc->out.clock.prestage_s = now_monotonic() - begin;
+	if (vm_prestart(r->host, bc->xml)) {
+		next_discard(bc);
+		return;
+	}
+	r->next = bc;
+}
+
+/* the boot made ready for b during the one before, or NULL */
+static struct boot_ctx *next_take(struct run *r, const struct boot *b)
+{
+	struct boot_ctx *bc = r->next;
+
+	if (!bc || bc->b.variant != b->variant || bc->b.first != b->first ||
+	    bc->b.count != b->count) {
+		run_drop_next(r);
+		return NULL;
+	}
+	r->next = NULL;
+	return bc;
+}
+
 /* ---- watch ---------------------------------------------------------------- */
 
 struct tick_ctx {
+	struct run *r;
 	struct progress *pg;
-	const struct boot_ctx *bc;
+	struct boot_ctx *bc;
+	const struct boot *next; /* to make ready, or NULL */
 	double deadline;
 	int last;
 };
 
-/* the status line of a running boot, once a second: booting or measuring */
+/* the agent wrote on its data channel: the guest has booted */
+static bool agent_up(const struct boot_ctx *bc)
+{
+	struct stat st;
+
+	return stat(bc->data_path, &st) == 0 && st.st_size > 0;
+}
+
+/*
+ * The status line of a running boot, once a second: booting or measuring.
+ * At the first tick, while the guest still boots, the next boot is made
+ * ready: never once the agent is up, so never during a measured phase.
+ */
 static int boot_tick(double elapsed_s, void *arg)
 {
 	struct tick_ctx *tc = arg;
-	struct stat st;
 
+	if (tc->next) {
+		struct boot_clock *c = &tc->bc->out.clock;
+
+		if (!agent_up(tc->bc)) {
+			c->next_begin = now_monotonic();
+			next_prepare(tc->r, tc->next, tc->pg);
+			c->next_end = now_monotonic();
+		}
+		tc->next = NULL;
+	}
 	if ((int)elapsed_s == tc->last)
 		return VM_TICK_CONTINUE;
 	tc->last = (int)elapsed_s;
 	progress_status(tc->pg, "%s: %s %ds (deadline %.0fs)", tc->bc->label,
-			stat(tc->bc->data_path, &st) == 0 && st.st_size > 0 ? "agent up," :
-									      "booting,",
-			tc->last, tc->deadline);
+			agent_up(tc->bc) ? "agent up," : "booting,", tc->last, tc->deadline);
 	return VM_TICK_CONTINUE;
 }
 
-static int boot_watch(const struct run *r, const struct boot *b, struct boot_ctx *bc,
-		      struct progress *pg)
+static int boot_watch(struct run *r, const struct boot *b, const struct boot *next,
+		      struct boot_ctx *bc, struct progress *pg)
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
 	struct tick_ctx tc = {
+		.r = r,
 		.pg = pg,
 		.bc = bc,
+		.next = next,
 		.last = -1,
 		.deadline =
 			r->job->timeouts.boot_s + (double)r->job->timeouts.iteration_s * b->count,
 	};
 	struct vm_result *vr = &bc->out.vr;
-	struct data_tap *tap = data_tap_start(bc->data_path, AGENT_DATA_MAX);
+	struct data_tap *tap = bc->tap ? bc->tap : data_tap_start(bc->data_path, AGENT_DATA_MAX);
 	int64_t dropped;
 
+	bc->tap = NULL;
 	if (!tap)
 		return -1;
 	progress_status(pg, "%s: booting", bc->label);
@@ -469,31 +583,32 @@ void run_drop_boot_dirs(struct run *r, bool wait)
 	r->boot_dirs = keep;
 }
 
-/* a boot in the dir of an earlier one whose domain libvirt still holds */
-static bool boot_dir_held(const struct run *r, const char *dir)
+int run_boot(struct run *r, const struct boot *b, const struct boot *next, struct progress *pg)
 {
-	for (size_t i = 0; i < r->boot_dirs.n; i++)
-		if (!strcmp(r->boot_dirs.v[i].value, dir))
-			return true;
-	return false;
-}
-
-int run_boot(struct run *r, const struct boot *b, struct progress *pg)
-{
-	struct boot_ctx bc;
-	int ret;
+	struct boot_ctx *ready, bc;
+	int ret = 0;
 
 	run_drop_boot_dirs(r, false); /* the earlier boots' that libvirt let go */
-	boot_ctx_init(&bc, r, b);
-	if (boot_dir_held(r, bc.dir))
-		run_drop_boot_dirs(r, true); /* the same iteration booted again */
-	bc.out.clock.begin = now_monotonic();
-	ret = boot_stage(r, b, &bc, pg);
-	bc.out.clock.staged = now_monotonic();
+	ready = next_take(r, b);
+	if (ready) {
+		/* staged, and its domain created, during the boot before */
+		bc = *ready;
+		free(ready);
+		bc.out.dir = bc.dir;
+		bc.out.domain = bc.name;
+		bc.out.clock.begin = bc.out.clock.staged = now_monotonic();
+	} else {
+		boot_ctx_init(&bc, r, b);
+		if (boot_dir_held(r, bc.dir))
+			run_drop_boot_dirs(r, true); /* the same iteration booted again */
+		bc.out.clock.begin = now_monotonic();
+		ret = boot_stage(r, b, &bc, pg);
+		bc.out.clock.staged = now_monotonic();
+		if (!ret)
+			ret = boot_domain(r, &bc);
+	}
 	if (!ret)
-		ret = boot_domain(r, &bc);
-	if (!ret)
-		ret = boot_watch(r, b, &bc, pg);
+		ret = boot_watch(r, b, next, &bc, pg);
 	if (!ret)
 		ret = boot_collect(r, b, &bc, pg);
 	bc.out.clock.collected = now_monotonic();

@@ -247,6 +247,17 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 		st = "failed";
 	json_object_set_new(json_object_get(it, "boot"), "phases",
 			    record_phases(out, now_monotonic() - begin));
+	if (out->vr.t.prestart_s > 0)
+		json_object_set_new(json_object_get(it, "boot"), "prestarted",
+				    json_pack("{s:o, s:o}", "stage", seconds(out->clock.prestage_s),
+					      "create", seconds(out->vr.t.prestart_s)));
+	/* from the guest's start, as the phases count: it ended before guest_to_agent */
+	if (out->clock.next_end > 0 && out->vr.t.started > 0)
+		json_object_set_new(json_object_get(it, "boot"), "next_prepared",
+				    json_pack("{s:o, s:o}", "begin",
+					      seconds(out->clock.next_begin - out->vr.t.started),
+					      "end",
+					      seconds(out->clock.next_end - out->vr.t.started)));
 	ret = store_iteration_write(r->store, r->id, name, index, it);
 	*status = st;
 	/* a command workload's failure, on the terminal too: it is the user's program */

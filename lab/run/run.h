@@ -74,6 +74,8 @@ struct boot {
 	unsigned int first, count;
 };
 
+struct boot_ctx;
+
 struct run {
 	const struct run_spec *spec;
 	struct store *store; /* the caller's */
@@ -101,6 +103,8 @@ struct run {
 	 * run_drop_boot_dirs()
 	 */
 	struct kvlist boot_dirs;
+	/* the next boot, made ready during the one before (run_boot()) */
+	struct boot_ctx *next;
 	struct disk_image disk; /* image.kind debootstrap: the cached base */
 	char *disk_base; /* it, linked into the stage for QEMU */
 	unsigned int attempt; /* names the domains */
@@ -145,8 +149,15 @@ bool run_boot_done(struct run *r, const struct boot *b);
 int run_boots(struct run *r);
 int run_find_boot(struct run *r, const char *variant, unsigned int first, struct boot *b);
 
-/* boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a message) */
-int run_boot(struct run *r, const struct boot *b, struct progress *pg);
+/*
+ * boot.c: 0 stored, 1 interrupted, -1 not run or not stored (after a
+ * message). next, when not NULL, is the boot that follows: while b's
+ * guest boots, before its agent is up, next is staged and its domain
+ * created paused (vm_prestart()), so that its run_boot() only resumes it.
+ */
+int run_boot(struct run *r, const struct boot *b, const struct boot *next, struct progress *pg);
+/* drop the next boot made ready by run_boot() (its domain and files), if any */
+void run_drop_next(struct run *r);
 /*
  * Remove the dirs of earlier boots whose domains libvirt is done with;
  * with wait, wait for all of them first (vm_reap()).
@@ -161,6 +172,9 @@ struct boot_clock {
 	double begin; /* run_boot() called */
 	double staged; /* the boot's directory and guest image made */
 	double collected; /* the agent's stream parsed, files and console read */
+	double prestage_s; /* staged during the boot before (run_boot()'s next), else 0 */
+	/* during this boot's guest, run_boot()'s next was made ready (else 0) */
+	double next_begin, next_end;
 };
 
 /* what a boot leaves for its record */

@@ -216,7 +216,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant, unsign
 		goto out;
 	run_signals_catch(&sig);
 	progress_init(&pg, b.count);
-	if (run_boot(&r, &b, &pg) < 0 && !run_interrupted())
+	if (run_boot(&r, &b, NULL, &pg) < 0 && !run_interrupted())
 		r.failed_iterations += b.count;
 	progress_clear(&pg);
 	run_signals_restore(&sig);

@@ -179,6 +179,18 @@ int run_find_boot(struct run *r, const char *variant, unsigned int first, struct
 	return 0;
 }
 
+/* the boot that runs after boots[i] (run_boot() makes it ready), or NULL */
+static const struct boot *next_boot(struct run *r, size_t i)
+{
+	for (size_t k = i + 1; k < r->nboots; k++) {
+		const struct boot *b = &r->boots[k];
+
+		if (!run_boot_done(r, b) && !r->kernels[b->variant].build_failed)
+			return b;
+	}
+	return NULL;
+}
+
 /* every boot not stored yet, in run order */
 int run_boots(struct run *r)
 {
@@ -201,9 +213,10 @@ int run_boots(struct run *r)
 			record_build_failed(r, b, &pg);
 			continue;
 		}
-		if (run_boot(r, b, &pg) < 0 && !run_interrupted())
+		if (run_boot(r, b, next_boot(r, i), &pg) < 0 && !run_interrupted())
 			r->failed_iterations += b->count;
 	}
+	run_drop_next(r); /* a boot made ready that will not run (interrupted) */
 	progress_clear(&pg);
 	return run_interrupted() ? -1 : 0;
 }

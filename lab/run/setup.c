@@ -272,6 +272,7 @@ int run_write_status(struct run *r, const char *status)
 
 void run_free(struct run *r)
 {
+	run_drop_next(r);
 	run_drop_boot_dirs(r, true); /* before the kernels they boot go */
 	for (size_t i = 0; r->modules && i < r->job->nvariants; i++)
 		free(r->modules[i]);
