@@ -592,10 +592,8 @@ int run_boot(struct run *r, const struct boot *b, const struct boot *next, struc
 	ready = next_take(r, b);
 	if (ready) {
 		/* staged, and its domain created, during the boot before */
-		bc = *ready;
+		bc = *ready; /* its pointers are to the heap: it moves whole */
 		free(ready);
-		bc.out.dir = bc.dir;
-		bc.out.domain = bc.name;
 		bc.out.clock.begin = bc.out.clock.staged = now_monotonic();
 	} else {
 		boot_ctx_init(&bc, r, b);
