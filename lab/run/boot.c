@@ -595,6 +595,8 @@ int run_boot(struct run *r, const struct boot *b, const struct boot *next, struc
 		bc = *ready; /* its pointers are to the heap: it moves whole */
 		free(ready);
 		bc.out.clock.begin = bc.out.clock.staged = now_monotonic();
+		/* a connection reopened since: vm_run() creates the domain again */
+		ret = vm_ensure_connected(r->host);
 	} else {
 		boot_ctx_init(&bc, r, b);
 		if (boot_dir_held(r, bc.dir))
