@@ -251,7 +251,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 		json_object_set_new(json_object_get(it, "boot"), "prestarted",
 				    json_pack("{s:o, s:o}", "stage", seconds(out->clock.prestage_s),
 					      "create", seconds(out->vr.t.prestart_s)));
-	/* from the guest's start, as the phases count: it ended before guest_to_agent */
+	/* from the guest's start, as the phases count (end < guest_to_agent: before the agent was up) */
 	if (out->clock.next_end > 0 && out->vr.t.started > 0)
 		json_object_set_new(json_object_get(it, "boot"), "next_prepared",
 				    json_pack("{s:o, s:o}", "begin",
