@@ -16,6 +16,8 @@ struct rx {
 	const char *p;
 	int depth;
 	int qlevel; /* quantifiers nested in what was just measured */
+	bool nullable; /* what was just measured can match the empty string */
+	unsigned long weight; /* the quantifiers so far, each 2^(its nesting) */
 	const char *refused; /* why, once refused */
 };
 
@@ -67,17 +69,20 @@ static size_t atom(struct rx *x)
 			return SIZE_MAX;
 		}
 		x->p++;
-		n = alternation(x); /* sets x->qlevel */
+		n = alternation(x); /* sets x->qlevel and x->nullable */
 		if (*x->p == ')')
 			x->p++;
 		x->depth--;
 		return sat_add(n, 2);
 	case '[':
 		x->qlevel = 0;
+		x->nullable = false;
 		bracket(x);
 		return 1;
 	case '\\':
 		x->qlevel = 0;
+		/* glibc's word anchors match the empty string */
+		x->nullable = x->p[1] && strchr("bB<>`'", x->p[1]);
 		if (x->p[1] >= '1' && x->p[1] <= '9') {
 			x->refused = "uses a back-reference (\\1 .. \\9), which can make matching "
 				     "take exponential time";
@@ -87,6 +92,7 @@ static size_t atom(struct rx *x)
 		return 1;
 	default:
 		x->qlevel = 0;
+		x->nullable = *x->p == '^' || *x->p == '$';
 		x->p++;
 		return 1;
 	}
@@ -108,10 +114,11 @@ static bool number(const char **pp, size_t *out)
 }
 
 /*
- * An interval "{n}", "{n,}", "{n,m}" or "{,m}" at x->p: the copies of the
- * atom it makes (at least 1), or 0 when it is not an interval.
+ * An interval "{n}", "{n,}", "{n,m}", "{,m}" or "{,}" at x->p: the copies
+ * of the atom it makes (at least 1), or 0 when it is not an interval.
+ * glibc reads "{,m}" as "{0,m}", and so "{,}" as "{0,}", a star.
  */
-static size_t interval(struct rx *x)
+static size_t interval(struct rx *x, size_t *min)
 {
 	const char *p = x->p + 1;
 	size_t lo = 0, hi = 0;
@@ -122,7 +129,7 @@ static size_t interval(struct rx *x)
 		p++;
 		have_hi = number(&p, &hi);
 	}
-	if (*p != '}' || (!have_lo && !have_hi))
+	if (*p != '}' || (!have_lo && !comma))
 		return 0;
 	x->p = p + 1;
 	if (!comma)
@@ -131,6 +138,7 @@ static size_t interval(struct rx *x)
 		hi = sat_add(lo, 1); /* n copies and a star */
 	if (hi < lo)
 		hi = lo;
+	*min = lo;
 	return hi ? hi : 1;
 }
 
@@ -153,7 +161,7 @@ static bool quantifier_nest(struct rx *x)
 static size_t quantified(struct rx *x, size_t n)
 {
 	for (;;) {
-		size_t copies;
+		size_t copies, min;
 
 		if (x->refused)
 			return SIZE_MAX;
@@ -163,6 +171,7 @@ static size_t quantified(struct rx *x, size_t n)
 		case '*':
 		case '?':
 			n = sat_add(n, 1);
+			x->nullable = true;
 			x->p++;
 			break;
 		case '+':
@@ -170,12 +179,27 @@ static size_t quantified(struct rx *x, size_t n)
 			x->p++;
 			break;
 		case '{':
-			copies = interval(x);
+			copies = interval(x, &min);
 			if (!copies)
 				return n; /* a literal '{': the next atom */
+			/*
+			 * copies of a part that matches the empty string and
+			 * holds a quantifier: glibc's regcomp() computes their
+			 * empty-match closures in exponential time ("5?{,3}{63,}"
+			 * ran for minutes; "5?{3}{63,}" for 10 ms: a bound that
+			 * tells them apart is not known, so both are refused)
+			 */
+			if (copies > 1 && x->nullable && x->qlevel > 0) {
+				x->refused = "repeats a part that can match the empty string and "
+					     "holds a quantifier (as in (a?){3} or a*{2,}), which "
+					     "makes compiling it take exponential time";
+				return SIZE_MAX;
+			}
 			if (!quantifier_nest(x))
 				return SIZE_MAX;
 			n = sat_add(sat_mul(n, copies), copies);
+			if (!min)
+				x->nullable = true;
 			break;
 		default:
 			return n;
@@ -183,18 +207,38 @@ static size_t quantified(struct rx *x, size_t n)
 	}
 }
 
-/* a branch: its size; x->qlevel the deepest quantifier nesting in it */
+/*
+ * a branch: its size; x->qlevel the deepest quantifier nesting in it,
+ * x->nullable whether all of it can match the empty string
+ */
 static size_t branch(struct rx *x)
 {
 	size_t n = 0;
 	int deepest = 0;
+	bool nullable = true;
 
 	while (*x->p && *x->p != '|' && *x->p != ')' && !x->refused) {
 		n = sat_add(n, quantified(x, atom(x)));
 		if (x->qlevel > deepest)
 			deepest = x->qlevel;
+		nullable = nullable && x->nullable;
+		/*
+		 * many quantified parts, each within the nesting limit, add up:
+		 * 45 of "]????" took glibc 1.2 s (fuzz_regex)
+		 */
+		if (x->qlevel > 0 && x->qlevel <= REGEX_MAX_QUANT_NEST)
+			x->weight += 1ul << x->qlevel;
+		if (x->weight > REGEX_MAX_QUANT_WEIGHT && !x->refused) {
+			_Static_assert(REGEX_MAX_QUANT_WEIGHT == 64, "update the message");
+			x->refused =
+				"has too many quantifiers for their nesting (at most 64 "
+				"single ones such as a+, 16 doubled such as a+?, 4 of four such as a+??*), "
+				"which makes compiling it slow";
+			return SIZE_MAX;
+		}
 	}
 	x->qlevel = deepest;
+	x->nullable = nullable;
 	return n;
 }
 
@@ -202,14 +246,17 @@ static size_t alternation(struct rx *x)
 {
 	size_t n = branch(x);
 	int deepest = x->qlevel;
+	bool nullable = x->nullable;
 
 	while (*x->p == '|' && !x->refused) {
 		x->p++;
 		n = sat_add(sat_add(n, branch(x)), 1);
 		if (x->qlevel > deepest)
 			deepest = x->qlevel;
+		nullable = nullable || x->nullable;
 	}
 	x->qlevel = deepest;
+	x->nullable = nullable;
 	return n;
 }
 
@@ -227,6 +274,7 @@ size_t regex_size(const char *pattern, char *why, size_t len)
 		if (*x.p == ')') { /* unbalanced: regcomp decides; count it */
 			x.p++;
 			x.qlevel = 0; /* a literal ')' */
+			x.nullable = false;
 			n = sat_add(n, quantified(&x, 1));
 		}
 	}

@@ -17,6 +17,11 @@
  *     (a+?), nests one deeper; glibc's regcomp() computes the empty-match
  *     closures of such nests in exponential time ("b+????????????+++++"
  *     takes 15 s, and grouped the same way longer still),
+ *   - it repeats, with an interval of more than one copy, a part that can
+ *     match the empty string and holds a quantifier ("5?{,3}{63,}": minutes
+ *     in the same closures),
+ *   - its quantifiers, each weighing 2^(its nesting), weigh more than
+ *     REGEX_MAX_QUANT_WEIGHT (45 of "]????" took 1.2 s),
  *   - it uses a back-reference (\1 .. \9).
  *
  * Every regex mmlab compiles from input goes through here: recipe
@@ -33,6 +38,8 @@
 #define REGEX_MAX_SIZE 4096
 #define REGEX_MAX_DEPTH 32
 #define REGEX_MAX_QUANT_NEST 4
+/* the quantifiers of a pattern, each weighing 2^(its nesting) */
+#define REGEX_MAX_QUANT_WEIGHT 64
 
 /*
  * regcomp(re, pattern, cflags) when the pattern is within the limits

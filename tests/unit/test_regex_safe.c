@@ -59,6 +59,17 @@ static void test_refused(void **state)
 		"((((((((((((((((b+)?)?)?)?)?)?)?)?)?)?)?)?)+)+)+)+)+",
 		"(((((b+)?)+)+)?){2}",
 		"a+?+*?",
+		/* "{,}" is glibc's {0,}: 5 stacked, 2 min in regcomp (fuzz_regex) */
+		"\245x\377\375\377\377x{1}y{,}?+{7,}{2,}2y}}+",
+		"y{,}?+{7,}{2,}",
+		/* repeated empty-matching parts with quantifiers: minutes (fuzz_regex) */
+		"^5?{,3}{63,}",
+		"5?{0,3}{20,}",
+		"\032]{,}{,8}+{1,39}\3770}{,}{,}",
+		"(((b+)?)+){50}", /* 0.2 s; refused with the rest */
+		"(a|\\b){2,}x*{3}",
+		/* quantifiers within the nesting limit, but many: 1.2 s (fuzz_regex) */
+		"]????]????]????]????]????",
 	};
 	char why[256], *long_one = malloc(REGEX_MAX_LEN + 2);
 	regex_t re;
@@ -90,8 +101,11 @@ static void test_compiled(void **state)
 		"(kernel BUG at mm/|BUG: .*(compaction|migrat|page_alloc|huge_memory))",
 		"^[0-9]{1,3}(,[0-9]{3})*$",
 		"[[:space:]]+elapsed[[:space:]]+([0-9.]+)",
-		"(((b+)?)+){50}", /* 4 nested quantifiers: 0.2 s */
+		"((b+)+)+{50}", /* 4 nested quantifiers, nothing empty repeated */
+		"^([^ ]+ ){3}([0-9.]+)$", /* the fourth field */
+		"(a?b){5}", /* repeated, but never empty */
 		"a+?*x", /* stacked, 3 deep */
+		"a{,}b{,3}", /* "{,}" is a star */
 		"(a|b*)+(c?d+)*x",
 	};
 	char why[256];
