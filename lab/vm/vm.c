@@ -26,6 +26,7 @@
 
 #include "lib/util.h"
 #include "vm/vm.h"
+#include "vm/vm_int.h"
 
 #define VM_DEFAULT_URI "qemu:///system"
 #define VM_TICK_MS 100
@@ -33,29 +34,6 @@
 #define VM_EVENT_GRACE_S 0.5
 /* after the connection to libvirtd broke, how long to try to reopen it */
 #define VM_RECONNECT_S 60
-/* how long vm_reap() leaves libvirt to destroy a guest that shut down */
-#define VM_REAP_S 10.0
-/* domains libvirt may still be destroying; one more waits for the oldest */
-#define VM_PENDING_MAX 16
-
-struct vm_host {
-	virConnectPtr conn;
-	char *uri;
-	vm_tick_fn tick;
-	void *tick_arg;
-	char *output_path; /* vm_set_output_watch() */
-	/* domains libvirt is destroying, oldest first (see vm_reap()) */
-	char *pending[VM_PENDING_MAX];
-	unsigned int npending;
-	/* the lifecycle callback that drops them at STOPPED, on conn watched */
-	virConnectPtr watched;
-	int watch;
-	bool quiet;
-	/* vm_prestart(): a later vm_run()'s domain, created paused */
-	virDomainPtr prestarted;
-	char *prestarted_name;
-	double prestart_s; /* what its creation took */
-};
 
 /* what one vm_run() learnt from events, filled by the callbacks */
 struct vm_watch {
@@ -76,16 +54,13 @@ struct vm_watch {
 	bool have_uuid;
 };
 
-static volatile sig_atomic_t stop_flag;
-static char last_error[512];
-static bool event_loop_ok;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void error_handler(void *arg, virErrorPtr err)
 {
 	(void)arg;
 	if (err && err->message)
-		snprintf(last_error, sizeof(last_error), "%s", err->message);
+		snprintf(vm_errbuf, sizeof(vm_errbuf), "%s", err->message);
 }
 
 static void vm_global_init(void)
@@ -93,27 +68,27 @@ static void vm_global_init(void)
 	virSetErrorFunc(NULL, error_handler);
 	if (virInitialize() < 0)
 		return;
-	event_loop_ok = virEventRegisterDefaultImpl() == 0;
+	vm_event_loop_ok = virEventRegisterDefaultImpl() == 0;
 }
 
 const char *vm_last_error(void)
 {
-	return last_error;
+	return vm_errbuf;
 }
 
 void vm_request_stop(void)
 {
-	stop_flag = 1;
+	vm_stop_flag = 1;
 }
 
 bool vm_stop_requested(void)
 {
-	return stop_flag != 0;
+	return vm_stop_flag != 0;
 }
 
 void vm_clear_stop(void)
 {
-	stop_flag = 0;
+	vm_stop_flag = 0;
 }
 
 const char *vm_outcome_name(enum vm_outcome o)
@@ -145,11 +120,11 @@ struct vm_host *vm_connect(const char *uri)
 		uri = getenv("MMLAB_LIBVIRT_URI");
 	if (!uri || !*uri)
 		uri = VM_DEFAULT_URI;
-	last_error[0] = '\0';
+	vm_errbuf[0] = '\0';
 	conn = virConnectOpen(uri);
 	if (!conn) {
 		lab_err("libvirtd is unreachable at %s (%s); start it: as root without systemd `virtlogd -d && libvirtd -d`, with systemd `systemctl start libvirtd`, or set MMLAB_LIBVIRT_URI",
-			uri, *last_error ? last_error : "no error text");
+			uri, *vm_errbuf ? vm_errbuf : "no error text");
 		return NULL;
 	}
 	h = xcalloc(1, sizeof(*h));
@@ -174,15 +149,15 @@ static void unwatch(struct vm_host *h)
 /*
  * Open uri again, trying for up to VM_RECONNECT_S while libvirtd restarts
  * (systemd's restart, or a daemon killed and started by hand). NULL when
- * it did not come back or mmlab was told to stop; last_error says why.
+ * it did not come back or mmlab was told to stop; vm_errbuf says why.
  */
 static virConnectPtr reopen(const char *uri)
 {
 	double end = now_monotonic() + VM_RECONNECT_S;
 	virConnectPtr conn = NULL;
 
-	while (!conn && !stop_flag) {
-		last_error[0] = '\0';
+	while (!conn && !vm_stop_flag) {
+		vm_errbuf[0] = '\0';
 		conn = virConnectOpen(uri);
 		if (conn || now_monotonic() >= end)
 			break;
@@ -203,7 +178,7 @@ int vm_ensure_connected(struct vm_host *h)
 	conn = reopen(h->uri);
 	if (!conn) {
 		lab_err("the connection to libvirtd at %s was lost and cannot be reopened within %d s (%s); check that libvirtd is running",
-			h->uri, VM_RECONNECT_S, *last_error ? last_error : "no error text");
+			h->uri, VM_RECONNECT_S, *vm_errbuf ? vm_errbuf : "no error text");
 		return -1;
 	}
 	unwatch(h);
@@ -235,14 +210,14 @@ static void close_quiet(virConnectPtr conn)
 	int t;
 
 	if (virConnectIsAlive(conn) == 1 && virConnectGetLibVersion(conn, &ver) == 0 &&
-	    event_loop_ok) {
+	    vm_event_loop_ok) {
 		t = virEventAddTimeout(0, tick_cb, NULL, NULL);
 		if (t >= 0) {
 			virEventRunDefaultImpl();
 			virEventRemoveTimeout(t);
 		}
 	}
-	last_error[0] = '\0';
+	vm_errbuf[0] = '\0';
 	virConnectClose(conn);
 }
 
@@ -305,7 +280,7 @@ json_t *vm_host_id(struct vm_host *h)
 
 	if (virConnectGetLibVersion(h->conn, &lib) < 0) {
 		lab_err("cannot get the libvirt version from %s: %s; check that libvirtd is still running",
-			h->uri, last_error);
+			h->uri, vm_errbuf);
 		return NULL;
 	}
 	host = virConnectGetHostname(h->conn);
@@ -326,7 +301,7 @@ json_t *vm_host_facts(struct vm_host *h)
 		return NULL;
 	if (virConnectGetVersion(h->conn, &hv) < 0) {
 		lab_err("cannot get the QEMU version from %s: %s; check that libvirtd is still running",
-			h->uri, last_error);
+			h->uri, vm_errbuf);
 		json_decref(o);
 		return NULL;
 	}
@@ -345,7 +320,7 @@ int vm_kvm_available(struct vm_host *h, char *why, size_t len)
 
 	caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "pc", "kvm", 0);
 	if (!caps) {
-		snprintf(why, len, "%s", last_error);
+		snprintf(why, len, "%s", vm_errbuf);
 		flatten(why);
 		return 0;
 	}
@@ -516,148 +491,6 @@ static void add_qemu_log_error(const struct vm_host *h, const char *name, char *
 	free(buf);
 }
 
-static void destroy_domain(virDomainPtr dom)
-{
-	int state, reason;
-
-	if (virDomainGetState(dom, &state, &reason, 0) < 0 || state == VIR_DOMAIN_SHUTOFF)
-		return;
-	if (virDomainDestroy(dom) < 0 && virDomainGetState(dom, &state, &reason, 0) == 0 &&
-	    state != VIR_DOMAIN_SHUTOFF)
-		lab_warn(
-			"cannot destroy domain %s: %s; it dies when mmlab exits (autodestroy), or run `virsh destroy %s`",
-			virDomainGetName(dom), last_error, virDomainGetName(dom));
-}
-
-static int pending_index(const struct vm_host *h, const char *name)
-{
-	for (unsigned int i = 0; name && i < h->npending; i++)
-		if (!strcmp(h->pending[i], name))
-			return (int)i;
-	return -1;
-}
-
-static void drop_pending(struct vm_host *h, unsigned int i)
-{
-	free(h->pending[i]);
-	memmove(&h->pending[i], &h->pending[i + 1], (h->npending - i - 1) * sizeof(h->pending[0]));
-	h->npending--;
-}
-
-/*
- * libvirt says STOPPED when it is done with a domain: QEMU reaped and the
- * owners of the files it labelled restored. Asking it instead (a lookup)
- * waits for that while it tears the domain down, and holds up the next
- * domain's creation meanwhile: the event costs nothing.
- */
-static void pending_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
-{
-	struct vm_host *h = opaque;
-	int i;
-
-	(void)conn;
-	(void)detail;
-	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_UNDEFINED)
-		return;
-	i = pending_index(h, virDomainGetName(dom));
-	if (i >= 0)
-		drop_pending(h, (unsigned int)i);
-}
-
-/* whether pending_cb() watches h->conn (registered now if not) */
-static bool watching(struct vm_host *h)
-{
-	if (h->watch >= 0 && h->watched == h->conn)
-		return true;
-	if (!event_loop_ok)
-		return false;
-	h->watch = virConnectDomainEventRegisterAny(
-		h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-		VIR_DOMAIN_EVENT_CALLBACK((void (*)(void))pending_cb), h, NULL);
-	h->watched = h->watch >= 0 ? h->conn : NULL;
-	return h->watch >= 0;
-}
-
-/* libvirt is done with the domain: it is gone, or shut off (a lookup) */
-static bool domain_gone(struct vm_host *h, const char *name)
-{
-	virDomainPtr dom = virDomainLookupByName(h->conn, name);
-	int state, reason;
-	bool gone;
-
-	if (!dom) {
-		last_error[0] = '\0'; /* the lookup's "no domain" */
-		return true;
-	}
-	gone = virDomainGetState(dom, &state, &reason, 0) < 0 || state == VIR_DOMAIN_SHUTOFF;
-	virDomainFree(dom);
-	return gone;
-}
-
-/*
- * Wait until libvirt is done with pending domain name (destroy it after
- * end). It works on a copy: pending_cb() may drop the entry meanwhile.
- */
-static void reap_one(struct vm_host *h, const char *pending_name, double end)
-{
-	char *name = xstrdup(pending_name);
-	virDomainPtr dom;
-	int i;
-
-	while (!domain_gone(h, name)) {
-		if (now_monotonic() >= end) {
-			dom = virDomainLookupByName(h->conn, name);
-			if (dom) {
-				destroy_domain(dom);
-				virDomainFree(dom);
-			}
-			last_error[0] = '\0';
-			break;
-		}
-		usleep(20000);
-	}
-	i = pending_index(h, name);
-	if (i >= 0)
-		drop_pending(h, (unsigned int)i);
-	free(name);
-}
-
-static void reap_pending(struct vm_host *h, const char *name)
-{
-	if (h && pending_index(h, name) >= 0)
-		reap_one(h, name, now_monotonic() + VM_REAP_S);
-}
-
-static void add_pending(struct vm_host *h, const char *name)
-{
-	if (h->npending == VM_PENDING_MAX)
-		reap_one(h, h->pending[0], now_monotonic() + VM_REAP_S);
-	h->pending[h->npending++] = xstrdup(name);
-	watching(h);
-}
-
-bool vm_gone(struct vm_host *h, const char *name)
-{
-	int i = h ? pending_index(h, name) : -1;
-
-	if (i < 0)
-		return true;
-	if (watching(h))
-		return false; /* pending_cb() drops it at its STOPPED event */
-	if (!domain_gone(h, name))
-		return false;
-	drop_pending(h, (unsigned int)i);
-	return true;
-}
-
-void vm_reap(struct vm_host *h)
-{
-	double end = now_monotonic() + VM_REAP_S;
-
-	while (h && h->npending)
-		reap_one(h, h->pending[0], end);
-}
-
 struct vm_events {
 	virConnectPtr conn; /* the one they were registered on */
 	int lifecycle, reboot, timer;
@@ -725,7 +558,7 @@ static void events_register(struct vm_host *h, struct vm_watch *w, struct vm_eve
 {
 	ev->lifecycle = ev->reboot = ev->timer = ev->output = ev->output_fd = -1;
 	ev->conn = h->conn;
-	if (!event_loop_ok)
+	if (!vm_event_loop_ok)
 		return;
 	output_register(h, w, ev);
 	ev->lifecycle = virConnectDomainEventRegisterAny(
@@ -797,7 +630,7 @@ static void turn(const struct vm_events *ev, const struct vm_watch *w)
 	}
 	do
 		virEventRunDefaultImpl();
-	while (!w->stopped && !w->shut_down && !w->crashed && !w->paused_bad && !stop_flag &&
+	while (!w->stopped && !w->shut_down && !w->crashed && !w->paused_bad && !vm_stop_flag &&
 	       now_monotonic() < until);
 }
 
@@ -882,7 +715,7 @@ static int check_once(struct vm_host *h, virDomainPtr dom, const struct vm_event
 		snprintf(res->detail, sizeof(res->detail), "%s", w->why);
 		return 1;
 	}
-	if (stop_flag) {
+	if (vm_stop_flag) {
 		res->outcome = VM_INTERRUPTED;
 		snprintf(res->detail, sizeof(res->detail),
 			 "stop requested after %.1f s; domain destroyed", now - t0);
@@ -902,17 +735,6 @@ static int check_once(struct vm_host *h, virDomainPtr dom, const struct vm_event
 		 "%s by the caller after %.1f s; domain destroyed",
 		 t == VM_TICK_TIMEOUT ? "timed out" : "stopped", now - t0);
 	return 1;
-}
-
-static char *xml_domain_name(const char *xml)
-{
-	const char *p = strstr(xml, "<name>"), *e;
-
-	if (!p)
-		return xstrdup("?");
-	p += strlen("<name>");
-	e = strstr(p, "</name>");
-	return e ? xstrndup(p, (size_t)(e - p)) : xstrdup("?");
 }
 
 /*
@@ -937,7 +759,7 @@ static void recover_lost(struct vm_host *h, const char *name, struct vm_result *
 	h->conn = conn; /* vm_run() closes the broken one */
 	dom = virDomainLookupByName(conn, name);
 	if (dom) {
-		destroy_domain(dom);
+		vm_destroy_domain(dom);
 		virDomainFree(dom);
 		snprintf(res->detail + len, sizeof(res->detail) - len,
 			 "; reconnected and destroyed the domain");
@@ -964,92 +786,13 @@ static int run_created(struct vm_host *h, virDomainPtr dom, const struct vm_even
 		return 0;
 	}
 	if (res->outcome == VM_POWEROFF && w->shut_down && !w->stopped)
-		add_pending(h, w->name); /* libvirt is destroying it */
+		vm_add_pending(h, w->name); /* libvirt is destroying it */
 	else
-		destroy_domain(dom);
+		vm_destroy_domain(dom);
 	if (res->outcome == VM_CRASHED)
 		add_qemu_log_error(h, w->name, res->detail, sizeof(res->detail));
 	flatten(res->detail);
 	return 0;
-}
-
-int vm_prestart(struct vm_host *h, const char *xml)
-{
-	char *name = xml_domain_name(xml);
-	virDomainPtr dom;
-	double t0;
-
-	vm_prestart_drop(h);
-	if (stop_flag || pending_index(h, name) >= 0) {
-		free(name);
-		return -1;
-	}
-	last_error[0] = '\0';
-	t0 = now_monotonic();
-	dom = virDomainCreateXML(h->conn, xml,
-				 VIR_DOMAIN_START_AUTODESTROY | VIR_DOMAIN_START_PAUSED);
-	if (!dom) {
-		last_error[0] = '\0'; /* its vm_run() creates it, and says why if it fails */
-		free(name);
-		return -1;
-	}
-	h->prestarted = dom;
-	h->prestarted_name = name;
-	h->prestart_s = now_monotonic() - t0;
-	return 0;
-}
-
-void vm_prestart_drop(struct vm_host *h)
-{
-	virDomainPtr dom;
-
-	if (!h || !h->prestarted)
-		return;
-	/* synchronous: libvirt is done with its files when it returns */
-	if (virDomainGetConnect(h->prestarted) == h->conn) {
-		destroy_domain(h->prestarted);
-	} else {
-		/*
-		 * created on a connection that broke since (libvirtd restarted):
-		 * the new libvirtd found the paused QEMU again, without the
-		 * autodestroy of the dead connection
-		 */
-		dom = virDomainLookupByName(h->conn, h->prestarted_name);
-		if (dom) {
-			destroy_domain(dom);
-			virDomainFree(dom);
-		}
-	}
-	virDomainFree(h->prestarted);
-	h->prestarted = NULL;
-	free(h->prestarted_name);
-	h->prestarted_name = NULL;
-	last_error[0] = '\0';
-}
-
-/*
- * The domain vm_prestart() created for name, resumed (NULL when there is
- * none, or it did not resume: it is destroyed, and vm_run() creates one)
- */
-static virDomainPtr resume_prestarted(struct vm_host *h, const char *name, struct vm_result *res)
-{
-	virDomainPtr dom;
-
-	if (!h->prestarted || strcmp(h->prestarted_name, name) ||
-	    virDomainGetConnect(h->prestarted) != h->conn) {
-		vm_prestart_drop(h); /* another boot's, or on a broken connection */
-		return NULL;
-	}
-	if (virDomainResume(h->prestarted) < 0) {
-		vm_prestart_drop(h);
-		return NULL;
-	}
-	dom = h->prestarted;
-	res->t.prestart_s = h->prestart_s;
-	h->prestarted = NULL;
-	free(h->prestarted_name);
-	h->prestarted_name = NULL;
-	return dom;
 }
 
 int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_result *res)
@@ -1058,12 +801,12 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	struct vm_events ev;
 	virDomainPtr dom;
 	double t0;
-	char *name = xml_domain_name(xml);
+	char *name = vm_xml_domain_name(xml);
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	reap_pending(h, name); /* a domain of that name still going */
-	if (stop_flag) {
+	vm_reap_pending(h, name); /* a domain of that name still going */
+	if (vm_stop_flag) {
 		vm_prestart_drop(h);
 		res->outcome = VM_INTERRUPTED;
 		snprintf(res->detail, sizeof(res->detail),
@@ -1073,17 +816,17 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	}
 	w.name = name;
 	events_register(h, &w, &ev);
-	last_error[0] = '\0';
+	vm_errbuf[0] = '\0';
 	w.create_real = realtime_now();
 	res->t.create = t0 = now_monotonic();
-	dom = resume_prestarted(h, name, res);
+	dom = vm_resume_prestarted(h, name, res);
 	if (!dom)
 		dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	res->t.started = now_monotonic();
 	if (!dom) {
 		res->outcome = VM_ERROR;
 		res->elapsed_s = now_monotonic() - t0;
-		snprintf(res->detail, sizeof(res->detail), "%s", last_error);
+		snprintf(res->detail, sizeof(res->detail), "%s", vm_errbuf);
 		flatten(res->detail);
 		if (!h->quiet)
 			lab_err("cannot start domain %s at %s: %s; check that the kernel and initrd are readable by the QEMU user (libvirt-qemu) and see /var/log/libvirt/qemu/%s.log",
@@ -1104,95 +847,4 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 	}
 	free(name);
 	return rc;
-}
-
-int vm_destroy_matching(struct vm_host *h, const char *prefix)
-{
-	virDomainPtr *doms = NULL;
-	int i, n, count = 0;
-
-	n = virConnectListAllDomains(h->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
-	if (n < 0) {
-		lab_err("cannot list domains at %s: %s; check that libvirtd is running", h->uri,
-			last_error);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		const char *name = virDomainGetName(doms[i]);
-
-		if (name && !strncmp(name, prefix, strlen(prefix))) {
-			if (virDomainDestroy(doms[i]) == 0)
-				count++;
-			else
-				lab_warn(
-					"cannot destroy leftover domain %s: %s; try `virsh -c %s destroy %s`",
-					name, last_error, h->uri, name);
-		}
-		virDomainFree(doms[i]);
-	}
-	free(doms);
-	return count;
-}
-
-/*
- * Destroy the running domains of the attempts of base before attempt
- * (base itself, base+1 ... base+(attempt-1)); returns how many are still
- * there (running, or transient and being torn down), -1 when libvirt
- * cannot say. Each is looked up by name: listing every domain would wait
- * for libvirt to finish tearing down any of them, ours or another run's
- * (about 200 ms after a guest shut down, libvirt 9.0).
- */
-static int destroy_attempts(struct vm_host *h, const char *base, unsigned int attempt,
-			    unsigned int *destroyed)
-{
-	virDomainPtr dom;
-	int left = 0;
-
-	for (unsigned int k = 0; k < attempt; k++) {
-		char *name = k ? xasprintf("%s%c%u", base, VM_ATTEMPT_SEP, k) : xstrdup(base);
-
-		dom = virDomainLookupByName(h->conn, name);
-		free(name);
-		if (!dom) {
-			if (virGetLastErrorCode() != VIR_ERR_NO_DOMAIN)
-				return -1;
-			last_error[0] = '\0';
-			continue;
-		}
-		/* a defined, shut-off domain holds nothing and is not ours */
-		if (virDomainIsActive(dom) == 1 || virDomainIsPersistent(dom) != 1) {
-			left++;
-			if (virDomainIsActive(dom) == 1 && virDomainDestroy(dom) == 0)
-				(*destroyed)++;
-		}
-		virDomainFree(dom);
-	}
-	return left;
-}
-
-int vm_clear_attempts(struct vm_host *h, const char *base, unsigned int attempt, double wait_s)
-{
-	double end = now_monotonic() + wait_s;
-	unsigned int destroyed = 0;
-	int left;
-
-	for (;;) {
-		left = destroy_attempts(h, base, attempt, &destroyed);
-		if (left < 0) {
-			lab_err("cannot look up the domains of %s at %s: %s; check that libvirtd is running",
-				base, h->uri, last_error);
-			return -1;
-		}
-		if (!left || now_monotonic() >= end)
-			break;
-		usleep(100000); /* libvirt is still tearing one down */
-	}
-	if (destroyed)
-		lab_info("destroyed %u domain%s of an earlier attempt of %s", destroyed,
-			 destroyed == 1 ? "" : "s", base);
-	if (left)
-		lab_warn("%d domain%s of an earlier attempt of %s still listed after %.0f s; "
-			 "see `virsh -c %s list --all`",
-			 left, left == 1 ? "" : "s", base, wait_s, h->uri);
-	return left;
 }
