@@ -7,13 +7,14 @@
 # NOT REPRODUCED on its control (defrag "madvise", whose faults compact).
 # The same stored run then shows the regex metrics stored per iteration
 # and compared across the two variants with their directions, next to the
-# Ops and Duration rows. Runs share a boot here (iterations_per_boot), for
-# time: 2 boots in all.
+# Ops and Duration rows. Each run boots afresh, as the recipe says: runs
+# that share a boot carry the kernel's compaction state (skip hints,
+# deferral) from one run to the next, and the control's third run then
+# measured 6.5 % huge (100, 86.1, 6.5 in one boot).
 . "$MMLAB_SRCDIR/tests/integration/lib.sh"
 mkdir -p "$T/jobs/repro" "$T/jobs/files"
 cp "$MMLAB_SRCDIR/jobs/files/thp-compact-repro.c" "$T/jobs/files/"
-sed 's/^runs: 3$/runs: 3\niterations_per_boot: 3/' \
-	"$MMLAB_SRCDIR/jobs/repro/thp-madvise-fragmented.yaml" >"$T/jobs/repro/r.yaml"
+cp "$MMLAB_SRCDIR/jobs/repro/thp-madvise-fragmented.yaml" "$T/jobs/repro/r.yaml"
 set +e; "$MMLAB" repro "$T/jobs/repro/r.yaml" --json >"$T/r.json" 2>"$T/err"; rc=$?; set -e
 [ "$rc" = 0 ] || fail "exit $rc, expected 0 (REPRODUCED): $(tail -20 "$T/err")"
 grep -q "workload.build: compiled thp-compact-repro, static" "$T/err" || fail "no build: $(cat "$T/err")"
@@ -23,8 +24,10 @@ jq -r '.repro.variants[] | "\(.name): \(.verdict), repro.huge_pct \([.runs_table
 assert_jq "$T/r.json" '.repro.verdict == "REPRODUCED"'
 assert_jq "$T/r.json" "$(v bad) | .verdict == \"REPRODUCED\" and .expect[0].met >= 2"
 assert_jq "$T/r.json" "$(v control) | .verdict == \"NOT REPRODUCED\" and .expect[0].not_met == 3"
-assert_jq "$T/r.json" "$(v bad) | .runs_table[0].results[0].value < 10"
-assert_jq "$T/r.json" "$(v control) | .runs_table[0].results[0].value >= 10"
+# the runs' table agrees with the counts: the recipe allows one run of
+# "bad" over 10 % (k: 2 of 3), so no single run is asserted on
+assert_jq "$T/r.json" "$(v bad) | ([.runs_table[].results[0].value | select(. < 10)] | length) == .expect[0].met"
+assert_jq "$T/r.json" "$(v control) | [.runs_table[].results[0].value | select(. >= 10)] | length == 3"
 
 # --- the stored run: every iteration's program metrics, outputs, guest
 "$MMLAB" results show --json >"$T/s.json"
