@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <archive.h>
 #include <archive_entry.h>
 
+#include "image/cpio.h"
 #include "image/initramfs.h"
 #include "image/recipe.h"
 #include "proto.h"
@@ -115,70 +115,9 @@ static void free_files(struct guest_file *f, size_t n)
 	free(f);
 }
 
-static int ar_fail(struct archive *a, const char *what)
-{
-	lab_err("%s: %s", what, archive_error_string(a) ? archive_error_string(a) : "?");
-	return -1;
-}
-
-static int add_entry(struct archive *a, const char *name, unsigned int type, unsigned int perm,
-		     const void *data, size_t len, dev_t rdev, unsigned long ino)
-{
-	struct archive_entry *e = archive_entry_new();
-	int ret = 0;
-
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, type);
-	archive_entry_set_perm(e, perm);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	archive_entry_set_mtime(e, 0, 0);
-	archive_entry_set_nlink(e, type == AE_IFDIR ? 2 : 1);
-	archive_entry_set_ino(e, (la_int64_t)ino);
-	if (type == AE_IFCHR || type == AE_IFBLK)
-		archive_entry_set_rdev(e, rdev);
-	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)len : 0);
-	if (archive_write_header(a, e) != ARCHIVE_OK)
-		ret = ar_fail(a, name);
-	else if (len && archive_write_data(a, data, len) != (la_ssize_t)len)
-		ret = ar_fail(a, name);
-	archive_entry_free(e);
-	return ret;
-}
-
-/* the base image being written: the directories in it so far */
-struct cpio {
-	struct archive *a;
-	struct strlist dirs;
-	unsigned long ino;
-};
-
-static int cpio_dir(struct cpio *c, const char *d)
-{
-	if (strlist_has(&c->dirs, d))
-		return 0;
-	strlist_push(&c->dirs, d);
-	return add_entry(c->a, d, AE_IFDIR, 0755, NULL, 0, 0, c->ino++);
-}
-
-/* the kernel does not make the directories above an entry: add the missing ones */
-static int cpio_parents(struct cpio *c, const char *path)
-{
-	char *p = xstrdup(path);
-	int ret = 0;
-
-	for (char *s = strchr(p, '/'); s && !ret; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		ret = cpio_dir(c, p);
-		*s = '/';
-	}
-	free(p);
-	return ret;
-}
-
 /* a regular file from the host file src, or with the contents text */
-static int cpio_file(struct cpio *c, const char *dst, const char *src, const char *text,
-		     unsigned int mode)
+static int cpio_guest_file(struct cpio *c, const char *dst, const char *src, const char *text,
+			   unsigned int mode)
 {
 	size_t len = text ? strlen(text) : 0;
 	char *data = src ? read_file(src, &len, GUEST_FILE_MAX) : NULL;
@@ -186,8 +125,7 @@ static int cpio_file(struct cpio *c, const char *dst, const char *src, const cha
 
 	if (src && !data)
 		return -1;
-	ret = cpio_parents(c, dst) ||
-	      add_entry(c->a, dst, AE_IFREG, mode, src ? data : text, len, 0, c->ino++);
+	ret = cpio_parents(c, dst) || cpio_file(c, dst, mode, src ? data : text, len);
 	free(data);
 	return ret ? -1 : 0;
 }
@@ -203,16 +141,16 @@ static int write_entries(struct cpio *c, const struct image_recipe *r,
 		const struct recipe_device *d = &r->devices[i];
 
 		if (cpio_parents(c, d->path) ||
-		    add_entry(c->a, d->path, d->block ? AE_IFBLK : AE_IFCHR, d->mode, NULL, 0,
-			      makedev(d->major, d->minor), c->ino++))
+		    cpio_header(c, d->path, d->block ? AE_IFBLK : AE_IFCHR, d->mode, 0,
+				makedev(d->major, d->minor)))
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (cpio_file(c, files[i].dst, files[i].src, NULL, 0755))
+		if (cpio_guest_file(c, files[i].dst, files[i].src, NULL, 0755))
 			return -1;
 	for (size_t i = 0; i < r->nfiles; i++)
-		if (cpio_file(c, r->files[i].path, r->files[i].src, r->files[i].text,
-			      r->files[i].mode))
+		if (cpio_guest_file(c, r->files[i].path, r->files[i].src, r->files[i].text,
+				    r->files[i].mode))
 			return -1;
 	return 0;
 }
@@ -220,25 +158,12 @@ static int write_entries(struct cpio *c, const struct image_recipe *r,
 static int write_base(const char *path, const struct image_recipe *r,
 		      const struct guest_file *files, size_t n)
 {
-	struct cpio c = { .a = archive_write_new(), .ino = 1 };
+	struct cpio c;
 	int ret = -1;
 
-	if (archive_write_set_format_cpio_newc(c.a) != ARCHIVE_OK ||
-	    archive_write_add_filter_gzip(c.a) != ARCHIVE_OK ||
-	    archive_write_open_filename(c.a, path) != ARCHIVE_OK) {
-		ar_fail(c.a, path);
-		goto out;
-	}
-	if (write_entries(&c, r, files, n))
-		goto out;
-	if (archive_write_close(c.a) != ARCHIVE_OK) {
-		ar_fail(c.a, path);
-		goto out;
-	}
-	ret = 0;
-out:
-	archive_write_free(c.a);
-	strlist_free(&c.dirs);
+	if (!cpio_open_file(&c, path, 1) && !write_entries(&c, r, files, n) && cpio_close(&c) >= 0)
+		ret = 0;
+	cpio_free(&c);
 	return ret;
 }
 

@@ -11,10 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
 #include <archive_entry.h>
-#include <jansson.h>
 
+#include "image/cpio.h"
 #include "image/payload.h"
 #include "proto.h"
 
@@ -215,69 +214,8 @@ bool payload_guest_path_ok(const char *rel)
 
 /* ---- the cpio ---- */
 
-struct cpio_out {
-	struct archive *a;
-	const char *what;
-	json_t *dirs; /* the directories written: a set */
-	unsigned long ino;
-};
-
-static int cpio_fail(struct cpio_out *c, const char *name)
-{
-	const char *e = archive_error_string(c->a);
-
-	lab_err("%s: writing %s: %s", c->what, name, e ? e : "libarchive failed");
-	return -1;
-}
-
-static int cpio_header(struct cpio_out *c, const char *name, unsigned int type, unsigned int perm,
-		       uint64_t size)
-{
-	struct archive_entry *e = archive_entry_new();
-	int ret = 0;
-
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, type);
-	archive_entry_set_perm(e, perm);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	archive_entry_set_mtime(e, 0, 0);
-	archive_entry_set_nlink(e, type == AE_IFDIR ? 2 : 1);
-	archive_entry_set_ino(e, (la_int64_t)c->ino++);
-	archive_entry_set_size(e, (la_int64_t)size);
-	if (archive_write_header(c->a, e) != ARCHIVE_OK)
-		ret = cpio_fail(c, name);
-	archive_entry_free(e);
-	return ret;
-}
-
-/* the directories above name that are not written yet, outermost first */
-static int cpio_parents(struct cpio_out *c, const char *name)
-{
-	char *p = xstrdup(name);
-	int ret = 0;
-
-	for (char *s = strchr(p, '/'); s && !ret; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (!json_object_get(c->dirs, p)) {
-			json_object_set_new(c->dirs, p, json_true());
-			ret = cpio_header(c, p, AE_IFDIR, 0755, 0);
-		}
-		*s = '/';
-	}
-	free(p);
-	return ret;
-}
-
-static int cpio_data(struct cpio_out *c, const char *name, const void *data, size_t len)
-{
-	if (len && archive_write_data(c->a, data, len) != (la_ssize_t)len)
-		return cpio_fail(c, name);
-	return 0;
-}
-
 /* a host file, streamed */
-static int cpio_host_file(struct cpio_out *c, const struct payload_file *f)
+static int cpio_host_file(struct cpio *c, const struct payload_file *f)
 {
 	int fd = open(f->host, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -305,8 +243,8 @@ static int cpio_host_file(struct cpio_out *c, const struct payload_file *f)
 		return -1;
 	}
 	if (cpio_header(c, f->guest, AE_IFREG,
-			f->mode ? f->mode : (st.st_mode & 0111 ? 0755 : 0644),
-			(uint64_t)st.st_size)) {
+			f->mode ? f->mode : (st.st_mode & 0111 ? 0755 : 0644), (uint64_t)st.st_size,
+			0)) {
 		close(fd);
 		return -1;
 	}
@@ -332,7 +270,7 @@ out:
 	return ret;
 }
 
-static int cpio_file(struct cpio_out *c, const struct payload_file *f)
+static int cpio_payload_file(struct cpio *c, const struct payload_file *f)
 {
 	if (!payload_guest_path_ok(f->guest)) {
 		lab_err("%s: '/%s' is not a usable guest path (for %s); expected printable "
@@ -344,36 +282,22 @@ static int cpio_file(struct cpio_out *c, const struct payload_file *f)
 		return -1;
 	if (f->host)
 		return cpio_host_file(c, f);
-	return cpio_header(c, f->guest, AE_IFREG, f->mode ? f->mode : 0644, f->len) ||
-			       cpio_data(c, f->guest, f->data, f->len) ?
-		       -1 :
-		       0;
+	return cpio_file(c, f->guest, f->mode ? f->mode : 0644, f->data, f->len);
 }
 
 int64_t payload_write_cpio(const struct payload *p, int fd, const char *what)
 {
-	struct cpio_out c = {
-		.a = archive_write_new(), .what = what, .dirs = json_object(), .ino = PAYLOAD_INO0
-	};
+	struct cpio c;
 	int64_t ret = -1;
 
-	if (archive_write_set_format_cpio_newc(c.a) != ARCHIVE_OK ||
-	    archive_write_add_filter_none(c.a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_per_block(c.a, 0) != ARCHIVE_OK ||
-	    archive_write_open_fd(c.a, fd) != ARCHIVE_OK) {
-		cpio_fail(&c, "the archive");
-		goto out;
+	if (!cpio_open_fd(&c, fd, what, PAYLOAD_INO0)) {
+		size_t i;
+
+		for (i = 0; i < p->n && !cpio_payload_file(&c, &p->v[i]); i++)
+			;
+		if (i == p->n)
+			ret = cpio_close(&c);
 	}
-	for (size_t i = 0; i < p->n; i++)
-		if (cpio_file(&c, &p->v[i]))
-			goto out;
-	if (archive_write_close(c.a) != ARCHIVE_OK) {
-		cpio_fail(&c, "the archive's end");
-		goto out;
-	}
-	ret = archive_filter_bytes(c.a, -1);
-out:
-	archive_write_free(c.a);
-	json_decref(c.dirs);
+	cpio_free(&c);
 	return ret;
 }
