@@ -1,5 +1,8 @@
 # An A/A run: two variants that differ only in their name (same distro
-# kernel, same settings), 3 iterations each, booted interleaved. The summary
+# kernel, same settings), 3 iterations each, each on its own boot, booted
+# interleaved: iterations that shared a boot would share its luck (the
+# host's load while it ran, where its memory landed), and a difference
+# between two boots would pass for one between the variants. The summary
 # of `mmlab compare` (text and json) and of `mmlab report` says there is no
 # significant change, in one sentence with the smallest change the run could
 # have detected. The check is on the workload and Duration metrics at alpha
@@ -16,7 +19,6 @@ variants:
 topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }
 workload: { name: usemem, params: { threads: 1, size: 48M } }
 iterations: 3
-iterations_per_boot: 3
 timeouts: { boot: 120s, iteration: 300s }
 JOB
 "$MMLAB" run "$T/aa.yaml" >"$T/run.out" 2>&1 || { cat "$T/run.out"; fail "mmlab run"; }
