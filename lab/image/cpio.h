@@ -5,7 +5,7 @@
  * write their entries through it.
  *
  * Every entry is owned by root, with mtime 0 and its own inode number, so
- * the same inputs give the same bytes. The kernel does not make the
+ * the same entries give the same cpio bytes (gzip's header adds the time). The kernel does not make the
  * directories above an entry: cpio_parents() writes the missing ones,
  * each once.
  */
