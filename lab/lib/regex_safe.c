@@ -17,7 +17,7 @@ struct rx {
 	int depth;
 	int qlevel; /* quantifiers nested in what was just measured */
 	bool nullable; /* what was just measured can match the empty string */
-	unsigned long weight; /* the quantifiers so far, each 2^(its nesting) */
+	unsigned long weight; /* the quantified pieces so far, each 2^(its nesting) */
 	const char *refused; /* why, once refused */
 };
 
@@ -231,7 +231,7 @@ static size_t branch(struct rx *x)
 		if (x->weight > REGEX_MAX_QUANT_WEIGHT && !x->refused) {
 			_Static_assert(REGEX_MAX_QUANT_WEIGHT == 64, "update the message");
 			x->refused =
-				"has too many quantifiers for their nesting (at most 64 "
+				"has too many quantifiers for their nesting (at most 32 "
 				"single ones such as a+, 16 doubled such as a+?, 4 of four such as a+??*), "
 				"which makes compiling it slow";
 			return SIZE_MAX;

@@ -20,8 +20,9 @@
  *   - it repeats, with an interval of more than one copy, a part that can
  *     match the empty string and holds a quantifier ("5?{,3}{63,}": minutes
  *     in the same closures),
- *   - its quantifiers, each weighing 2^(its nesting), weigh more than
- *     REGEX_MAX_QUANT_WEIGHT (45 of "]????" took 1.2 s),
+ *   - its quantified pieces, each weighing 2^(the quantifiers nested in
+ *     it: a+ 2, a+? 4), weigh more than REGEX_MAX_QUANT_WEIGHT (45 of
+ *     "]????" took 1.2 s),
  *   - it uses a back-reference (\1 .. \9).
  *
  * Every regex mmlab compiles from input goes through here: recipe
@@ -38,7 +39,7 @@
 #define REGEX_MAX_SIZE 4096
 #define REGEX_MAX_DEPTH 32
 #define REGEX_MAX_QUANT_NEST 4
-/* the quantifiers of a pattern, each weighing 2^(its nesting) */
+/* the quantified pieces of a pattern, each weighing 2^(its nesting) */
 #define REGEX_MAX_QUANT_WEIGHT 64
 
 /*
