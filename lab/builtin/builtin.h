@@ -19,6 +19,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_track(int argc, char **argv);
 
 /*
  * Option callbacks of the commands that start runs (run_options.c):

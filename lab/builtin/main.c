@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "repro", cmd_repro, "reproduce a bug report from a recipe: REPRODUCED or not" },
 	{ "kernel", cmd_kernel, "build kernel variants from a git tree into the kernel cache" },
 	{ "bisect", cmd_bisect, "find the commit that changed a metric or brought a warning" },
+	{ "track", cmd_track, "watch a series of kernels: change points, confirmed and bisected" },
 };
 
 static const char *const main_synopsis[] = {
