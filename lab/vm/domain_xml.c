@@ -18,7 +18,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "vm/domain_xml.h"
-#include "job/topo_layout.h"
+#include "topo/topo_layout.h"
 #include "lib/util.h"
 #include "proto.h"
 
