@@ -18,7 +18,7 @@
 #include "lib/parse-options.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
-#include "vm/probe.h"
+#include "run/probe.h"
 #include "vm/vm.h"
 
 static void usage(FILE *f)
