@@ -278,8 +278,9 @@ install: all
 	done
 
 # ---- lint, format, clang: .clang-tidy, .clang-format, scripts/lint* ----
-#   make lint          cppcheck, clang-tidy and the include-cycle check on
-#                      every source the build compiles, then the linters'
+#   make lint          the folder layers (lab/LAYERS), cppcheck, clang-tidy
+#                      and the include-cycle check on every source the
+#                      build compiles, then the linters'
 #                      own test (check-lint); any finding fails
 #   make format        clang-format the sources in place
 #   make format-check  fail, listing the files clang-format would change
@@ -305,10 +306,10 @@ FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*/*.[ch],$(LAB_DIRS)) common/*.[ch]
 # cycle is gone, so the exception goes with it
 CYCLES_ALLOW :=
 
-.PHONY: lint-cppcheck lint-tidy lint-tidy-stale lint-cycles check-lint format-check
+.PHONY: lint-cppcheck lint-tidy lint-tidy-stale lint-cycles lint-layers check-lint format-check
 
 lint:
-	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-cycles lint-cppcheck \
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-cycles lint-cppcheck \
 		lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
@@ -317,6 +318,12 @@ lint-cycles:
 	$(Q)scripts/check-include-cycles $(CYCLES_ALLOW) $(LAB_DIRS)
 	$(Q)scripts/check-include-cycles -Icommon -Icollectors -Iworkloads/lib \
 		common collectors workloads
+
+# a folder of lab/ includes only itself and the folders below it in
+# lab/LAYERS (docs/architecture.md, "The folders")
+lint-layers:
+	$(call msg,LAYERS,lab/LAYERS)
+	$(Q)scripts/check-layers lab
 
 lint-cppcheck:
 	$(call msg,CPPCHECK,sources)
