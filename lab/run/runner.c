@@ -5,7 +5,7 @@
  * finishes. "mmlab run" is its command line (cmd-run.c); the queue creates
  * runs and boots them item by item; bisect and repro run jobs.
  *
- * The flow (DESIGN.md, "The flow of one run"): parse and validate the job;
+ * The flow (docs/architecture.md, "The flow of one run"): parse and validate the job;
  * resolve each variant's kernel; find or build the initramfs; connect to
  * libvirt and decide KVM or TCG (setup.c); then for each boot, in a seeded
  * random order across variants (schedule.c), stage it, run its domain to
