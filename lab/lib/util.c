@@ -580,6 +580,45 @@ int parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[33], prev, tmp;
+
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (tmp + 1 < row[j])
+				row[j] = tmp + 1;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+const char *nearest_name(const char *word, const char *const *names)
+{
+	size_t best = 3, d;
+	const char *hit = NULL;
+
+	for (size_t i = 0; names[i]; i++) {
+		d = edit_distance(word, names[i]);
+		if (d < best) {
+			best = d;
+			hit = names[i];
+		}
+	}
+	return hit;
+}
+
 const char *fmt_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "KMGT";

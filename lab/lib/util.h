@@ -107,6 +107,14 @@ int parse_uint(const char *s, uint64_t *v);
 /* human-readable size into buf ("512M", "1.5G") */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 
+/* edit distance of two short strings (over 32 bytes: SIZE_MAX, far apart) */
+size_t edit_distance(const char *a, const char *b);
+/*
+ * The name of names (NULL-terminated) nearest to word, for a "did you
+ * mean": within 2 edits, the first of the nearest; NULL when none is.
+ */
+const char *nearest_name(const char *word, const char *const *names);
+
 /* directory of /proc/self/exe, without trailing slash (static storage) */
 const char *exe_dir(void);
 /*

@@ -164,13 +164,29 @@ static void test_process_gone(void **state)
 	free(boot);
 }
 
+static void test_nearest_name(void **state)
+{
+	static const char *const names[] = { "run", "results", "report", "bisect", NULL };
+
+	(void)state;
+	assert_int_equal(edit_distance("rn", "run"), 1);
+	assert_int_equal(edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(edit_distance("", "abc"), 3);
+	assert_int_equal(edit_distance("x", "0123456789012345678901234567890123"), SIZE_MAX);
+	assert_string_equal(nearest_name("rn", names), "run");
+	assert_string_equal(nearest_name("bisec", names), "bisect");
+	assert_string_equal(nearest_name("reprot", names), "report");
+	assert_null(nearest_name("zzzzzz", names)); /* 3 edits or more: no guess */
+	assert_null(nearest_name("rn", &names[4]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),   cmocka_unit_test(test_parse_uint),
 		cmocka_unit_test(test_fmt_size),     cmocka_unit_test(test_atomic_write_and_read),
 		cmocka_unit_test(test_sha256),	     cmocka_unit_test(test_lists),
-		cmocka_unit_test(test_process_gone),
+		cmocka_unit_test(test_process_gone), cmocka_unit_test(test_nearest_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
