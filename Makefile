@@ -278,9 +278,10 @@ install: all
 	done
 
 # ---- lint, format, clang: .clang-tidy, .clang-format, scripts/lint* ----
-#   make lint          the folder layers (lab/LAYERS), cppcheck, clang-tidy
-#                      and the include-cycle check on every source the
-#                      build compiles, then the linters'
+#   make lint          the folder layers (lab/LAYERS), bench/run's awk under
+#                      mawk and gawk, cppcheck, clang-tidy and the
+#                      include-cycle check on every source the build
+#                      compiles, then the linters'
 #                      own test (check-lint); any finding fails
 #   make format        clang-format the sources in place
 #   make format-check  fail, listing the files clang-format would change
@@ -313,11 +314,11 @@ LINT_KMOD_SRCS ?= $(filter %.c,$(MOD_SRCS))
 CYCLES_ALLOW :=
 
 .PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers \
-	check-lint format-check
+	lint-awk check-lint format-check
 
 lint:
-	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-cycles lint-cppcheck \
-		lint-cppcheck-kmod lint-tidy-stale
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-awk lint-cycles \
+		lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
 lint-cycles:
@@ -331,6 +332,12 @@ lint-cycles:
 lint-layers:
 	$(call msg,LAYERS,lab/LAYERS)
 	$(Q)scripts/check-layers lab
+
+# the benchmarks' awk programs under mawk and gawk (Debian's awk is
+# either): they must parse, run and print the same with both
+lint-awk:
+	$(call msg,AWK,bench/run)
+	$(Q)scripts/check-awk bench/run >/dev/null || scripts/check-awk bench/run
 
 lint-cppcheck:
 	$(call msg,CPPCHECK,sources)
