@@ -19,6 +19,11 @@
 /* exit codes, see docs/mmlab.md */
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
+/*
+ * interrupted by SIGINT or SIGTERM: nothing stored, the run or boot can be
+ * resumed; run/ returns it, batch/ reads it from a boot's or build's worker
+ */
+#define EXIT_INTERRUPTED 3
 
 /* "mmlab: error: ..." on stderr */
 void lab_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

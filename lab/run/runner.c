@@ -220,7 +220,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant, unsign
 		r.failed_iterations += b.count;
 	progress_clear(&pg);
 	run_signals_restore(&sig);
-	ret = run_interrupted() ? 3 : r.failed_iterations ? EXIT_RUN_FAILED : 0;
+	ret = run_interrupted() ? EXIT_INTERRUPTED : r.failed_iterations ? EXIT_RUN_FAILED : 0;
 out:
 	run_free(&r);
 	return ret;
