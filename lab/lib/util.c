@@ -353,17 +353,23 @@ static bool process_is_zombie(long long pid)
 	return p && (p[1] == ' ') && (p[2] == 'Z' || p[2] == 'X');
 }
 
-bool process_gone(long long pid, const char *boot_id)
+bool process_alive(long long pid, const char *boot_id)
 {
-	char *cur = host_boot_id();
-	bool rebooted = boot_id && *boot_id && *cur && strcmp(boot_id, cur);
+	char *cur;
+	bool rebooted;
 
-	free(cur);
-	if (rebooted)
-		return true;
-	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
-		return true;
-	return process_is_zombie(pid);
+	if (pid <= 0)
+		return false;
+	if (boot_id && *boot_id) {
+		cur = host_boot_id();
+		rebooted = *cur && strcmp(boot_id, cur);
+		free(cur);
+		if (rebooted)
+			return false;
+	}
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return false;
+	return !process_is_zombie(pid);
 }
 
 int rm_rf(const char *path)

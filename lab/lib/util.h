@@ -85,13 +85,15 @@ bool is_dir(const char *path);
 
 /*
  * This host's boot id (/proc/sys/kernel/random/boot_id; "" if unreadable),
- * malloc'd. process_gone(): the process pid of the boot boot_id (NULL or
- * "": this boot) is certainly not running: the host rebooted since, the
- * pid is gone, or it is a zombie that nobody reaped yet. A process on
- * another host is never "gone" by this test.
+ * malloc'd. process_alive(): whether the process pid of the boot boot_id
+ * (NULL or "": this boot) may still be running; false when it certainly
+ * is not: pid <= 0, the host rebooted since, the pid is gone, or it is a
+ * zombie that nobody reaped yet. The one "is the owner alive" test: the
+ * queue, the stages and run.json's status ask it. It cannot see a
+ * process on another host: callers check the host first.
  */
 char *host_boot_id(void);
-bool process_gone(long long pid, const char *boot_id);
+bool process_alive(long long pid, const char *boot_id);
 
 /* sha256 of a buffer or a file, as 64 lowercase hex digits + NUL */
 int sha256_file(const char *path, char out[65]);
