@@ -4,7 +4,7 @@
 #   make demo        install what is missing, build, run jobs/demo.yaml
 #   make check       every test: format-check and lint, unit (ASan/UBSan),
 #                    integration (boots VMs) and e2e (builds kernels)
-#   make check-unit  unit tests only
+#   make check-unit  unit tests only (T=NAME: tests/unit/test_NAME.c alone)
 #   make check-fuzz  each libFuzzer target of tests/fuzz/ for CHECK_FUZZ_SECONDS
 #                    (10; part of make check); make fuzz runs each
 #                    FUZZ_SECONDS (300), make fuzz-long 600 s each (release)
@@ -182,10 +182,14 @@ check:
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
 
+# T=NAME runs one suite: tests/unit/test_NAME.c (T=test_NAME works too)
+UNIT_RUN = $(if $(T),$(filter %/test_$(patsubst test_%,%,$(T)),$(UNIT_BINS)),$(UNIT_BINS))
+
 check-unit:
+	$(if $(T),$(if $(UNIT_RUN),,$(error T=$(T): no tests/unit/test_$(patsubst test_%,%,$(T)).c)))
 	scripts/install-deps unit
-	$(MAKE) all unit-bins
-	@set -e; for t in $(UNIT_BINS); do \
+	$(MAKE) all $(UNIT_RUN)
+	@set -e; for t in $(UNIT_RUN); do \
 		echo "== $$t"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		MMLAB_SRCDIR=$(CURDIR) MMLAB_IMAGES_DIR=$(CURDIR)/images $$t; \
