@@ -53,12 +53,6 @@ struct kernel_opts {
 	struct strlist revert, cherry_pick, apply, fragments;
 };
 
-static void print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	putchar('\n');
-}
-
 static json_t *result_json(const char *variant, const struct kernel_info *ki)
 {
 	json_t *o = kernel_info_json(ki);

@@ -763,7 +763,7 @@ const char *run_status_effective(const char *status, long long pid, const char *
 	rebooted = boot_id && *boot_id && *cur && strcmp(boot_id, cur);
 	free(cur);
 	/* the host rebooted since, or the run's process is gone */
-	if (rebooted || (pid > 0 && process_gone(pid, NULL)))
+	if (rebooted || (pid > 0 && !process_alive(pid, NULL)))
 		return "incomplete";
 	return status;
 }
