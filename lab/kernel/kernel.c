@@ -19,6 +19,10 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki)
 	char *path;
 	int ret;
 
+	if (v->kernel_kind == KERNEL_PACKAGE) {
+		lab_err("variant '%s': a package kernel is not supported yet", v->name);
+		return -1;
+	}
 	if (v->kernel_kind == KERNEL_DISTRO) {
 		path = kernel_find_distro();
 		if (!path)
