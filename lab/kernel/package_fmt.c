@@ -267,6 +267,16 @@ static char *rpm_string(const unsigned char *idx, uint32_t il, const unsigned ch
 	return NULL;
 }
 
+/* an rpm name, version-release or arch: [A-Za-z0-9._+~^-] (rpm's own set) */
+static bool rpm_word_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n && n <= PKG_VERSION_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~^-") ==
+		       n;
+}
+
 static int rpm_fields(struct unpack *u, const unsigned char *hdr, uint32_t il, uint32_t dl)
 {
 	struct pkg_info *pi = u->pi;
@@ -279,8 +289,7 @@ static int rpm_fields(struct unpack *u, const unsigned char *hdr, uint32_t il, u
 		pi->version = xasprintf("%s-%s", ver, rel);
 	free(ver);
 	free(rel);
-	if (pi->name && pkg_version_ok(pi->name) && pi->version && pkg_version_ok(pi->version) &&
-	    pi->arch && pkg_version_ok(pi->arch))
+	if (rpm_word_ok(pi->name) && rpm_word_ok(pi->version) && rpm_word_ok(pi->arch))
 		return 0;
 	return rpm_bad(u, "its header lacks a valid name, version, release or arch");
 }
