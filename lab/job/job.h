@@ -25,6 +25,7 @@ enum kernel_kind {
 	KERNEL_DISTRO, /* newest /boot/vmlinuz-* on the host */
 	KERNEL_PATH, /* a prebuilt image */
 	KERNEL_SOURCE, /* built from the job's kernels.tree at ref (docs/kernels.md) */
+	KERNEL_PACKAGE, /* a distribution's package: apt's, a .deb or an .rpm (kernel/package.h) */
 };
 
 struct job_variant {
@@ -43,6 +44,12 @@ struct job_variant {
 	struct strlist revert; /* commit-ish */
 	struct strlist cherry_pick; /* commit-ish */
 	struct strlist apply; /* absolute paths of patch files (mbox or diff) */
+	/* KERNEL_PACKAGE: exactly one of pkg_name, pkg_deb, pkg_rpm */
+	char *pkg_name; /* package: a Debian package that apt fetches */
+	char *pkg_version; /* version: its version, or NULL for apt's candidate */
+	char *pkg_deb; /* deb: a .deb file, absolute */
+	char *pkg_rpm; /* rpm: an .rpm file, absolute */
+	char *pkg_modules; /* modules: the rpm holding the modules (kernel-modules), or NULL */
 };
 /*
  * dst = a deep copy of every field of src (lab/job/variant.c; the build
