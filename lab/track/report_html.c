@@ -20,7 +20,7 @@
 
 #define CH_W 360
 #define CH_H 140
-#define CH_L 64 /* left margin: the y axis labels */
+#define CH_L 72 /* left margin: the y axis labels */
 #define CH_B 22
 
 static const char css[] = "body{font-family:sans-serif;margin:1.5em;max-width:80em}"
@@ -96,28 +96,37 @@ static bool constant(json_t *vals)
 	return true;
 }
 
+/*
+ * The y range: the means' with a margin (a 95 % interval of n = 2 spans
+ * 25 standard deviations and would flatten every series); intervals
+ * beyond it are cut at the edge.
+ */
 static void range_of(json_t *vals, double *lo, double *hi)
 {
 	json_t *v;
 	size_t i;
+	double pad;
 
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	json_array_foreach(vals, i, v) {
 		double m = json_number_value(json_array_get(v, 0));
-		double h = json_is_number(json_array_get(v, 1)) ?
-				   json_number_value(json_array_get(v, 1)) :
-				   0;
 
 		if (!json_is_array(v))
 			continue;
-		*lo = fmin(*lo, m - h);
-		*hi = fmax(*hi, m + h);
+		*lo = fmin(*lo, m);
+		*hi = fmax(*hi, m);
 	}
-	if (*hi <= *lo) {
-		*hi += fabs(*hi) * 0.05 + 1;
-		*lo -= fabs(*lo) * 0.05 + 1;
-	}
+	pad = fmax((*hi - *lo) * 0.25, fabs(*hi) * 0.02);
+	if (!(pad > 0))
+		pad = 1;
+	*lo -= pad;
+	*hi += pad;
+}
+
+static double clamp(double y, double lo, double hi)
+{
+	return y < lo ? lo : y > hi ? hi : y;
 }
 
 static void chart(xmlTextWriterPtr w, const char *job, const char *metric, json_t *vals,
@@ -135,9 +144,9 @@ static void chart(xmlTextWriterPtr w, const char *job, const char *metric, json_
 	rep_attr(w, "class", "chart");
 	rep_text_el(w, "p", NULL, title);
 	rep_svg_open(w, "series", CH_W, CH_H, title, metric);
-	snprintf(lab, sizeof(lab), "%.4g", hi);
+	snprintf(lab, sizeof(lab), "%.3g", hi);
 	rep_svg_text(w, CH_L - 4, 12, "end", lab);
-	snprintf(lab, sizeof(lab), "%.4g", lo);
+	snprintf(lab, sizeof(lab), "%.3g", lo);
 	rep_svg_text(w, CH_L - 4, CH_H - CH_B, "end", lab);
 	rep_svg_line(w, CH_L, CH_H - CH_B, CH_W - 4, CH_H - CH_B, "#999");
 	json_array_foreach(marks, i, mk) {
@@ -160,8 +169,8 @@ static void chart(xmlTextWriterPtr w, const char *job, const char *metric, json_
 		if (!json_is_array(v))
 			continue;
 		if (json_is_number(h))
-			rep_svg_line(w, X(i), Y(m - json_number_value(h)), X(i),
-				     Y(m + json_number_value(h)), COLOR_NEUTRAL);
+			rep_svg_line(w, X(i), Y(clamp(m - json_number_value(h), lo, hi)), X(i),
+				     Y(clamp(m + json_number_value(h), lo, hi)), COLOR_NEUTRAL);
 		rep_el(w, "circle");
 		rep_attr(w, "cx", "%.1f", X(i));
 		rep_attr(w, "cy", "%.1f", Y(m));
@@ -169,8 +178,10 @@ static void chart(xmlTextWriterPtr w, const char *job, const char *metric, json_
 		rep_attr(w, "fill", "%s", COLOR_NEUTRAL);
 		rep_end(w);
 	}
+	rep_svg_text(w, CH_L, CH_H - 6, "start", json_string_value(json_array_get(ids, 0)));
 	snprintf(lab, sizeof(lab), "%zu kernels", n);
-	rep_svg_text(w, CH_L, CH_H - 6, "start", lab);
+	rep_svg_text(w, (CH_L + CH_W) / 2.0, CH_H - 6, "middle", lab);
+	rep_svg_text(w, CH_W - 4, CH_H - 6, "end", json_string_value(json_array_get(ids, n - 1)));
 	rep_end(w); /* svg */
 	rep_end(w); /* div */
 	free(title);
