@@ -1,116 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * track.c - a track's directory in the store, its state, and the steps of
- * "track run" in order (track.h).
+ * track.c - "track add", "list", "status", and the steps of "track run" in
+ * order (track.h).
  */
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "lib/timefmt.h"
 #include "track/internal.h"
-
-#define STATE_MAX (64u << 20)
-
-char *track_root(const char *results_dir)
-{
-	return xasprintf("%s/tracks", results_dir);
-}
-
-char *track_change_key(const char *job, const char *before, const char *after)
-{
-	return xasprintf("%s/%s..%s", job, before, after);
-}
-
-int track_save(struct track *t)
-{
-	char *path = xasprintf("%s/state.json", t->dir);
-	char *text = json_dumps(t->state, JSON_INDENT(1) | JSON_SORT_KEYS);
-	int ret = text ? write_file_atomic(path, text, strlen(text), 0644) : -1;
-
-	free(text);
-	free(path);
-	return ret;
-}
-
-static int take_lock(struct track *t)
-{
-	char *path = xasprintf("%s/lock", t->dir);
-
-	t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
-		lab_err("track %s: another 'mmlab track run' holds %s; wait for it, or stop it "
-			"(it can be started again: nothing is measured twice)",
-			t->def.name, path);
-		free(path);
-		return -1;
-	}
-	free(path);
-	return 0;
-}
-
-int track_open(const struct track_env *env, const char *name, bool lock, struct track *t)
-{
-	char *root = track_root(env->results_dir), *file, *state;
-	json_error_t je;
-
-	memset(t, 0, sizeof(*t));
-	t->env = env;
-	t->lock_fd = -1;
-	t->dir = xasprintf("%s/%s", root, name);
-	free(root);
-	file = xasprintf("%s/track.yaml", t->dir);
-	state = xasprintf("%s/state.json", t->dir);
-	if (!path_exists(file)) {
-		lab_err("no track '%s' in %s; add one with 'mmlab track add FILE' ('mmlab track "
-			"list' lists them)",
-			name, env->results_dir);
-		goto fail;
-	}
-	t->state = json_load_file(state, 0, &je);
-	if (!json_is_object(t->state) || !json_string_value(json_object_get(t->state, "file"))) {
-		lab_err("%s: %s; the track's state is damaged (add the track again to start "
-			"it anew)",
-			state, !t->state ? je.text : "not a track's state");
-		goto fail;
-	}
-	if (trackfile_load(file, json_string_value(json_object_get(t->state, "file")), &t->def))
-		goto fail;
-	if (!json_is_array(json_object_get(t->state, "points")))
-		json_object_set_new(t->state, "points", json_array());
-	if (lock && take_lock(t))
-		goto fail;
-	t->store = store_open(env->results_dir);
-	if (!t->store)
-		goto fail;
-	free(file);
-	free(state);
-	return 0;
-fail:
-	free(file);
-	free(state);
-	track_close(t);
-	return -1;
-}
-
-void track_close(struct track *t)
-{
-	if (t->lock_fd >= 0)
-		close(t->lock_fd);
-	if (t->store)
-		store_close(t->store);
-	json_decref(t->state);
-	trackfile_release(&t->def);
-	free(t->dir);
-	memset(t, 0, sizeof(*t));
-	t->lock_fd = -1;
-}
 
 int track_add(const struct track_env *env, const char *file, char **name)
 {
