@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bisect/params.h"
 #include "bisect/session.h"
 #include "track/internal.h"
 
@@ -79,8 +80,8 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 			 json_t *after, json_t *test)
 {
 	char *name = safe_name(key), *dir = xasprintf("%s/bisect/%s", t->dir, name);
-	const char *job = strchr(key, '/') ? key : key;
-	size_t jlen = (size_t)(strchr(job, '/') - job), j;
+	const char *job = key;
+	size_t jlen = strcspn(key, "/"), j;
 	struct bisect_env env = { .results_dir = t->env->results_dir,
 				  .state_dir = dir,
 				  .cache_dir = t->env->cache_dir,
@@ -97,11 +98,18 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 			break;
 	if (j == t->def.njobs)
 		goto out;
-	job_file = xstrdup(json_string_value(json_object_get(
-		json_object_get(json_object_get(json_object_get(t->state, "runs"),
+	{
+		const char *jf = json_string_value(json_object_get(
+			json_object_get(
+				json_object_get(json_object_get(t->state, "runs"),
 						json_string_value(json_object_get(after, "id"))),
 				t->def.jobs[j].name),
-		"job_file")));
+			"job_file"));
+
+		if (!jf)
+			goto out;
+		job_file = xstrdup(jf);
+	}
 	jdir = xstrdup(t->def.jobs[j].path);
 	*strrchr(jdir, '/') = '\0';
 	if (!path_exists(dir)) {
@@ -139,6 +147,7 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 	}
 	ret = track_save(t);
 out:
+	bisect_params_release(&p);
 	json_decref(result);
 	free(job_file);
 	free(jdir);
