@@ -4,7 +4,7 @@
 #   make demo        install what is missing, build, run jobs/demo.yaml
 #   make check       every test: format-check and lint, unit (ASan/UBSan),
 #                    integration (boots VMs) and e2e (builds kernels)
-#   make check-unit  unit tests only
+#   make check-unit  unit tests only (T=NAME: tests/unit/test_NAME.c alone)
 #   make check-fuzz  each libFuzzer target of tests/fuzz/ for CHECK_FUZZ_SECONDS
 #                    (10; part of make check); make fuzz runs each
 #                    FUZZ_SECONDS (300), make fuzz-long 600 s each (release)
@@ -192,10 +192,14 @@ check:
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
 
+# T=NAME runs one suite: tests/unit/test_NAME.c (T=test_NAME works too)
+UNIT_RUN = $(if $(T),$(filter %/test_$(patsubst test_%,%,$(T)),$(UNIT_BINS)),$(UNIT_BINS))
+
 check-unit:
+	$(if $(T),$(if $(UNIT_RUN),,$(error T=$(T): no tests/unit/test_$(patsubst test_%,%,$(T)).c)))
 	scripts/install-deps unit
-	$(MAKE) all unit-bins
-	@set -e; for t in $(UNIT_BINS); do \
+	$(MAKE) all $(UNIT_RUN)
+	@set -e; for t in $(UNIT_RUN); do \
 		echo "== $$t"; \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		MMLAB_SRCDIR=$(CURDIR) MMLAB_IMAGES_DIR=$(CURDIR)/images $$t; \
@@ -288,8 +292,10 @@ install: all
 	done
 
 # ---- lint, format, clang: .clang-tidy, .clang-format, scripts/lint* ----
-#   make lint          cppcheck, clang-tidy and the include-cycle check on
-#                      every source the build compiles, then the linters'
+#   make lint          the folder layers (lab/LAYERS), bench/run's awk under
+#                      mawk and gawk, cppcheck, clang-tidy and the
+#                      include-cycle check on every source the build
+#                      compiles, then the linters'
 #                      own test (check-lint); any finding fails
 #   make format        clang-format the sources in place
 #   make format-check  fail, listing the files clang-format would change
@@ -307,19 +313,26 @@ TIDY_STAMPS = $(patsubst %.c,$(LINT_DIR)/%.tidy,$(LINT_SRCS))
 TIDY_MAX_NODES ?= 100000
 TIDY_CFLAGS = -std=c11 $(LINT_CPPFLAGS) $(PKG_CFLAGS) \
 	-Xclang -analyzer-config -Xclang max-nodes=$(TIDY_MAX_NODES)
-FORMAT_SRCS = $(sort $(wildcard $(addsuffix /*/*.[ch],$(LAB_DIRS)) common/*.[ch] \
-	collectors/*.[ch] workloads/*.[ch] workloads/lib/*.[ch] tests/unit/*.[ch] \
-	tests/guest/*.[ch] tests/fuzz/*.[ch] bench/*.[ch]))
+# every C file the project owns: the host tool, the guest side, the kernel
+# modules of workloads/<name>/, the tests and their fixtures, the example
+# jobs' programs and the benchmarks' (build/ holds none of them)
+FORMAT_SRCS = $(sort $(shell find $(LAB_DIRS) common collectors workloads tests bench jobs \
+	-type f -name '*.[ch]' 2>/dev/null))
+# the workloads' kernel modules: cppcheck only, as kernel code (clang-tidy
+# would need the kernel's own compiler flags; the module is compiled with
+# them against the distro kernel by tests/integration/t-workload-pagebench.sh)
+LINT_KMOD_SRCS ?= $(filter %.c,$(MOD_SRCS))
 # a known cycle tolerated while it is being removed: "--allow A:B" with
 # the modules as check-include-cycles names them; it fails once the
 # cycle is gone, so the exception goes with it
 CYCLES_ALLOW :=
 
-.PHONY: lint-cppcheck lint-tidy lint-tidy-stale lint-cycles check-lint format-check
+.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers \
+	lint-awk check-lint format-check
 
 lint:
-	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-cycles lint-cppcheck \
-		lint-tidy-stale
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-awk lint-cycles \
+		lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
 lint-cycles:
@@ -328,10 +341,26 @@ lint-cycles:
 	$(Q)scripts/check-include-cycles -Icommon -Icollectors -Iworkloads/lib \
 		common collectors workloads
 
+# a folder of lab/ includes only itself and the folders below it in
+# lab/LAYERS (docs/architecture.md, "The folders")
+lint-layers:
+	$(call msg,LAYERS,lab/LAYERS)
+	$(Q)scripts/check-layers lab
+
+# the benchmarks' awk programs under mawk and gawk (Debian's awk is
+# either): they must parse, run and print the same with both
+lint-awk:
+	$(call msg,AWK,bench/run)
+	$(Q)scripts/check-awk bench/run >/dev/null || scripts/check-awk bench/run
+
 lint-cppcheck:
 	$(call msg,CPPCHECK,sources)
 	$(Q)scripts/lint-cppcheck -j$(LINT_JOBS) --accepted scripts/lint/cppcheck-accepted \
 		$(CPPCHECK_OPTS) $(LINT_CPPFLAGS) $(LINT_SRCS)
+
+lint-cppcheck-kmod:
+	$(call msg,CPPCHECK,$(LINT_KMOD_SRCS))
+	$(Q)scripts/lint-cppcheck -j$(LINT_JOBS) --partial -D__KERNEL__ -DMODULE $(LINT_KMOD_SRCS)
 
 lint-tidy: $(TIDY_STAMPS)
 

@@ -95,10 +95,79 @@ static double local_pct(char *p, size_t len, int node, void **pages, int *status
 	return 100.0 * (double)local / (double)n;
 }
 
+/* after a move_pages(2) that left pages behind: say why, once per distinct status */
+static void report_unmoved(const int *status, size_t n, int cpu_node)
+{
+	int shown[8], nshown = 0;
+
+	for (size_t i = 0; i < n && nshown < 8; i++) {
+		int seen = 0;
+
+		for (int k = 0; k < nshown; k++)
+			seen |= shown[k] == status[i];
+		if (seen || status[i] == cpu_node)
+			continue;
+		shown[nshown++] = status[i];
+		fprintf(stderr, "numamigrate: move_pages: page %zu has status %d (%s)\n", i,
+			status[i], status[i] < 0 ? strerror(-status[i]) : "another node");
+	}
+}
+
+/*
+ * part 1: the n pages at p moved to cpu_node with one timed move_pages(2)
+ * call; *mv_s its time, *moved the pages now there; returns its result
+ */
+static long move_range(char *p, size_t n, int cpu_node, void **pages, int *nodes, int *status,
+		       double *mv_s, size_t *moved)
+{
+	double t0;
+	long r;
+
+	for (size_t i = 0; i < n; i++) {
+		pages[i] = p + i * 4096;
+		nodes[i] = cpu_node;
+		status[i] = -1;
+	}
+	t0 = wl_now();
+	r = wl_move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE);
+	*mv_s = wl_now() - t0;
+	if (r < 0)
+		fprintf(stderr, "numamigrate: move_pages: %s\n", strerror(errno));
+	*moved = 0;
+	for (size_t i = 0; i < n; i++)
+		*moved += status[i] == cpu_node;
+	if (*moved != n)
+		report_unmoved(status, n, cpu_node);
+	return r;
+}
+
+/*
+ * part 2: touch the len bytes at p from cpu_node, asking every 250 ms where
+ * the pages are, until conv percent are local or wait_s passed; *pct the
+ * last share seen; returns the seconds it took, or -1 if it did not converge
+ */
+static double converge(char *p, size_t len, int cpu_node, double wait_s, double conv, void **pages,
+		       int *status, double *pct)
+{
+	double t0 = wl_now();
+
+	while (wl_now() - t0 < wait_s) {
+		double t1 = wl_now();
+
+		while (wl_now() - t1 < 0.25)
+			for (size_t off = 0; off < len; off += 4096)
+				p[off]++;
+		*pct = local_pct(p, len, cpu_node, pages, status);
+		if (*pct >= conv)
+			return wl_now() - t0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t size, cpu_node, mem_node, wait_s, conv, autonuma;
-	double t0, pct = 0, converge_s = -1, mv_s;
+	double pct = 0, converge_s, mv_s;
 	unsigned long long hint0, mig0;
 	size_t n, moved = 0;
 	char *a, *b;
@@ -145,33 +214,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* part 1: move_pages, before any NUMA hinting fault marks the range */
-	for (size_t i = 0; i < n; i++) {
-		pages[i] = b + i * 4096;
-		nodes[i] = (int)cpu_node;
-		status[i] = -1;
-	}
-	t0 = wl_now();
-	r = wl_move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE);
-	mv_s = wl_now() - t0;
-	if (r < 0)
-		fprintf(stderr, "numamigrate: move_pages: %s\n", strerror(errno));
-	for (size_t i = 0; i < n; i++)
-		moved += status[i] == (int)cpu_node;
-	if (moved != n) { /* say why, once per distinct status */
-		int shown[8], nshown = 0;
-
-		for (size_t i = 0; i < n && nshown < 8; i++) {
-			int seen = 0;
-
-			for (int k = 0; k < nshown; k++)
-				seen |= shown[k] == status[i];
-			if (seen || status[i] == (int)cpu_node)
-				continue;
-			shown[nshown++] = status[i];
-			fprintf(stderr, "numamigrate: move_pages: page %zu has status %d (%s)\n", i,
-				status[i], status[i] < 0 ? strerror(-status[i]) : "another node");
-		}
-	}
+	r = move_range(b, n, (int)cpu_node, pages, nodes, status, &mv_s, &moved);
 
 	/* part 2: AutoNUMA, switched on only now */
 	if (autonuma && write_str("/proc/sys/kernel/numa_balancing", "1"))
@@ -179,19 +222,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 	hint0 = vmstat("numa_hint_faults");
 	mig0 = vmstat("numa_pages_migrated");
-	t0 = wl_now();
-	while (wl_now() - t0 < (double)wait_s) {
-		double t1 = wl_now();
-
-		while (wl_now() - t1 < 0.25)
-			for (size_t off = 0; off < size; off += 4096)
-				a[off]++;
-		pct = local_pct(a, size, (int)cpu_node, pages, status);
-		if (pct >= (double)conv) {
-			converge_s = wl_now() - t0;
-			break;
-		}
-	}
+	converge_s =
+		converge(a, size, (int)cpu_node, (double)wait_s, (double)conv, pages, status, &pct);
 	hint0 = vmstat("numa_hint_faults") - hint0;
 	mig0 = vmstat("numa_pages_migrated") - mig0;
 

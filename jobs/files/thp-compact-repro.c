@@ -74,8 +74,8 @@ static double now_us(void)
 
 static char *aligned_map(size_t len)
 {
-	char *m = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	char *m =
+		mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (m == MAP_FAILED) {
 		perror("mmap");

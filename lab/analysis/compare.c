@@ -614,41 +614,58 @@ static void check_config(struct comparison *c)
 	}
 }
 
-/* name the metrics that got no test because a side has n < 2 */
-static void note_untested(struct comparison *c)
+/*
+ * The note naming the metrics that got no test for one reason: few (a side
+ * with fewer than 2 samples, stats_welch's "n < 2..."), or !few: any other
+ * why (the variance overflowed), told as stats_test.why says it (the first
+ * such metric's). Up to 8 names, then a count.
+ */
+static void note_untested_by(struct comparison *c, bool few)
 {
 	struct strlist names = { 0 };
+	const char *why = NULL;
 	char *list;
 	size_t count = 0;
 
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
-		bool untested = false;
+		const char *mwhy = NULL;
 
-		for (size_t j = 0; j < c->nvars; j++)
-			untested |= j != c->baseline && !m->cells[j].t.valid;
-		if (!untested || c->nvars < 2)
+		for (size_t j = 0; j < c->nvars && !mwhy; j++) {
+			const struct stats_test *t = &m->cells[j].t;
+
+			if (j == c->baseline || t->valid)
+				continue;
+			if (few == (!t->why || !strncmp(t->why, "n < 2", 5)))
+				mwhy = t->why ? t->why : "n < 2";
+		}
+		if (!mwhy || c->nvars < 2)
 			continue;
+		why = why ? why : mwhy;
 		if (count++ < 8)
 			strlist_push(&names, m->name);
 	}
 	list = strlist_join(&names, ", ");
 	strlist_free(&names);
-	if (!count) {
-		free(list);
-		return;
-	}
-	if (count > 8)
+	if (few && count > 8)
 		strlist_pushf(&c->notes,
-			      "no significance test (n < 2 in a variant) "
-			      "for %s and %zu more",
-			      list, count - 8);
-	else
-		strlist_pushf(&c->notes,
-			      "no significance test (n < 2 in a variant) "
-			      "for %s",
-			      list);
+			      "no significance test (n < 2 in a variant) for %s and %zu more", list,
+			      count - 8);
+	else if (few && count)
+		strlist_pushf(&c->notes, "no significance test (n < 2 in a variant) for %s", list);
+	else if (count > 8)
+		strlist_pushf(&c->notes, "no significance test for %s and %zu more: %s", list,
+			      count - 8, why);
+	else if (count)
+		strlist_pushf(&c->notes, "no significance test for %s: %s", list, why);
 	free(list);
+}
+
+/* name the metrics that got no test, by why: a side has n < 2, or another reason */
+static void note_untested(struct comparison *c)
+{
+	note_untested_by(c, true);
+	note_untested_by(c, false);
 }
 
 /* one finite value in every sample of every variant (each has some) */

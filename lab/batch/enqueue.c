@@ -23,7 +23,8 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 	long long id = 0;
 	int ret;
 
-	o.job_path = path;
+	if (!o.job)
+		o.job_path = path;
 	o.defer_builds = true;
 	ret = runner_create(s, &o, &run);
 

@@ -17,7 +17,8 @@
 /*
  * Create a run of the job file at path and queue its boots; kernels built
  * from source become build items. ro: the runner's options (accel,
- * cache_dir, connect_uri; job_path and defer_builds are set here); slurm: NULL = local work for "queue run", else the Slurm
+ * cache_dir, connect_uri; ro->job: the job of path already loaded, which
+ * the runner frees; job_path and defer_builds are set here); slurm: NULL = local work for "queue run", else the Slurm
  * job ids as JSON text. Exit status (0, 1, 2); on 0 *run_out (malloc'd),
  * *job_out and, if asked, *boots_out (run.json "boots", a new reference)
  * are set.

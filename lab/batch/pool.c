@@ -218,8 +218,8 @@ static void build_reaped(struct pool *p, const struct worker *w, int code)
 	size_t i;
 
 	p->nbuild--;
-	if (build_item_settle(p->q, p->s, &w->it, log, code == 3 || worker_stop_requested(), &e,
-			      &users) == 0)
+	if (build_item_settle(p->q, p->s, &w->it, log,
+			      code == EXIT_INTERRUPTED || worker_stop_requested(), &e, &users) == 0)
 		p->failed++;
 	json_array_foreach(users, i, u) {
 		struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
@@ -245,7 +245,7 @@ static void boot_reaped(struct pool *p, const struct worker *w, int code)
 		p->done++;
 		lab_info("%s %s iteration %u: stored%s", it->run, it->variant, it->first,
 			 code == 1 ? " (not ok: see 'mmlab results show')" : "");
-	} else if (code == 3 || worker_stop_requested()) {
+	} else if (code == EXIT_INTERRUPTED || worker_stop_requested()) {
 		queue_finish(p->q, it->id, ITEM_QUEUED, "interrupted");
 	} else {
 		char *log = item_log(p, it);

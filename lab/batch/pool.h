@@ -23,7 +23,7 @@
  * What a worker runs, in its own process with its own store (and, for a
  * build, queue) connection; the return value is the worker's exit status.
  * boot: one boot item placed as bo says; 0 ok, 1 an iteration not ok, 2
- * bad input, 3 interrupted (as runner_boot()). The pool judges a boot by
+ * bad input, EXIT_INTERRUPTED (as runner_boot()). The pool judges a boot by
  * what the store holds afterwards, not by this status alone.
  * build: one claimed build item into the kernel cache cache_dir; 0 built.
  */

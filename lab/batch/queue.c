@@ -467,7 +467,7 @@ static bool owner_dead(const struct queue_owner *self, long long pid, const char
 		return true; /* this host rebooted since */
 	if (pid == self->pid)
 		return false;
-	return pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH);
+	return !process_alive(pid, NULL); /* a zombie owner is dead too */
 }
 
 int queue_recover(struct queue *q, const struct queue_owner *self, double stale_s,

@@ -72,7 +72,7 @@ int step_exec(struct queue *q, struct store *s, const char *run_arg, const char 
 	ret = exec_boot(s, run, b, cache_dir, connect_uri);
 	json_decref(rj);
 	free(run);
-	return ret == 3 ? EXIT_RUN_FAILED : ret;
+	return ret == EXIT_INTERRUPTED ? EXIT_RUN_FAILED : ret;
 }
 
 /* where a Slurm build step's output goes (slurm.c names it) */
@@ -95,7 +95,7 @@ static int build_child_fn(struct store *s, struct queue *q, void *arg)
 	return build_item_build(q, s, bc->it, bc->cache_dir) ? EXIT_RUN_FAILED : 0;
 }
 
-/* wait for the build child, heartbeating; its exit code, 3 if stopped */
+/* wait for the build child, heartbeating; its exit code, EXIT_INTERRUPTED if stopped */
 static int build_wait(struct queue *q, const struct queue_owner *self, pid_t pid)
 {
 	double last_beat = 0;
@@ -109,7 +109,7 @@ static int build_wait(struct queue *q, const struct queue_owner *self, pid_t pid
 			break;
 		if (r < 0 && errno != EINTR) {
 			lab_err("waiting for the build: %s", strerror(errno));
-			return 3;
+			return EXIT_INTERRUPTED;
 		}
 		if (worker_stop_requested() && !killed) {
 			kill(pid, SIGTERM);
@@ -124,7 +124,7 @@ static int build_wait(struct queue *q, const struct queue_owner *self, pid_t pid
 	return worker_stop_requested() ? 3 : worker_exit_code(st);
 }
 
-/* build it (claimed) in a child, heartbeating; the child's exit code, 3 if stopped */
+/* build it (claimed) in a child, heartbeating; the child's exit code, EXIT_INTERRUPTED if stopped */
 static int build_in_child(struct queue *q, struct store *s, const struct queue_owner *self,
 			  const struct queue_item *it, const char *cache_dir)
 {
@@ -238,7 +238,7 @@ int step_build(struct queue *q, struct store *s, const char *run_arg, const char
 	worker_stop_catch();
 	rc = build_in_child(q, s, &self, &it, cache_dir);
 	log = build_step_log(s, run, variant);
-	if (build_item_settle(q, s, &it, log, rc == 3, &e, &users) == 1)
+	if (build_item_settle(q, s, &it, log, rc == EXIT_INTERRUPTED, &e, &users) == 1)
 		ret = 0;
 	else if (!e)
 		lab_err("the build of run %s variant '%s' was interrupted; it is queued again", run,

@@ -206,8 +206,8 @@ out:
 	return ret;
 }
 
-static int submit_one(struct queue *q, struct store *s, const char *path, struct submit_opts *o,
-		      json_t *out)
+int submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
+	       struct submit_opts *o, json_t *out)
 {
 	struct run_sub r = { .q = q, .s = s, .o = o, .deps = STRBUF_INIT };
 	json_t *boots = NULL;
@@ -215,7 +215,8 @@ static int submit_one(struct queue *q, struct store *s, const char *path, struct
 	long long job;
 	struct run_opts ro = { .accel = o->accel,
 			       .cache_dir = o->cache_dir,
-			       .connect_uri = o->connect_uri };
+			       .connect_uri = o->connect_uri,
+			       .job = loaded };
 	int ret = queue_add_job(q, s, path, o->priority, &ro, "{\"state\":\"submitting\"}", &run,
 				&job, &boots);
 
@@ -240,7 +241,7 @@ int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		int rc = submit_one(q, s, paths[i], o, out);
+		int rc = submit_job(q, s, paths[i], NULL, o, out);
 
 		if (rc && (!ret || rc == EXIT_USAGE))
 			ret = rc;

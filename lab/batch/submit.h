@@ -41,4 +41,13 @@ struct submit_opts {
 int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
 		struct submit_opts *o, json_t *out);
 
+/*
+ * One job file, as submit_jobs() does; loaded: the job of path already
+ * loaded (with its own directory for relative paths; the runner frees it),
+ * or NULL to load path.
+ */
+struct job;
+int submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
+	       struct submit_opts *o, json_t *out);
+
 #endif

@@ -76,7 +76,7 @@ static void __attribute__((noreturn)) child(const struct worker_spec *w, pid_t p
 	 * AUTODESTROY takes the domain with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
-		_exit(3);
+		_exit(EXIT_INTERRUPTED);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (w->log)

@@ -33,8 +33,8 @@ struct worker_spec {
 /*
  * Fork a worker running w->fn. Returns its pid in the parent, or -1 after
  * a message naming what ("a worker for RUN V/0"). The child never returns:
- * it exits with fn's status, 1 when it cannot open its connections, or 3
- * when its parent died before it could ask to die with it.
+ * it exits with fn's status, 1 when it cannot open its connections, or
+ * EXIT_INTERRUPTED when its parent died before it could ask to die with it.
  */
 pid_t worker_start(const struct worker_spec *w, const char *what);
 

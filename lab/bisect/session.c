@@ -29,7 +29,8 @@ void session_init(struct bisect_session *s, const struct bisect_env *env)
 	memset(s, 0, sizeof(*s));
 	s->env = env;
 	s->lock_fd = -1;
-	s->dir = xasprintf("%s/bisect", env->results_dir);
+	s->dir = env->state_dir ? xstrdup(env->state_dir) :
+				  xasprintf("%s/bisect", env->results_dir);
 	s->wt = xasprintf("%s/wt", s->dir);
 	s->lock = xasprintf("%s/lock", s->dir);
 }
@@ -324,7 +325,8 @@ json_t *bisect_report_json(const struct bisect_report *r)
 
 char *bisect_log(const struct bisect_env *env, size_t *len)
 {
-	char *path = xasprintf("%s/bisect/bisect.log", env->results_dir);
+	char *path = env->state_dir ? xasprintf("%s/bisect.log", env->state_dir) :
+				      xasprintf("%s/bisect/bisect.log", env->results_dir);
 	char *text = path_exists(path) ? read_file(path, len, 64u << 20) : NULL;
 
 	if (!text)

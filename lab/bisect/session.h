@@ -51,6 +51,7 @@ typedef int (*bisect_measure_fn)(void *ctx, const struct bisect_params *p,
 /* what the engine needs from the command line's global options */
 struct bisect_env {
 	const char *results_dir; /* the results store; the bisection is in its bisect/ */
+	const char *state_dir; /* or here (a track's bisections); NULL: RESULTS/bisect */
 	const char *cache_dir; /* kernel cache and images: for the runner */
 	const char *connect_uri; /* libvirt URI (NULL: the default): for the runner */
 	bisect_measure_fn measure; /* NULL: build, boot and run (runner.h) */
@@ -72,6 +73,7 @@ struct bisect_start_args {
 	const struct strlist *paths; /* --paths, or NULL */
 	const char *tree; /* --tree, or NULL: the job's kernels.tree */
 	const char *variant; /* --variant, or NULL: the job's first */
+	const char *job_dir; /* relative paths of the job against this; NULL: its own */
 };
 
 /*

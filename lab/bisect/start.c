@@ -49,6 +49,10 @@ static int load_job(const struct bisect_start_args *a, struct bisect_params *p, 
 	p->job_text = job_read_file(a->job, &len, &p->job_dir);
 	if (!p->job_text)
 		return -1;
+	if (a->job_dir) {
+		free(p->job_dir);
+		p->job_dir = xstrdup(a->job_dir);
+	}
 	abs = realpath(p->job_dir, NULL);
 	if (abs) {
 		free(p->job_dir);

@@ -5,8 +5,10 @@
  * --help itself, and returns the process exit status: 0 success, 1 a run
  * that failed, 2 bad usage or bad input.
  */
-#ifndef MMLAB_CMD_H
-#define MMLAB_CMD_H
+#ifndef MMLAB_BUILTIN_H
+#define MMLAB_BUILTIN_H
+
+#include <jansson.h>
 
 int cmd_run(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
@@ -19,6 +21,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_track(int argc, char **argv);
 
 /*
  * Option callbacks of the commands that start runs (run_options.c):
@@ -27,6 +30,12 @@ int cmd_bisect(int argc, char **argv);
 struct opt;
 int opt_accel_cb(const struct opt *o, const char *arg);
 int opt_seed_cb(const struct opt *o, const char *arg);
+
+/*
+ * j as indented JSON and a newline on stdout, a command's --json output
+ * (output.c). Borrows j: the caller keeps its reference and drops it.
+ */
+void print_json(const json_t *j);
 
 /* global options parsed by main.c, visible to every command */
 struct global_opts {

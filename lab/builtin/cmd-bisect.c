@@ -72,12 +72,6 @@ static struct bisect_env env_of_gopts(void)
 	return env;
 }
 
-static void print_json(json_t *o)
-{
-	json_dumpf(o, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-}
-
 static void print_result(json_t *res, bool json)
 {
 	if (json)

@@ -16,7 +16,7 @@
 #include "image/initramfs.h"
 #include "kernel/kernel.h"
 #include "lib/parse-options.h"
-#include "vm/probe.h"
+#include "run/probe.h"
 #include "lib/util.h"
 #include "vm/vm.h"
 

@@ -18,7 +18,7 @@
 #include "lib/parse-options.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
-#include "vm/probe.h"
+#include "run/probe.h"
 #include "vm/vm.h"
 
 static void usage(FILE *f)
@@ -49,13 +49,6 @@ static void usage(FILE *f)
 		   "Images live in $MMLAB_CACHE/images (default ~/.cache/mmlab/images). The\n"
 		   "guest programs come from build/guest next to ./mmlab, or $MMLAB_GUEST_DIR;\n"
 		   "the recipes from images/ next to ./mmlab, or $MMLAB_IMAGES_DIR.\n");
-}
-
-static void print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-	json_decref(j);
 }
 
 /*
@@ -200,12 +193,16 @@ static json_t *plan_json(const struct image_recipe *r, const struct image_built 
 
 static void print_built(const struct image_recipe *r, const struct image_built *b, bool json)
 {
-	if (json)
-		print_json(json_pack("{s:s, s:s, s:s, s:b, s:s}", "kind",
-				     image_recipe_kind_name(r->kind), "path", b->path, "hash",
-				     b->hash, "built", b->built, "recipe", r->path));
-	else
+	json_t *j;
+
+	if (!json) {
 		printf("%s %s (%s)\n", b->path, b->hash, b->built ? "built" : "cached");
+		return;
+	}
+	j = json_pack("{s:s, s:s, s:s, s:b, s:s}", "kind", image_recipe_kind_name(r->kind), "path",
+		      b->path, "hash", b->hash, "built", b->built, "recipe", r->path);
+	print_json(j);
+	json_decref(j);
 }
 
 static int image_build(int argc, char **argv)
@@ -249,9 +246,12 @@ static int image_build(int argc, char **argv)
 	if (!dry && r.kind == RECIPE_DEBOOTSTRAP)
 		image_guestfs_accel();
 	ret = image_make(gopts.cache_dir, &r, dry, &b) ? EXIT_RUN_FAILED : 0;
-	if (!ret && dry && json)
-		print_json(plan_json(&r, &b));
-	else if (!ret && dry)
+	if (!ret && dry && json) {
+		json_t *plan = plan_json(&r, &b);
+
+		print_json(plan);
+		json_decref(plan);
+	} else if (!ret && dry)
 		print_plan(&r, &b);
 	else if (!ret)
 		print_built(&r, &b, json);
@@ -290,6 +290,7 @@ static int image_list_cmd(int argc, char **argv)
 	l = image_cache_list(gopts.cache_dir);
 	if (json) {
 		print_json(l);
+		json_decref(l);
 		return 0;
 	}
 	json_array_foreach(l, i, x)
@@ -328,6 +329,7 @@ static int image_gc(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	if (json) {
 		print_json(removed);
+		json_decref(removed);
 		return 0;
 	}
 	json_array_foreach(removed, i, x)

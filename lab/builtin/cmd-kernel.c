@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-kernel.c - "mmlab kernel build|list|show|gc": kernel variants built
- * from a git tree into the content-addressed cache (docs/kernels.md).
+ * cmd-kernel.c - "mmlab kernel build|fetch|list|show|gc": kernel variants built
+ * from a git tree into the content-addressed cache, and distribution kernel
+ * packages fetched and unpacked into it (docs/kernels.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 #include "job/job.h"
 #include "kernel/kcache.h"
 #include "kernel/kernel.h"
+#include "kernel/package.h"
 #include "lib/parse-options.h"
+#include "lib/pkgname.h"
 #include "lib/util.h"
 
 static const char *const kernel_synopsis[] = {
@@ -19,6 +22,7 @@ static const char *const kernel_synopsis[] = {
 	"mmlab kernel build --tree DIR --ref REF [--revert C]... [--cherry-pick C]...",
 	"                   [--apply PATCH]... [--fragment FILE]... [--config-base B]",
 	"                   [--name NAME] [--rebuild] [--json]",
+	"mmlab kernel fetch PACKAGE[=VERSION]... [--json]",
 	"mmlab kernel list [--json]",
 	"mmlab kernel show KEY [--json]",
 	"mmlab kernel gc [--dry-run] [--json]",
@@ -38,9 +42,12 @@ static const struct opt_usage kernel_usage = {
 		"\n"
 		"  build JOB        every variant of the job that has 'ref:'\n"
 		"  build --tree ... one variant from the command line (options repeat, in order)\n"
-		"  list             the cached kernels\n"
+		"  fetch PKG[=VER]  fetch Debian kernel packages with apt into the cache, unpacked\n"
+		"                   (nothing is installed); a run fetches what it needs itself\n"
+		"  list             the cached kernels, then the cached packages and their runs\n"
 		"  show KEY         one cached kernel's metadata (KEY may be a unique prefix)\n"
-		"  gc               remove cached kernels no stored run uses (--results DIR)",
+		"  gc               remove cached kernels and packages no stored run uses\n"
+		"                   (--results DIR)",
 	.footer =
 		"Exit status: 0 done, 1 a build failed, 2 bad usage or input. See docs/kernels.md.",
 };
@@ -52,12 +59,6 @@ struct kernel_opts {
 	char *tree, *config_base;
 	struct strlist revert, cherry_pick, apply, fragments;
 };
-
-static void print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	putchar('\n');
-}
 
 static json_t *result_json(const char *variant, const struct kernel_info *ki)
 {
@@ -232,15 +233,45 @@ static void print_meta(json_t *m)
 	}
 }
 
+static void print_packages(json_t *pk)
+{
+	json_t *m;
+	size_t i;
+	char sz[32];
+
+	if (!json_array_size(pk))
+		return;
+	printf("\npackages:\n");
+	json_array_foreach(pk, i, m) {
+		json_t *runs = json_object_get(m, "runs");
+		char *r = json_array_size(runs) ? json_dumps(runs, JSON_COMPACT) : NULL;
+
+		printf("%.12s  %-32s  %-22s  %8s  %s\n",
+		       json_string_value(json_object_get(m, "sha256")) ?: "",
+		       json_string_value(json_object_get(m, "package")) ?: "",
+		       json_string_value(json_object_get(m, "version")) ?: "",
+		       fmt_size((uint64_t)json_integer_value(json_object_get(m, "size_bytes")), sz,
+				sizeof(sz)),
+		       r ? r : "no runs");
+		free(r);
+	}
+}
+
 static int do_list(struct kernel_opts *ko)
 {
 	json_t *out = kcache_list(gopts.cache_dir), *m;
+	json_t *pk = pkg_list(gopts.cache_dir, gopts.results_dir);
 	size_t i;
 
 	if (ko->json) {
+		/* the built kernels as before, then each package ("source": "package") */
+		json_array_foreach(pk, i, m) {
+			json_object_set_new(m, "source", json_string("package"));
+			json_array_append(out, m);
+		}
 		print_json(out);
 	} else {
-		if (!json_array_size(out))
+		if (!json_array_size(out) && !json_array_size(pk))
 			printf("no kernels in %s/kernels\n", gopts.cache_dir);
 		json_array_foreach(out, i, m)
 			printf("%s  %-20s  %-12.12s  %s  %s\n",
@@ -249,9 +280,51 @@ static int do_list(struct kernel_opts *ko)
 			       json_string_value(json_object_get(m, "base_commit")) ?: "",
 			       json_string_value(json_object_get(m, "variant")) ?: "",
 			       json_string_value(json_object_get(m, "release")) ?: "");
+		print_packages(pk);
 	}
+	json_decref(pk);
 	json_decref(out);
 	return 0;
+}
+
+/* "kernel fetch NAME[=VERSION]...": every one, exit 2 when one is refused */
+static int do_fetch(int argc, char **argv, struct kernel_opts *ko)
+{
+	json_t *all = json_array();
+	int ret = 0;
+
+	for (int i = 0; i < argc; i++) {
+		char *name = xstrdup(argv[i]), *ver = strchr(name, '='), *where;
+		struct pkg_entry e;
+
+		if (ver)
+			*ver++ = '\0';
+		where = xasprintf("kernel fetch %s", argv[i]);
+		if (!pkg_name_ok(name) || (ver && !pkg_version_ok(ver))) {
+			lab_err("%s: expected PACKAGE or PACKAGE=VERSION, such as "
+				"linux-image-6.1.0-47-amd64=6.1.170-3",
+				where);
+			ret = EXIT_USAGE;
+		} else if (pkg_get_apt(gopts.cache_dir, name, ver, where, &e)) {
+			ret = EXIT_USAGE;
+		} else {
+			json_object_set_new(e.meta, "cache_hit", json_boolean(e.hit));
+			json_object_set_new(e.meta, "dir", json_string(e.dir));
+			json_array_append(all, e.meta);
+			if (!ko->json)
+				printf("%s %s %.12s %s %s\n",
+				       json_string_value(json_object_get(e.meta, "package")),
+				       json_string_value(json_object_get(e.meta, "version")),
+				       e.sha256, e.hit ? "cached" : "fetched", e.dir);
+			pkg_entry_release(&e);
+		}
+		free(where);
+		free(name);
+	}
+	if (ko->json)
+		print_json(all);
+	json_decref(all);
+	return ret;
 }
 
 static int do_show(const char *key, struct kernel_opts *ko)
@@ -271,10 +344,12 @@ static int do_show(const char *key, struct kernel_opts *ko)
 static int do_gc(struct kernel_opts *ko)
 {
 	json_t *out = kcache_gc(gopts.cache_dir, gopts.results_dir, ko->dry_run), *k;
+	json_t *pk = pkg_gc(gopts.cache_dir, gopts.results_dir, ko->dry_run);
 	size_t i;
 
 	if (ko->json) {
-		json_t *o = json_pack("{s:O, s:b}", "removed", out, "dry_run", ko->dry_run);
+		json_t *o = json_pack("{s:O, s:O, s:b}", "removed", out, "removed_packages", pk,
+				      "dry_run", ko->dry_run);
 
 		print_json(o);
 		json_decref(o);
@@ -282,9 +357,14 @@ static int do_gc(struct kernel_opts *ko)
 		json_array_foreach(out, i, k)
 			printf("%s %s\n", ko->dry_run ? "would remove" : "removed",
 			       json_string_value(k));
-		printf("%zu kernel%s %s\n", json_array_size(out),
-		       json_array_size(out) == 1 ? "" : "s", ko->dry_run ? "unused" : "removed");
+		json_array_foreach(pk, i, k)
+			printf("%s package %s\n", ko->dry_run ? "would remove" : "removed",
+			       json_string_value(k));
+		printf("%zu kernel%s and %zu package%s %s\n", json_array_size(out),
+		       json_array_size(out) == 1 ? "" : "s", json_array_size(pk),
+		       json_array_size(pk) == 1 ? "" : "s", ko->dry_run ? "unused" : "removed");
 	}
+	json_decref(pk);
 	json_decref(out);
 	return 0;
 }
@@ -343,6 +423,8 @@ static const struct kernel_sub {
 	const char *need; /* the message when an operand is missing */
 } kernel_subs[] = {
 	{ "build", build_opts, 1, NULL },
+	{ "fetch", json_opts, 64,
+	  "kernel fetch: give a package, such as linux-image-6.1.0-47-amd64 (or NAME=VERSION)" },
 	{ "list", json_opts, 0, NULL },
 	{ "show", json_opts, 1,
 	  "kernel show: give a cache key (or a unique prefix); "
@@ -387,7 +469,7 @@ static int no_sub(const char *arg)
 		usage_with_options(arg ? stdout : stderr, all, &kernel_usage);
 		return arg ? 0 : EXIT_USAGE;
 	}
-	lab_err("kernel: unknown subcommand '%s'; expected build, list, show or gc", arg);
+	lab_err("kernel: unknown subcommand '%s'; expected build, fetch, list, show or gc", arg);
 	return EXIT_USAGE;
 }
 
@@ -407,6 +489,8 @@ int cmd_kernel(int argc, char **argv)
 		argv++;
 		if (!strcmp(sub->name, "build"))
 			ret = do_build(n, argv, &ko);
+		else if (!strcmp(sub->name, "fetch"))
+			ret = do_fetch(n, argv, &ko);
 		else if (!strcmp(sub->name, "list"))
 			ret = do_list(&ko);
 		else if (!strcmp(sub->name, "show"))

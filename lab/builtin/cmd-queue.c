@@ -126,12 +126,6 @@ static void usage(FILE *f)
 	usage_with_options(f, opts, &u);
 }
 
-static void print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-}
-
 static void print_added(long long id, const char *run, json_t *boots, const char *file)
 {
 	char *kernels = queue_build_variants(boots);

@@ -43,12 +43,6 @@ static const struct opt_usage repro_usage = {
 		  "the run could not be made), 2 bad recipe or usage.",
 };
 
-static void print_json(json_t *o)
-{
-	json_dumpf(o, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-}
-
 /* {"run", "recipe", "repro"} as JSON or as the verdict and its tables */
 static void print_verdict(json_t *out, bool json)
 {

@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "repro", cmd_repro, "reproduce a bug report from a recipe: REPRODUCED or not" },
 	{ "kernel", cmd_kernel, "build kernel variants from a git tree into the kernel cache" },
 	{ "bisect", cmd_bisect, "find the commit that changed a metric or brought a warning" },
+	{ "track", cmd_track, "watch a series of kernels: change points, confirmed and bisected" },
 };
 
 static const char *const main_synopsis[] = {
@@ -69,9 +70,20 @@ static const struct command *command_or_err(const char *name)
 {
 	const struct command *cmd = find_command(name);
 
-	if (!cmd)
+	const char *names[ARRAY_SIZE(commands) + 1], *near;
+
+	if (cmd)
+		return cmd;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	names[ARRAY_SIZE(commands)] = NULL;
+	near = nearest_name(name, names);
+	if (near)
+		lab_err("no command '%s' (did you mean '%s'?); 'mmlab help' lists them", name,
+			near);
+	else
 		lab_err("no command '%s'; 'mmlab help' lists them", name);
-	return cmd;
+	return NULL;
 }
 
 /* the global options, then the command with argv from its name on */

@@ -6,8 +6,8 @@
  * fields and numbers that do not fit an int64 are skipped and counted,
  * never fatal.
  */
-#ifndef MMLAB_SNAPSHOT_H
-#define MMLAB_SNAPSHOT_H
+#ifndef MMLAB_GUEST_COUNTERS_H
+#define MMLAB_GUEST_COUNTERS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * fails, never crashes, and drops what does not check out with an entry in
  * "log".
  */
-#ifndef MMLAB_AGENT_H
-#define MMLAB_AGENT_H
+#ifndef MMLAB_GUEST_STREAM_H
+#define MMLAB_GUEST_STREAM_H
 
 #include <stddef.h>
 #include <jansson.h>

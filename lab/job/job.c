@@ -426,16 +426,3 @@ void job_free(struct job *job)
 	free(job->name);
 	free(job);
 }
-
-const char *accel_mode_name(enum accel_mode m)
-{
-	switch (m) {
-	case ACCEL_AUTO:
-		return "auto";
-	case ACCEL_KVM:
-		return "kvm";
-	case ACCEL_TCG:
-		return "tcg";
-	}
-	return "unknown";
-}

@@ -14,74 +14,18 @@
 #include <stddef.h>
 
 #include "lib/util.h"
+#include "topo/topology.h"
 
 struct job_own;
 
-#define JOB_MAX_NODES 64
 #define JOB_MAX_VARIANTS 64
 #define JOB_NAME_MAX 64 /* job and variant names: [A-Za-z0-9._-]+ */
-
-enum accel_mode {
-	ACCEL_AUTO,
-	ACCEL_KVM,
-	ACCEL_TCG,
-};
-const char *accel_mode_name(enum accel_mode m); /* "auto", "kvm", "tcg" */
-
-struct job_node {
-	unsigned int cpus; /* 0: a CPU-less (memory-only) node */
-	uint64_t memory_kib; /* 0: a memoryless node (CPUs only) */
-	/*
-	 * The node's memory is given to the guest as soft-reserved memory
-	 * (a dax device) that the agent onlines with the kmem driver, as CXL
-	 * expanders and PMEM in system-ram mode appear: the kernel puts such
-	 * memory in a lower memory tier (docs/job-format.md, "Memory tiers").
-	 */
-	bool kmem;
-};
-
-/*
- * One HMAT entry (libvirt <interconnects>): the access latency and/or
- * bandwidth from the CPUs of node initiator to the memory of node target.
- */
-#define JOB_MAX_HMAT 256
-struct job_hmat {
-	unsigned int initiator, target;
-	unsigned int latency_ns; /* 0: not given */
-	uint64_t bandwidth_mibs; /* MiB/s; 0: not given */
-};
-
-struct job_topology {
-	unsigned int nnodes;
-	struct job_node nodes[JOB_MAX_NODES];
-	unsigned int nhmat;
-	struct job_hmat hmat[JOB_MAX_HMAT];
-	/*
-	 * /sys/kernel/mm/numa/demotion_enabled as the job says: 0 when it
-	 * says nothing (then on when a node is kmem), 1 true, -1 false
-	 */
-	int demotion;
-	/*
-	 * distances[i * nnodes + j]; all zero when the job gives none (libvirt
-	 * and the guest then use the firmware default: 10 local, 20 remote).
-	 * A scalar "distances: 21" fills every remote entry with 21 and every
-	 * local one with 10.
-	 */
-	unsigned int distances[JOB_MAX_NODES * JOB_MAX_NODES];
-};
-unsigned int topology_total_cpus(const struct job_topology *t);
-uint64_t topology_total_memory_kib(const struct job_topology *t);
-/* a node is CPU-less, memoryless or kmem, or HMAT is given: the agent reports the tiers */
-bool topology_is_tiered(const struct job_topology *t);
-/* some node is kmem: the guest needs the dax and kmem drivers */
-bool topology_has_kmem(const struct job_topology *t);
-/* demotion_enabled for the guest: 1, 0, or -1 to leave the kernel's default */
-int topology_demotion(const struct job_topology *t);
 
 enum kernel_kind {
 	KERNEL_DISTRO, /* newest /boot/vmlinuz-* on the host */
 	KERNEL_PATH, /* a prebuilt image */
 	KERNEL_SOURCE, /* built from the job's kernels.tree at ref (docs/kernels.md) */
+	KERNEL_PACKAGE, /* a distribution's package: apt's, a .deb or an .rpm (kernel/package.h) */
 };
 
 struct job_variant {
@@ -100,6 +44,12 @@ struct job_variant {
 	struct strlist revert; /* commit-ish */
 	struct strlist cherry_pick; /* commit-ish */
 	struct strlist apply; /* absolute paths of patch files (mbox or diff) */
+	/* KERNEL_PACKAGE: exactly one of pkg_name, pkg_deb, pkg_rpm */
+	char *pkg_name; /* package: a Debian package that apt fetches */
+	char *pkg_version; /* version: its version, or NULL for apt's candidate */
+	char *pkg_deb; /* deb: a .deb file, absolute */
+	char *pkg_rpm; /* rpm: an .rpm file, absolute */
+	char *pkg_modules; /* modules: the rpm holding the modules (kernel-modules), or NULL */
 };
 /*
  * dst = a deep copy of every field of src (lab/job/variant.c; the build

@@ -372,31 +372,6 @@ void job_yaml_str_list(struct job_yaml *y, yaml_node_t *n, const char *path, con
 				  out);
 }
 
-/* edit distance of two short strings (longer ones count as far apart) */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[33], prev, tmp;
-
-	if (la > 32 || lb > 32)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			tmp = row[j];
-			row[j] = prev + (a[i - 1] != b[j - 1]);
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (tmp + 1 < row[j])
-				row[j] = tmp + 1;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* " (did you mean 'x'?)" for a near miss among the nf keys of f, else "" */
 static const char *suggest(char buf[SHOWLEN + 24], const char *key, const struct job_field *f,
 			   size_t nf)
@@ -405,7 +380,7 @@ static const char *suggest(char buf[SHOWLEN + 24], const char *key, const struct
 	const char *hit = NULL;
 
 	for (size_t i = 0; i < nf; i++) {
-		d = distance(key, f[i].key);
+		d = edit_distance(key, f[i].key);
 		if (d < best) {
 			best = d;
 			hit = f[i].key;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "job/parse.h"
-#include "job/topo_layout.h"
+#include "topo/topo_layout.h"
 #include "lib/util.h"
 
 #define JOB_MIN_NODE_BYTES (64ULL << 20)
@@ -324,47 +324,4 @@ void job_parse_topology(struct job_yaml *y, yaml_node_t *n, struct job_topology 
 		job_parse_hmat(y, f[TP_HMAT].val, t, ok);
 	if (f[TP_DEMOTION].val)
 		parse_demotion(y, f[TP_DEMOTION].val, t);
-}
-
-unsigned int topology_total_cpus(const struct job_topology *t)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < t->nnodes; i++)
-		n += t->nodes[i].cpus;
-	return n;
-}
-
-uint64_t topology_total_memory_kib(const struct job_topology *t)
-{
-	uint64_t n = 0;
-
-	for (unsigned int i = 0; i < t->nnodes; i++)
-		n += t->nodes[i].memory_kib;
-	return n;
-}
-
-bool topology_has_kmem(const struct job_topology *t)
-{
-	for (unsigned int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].kmem)
-			return true;
-	return false;
-}
-
-bool topology_is_tiered(const struct job_topology *t)
-{
-	if (t->nhmat)
-		return true;
-	for (unsigned int i = 0; i < t->nnodes; i++)
-		if (!t->nodes[i].cpus || !t->nodes[i].memory_kib || t->nodes[i].kmem)
-			return true;
-	return false;
-}
-
-int topology_demotion(const struct job_topology *t)
-{
-	if (t->demotion)
-		return t->demotion > 0;
-	return topology_has_kmem(t) ? 1 : -1;
 }

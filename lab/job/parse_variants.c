@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "job/parse.h"
+#include "lib/pkgname.h"
 #include "lib/util.h"
 
 #define JOB_SYSCTL_MAX 128 /* sysctl name length */
@@ -112,12 +113,92 @@ static void parse_thp(struct job_yaml *y, yaml_node_t *n, const char *path, stru
 	}
 }
 
+enum { K_PACKAGE, K_VERSION, K_DEB, K_RPM, K_MODULES, K_N };
+
+/* one string of kernel: { ... }: a path (dir given) or a package name/version */
+static char *pkg_field(struct job_yaml *y, struct job_field *f, const char *path, const char *dir,
+		       const char *want)
+{
+	char p[PATHLEN], sh[SHOWLEN];
+	const char *s = job_yaml_scalar(y, f->val, job_pkey(p, path, f->key), want);
+
+	if (!s)
+		return NULL;
+	if (!*s) {
+		job_yaml_err(y, f->val->start_mark, p, "is empty; expected %s", want);
+		return NULL;
+	}
+	if (dir)
+		return job_path(dir, s);
+	if (!strcmp(f->key, "package") ? !pkg_name_ok(s) : !pkg_version_ok(s)) {
+		job_yaml_err(y, f->val->start_mark, p, "'%s' is not %s", job_show(sh, s), want);
+		return NULL;
+	}
+	return xstrdup(s);
+}
+
+/* kernel: { package: NAME, version: V } | { deb: FILE } | { rpm: FILE, modules: FILE } */
+static void parse_kernel_pkg(struct job_yaml *y, yaml_node_t *n, const char *path, const char *dir,
+			     struct job_variant *v)
+{
+	struct job_field f[K_N] = {
+		[K_PACKAGE] = { .key = "package" }, [K_VERSION] = { .key = "version" },
+		[K_DEB] = { .key = "deb" },	    [K_RPM] = { .key = "rpm" },
+		[K_MODULES] = { .key = "modules" },
+	};
+	char p[PATHLEN];
+	int given;
+
+	if (!job_yaml_map(y, n, path,
+			  "a mapping such as { package: linux-image-6.1.0-52-amd64 }, { deb: FILE } "
+			  "or { rpm: FILE }",
+			  f, K_N))
+		return;
+	given = !!f[K_PACKAGE].val + !!f[K_DEB].val + !!f[K_RPM].val;
+	if (given != 1) {
+		job_yaml_err(y, n->start_mark, path,
+			     "%s; give exactly one of package (a Debian package apt fetches), deb "
+			     "(a .deb file) or rpm (an .rpm file)",
+			     given ? "names more than one kernel" : "names no kernel");
+		return;
+	}
+	if (f[K_VERSION].val && !f[K_PACKAGE].val)
+		job_yaml_err(y, f[K_VERSION].key_node->start_mark, job_pkey(p, path, "version"),
+			     "goes with 'package:' (the version apt fetches); a file has its own");
+	if (f[K_MODULES].val && !f[K_RPM].val)
+		job_yaml_err(y, f[K_MODULES].key_node->start_mark, job_pkey(p, path, "modules"),
+			     "goes with 'rpm:' (a separate modules rpm such as Fedora's "
+			     "kernel-modules); a .deb or apt package carries its modules");
+	v->kernel_kind = KERNEL_PACKAGE;
+	v->kernel_line = (unsigned int)n->start_mark.line + 1;
+	v->kernel_col = (unsigned int)n->start_mark.column + 1;
+	if (f[K_PACKAGE].val)
+		v->pkg_name = pkg_field(y, &f[K_PACKAGE], path, NULL,
+					"a Debian package name such as linux-image-6.1.0-52-amd64");
+	if (f[K_VERSION].val && f[K_PACKAGE].val)
+		v->pkg_version = pkg_field(y, &f[K_VERSION], path, NULL,
+					   "a Debian version such as 6.1.176-1");
+	if (f[K_DEB].val)
+		v->pkg_deb = pkg_field(y, &f[K_DEB], path, dir, "the path of a .deb file");
+	if (f[K_RPM].val)
+		v->pkg_rpm = pkg_field(y, &f[K_RPM], path, dir, "the path of an .rpm file");
+	if (f[K_MODULES].val && f[K_RPM].val)
+		v->pkg_modules = pkg_field(y, &f[K_MODULES], path, dir,
+					   "the path of the modules' .rpm file");
+}
+
 static void parse_kernel(struct job_yaml *y, yaml_node_t *n, const char *path, const char *dir,
 			 struct job_variant *v)
 {
-	const char *want = "'distro' or the path of a kernel image (bzImage)";
-	const char *k = job_yaml_scalar(y, n, path, want);
+	const char *want = "'distro' or the path of a kernel image (bzImage), or a package: "
+			   "{ package: NAME }, { deb: FILE } or { rpm: FILE }";
+	const char *k;
 
+	if (n->type == YAML_MAPPING_NODE) {
+		parse_kernel_pkg(y, n, path, dir, v);
+		return;
+	}
+	k = job_yaml_scalar(y, n, path, want);
 	if (!k)
 		return;
 	if (!*k) {

@@ -34,6 +34,11 @@ struct variant_fields {
 	struct strlist revert;
 	struct strlist cherry_pick;
 	struct strlist apply;
+	char *pkg_name;
+	char *pkg_version;
+	char *pkg_deb;
+	char *pkg_rpm;
+	char *pkg_modules;
 };
 _Static_assert(sizeof(struct job_variant) == sizeof(struct variant_fields),
 	       "struct job_variant changed: update struct variant_fields, variant_dup() "
@@ -72,6 +77,11 @@ void variant_dup(struct job_variant *dst, const struct job_variant *src)
 	strlist_copy(&dst->revert, &src->revert);
 	strlist_copy(&dst->cherry_pick, &src->cherry_pick);
 	strlist_copy(&dst->apply, &src->apply);
+	dst->pkg_name = dup_or_null(src->pkg_name);
+	dst->pkg_version = dup_or_null(src->pkg_version);
+	dst->pkg_deb = dup_or_null(src->pkg_deb);
+	dst->pkg_rpm = dup_or_null(src->pkg_rpm);
+	dst->pkg_modules = dup_or_null(src->pkg_modules);
 }
 
 void variant_release(struct job_variant *v)
@@ -86,5 +96,10 @@ void variant_release(struct job_variant *v)
 	strlist_free(&v->revert);
 	strlist_free(&v->cherry_pick);
 	strlist_free(&v->apply);
+	free(v->pkg_name);
+	free(v->pkg_version);
+	free(v->pkg_deb);
+	free(v->pkg_rpm);
+	free(v->pkg_modules);
 	memset(v, 0, sizeof(*v));
 }

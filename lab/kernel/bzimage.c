@@ -154,5 +154,6 @@ void kernel_info_release(struct kernel_info *ki)
 	free(ki->build_log);
 	free(ki->request);
 	json_decref(ki->operations);
+	json_decref(ki->package);
 	memset(ki, 0, sizeof(*ki));
 }

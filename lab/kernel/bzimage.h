@@ -27,6 +27,11 @@ struct kernel_info {
 	/* kernel_request_job(): known, not built yet (the queue builds it) */
 	bool build_pending;
 	char *request; /* kcache_request()'s hash */
+	/*
+	 * KERNEL_PACKAGE (package.h): {name, version, architecture, format,
+	 * sha256, cache_hit, file?, modules_package?}; NULL otherwise
+	 */
+	json_t *package;
 };
 
 /* the release string a bzImage carries in its setup header; NULL + message */

@@ -11,6 +11,7 @@
 
 #include "kernel/kcache.h"
 #include "kernel/kernel.h"
+#include "kernel/package.h"
 #include "lib/util.h"
 #include "kernel/wlmodule.h"
 
@@ -19,6 +20,12 @@ int kernel_resolve(const struct job_variant *v, struct kernel_info *ki)
 	char *path;
 	int ret;
 
+	if (v->kernel_kind == KERNEL_PACKAGE) {
+		lab_err("variant '%s': a package kernel needs the kernel cache "
+			"(kernel_resolve_job)",
+			v->name);
+		return -1;
+	}
 	if (v->kernel_kind == KERNEL_DISTRO) {
 		path = kernel_find_distro();
 		if (!path)
@@ -116,6 +123,45 @@ static int resolve_path(const struct job *job, size_t i, struct kernel_info *ki)
 	return kernel_resolve(v, ki);
 }
 
+/* kernel: { package | deb | rpm }: from the kernel cache's packages/ */
+static int resolve_package(const struct job *job, size_t i, const char *cache_dir,
+			   struct kernel_info *ki)
+{
+	const struct job_variant *v = &job->variants[i];
+	struct pkg_entry e;
+	char *where = job->path && v->kernel_line ?
+			      xasprintf("%s:%u:%u: variants[%zu].kernel", job->path, v->kernel_line,
+					v->kernel_col, i) :
+			      xasprintf("variant '%s'", v->name);
+	int ret;
+
+	memset(ki, 0, sizeof(*ki));
+	if (v->pkg_name)
+		ret = pkg_get_apt(cache_dir, v->pkg_name, v->pkg_version, where, &e);
+	else
+		ret = pkg_get_file(cache_dir, v->pkg_deb ? v->pkg_deb : v->pkg_rpm, v->pkg_modules,
+				   v->pkg_deb ? "deb" : "rpm", where, &e);
+	if (!ret && kernel_read_info(e.image, ki))
+		ret = -1;
+	if (!ret) {
+		ki->package = json_pack("{s:O?, s:O?, s:O?, s:O?, s:s, s:b}", "name",
+					json_object_get(e.meta, "package"), "version",
+					json_object_get(e.meta, "version"), "architecture",
+					json_object_get(e.meta, "architecture"), "format",
+					json_object_get(e.meta, "format"), "sha256", e.sha256,
+					"cache_hit", e.hit);
+		if (json_object_get(e.meta, "modules_package"))
+			json_object_set(ki->package, "modules_package",
+					json_object_get(e.meta, "modules_package"));
+		if (!v->pkg_name)
+			json_object_set_new(ki->package, "file",
+					    json_string(v->pkg_deb ? v->pkg_deb : v->pkg_rpm));
+	}
+	pkg_entry_release(&e);
+	free(where);
+	return ret;
+}
+
 int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_dir, bool rebuild,
 			   struct kernel_info *ki)
 {
@@ -124,6 +170,8 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 	struct kcache_result res;
 	int ret;
 
+	if (v->kernel_kind == KERNEL_PACKAGE)
+		return resolve_package(job, i, cache_dir, ki);
 	if (v->kernel_kind != KERNEL_SOURCE)
 		return resolve_path(job, i, ki);
 	memset(ki, 0, sizeof(*ki));
@@ -169,6 +217,8 @@ int kernel_info_from_json(json_t *rec, struct kernel_info *ki)
 	if ((s = json_string_value(json_object_get(rec, "build_log"))))
 		ki->build_log = xstrdup(s);
 	ki->cache_hit = json_is_true(json_object_get(rec, "cache_hit"));
+	if (json_is_object(json_object_get(rec, "package")))
+		ki->package = json_deep_copy(json_object_get(rec, "package"));
 	if (json_is_array(json_object_get(rec, "operations")))
 		ki->operations = json_deep_copy(json_object_get(rec, "operations"));
 	return 0;
@@ -187,6 +237,10 @@ json_t *kernel_info_json(const struct kernel_info *ki)
 				 "operations", ki->operations);
 	o = json_pack("{s:s, s:s, s:s, s:s}", "path", ki->path, "release", ki->release, "version",
 		      ki->version, "sha256", ki->sha256);
+	if (ki->package) {
+		json_object_set_new(o, "source", json_string("package"));
+		json_object_set(o, "package", ki->package);
+	}
 	if (ki->cache_key) {
 		json_object_set_new(o, "source", json_string("build"));
 		json_object_set_new(o, "cache_key", json_string(ki->cache_key));

@@ -353,17 +353,23 @@ static bool process_is_zombie(long long pid)
 	return p && (p[1] == ' ') && (p[2] == 'Z' || p[2] == 'X');
 }
 
-bool process_gone(long long pid, const char *boot_id)
+bool process_alive(long long pid, const char *boot_id)
 {
-	char *cur = host_boot_id();
-	bool rebooted = boot_id && *boot_id && *cur && strcmp(boot_id, cur);
+	char *cur;
+	bool rebooted;
 
-	free(cur);
-	if (rebooted)
-		return true;
-	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
-		return true;
-	return process_is_zombie(pid);
+	if (pid <= 0)
+		return false;
+	if (boot_id && *boot_id) {
+		cur = host_boot_id();
+		rebooted = *cur && strcmp(boot_id, cur);
+		free(cur);
+		if (rebooted)
+			return false;
+	}
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return false;
+	return !process_is_zombie(pid);
 }
 
 int rm_rf(const char *path)
@@ -578,6 +584,45 @@ int parse_size(const char *s, uint64_t *bytes)
 		return -1;
 	*bytes = x * mult;
 	return 0;
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[33], prev, tmp;
+
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (tmp + 1 < row[j])
+				row[j] = tmp + 1;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+const char *nearest_name(const char *word, const char *const *names)
+{
+	size_t best = 3, d;
+	const char *hit = NULL;
+
+	for (size_t i = 0; names[i]; i++) {
+		d = edit_distance(word, names[i]);
+		if (d < best) {
+			best = d;
+			hit = names[i];
+		}
+	}
+	return hit;
 }
 
 const char *fmt_size(uint64_t bytes, char *buf, size_t len)

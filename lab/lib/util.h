@@ -19,6 +19,11 @@
 /* exit codes, see docs/mmlab.md */
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
+/*
+ * interrupted by SIGINT or SIGTERM: nothing stored, the run or boot can be
+ * resumed; run/ returns it, batch/ reads it from a boot's or build's worker
+ */
+#define EXIT_INTERRUPTED 3
 
 /* "mmlab: error: ..." on stderr */
 void lab_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -80,13 +85,15 @@ bool is_dir(const char *path);
 
 /*
  * This host's boot id (/proc/sys/kernel/random/boot_id; "" if unreadable),
- * malloc'd. process_gone(): the process pid of the boot boot_id (NULL or
- * "": this boot) is certainly not running: the host rebooted since, the
- * pid is gone, or it is a zombie that nobody reaped yet. A process on
- * another host is never "gone" by this test.
+ * malloc'd. process_alive(): whether the process pid of the boot boot_id
+ * (NULL or "": this boot) may still be running; false when it certainly
+ * is not: pid <= 0, the host rebooted since, the pid is gone, or it is a
+ * zombie that nobody reaped yet. The one "is the owner alive" test: the
+ * queue, the stages and run.json's status ask it. It cannot see a
+ * process on another host: callers check the host first.
  */
 char *host_boot_id(void);
-bool process_gone(long long pid, const char *boot_id);
+bool process_alive(long long pid, const char *boot_id);
 
 /* sha256 of a buffer or a file, as 64 lowercase hex digits + NUL */
 int sha256_file(const char *path, char out[65]);
@@ -106,6 +113,14 @@ int parse_uint(const char *s, uint64_t *v);
 
 /* human-readable size into buf ("512M", "1.5G") */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* edit distance of two short strings (over 32 bytes: SIZE_MAX, far apart) */
+size_t edit_distance(const char *a, const char *b);
+/*
+ * The name of names (NULL-terminated) nearest to word, for a "did you
+ * mean": within 2 edits, the first of the nearest; NULL when none is.
+ */
+const char *nearest_name(const char *word, const char *const *names);
 
 /* directory of /proc/self/exe, without trailing slash (static storage) */
 const char *exe_dir(void);

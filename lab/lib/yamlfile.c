@@ -310,44 +310,11 @@ int yf_enum(struct yfile *y, yaml_node_t *n, const char *field, const char *cons
 
 /* ---- mappings and lists ---- */
 
-/* edit distance of two short strings (longer ones count as far apart) */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[33], prev, tmp;
-
-	if (la > 32 || lb > 32)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			tmp = row[j];
-			row[j] = prev + (a[i - 1] != b[j - 1]);
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (tmp + 1 < row[j])
-				row[j] = tmp + 1;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* " (did you mean 'x'?)" for a near miss among keys, else "" */
 static const char *suggest(char *buf, size_t len, const char *key, const char *const *keys)
 {
-	size_t best = 3, d;
-	const char *hit = NULL;
+	const char *hit = nearest_name(key, keys);
 
-	for (size_t i = 0; keys[i]; i++) {
-		d = distance(key, keys[i]);
-		if (d < best) {
-			best = d;
-			hit = keys[i];
-		}
-	}
 	buf[0] = '\0';
 	if (hit)
 		snprintf(buf, len, " (did you mean '%.*s'?)", YF_SHOWLEN - 1, hit);

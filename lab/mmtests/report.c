@@ -129,6 +129,51 @@ static int lay_out(const char *results_dir, const char *run, json_t *var, const 
 	return rc ? -1 : 0;
 }
 
+/*
+ * every variant's logs laid out in tmp (lay_out); *compare = the names of
+ * the variants to compare with the baseline (base), space-separated
+ * (malloc'd; NULL when there is none). A variant without a log is left
+ * out with a warning; the baseline without one is an error. Returns 0, or
+ * -1 after one message.
+ */
+static int lay_out_all(const char *results_dir, const char *id, json_t *vars, int base,
+		       const char *tmp, char **compare)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		unsigned int n;
+
+		if (lay_out(results_dir, id, v, tmp, &n))
+			return -1;
+		if (!n) {
+			lab_warn("variant '%s' has no iteration with an mmtests log; left out of "
+				 "mmtests' report",
+				 name);
+			if ((int)i == base) {
+				lab_err("the baseline '%s' has no mmtests log; choose another with "
+					"--baseline",
+					name);
+				return -1;
+			}
+			continue;
+		}
+		if ((int)i == base)
+			continue;
+		if (*compare) {
+			char *c = xasprintf("%s %s", *compare, name);
+
+			free(*compare);
+			*compare = c;
+		} else {
+			*compare = xstrdup(name);
+		}
+	}
+	return 0;
+}
+
 int mmtests_report(const char *results_dir, json_t *run, const char *baseline, FILE *out)
 {
 	const char *id = json_string_value(json_object_get(run, "run"));
@@ -136,12 +181,11 @@ int mmtests_report(const char *results_dir, json_t *run, const char *baseline, F
 		json_object_get(json_object_get(json_object_get(run, "job_resolved"), "workload"),
 				"mmtests"),
 		"dir"));
-	json_t *vars = json_object_get(run, "variants"), *v;
+	json_t *vars = json_object_get(run, "variants");
 	char tmpl[] = "/tmp/mmlab-mmtests-XXXXXX", *script = NULL, *compare = NULL, *errs = NULL;
 	struct spawn_opts so = { .timeout_s = COMPARE_TIMEOUT_S, .capture_max = COMPARE_OUT_MAX };
 	struct spawn_result r = { 0 };
 	int base, ret = -1, rc;
-	size_t i;
 
 	if (!mmdir) {
 		lab_err("run %s ran no mmtests workload; --mmtests needs one (docs/workloads.md, "
@@ -156,35 +200,8 @@ int mmtests_report(const char *results_dir, json_t *run, const char *baseline, F
 		lab_err("cannot make a temporary directory in /tmp");
 		return -1;
 	}
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		unsigned int n;
-
-		if (lay_out(results_dir, id, v, tmpl, &n))
-			goto out;
-		if (!n) {
-			lab_warn("variant '%s' has no iteration with an mmtests log; left out of "
-				 "mmtests' report",
-				 name);
-			if ((int)i == base) {
-				lab_err("the baseline '%s' has no mmtests log; choose another with "
-					"--baseline",
-					name);
-				goto out;
-			}
-			continue;
-		}
-		if ((int)i == base)
-			continue;
-		if (compare) {
-			char *c = xasprintf("%s %s", compare, name);
-
-			free(compare);
-			compare = c;
-		} else {
-			compare = xstrdup(name);
-		}
-	}
+	if (lay_out_all(results_dir, id, vars, base, tmpl, &compare))
+		goto out;
 	script = xasprintf("%s/compare-kernels.sh", mmdir);
 	if (!path_exists(script)) {
 		lab_err("%s is missing; the run's mmtests directory must still be there", script);

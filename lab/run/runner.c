@@ -5,7 +5,7 @@
  * finishes. "mmlab run" is its command line (cmd-run.c); the queue creates
  * runs and boots them item by item; bisect and repro run jobs.
  *
- * The flow (DESIGN.md, "The flow of one run"): parse and validate the job;
+ * The flow (docs/architecture.md, "The flow of one run"): parse and validate the job;
  * resolve each variant's kernel; find or build the initramfs; connect to
  * libvirt and decide KVM or TCG (setup.c); then for each boot, in a seeded
  * random order across variants (schedule.c), stage it, run its domain to
@@ -220,7 +220,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant, unsign
 		r.failed_iterations += b.count;
 	progress_clear(&pg);
 	run_signals_restore(&sig);
-	ret = run_interrupted() ? 3 : r.failed_iterations ? EXIT_RUN_FAILED : 0;
+	ret = run_interrupted() ? EXIT_INTERRUPTED : r.failed_iterations ? EXIT_RUN_FAILED : 0;
 out:
 	run_free(&r);
 	return ret;

@@ -51,7 +51,7 @@ struct run_result {
 };
 
 /*
- * Returns the exit status (cmd.h): 0 every iteration ok, 1 a run that
+ * Returns the exit status (lib/util.h): 0 every iteration ok, 1 a run that
  * failed or was interrupted, 2 bad input (the job, a kernel, the run to
  * resume). SIGINT/SIGTERM during the run destroy the domain and leave the
  * run "incomplete".
@@ -89,7 +89,8 @@ struct boot_opts {
  * stored as in runner_run(). A boot already stored is not run again. The
  * domains of earlier attempts of the boot (a killed runner's) are
  * destroyed first. Does not change run.json. Returns 0 ok, 1 an iteration
- * not ok, 2 bad input, 3 interrupted (SIGINT/SIGTERM; nothing stored).
+ * not ok, 2 bad input, EXIT_INTERRUPTED interrupted (SIGINT/SIGTERM;
+ * nothing stored).
  */
 int runner_boot(struct store *s, const char *run_id, const char *variant, unsigned int first,
 		const struct boot_opts *bo);

@@ -17,7 +17,7 @@
 #include "lib/util.h"
 #include "run/run.h"
 #include "run/stage.h"
-#include "vm/probe.h"
+#include "run/probe.h"
 
 int run_load_new(struct run *r, const struct run_opts *o)
 {

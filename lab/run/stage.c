@@ -65,7 +65,7 @@ static void stage_sweep(void)
 		owner = xasprintf("%s/owner", path);
 		text = path_exists(owner) ? read_file(owner, NULL, 256) : NULL;
 		if (text && sscanf(text, "%lld %63s", &pid, boot) >= 1)
-			dead = pid > 0 && process_gone(pid, boot);
+			dead = pid > 0 && !process_alive(pid, boot);
 		else /* an older mmlab's, or one being made right now */
 			dead = time(NULL) - st.st_mtime > STAGE_UNOWNED_S;
 		if (dead)

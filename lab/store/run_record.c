@@ -504,6 +504,12 @@ static void own_json(json_t *wl, const struct job_workload *w)
 	json_object_set_new(wl, "metrics", own_metrics_json(w->name, o));
 }
 
+/* a package variant's kernel as the job names it: the package or the file */
+static const char *variant_pkg(const struct job_variant *v)
+{
+	return v->pkg_name ? v->pkg_name : v->pkg_deb ? v->pkg_deb : v->pkg_rpm;
+}
+
 static json_t *job_json(const struct job *job)
 {
 	json_t *vars = json_array(), *nodes = json_array(), *dist = json_array();
@@ -520,9 +526,10 @@ static json_t *job_json(const struct job *job)
 		json_array_append_new(vars,
 				      json_pack("{s:s, s:s, s:s?, s:s?, s:o, s:o}", "name", v->name,
 						"kernel",
-						v->kernel_kind == KERNEL_DISTRO ? "distro" :
-						v->kernel_kind == KERNEL_SOURCE ? "source" :
-										  v->kernel_path,
+						v->kernel_kind == KERNEL_DISTRO	 ? "distro" :
+						v->kernel_kind == KERNEL_SOURCE	 ? "source" :
+						v->kernel_kind == KERNEL_PACKAGE ? variant_pkg(v) :
+										   v->kernel_path,
 						"ref", v->ref, "cmdline", v->cmdline, "sysctl",
 						kv_json(&v->sysctl), "thp", thp));
 	}
@@ -763,7 +770,7 @@ const char *run_status_effective(const char *status, long long pid, const char *
 	rebooted = boot_id && *boot_id && *cur && strcmp(boot_id, cur);
 	free(cur);
 	/* the host rebooted since, or the run's process is gone */
-	if (rebooted || (pid > 0 && process_gone(pid, NULL)))
+	if (rebooted || (pid > 0 && !process_alive(pid, NULL)))
 		return "incomplete";
 	return status;
 }

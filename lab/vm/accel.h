@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "job/job.h"
+#include "topo/topology.h"
 #include "vm/domain_xml.h"
 #include "vm/vm.h"
 

@@ -9,12 +9,12 @@
  * agent's data channel, see common/proto.h: a file, or FIFOs a thread of
  * the host copies, guest/tap.h).
  */
-#ifndef MMLAB_TOPOLOGY_H
-#define MMLAB_TOPOLOGY_H
+#ifndef MMLAB_DOMAIN_XML_H
+#define MMLAB_DOMAIN_XML_H
 
 #include <stdbool.h>
 
-#include "job/job.h"
+#include "topo/topology.h"
 
 enum dom_accel {
 	DOM_ACCEL_KVM,

@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "job/job.h"
+#include "topo/topology.h"
 
 #define PLACE_MAX_CPUS 1024
 #define PLACE_MAX_NODES 64

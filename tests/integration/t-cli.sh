@@ -12,6 +12,11 @@ set -e
 [ $rc = 2 ] || fail "unknown command gave exit $rc"
 grep -q "no command 'no-such-command'" "$T/err" || fail "unknown command message"
 set +e
+"$MMLAB" rn 2>"$T/err"; rc=$?
+set -e
+[ $rc = 2 ] || fail "a mistyped command gave exit $rc"
+grep -q "no command 'rn' (did you mean 'run'?)" "$T/err" || fail "no nearest command: $(cat "$T/err")"
+set +e
 "$MMLAB" run 2>/dev/null; rc=$?
 set -e
 [ $rc = 2 ] || fail "run without a job gave exit $rc"

@@ -26,8 +26,7 @@ char *clean_keys(json_t *obj, json_t *arr)
 
 	json_object_foreach(obj, key, v) {
 		if (json_is_string(v))
-			strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", key,
-				    json_string_value(v));
+			strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", key, json_string_value(v));
 	}
 	json_array_foreach(arr, i, v) {
 		if (json_is_integer(v))

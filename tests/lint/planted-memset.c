@@ -17,5 +17,5 @@ void planted_clear(struct planted *p);
 
 void planted_clear(struct planted *p)
 {
-	memset(p, sizeof(*p), 0);	/* the bug: arguments swapped */
+	memset(p, sizeof(*p), 0); /* the bug: arguments swapped */
 }

@@ -20,6 +20,6 @@ void planted_oob(const char *line)
 	if (len > sizeof(name))
 		return;
 	memcpy(name, line, len);
-	name[sizeof(name)] = '\0';	/* the bug: one past the end */
+	name[sizeof(name)] = '\0'; /* the bug: one past the end */
 	lab_info("option %s", name);
 }

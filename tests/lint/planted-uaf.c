@@ -20,7 +20,7 @@ char *planted_uaf(const char *name, int fail)
 
 	if (fail) {
 		free(copy);
-		lab_err("cannot use %s", copy);	/* the bug: copy was freed */
+		lab_err("cannot use %s", copy); /* the bug: copy was freed */
 		return NULL;
 	}
 	return copy;

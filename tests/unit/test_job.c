@@ -337,7 +337,7 @@ static void test_doc_examples(void **state)
 		free(yaml);
 		n++;
 	}
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 3); /* demo, three-variant, stable-regression (kernel packages) */
 	free(doc);
 	free(path);
 }
@@ -386,6 +386,20 @@ static const struct bad_case bad_cases[] = {
 	{ "variant-unknown-key", "4:5",
 	  "variants[0].kernal: unknown key 'kernal' (did you mean 'kernel'?); allowed keys here: name, kernel, cmdline, sysctl, thp" },
 	{ "kernel-empty", "4:13", "variants[0].kernel: is empty; expected 'distro' or the path" },
+	{ "kernel-pkg-empty", "4:20",
+	  "variants[0].kernel.rpm: is empty; expected the path of an .rpm" },
+	{ "kernel-pkg-key", "4:15",
+	  "variants[0].kernel.packge: unknown key 'packge' (did you mean 'package'?)" },
+	{ "kernel-pkg-list", "4:13",
+	  "variants[0].kernel: got a list; expected 'distro' or the path" },
+	{ "kernel-pkg-modules-deb", "4:27", "variants[0].kernel.modules: goes with 'rpm:'" },
+	{ "kernel-pkg-name", "4:24",
+	  "variants[0].kernel.package: '-oDebug::pkgAcquire=1' is not a Debian package name" },
+	{ "kernel-pkg-none", "4:13", "variants[0].kernel: names no kernel; give exactly one of" },
+	{ "kernel-pkg-two", "4:13", "variants[0].kernel: names more than one kernel" },
+	{ "kernel-pkg-version-deb", "4:27", "variants[0].kernel.version: goes with 'package:'" },
+	{ "kernel-pkg-version", "4:52",
+	  "variants[0].kernel.version: '6.1 -1' is not a Debian version" },
 	{ "thp-defrag", "5:37",
 	  "variants[1].thp.defrag: 'sometimes' is not allowed; expected one of: always, defer, defer+madvise, madvise, never" },
 	{ "thp-list", "4:10", "variants[0].thp: got a list; expected a mapping" },
@@ -592,6 +606,37 @@ static void test_source_variants(void **state)
 	job_free(job);
 }
 
+/* kernel: { package | deb | rpm }: a package variant, paths resolved, located */
+static void test_package_variants(void **state)
+{
+	static const char yaml[] =
+		"name: k\n"
+		"variants:\n"
+		"  - { name: a, kernel: { package: linux-image-6.1.0-52-amd64, version: 6.1.176-1 } }\n"
+		"  - { name: b, kernel: { deb: k/linux.deb } }\n"
+		"  - { name: c, kernel: { rpm: /r/kernel-core.rpm, modules: m.rpm } }\n"
+		"topology: { nodes: 2, memory_per_node: 256M }\n"
+		"workload: { name: noop }\n";
+	struct job *job = NULL;
+	const struct job_variant *v;
+
+	(void)state;
+	assert_int_equal(job_load_buffer("k.yaml", yaml, strlen(yaml), "/jobs", &job), 0);
+	v = job->variants;
+	assert_int_equal(v[0].kernel_kind, KERNEL_PACKAGE);
+	assert_string_equal(v[0].pkg_name, "linux-image-6.1.0-52-amd64");
+	assert_string_equal(v[0].pkg_version, "6.1.176-1");
+	assert_null(v[0].pkg_deb);
+	assert_int_equal(v[0].kernel_line, 3);
+	assert_int_equal(v[0].kernel_col, 24);
+	assert_int_equal(v[1].kernel_kind, KERNEL_PACKAGE);
+	assert_string_equal(v[1].pkg_deb, "/jobs/k/linux.deb");
+	assert_null(v[1].pkg_version);
+	assert_string_equal(v[2].pkg_rpm, "/r/kernel-core.rpm");
+	assert_string_equal(v[2].pkg_modules, "/jobs/m.rpm");
+	job_free(job);
+}
+
 static void test_bad_files(void **state)
 {
 	glob_t g;
@@ -785,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_doc_examples),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_package_variants),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_all_errors),
 		cmocka_unit_test(test_error_cap),

@@ -137,6 +137,32 @@ static bool stored_if_a(const struct queue_item *it, void *arg)
 	return it->variant[0] == 'a';
 }
 
+/* an owner that exited but is not reaped yet (a zombie) is dead too */
+static void test_recover_zombie_owner(void **state)
+{
+	struct queue *q = queue_open(dir);
+	struct queue_owner me, zombie;
+	struct queue_item it;
+	json_t *b = boots(1);
+	pid_t child;
+
+	(void)state;
+	queue_owner_self(&me);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitid(P_PID, child, NULL, WEXITED | WNOWAIT), 0);
+	zombie = me;
+	zombie.pid = child;
+	assert_true(queue_add(q, "r", "j", 0, b, NULL) > 0);
+	assert_int_equal(queue_claim(q, &zombie, NULL, NULL, &it), 0);
+	assert_int_equal(queue_recover(q, &me, 60, NULL, NULL), 1);
+	waitpid(child, NULL, 0);
+	json_decref(b);
+	queue_close(q);
+}
+
 static void test_recover_dead_owner(void **state)
 {
 	struct queue *q = queue_open(dir);
@@ -408,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_transitions),
 		cmocka_unit_test_setup_teardown(test_claim_order_and_finish, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_dead_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_zombie_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builds_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builds_slurm, setup, teardown),

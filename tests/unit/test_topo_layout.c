@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_topo_layout.c - where a tiered topology's memory lands on QEMU's pc
- * machine (lab/job/topo_layout.c), and the modules a kmem topology needs
+ * machine (lab/topo/topo_layout.c), and the modules a kmem topology needs
  * (lab/kernel/tiermods.c) against a made-up modules directory.
  */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "job/topo_layout.h"
+#include "topo/topo_layout.h"
 #include "kernel/tiermods.h"
 #include "lib/util.h"
 

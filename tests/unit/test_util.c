@@ -139,7 +139,7 @@ static void test_lists(void **state)
 	assert_false(strlist_has(&sl, "x0"));
 }
 
-static void test_process_gone(void **state)
+static void test_process_alive(void **state)
 {
 	char *boot = host_boot_id();
 	pid_t child = fork();
@@ -149,28 +149,44 @@ static void test_process_gone(void **state)
 		_exit(0);
 	waitpid(child, NULL, 0);
 	assert_int_equal(strlen(boot), 36); /* a UUID */
-	assert_false(process_gone(getpid(), NULL));
-	assert_false(process_gone(getpid(), boot));
-	assert_true(process_gone(child, boot)); /* reaped */
-	assert_true(process_gone(getpid(), "another-boot")); /* rebooted since */
-	assert_true(process_gone(0, NULL));
+	assert_true(process_alive(getpid(), NULL));
+	assert_true(process_alive(getpid(), boot));
+	assert_false(process_alive(child, boot)); /* reaped */
+	assert_false(process_alive(getpid(), "another-boot")); /* rebooted since */
+	assert_false(process_alive(0, NULL));
 	/* exited but not reaped yet: a zombie is gone too */
 	child = fork();
 	if (child == 0)
 		_exit(0);
 	assert_int_equal(waitid(P_PID, child, NULL, WEXITED | WNOWAIT), 0);
-	assert_true(process_gone(child, boot));
+	assert_false(process_alive(child, boot));
 	waitpid(child, NULL, 0);
 	free(boot);
+}
+
+static void test_nearest_name(void **state)
+{
+	static const char *const names[] = { "run", "results", "report", "bisect", NULL };
+
+	(void)state;
+	assert_int_equal(edit_distance("rn", "run"), 1);
+	assert_int_equal(edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(edit_distance("", "abc"), 3);
+	assert_int_equal(edit_distance("x", "0123456789012345678901234567890123"), SIZE_MAX);
+	assert_string_equal(nearest_name("rn", names), "run");
+	assert_string_equal(nearest_name("bisec", names), "bisect");
+	assert_string_equal(nearest_name("reprot", names), "report");
+	assert_null(nearest_name("zzzzzz", names)); /* 3 edits or more: no guess */
+	assert_null(nearest_name("rn", &names[4]));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_size),   cmocka_unit_test(test_parse_uint),
-		cmocka_unit_test(test_fmt_size),     cmocka_unit_test(test_atomic_write_and_read),
-		cmocka_unit_test(test_sha256),	     cmocka_unit_test(test_lists),
-		cmocka_unit_test(test_process_gone),
+		cmocka_unit_test(test_parse_size),    cmocka_unit_test(test_parse_uint),
+		cmocka_unit_test(test_fmt_size),      cmocka_unit_test(test_atomic_write_and_read),
+		cmocka_unit_test(test_sha256),	      cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_process_alive), cmocka_unit_test(test_nearest_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

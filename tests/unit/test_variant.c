@@ -35,6 +35,11 @@ static void fill(struct job_variant *v)
 	strlist_push(&v->cherry_pick, "def456");
 	strlist_push(&v->cherry_pick, "0789ab");
 	strlist_push(&v->apply, "/p/0001.patch");
+	v->pkg_name = strdup("linux-image-6.1.0-47-amd64");
+	v->pkg_version = strdup("6.1.170-3");
+	v->pkg_deb = strdup("/k/linux.deb");
+	v->pkg_rpm = strdup("/k/kernel-core.rpm");
+	v->pkg_modules = strdup("/k/kernel-modules.rpm");
 }
 
 static void same_str(const char *a, const char *b)
@@ -77,6 +82,11 @@ static void test_dup_every_field(void **state)
 	same_list(&d.revert, &v.revert);
 	same_list(&d.cherry_pick, &v.cherry_pick);
 	same_list(&d.apply, &v.apply);
+	same_str(d.pkg_name, v.pkg_name);
+	same_str(d.pkg_version, v.pkg_version);
+	same_str(d.pkg_deb, v.pkg_deb);
+	same_str(d.pkg_rpm, v.pkg_rpm);
+	same_str(d.pkg_modules, v.pkg_modules);
 
 	/* the copy outlives the original (ASan reports a shallow copy here) */
 	variant_release(&v);

@@ -69,12 +69,12 @@ static int pb_show(struct seq_file *m, void *v)
 		struct pb_result *r = &results[o];
 		unsigned long long n = r->ops + r->failed;
 
-		seq_printf(m, "order=%u alloc_cycles=%llu.%02llu free_cycles=%llu.%02llu failed=%llu ops=%llu\n",
-			   o, n ? r->alloc_cycles / n : 0,
-			   n ? (r->alloc_cycles * 100 / n) % 100 : 0,
-			   r->ops ? r->free_cycles / r->ops : 0,
-			   r->ops ? (r->free_cycles * 100 / r->ops) % 100 : 0,
-			   r->failed, r->ops);
+		seq_printf(
+			m,
+			"order=%u alloc_cycles=%llu.%02llu free_cycles=%llu.%02llu failed=%llu ops=%llu\n",
+			o, n ? r->alloc_cycles / n : 0, n ? (r->alloc_cycles * 100 / n) % 100 : 0,
+			r->ops ? r->free_cycles / r->ops : 0,
+			r->ops ? (r->free_cycles * 100 / r->ops) % 100 : 0, r->failed, r->ops);
 	}
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * probe.c - stage and run the accel probe (see accel.c for the verdict).
+ * probe.c - stage and run the accel probe (see vm/accel.c for the verdict).
  */
 #include <stdlib.h>
 
@@ -8,7 +8,7 @@
 
 #include "guest/stream.h"
 #include "run/stage.h"
-#include "vm/probe.h"
+#include "run/probe.h"
 #include "lib/util.h"
 
 #define PROBE_DATA_MAX (4u << 20)

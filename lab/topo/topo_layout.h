@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job/job.h"
+#include "topo/topology.h"
 
 #define TOPO_BLOCK (128ULL << 20) /* x86 memory block below 64 GiB of RAM */
 #define TOPO_BIOS_RESERVED (128ULL << 10) /* SeaBIOS, top of RAM below 4 GiB */

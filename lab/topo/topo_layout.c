@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "job/topo_layout.h"
+#include "topo/topo_layout.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * probe.h - the accel probe as the run and doctor commands use it: stage a
- * kernel and a probe initramfs where QEMU can read them, then let accel.c
- * decide (and cache) KVM or TCG.
+ * probe.h - the accel probe as the run, image and doctor commands use it:
+ * a small boot built on the runner's steps (run/stage.c stages a kernel and
+ * a probe initramfs where QEMU can read them, guest/stream.c reads what the
+ * agent sent), while vm/accel.c decides and caches KVM or TCG.
  */
 #ifndef MMLAB_PROBE_H
 #define MMLAB_PROBE_H
@@ -11,7 +12,7 @@
 
 #include "vm/accel.h"
 #include "image/initramfs.h"
-#include "job/job.h"
+#include "topo/topology.h"
 #include "vm/vm.h"
 
 /* 1 when the data channel file holds the agent's HELLO */

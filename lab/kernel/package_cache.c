@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * package_cache.c - unpacked kernel packages in the kernel cache
+ * (package.h):
+ *
+ *   CACHE/kernels/packages/<sha256>/   vmlinuz config System.map lib/modules/ meta.json
+ *   CACHE/kernels/packages/apt/<name>_<version>   -> <sha256> (a fetch seen before)
+ *
+ * An entry is unpacked into a scratch directory beside it and renamed into
+ * place once whole, so a refused or interrupted package leaves nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel/bzimage.h"
+#include "kernel/package.h"
+#include "lib/spawn.h"
+#include "lib/timefmt.h"
+#include "lib/util.h"
+
+#define META_MAX (1u << 20)
+#define DEPMOD_TIMEOUT_S 300
+
+void pkg_entry_release(struct pkg_entry *e)
+{
+	free(e->dir);
+	free(e->image);
+	free(e->sha256);
+	json_decref(e->meta);
+	memset(e, 0, sizeof(*e));
+}
+
+static char *pdir(const char *cache_dir, const char *sub)
+{
+	return xasprintf("%s/kernels/packages%s%s", cache_dir, sub ? "/" : "", sub ? sub : "");
+}
+
+static int fill_entry(const char *cache_dir, const char *sha, struct pkg_entry *e)
+{
+	char *meta;
+
+	e->dir = pdir(cache_dir, sha);
+	meta = xasprintf("%s/meta.json", e->dir);
+	e->meta = path_exists(meta) ? json_load_file(meta, 0, NULL) : NULL;
+	free(meta);
+	if (!e->meta) {
+		free(e->dir);
+		e->dir = NULL;
+		return -1;
+	}
+	e->image = xasprintf("%s/vmlinuz", e->dir);
+	e->sha256 = xstrdup(sha);
+	return 0;
+}
+
+/* depmod -b DIR RELEASE: modules.dep for the modules as unpacked (no host path) */
+static int depmod(const char *dir, const char *release, const char *where)
+{
+	char *mods = xasprintf("%s/lib/modules/%s", dir, release);
+	const char *argv[] = { "depmod", "-b", dir, release, NULL };
+	struct spawn_opts o = { .timeout_s = DEPMOD_TIMEOUT_S };
+	struct spawn_result r;
+	char why[96];
+	int ret = 0;
+
+	if (is_dir(mods) && spawn_run(argv, &o, &r)) {
+		lab_err("%s: depmod -b %s %s failed (%s): %s; install kmod", where, dir, release,
+			spawn_describe(&r, o.timeout_s, why, sizeof(why)), spawn_tail(&r, 5));
+		ret = -1;
+	}
+	if (is_dir(mods))
+		spawn_result_free(&r);
+	free(mods);
+	return ret;
+}
+
+static json_t *meta_json(const struct pkg_info *pi, const char *sha, const char *file,
+			 const struct pkg_info *mi, const struct kernel_info *ki)
+{
+	char now[TIME_STR_LEN];
+	json_t *m;
+
+	time_iso_now(now);
+	m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "package", pi->name,
+		      "version", pi->version, "architecture", pi->arch, "format",
+		      pkg_format_name(pi->format), "sha256", sha, "release", ki->release, "file",
+		      strrchr(file, '/') ? strrchr(file, '/') + 1 : file, "fetched", now, "files",
+		      (json_int_t)pi->files, "unpacked_bytes", (json_int_t)pi->bytes);
+	if (mi)
+		json_object_set_new(m, "modules_package",
+				    json_pack("{s:s, s:s}", "package", mi->name, "version",
+					      mi->version));
+	return m;
+}
+
+/* unpacked in tmp: the image readable, modules.dep made, meta.json written */
+static int finish(const char *tmp, const char *sha, const char *file, const struct pkg_info *pi,
+		  const struct pkg_info *mi, const char *where)
+{
+	char *img = xasprintf("%s/vmlinuz", tmp), *mp = xasprintf("%s/meta.json", tmp), *text;
+	struct kernel_info ki;
+	int ret = -1;
+
+	if (kernel_read_info(img, &ki)) {
+		lab_err("%s: the kernel image in %s is not bootable (see above): refused", where,
+			file);
+	} else {
+		if (strcmp(ki.release, pi->release))
+			lab_warn("%s: the image in %s says release %s, its path %s", where, file,
+				 ki.release, pi->release);
+		if (!depmod(tmp, pi->release, where)) {
+			json_t *m = meta_json(pi, sha, file, mi, &ki);
+
+			text = json_dumps(m, JSON_INDENT(2));
+			ret = write_file_atomic(mp, text, strlen(text), 0644);
+			free(text);
+			json_decref(m);
+		}
+		kernel_info_release(&ki);
+	}
+	free(img);
+	free(mp);
+	return ret;
+}
+
+/* the key of a package (with a modules rpm: of both sha256s) */
+static int file_key(const char *path, const char *modules, const char *where, char key[65])
+{
+	char a[65], b[65];
+
+	if (sha256_file(path, a) || (modules && sha256_file(modules, b))) {
+		lab_err("%s: cannot read the package %s: %s", where,
+			modules && path_exists(path) ? modules : path, strerror(errno));
+		return -1;
+	}
+	if (!modules) {
+		memcpy(key, a, 65);
+	} else {
+		char *s = xasprintf("%s\n%s\n", a, b);
+
+		sha256_buf(s, strlen(s), key);
+		free(s);
+	}
+	return 0;
+}
+
+static int unpack_into(const char *tmp, const char *path, const char *modules, const char *want,
+		       const char *sha, const char *where)
+{
+	struct pkg_info pi, mi = { 0 };
+	int ret = pkg_unpack_file(path, tmp, want, true, where, &pi);
+
+	if (!ret && modules)
+		ret = pkg_unpack_file(modules, tmp, "rpm", false, where, &mi);
+	if (!ret && modules && mi.release && strcmp(mi.release, pi.release)) {
+		lab_err("%s: the modules rpm %s is for the kernel %s, the kernel rpm %s for %s; "
+			"give the two of one kernel",
+			where, modules, mi.release, path, pi.release);
+		ret = -1;
+	}
+	if (!ret)
+		ret = finish(tmp, sha, path, &pi, modules ? &mi : NULL, where);
+	pkg_info_release(&pi);
+	pkg_info_release(&mi);
+	return ret;
+}
+
+int pkg_get_file(const char *cache_dir, const char *path, const char *modules, const char *want,
+		 const char *where, struct pkg_entry *e)
+{
+	char key[65], *top = pdir(cache_dir, NULL), *tmp = NULL, *dst;
+	int ret = -1;
+
+	memset(e, 0, sizeof(*e));
+	if (file_key(path, modules, where, key) || mkdir_p(top, 0755)) {
+		free(top);
+		return -1;
+	}
+	if (fill_entry(cache_dir, key, e) == 0) {
+		e->hit = true;
+		free(top);
+		return 0;
+	}
+	lab_info("unpacking %s%s%s into the kernel cache", path, modules ? " and " : "",
+		 modules ? modules : "");
+	tmp = xasprintf("%s/.tmp-%.16s-%ld", top, key, (long)getpid());
+	rm_rf(tmp);
+	dst = pdir(cache_dir, key);
+	if (mkdir_p(tmp, 0755) == 0 && unpack_into(tmp, path, modules, want, key, where) == 0) {
+		if (rename(tmp, dst) && !is_dir(dst))
+			lab_err("%s: cannot store %s as %s: %s", where, tmp, dst, strerror(errno));
+		else
+			ret = fill_entry(cache_dir, key, e);
+	}
+	rm_rf(tmp);
+	free(tmp);
+	free(dst);
+	free(top);
+	return ret;
+}
+
+/* ---- apt ------------------------------------------------------------------ */
+
+static char *memo_path(const char *cache_dir, const char *name, const char *version)
+{
+	char *sub = xasprintf("apt/%s_%s", name, version), *p = pdir(cache_dir, sub);
+
+	free(sub);
+	return p;
+}
+
+/* the entry a fetch of name=version stored before, or -1 */
+static int memo_hit(const char *cache_dir, const char *name, const char *version,
+		    struct pkg_entry *e)
+{
+	char *p = memo_path(cache_dir, name, version);
+	char *sha = path_exists(p) ? read_file(p, NULL, 128) : NULL;
+	int ret = -1;
+
+	if (sha) {
+		sha[strcspn(sha, "\n")] = '\0';
+		if (strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64)
+			ret = fill_entry(cache_dir, sha, e);
+	}
+	free(sha);
+	free(p);
+	return ret;
+}
+
+static int fetch_unpack(const char *cache_dir, const char *name, const char *version,
+			const char *source, const char *where, struct pkg_entry *e)
+{
+	char *top = pdir(cache_dir, NULL), *dl = xasprintf("%s/.dl-XXXXXX", top), *file = NULL;
+	const char *got;
+	int ret = -1;
+
+	if (mkdir_p(top, 0755) || !mkdtemp(dl)) {
+		lab_err("%s: cannot make a scratch directory in %s: %s", where, top,
+			strerror(errno));
+	} else if (pkg_apt_download(name, version, dl, source, where, &file) == 0 &&
+		   pkg_get_file(cache_dir, file, NULL, "deb", where, e) == 0) {
+		got = json_string_value(json_object_get(e->meta, "version"));
+		if (!got || strcmp(got, version) ||
+		    strcmp(json_string_value(json_object_get(e->meta, "package")) ?: "", name)) {
+			lab_err("%s: apt fetched %s, which is not %s %s: refused", where, file,
+				name, version);
+			pkg_entry_release(e);
+		} else {
+			char *memo = memo_path(cache_dir, name, version),
+			     *apt = pdir(cache_dir, "apt");
+
+			mkdir_p(apt, 0755);
+			ret = write_file_atomic(memo, e->sha256, strlen(e->sha256), 0644);
+			free(memo);
+			free(apt);
+		}
+	}
+	if (*dl)
+		rm_rf(dl);
+	free(file);
+	free(dl);
+	free(top);
+	return ret;
+}
+
+int pkg_get_apt(const char *cache_dir, const char *name, const char *version, const char *where,
+		struct pkg_entry *e)
+{
+	char *cand = NULL, *source = NULL;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	if (!version) {
+		cand = pkg_apt_candidate(name, where, &source);
+		if (!cand)
+			return -1;
+		version = cand;
+	}
+	if (memo_hit(cache_dir, name, version, e) == 0) {
+		e->hit = true;
+		free(cand);
+		free(source);
+		return 0;
+	}
+	ret = cand ? 0 : pkg_apt_check_version(name, version, where);
+	if (!ret)
+		ret = fetch_unpack(cache_dir, name, version, source, where, e);
+	free(cand);
+	free(source);
+	return ret;
+}
+
+/* ---- list, gc ------------------------------------------------------------- */
+
+/* bytes under dir (files only; links are never made in an entry) */
+static uint64_t du(const char *dir, int depth)
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	struct dirent *e;
+	uint64_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (!lstat(p, &st))
+			n += S_ISDIR(st.st_mode) ? du(p, depth + 1) : (uint64_t)st.st_blocks * 512;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* sha256 -> [run ids] of every run whose variants[].kernel.package names it */
+static json_t *package_runs(const char *results_dir)
+{
+	DIR *d = results_dir ? opendir(results_dir) : NULL;
+	json_t *by = json_object();
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *p;
+		json_t *rj, *v;
+		size_t i;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s/run.json", results_dir, e->d_name);
+		rj = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
+		free(p);
+		json_array_foreach(json_object_get(rj, "variants"), i, v) {
+			json_t *k = json_object_get(v, "kernel");
+			const char *sha = json_string_value(
+				json_object_get(json_object_get(k, "package"), "sha256"));
+			json_t *runs;
+
+			if (!sha)
+				continue;
+			runs = json_object_get(by, sha);
+			if (!runs)
+				json_object_set_new(by, sha, runs = json_array());
+			json_array_append_new(runs, json_string(e->d_name));
+		}
+		json_decref(rj);
+	}
+	if (d)
+		closedir(d);
+	return by;
+}
+
+static int cmp_fetched(const void *a, const void *b)
+{
+	const char *x = json_string_value(json_object_get(*(json_t *const *)a, "fetched"));
+	const char *y = json_string_value(json_object_get(*(json_t *const *)b, "fetched"));
+
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+json_t *pkg_list(const char *cache_dir, const char *results_dir)
+{
+	char *top = pdir(cache_dir, NULL);
+	DIR *d = opendir(top);
+	json_t *runs = package_runs(results_dir), *out = json_array(), **v = NULL;
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		struct pkg_entry pe;
+		json_t *r;
+
+		if (strlen(e->d_name) != 64 || fill_entry(cache_dir, e->d_name, &pe))
+			continue;
+		json_object_set_new(pe.meta, "dir", json_string(pe.dir));
+		json_object_set_new(pe.meta, "size_bytes", json_integer((json_int_t)du(pe.dir, 0)));
+		r = json_object_get(runs, e->d_name);
+		json_object_set_new(pe.meta, "runs", r ? json_incref(r) : json_array());
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = json_incref(pe.meta);
+		pkg_entry_release(&pe);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_fetched);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out, v[i]);
+	free(v);
+	json_decref(runs);
+	free(top);
+	return out;
+}
+
+/* apt memos whose entry is gone */
+static void drop_stale_memos(const char *cache_dir)
+{
+	char *apt = pdir(cache_dir, "apt");
+	DIR *d = opendir(apt);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *p = xasprintf("%s/%s", apt, e->d_name), *sha, *entry = NULL;
+
+		sha = e->d_name[0] == '.' ? NULL : read_file(p, NULL, 128);
+		if (sha && strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64)
+			entry = pdir(cache_dir, sha);
+		if (sha && (!entry || !is_dir(entry)))
+			unlink(p);
+		free(entry);
+		free(sha);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(apt);
+}
+
+json_t *pkg_gc(const char *cache_dir, const char *results_dir, bool dry_run)
+{
+	json_t *all = pkg_list(cache_dir, results_dir), *removed = json_array(), *m;
+	size_t i;
+
+	json_array_foreach(all, i, m) {
+		if (json_array_size(json_object_get(m, "runs")))
+			continue;
+		json_array_append(removed, json_object_get(m, "sha256"));
+		if (!dry_run)
+			rm_rf(json_string_value(json_object_get(m, "dir")));
+	}
+	if (!dry_run)
+		drop_stale_memos(cache_dir);
+	json_decref(all);
+	return removed;
+}

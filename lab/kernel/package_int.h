@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * package_int.h - what package.c and package_fmt.c share: one unpacking
+ * in progress, from memory or a file descriptor.
+ */
+#ifndef MMLAB_PACKAGE_INT_H
+#define MMLAB_PACKAGE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "kernel/package.h"
+
+struct archive;
+
+struct unpack {
+	const unsigned char *mem; /* the package in memory, or */
+	size_t len;
+	int fd; /* the package's file (-1: mem) */
+	const char *dest; /* the entry directory being filled */
+	const char *where; /* the messages' prefix */
+	const char *what; /* "the package FILE" */
+	struct pkg_info *pi;
+	unsigned int entries; /* read so far */
+	bool has_image;
+};
+
+/* n bytes at off of the package: how many (short at the end), or -1 + message */
+ssize_t pkg_src_read(struct unpack *u, size_t off, void *buf, size_t n);
+/* open a: the whole package as libarchive's input; -1 + message */
+int pkg_src_open(struct unpack *u, struct archive *a);
+/* every entry of a payload (tar or cpio) taken or skipped; -1 + message */
+int pkg_walk(struct unpack *u, struct archive *a);
+/* the entry's data in memory, NUL-terminated, at most max bytes; NULL + message */
+char *pkg_slurp(struct unpack *u, struct archive *a, const char *what, size_t max, size_t *len);
+/* the package is for x86-64 (amd64, x86_64): 0, or -1 + message */
+int pkg_check_arch(struct unpack *u);
+/* a .deb: control (name, version, architecture), then data.tar.* walked */
+int pkg_unpack_deb(struct unpack *u);
+/* an .rpm: its header (name, version, architecture), then the cpio payload walked */
+int pkg_unpack_rpm(struct unpack *u);
+
+#endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - what the files of lab/track/ share (track.h is the engine's
+ * interface). The state is one JSON document, state.json, written whole
+ * and atomically after every step; its shape is documented in
+ * docs/track.md ("State").
+ */
+#ifndef MMLAB_TRACK_INTERNAL_H
+#define MMLAB_TRACK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/util.h"
+#include "store/results.h"
+#include "track/track.h"
+
+#define TRACK_MAX_JOBS 16
+#define TRACK_MAX_POINTS 1000
+#define TRACK_MAX_WATCH 64
+#define TRACK_NAME_MAX 64
+
+struct track_job {
+	char *path; /* absolute */
+	char *variant; /* the job's variant whose settings a point keeps; NULL: the first */
+	char *name; /* the job's name (from the job file) */
+	size_t from; /* that variant's index */
+	unsigned int line, col; /* where the track file names it */
+};
+
+struct track_watch {
+	char *glob; /* fnmatch() pattern over metric names */
+	double min_rel; /* this entry's minimum change; NAN: the track's */
+	int better; /* -1 lower is better, +1 higher, 0: the metric's own (metrics_dir.h) */
+};
+
+/* the track file, checked (trackfile.c) */
+struct track_def {
+	char *name;
+	char *file; /* absolute */
+	/* kernels: a branch of a tree, its tags, or a list */
+	char *tree; /* absolute, or NULL */
+	char *branch, *since, *tags;
+	unsigned int every;
+	json_t *config; /* {"base","fragments"} with absolute paths, or NULL */
+	json_t *list; /* [{"name", "kernel"|"ref", "cmdline", "sysctl", "thp"}] or NULL */
+	struct track_job jobs[TRACK_MAX_JOBS];
+	size_t njobs;
+	unsigned int iterations;
+	struct track_watch watch[TRACK_MAX_WATCH];
+	size_t nwatch;
+	/* detection */
+	double q; /* Benjamini-Hochberg level */
+	double min_rel; /* minimum relative change */
+	unsigned int min_segment;
+	unsigned long long seed;
+	/* confirmation and bisection */
+	unsigned int confirm_max; /* iterations per kernel at most */
+	double alpha;
+	bool bisect;
+};
+
+/*
+ * path: the track file to read; as_file: the file it is a copy of, whose
+ * directory relative paths resolve against (NULL: path itself)
+ */
+int trackfile_load(const char *path, const char *as_file, struct track_def *d);
+/* the file's text alone (no job is loaded); name in messages, dir for relative paths */
+int trackfile_parse(const char *name, const char *buf, size_t len, const char *dir,
+		    struct track_def *d);
+void trackfile_release(struct track_def *d);
+
+/* an open track: its directory, definition, state and lock */
+struct track {
+	const struct track_env *env;
+	char *dir; /* RESULTS/tracks/NAME */
+	struct track_def def;
+	json_t *state;
+	struct store *store;
+	int lock_fd; /* -1 unless locked */
+};
+
+/* open RESULTS/tracks/NAME (its track.yaml and state.json); lock: take the run lock */
+int track_open(const struct track_env *env, const char *name, bool lock, struct track *t);
+void track_close(struct track *t);
+/* state.json written atomically */
+int track_save(struct track *t);
+/* the tracks directory of a store (malloc'd) */
+char *track_root(const char *results_dir);
+
+/* points.c: the series as state "points" ([{"id","label","set",...}]), new points appended */
+int track_points_update(struct track *t, size_t *added);
+/* "git -C tree ARGS..." output (malloc'd), NULL after a message */
+char *track_git(const char *tree, const char *const *args);
+
+/* measure.c: a run of every unmeasured point and job, booted through the queue */
+int track_measure(struct track *t, const struct track_run_opts *o);
+/* the runs' state of the points: counts of "done", "queued", "failed" */
+void track_counts(struct track *t, unsigned int *done, unsigned int *queued, unsigned int *failed);
+/* the derived job of a point for job j, written to jobs/; its path (malloc'd) or NULL */
+char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *variants,
+		     unsigned int iterations);
+/* a run of the store whose job file is path, or NULL (malloc'd) */
+char *track_find_run(struct track *t, const char *path);
+
+/* detect.c: state "analysis" from the stored runs */
+int track_detect(struct track *t);
+/*
+ * The watched series of job j: {"metric": [mean or null per measured
+ * point]}; ids gets the ids of the measured points, in order; stats, when
+ * not NULL, {"metric": [[mean, ci95 or null, n] or null per point]}.
+ */
+json_t *track_job_series(struct track *t, size_t j, json_t *ids, json_t *stats);
+/* the per-iteration values of metric in variant of run (ok iterations); count or -1 */
+int track_samples(struct track *t, const char *run, const char *variant, const char *metric,
+		  double *out, size_t max);
+
+/* confirm.c: state "confirm" for every candidate */
+int track_confirm(struct track *t);
+/* tbisect.c: state "bisect" for every confirmed change between commits */
+int track_bisect(struct track *t);
+
+/* -1 lower is better, +1 higher, 0 neither: the watch entry's, else the metric's */
+int track_better(const struct track *t, const char *metric);
+/* the point of state "points" with this id, or NULL */
+json_t *track_point(struct track *t, const char *id);
+/* "job/before..after": the key of a change in state */
+char *track_change_key(const char *job, const char *before, const char *after);
+
+#endif

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * measure.c - a run of every point of the series and every job of the
+ * track, created through the queue (batch/enqueue.h) and booted by its
+ * worker pool: concurrent pinned VMs, kernels built from source as build
+ * items shared by every run that needs them.
+ *
+ * Nothing is measured twice. The job of a point is written to
+ * jobs/JOB--POINT.yaml before its run is created, and the run's id is
+ * written to state.json right after; a track run killed in between finds
+ * the run by its job file (a run whose boots never reached the queue is
+ * left and made anew). The queue itself requeues the boots of a killed
+ * pool and keeps every stored iteration.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch/enqueue.h"
+#include "batch/pool.h"
+#include "batch/queue.h"
+#include "batch/submit.h"
+#include "job/job.h"
+#include "job/rewrite.h"
+#include "store/run_record.h"
+#include "track/internal.h"
+
+char *track_find_run(struct track *t, const char *path)
+{
+	json_t *runs = store_run_list(t->store), *r;
+	char *found = NULL;
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		const char *id = json_string_value(json_object_get(r, "run"));
+		struct run_record rec;
+
+		if (!id || store_record_read(t->store, id, &rec))
+			continue;
+		if (rec.job_file && !strcmp(rec.job_file, path) && !found)
+			found = xstrdup(id);
+		run_record_release(&rec);
+	}
+	json_decref(runs);
+	return found;
+}
+
+static char *dirname_of(const char *path)
+{
+	char *d = xstrdup(path), *slash = strrchr(d, '/');
+
+	if (slash)
+		*slash = '\0';
+	return d;
+}
+
+char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *variants,
+		     unsigned int iterations)
+{
+	const struct track_job *tj = &t->def.jobs[j];
+	struct job_rewrite_variant rv[2];
+	struct job_rewrite rw = { .name = tj->name,
+				  .variants = rv,
+				  .tree = t->def.tree,
+				  .config = t->def.config,
+				  .iterations = iterations };
+	char err[256], *jobs = xasprintf("%s/jobs", t->dir), *path, *text, *yaml = NULL;
+	size_t len;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(variants, i, v) {
+		if (i >= ARRAY_SIZE(rv))
+			break;
+		rv[i] = (struct job_rewrite_variant){
+			.name = json_string_value(json_object_get(v, "name")),
+			.from = tj->from,
+			.set = json_object_get(v, "set"),
+			.drop_ops = true,
+		};
+		rw.nvariants++;
+	}
+	path = xasprintf("%s/%s", jobs, file_name);
+	text = read_file(tj->path, &len, 1u << 20);
+	if (text)
+		yaml = job_rewrite_yaml(text, len, &rw, err, sizeof(err));
+	if (text && !yaml)
+		lab_err("%s: the job of %s could not be made: %s", tj->path, file_name, err);
+	if (!yaml || mkdir_p(jobs, 0755) || write_file_atomic(path, yaml, strlen(yaml), 0644)) {
+		free(path);
+		path = NULL;
+	}
+	free(yaml);
+	free(text);
+	free(jobs);
+	return path;
+}
+
+/* the derived job loaded with its relative paths as the track's job file has them */
+static struct job *load_derived(struct track *t, size_t j, const char *path)
+{
+	char *dir = dirname_of(t->def.jobs[j].path), *text;
+	struct job *job = NULL;
+	size_t len;
+
+	text = read_file(path, &len, 1u << 20);
+	if (text && job_load_buffer(path, text, len, dir, &job))
+		job = NULL;
+	free(text);
+	free(dir);
+	return job;
+}
+
+static json_t *run_slot(struct track *t, const char *point, const char *job)
+{
+	json_t *runs = json_object_get(t->state, "runs"), *p;
+
+	if (!json_is_object(runs)) {
+		runs = json_object();
+		json_object_set_new(t->state, "runs", runs);
+	}
+	p = json_object_get(runs, point);
+	if (!json_is_object(p)) {
+		p = json_object();
+		json_object_set_new(runs, point, p);
+	}
+	(void)job;
+	return p;
+}
+
+/* the run of point and job j, created and queued when there is none */
+/* a created run of a loaded job: through the local queue, or submitted to Slurm */
+static int create_run(struct track *t, struct queue *q, const char *path, struct job *job,
+		      const struct track_run_opts *o, char **run)
+{
+	struct run_opts ro = { .cache_dir = t->env->cache_dir,
+			       .connect_uri = t->env->connect_uri,
+			       .job = job };
+	struct submit_opts so = { .mmlab = o->mmlab,
+				  .cache_dir = t->env->cache_dir,
+				  .connect_uri = t->env->connect_uri,
+				  .partition = o->partition,
+				  .build_minutes = 120 };
+	json_t *out;
+	long long qjob;
+	int ret;
+
+	if (!o->slurm)
+		return queue_add_job(q, t->store, path, 0, &ro, NULL, run, &qjob, NULL);
+	out = json_array();
+	ret = submit_job(q, t->store, path, job, &so, out);
+	if (!ret && json_string_value(json_object_get(json_array_get(out, 0), "run")))
+		*run = xstrdup(json_string_value(json_object_get(json_array_get(out, 0), "run")));
+	else if (!ret)
+		ret = -1;
+	json_decref(out);
+	return ret;
+}
+
+static int ensure_run(struct track *t, struct queue *q, json_t *pt, size_t j,
+		      const struct track_run_opts *o)
+{
+	const char *id = json_string_value(json_object_get(pt, "id"));
+	const char *label = json_string_value(json_object_get(pt, "label"));
+	const char *job = t->def.jobs[j].name;
+	json_t *slot = run_slot(t, id, job), *vars;
+	char *file, *path, *run = NULL;
+	struct job *loaded;
+	int ret;
+
+	if (json_object_get(slot, job))
+		return 0;
+	file = xasprintf("%s--%s.yaml", job, label);
+	vars = json_pack("[{s:s, s:O}]", "name", label, "set", json_object_get(pt, "set"));
+	path = track_job_file(t, j, file, vars, t->def.iterations);
+	json_decref(vars);
+	free(file);
+	if (!path)
+		return -1;
+	run = track_find_run(t, path);
+	if (run && queue_job_of_run(q, run) < 0) {
+		lab_warn("run %s of %s never reached the queue (a track run killed while "
+			 "creating it); making it anew",
+			 run, path);
+		free(run);
+		run = NULL;
+	}
+	if (!run) {
+		loaded = load_derived(t, j, path);
+		ret = loaded ? create_run(t, q, path, loaded, o, &run) : -1;
+		if (ret) {
+			lab_err("track %s: kernel %s of job %s could not be queued (above)",
+				t->def.name, label, job);
+			free(path);
+			return -1;
+		}
+	}
+	json_object_set_new(slot, job,
+			    json_pack("{s:s, s:s, s:s}", "run", run, "job_file", path, "status",
+				      "queued"));
+	free(run);
+	free(path);
+	return track_save(t);
+}
+
+/* measured, failed (no iteration ok) or queued (iterations still to come) */
+static const char *run_state(struct track *t, const char *run, const char *variant)
+{
+	json_t *r = store_load_run(t->store, run), *v, *it;
+	unsigned int done = 0, ok = 0, want = t->def.iterations;
+	const char *st;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(r, "variants"), i, v) {
+		if (strcmp(json_string_value(json_object_get(v, "name")) ?: "", variant))
+			continue;
+		json_array_foreach(json_object_get(v, "iterations"), k, it) {
+			const char *s = json_string_value(json_object_get(it, "status"));
+
+			done += s != NULL;
+			ok += s && !strcmp(s, "ok");
+		}
+	}
+	st = !r ? "failed" : done < want ? "queued" : ok ? "measured" : "failed";
+	json_decref(r);
+	return st;
+}
+
+void track_counts(struct track *t, unsigned int *done, unsigned int *queued, unsigned int *failed)
+{
+	json_t *runs = json_object_get(t->state, "runs"), *p, *r;
+	const char *pid, *job;
+
+	*done = *queued = *failed = 0;
+	json_object_foreach(runs, pid, p) {
+		json_object_foreach(p, job, r) {
+			const char *s = json_string_value(json_object_get(r, "status")) ?: "";
+
+			*done += !strcmp(s, "measured");
+			*failed += !strcmp(s, "failed");
+			*queued += !strcmp(s, "queued");
+		}
+	}
+}
+
+/* a run whose queue job is final but not all done failed (a build, a boot) */
+static bool queue_gave_up(struct queue *q, const char *run)
+{
+	long long job = queue_job_of_run(q, run);
+	bool final = false, all_done = false, cancelled = false;
+
+	return job >= 0 && !queue_job_final(q, job, &final, &all_done, &cancelled) && final &&
+	       !all_done;
+}
+
+/* the status of every run not yet final, from the store and the queue */
+static unsigned int refresh(struct track *t, struct queue *q)
+{
+	json_t *pts = json_object_get(t->state, "points"), *pt;
+	unsigned int pending = 0;
+	size_t i;
+
+	json_array_foreach(pts, i, pt) {
+		const char *id = json_string_value(json_object_get(pt, "id"));
+		const char *label = json_string_value(json_object_get(pt, "label"));
+
+		for (size_t j = 0; j < t->def.njobs; j++) {
+			json_t *r = json_object_get(run_slot(t, id, NULL), t->def.jobs[j].name);
+			const char *run = json_string_value(json_object_get(r, "run"));
+			const char *s = json_string_value(json_object_get(r, "status")) ?: "";
+
+			if (!run || strcmp(s, "queued"))
+				continue;
+			s = run_state(t, run, label);
+			if (!strcmp(s, "queued") && queue_gave_up(q, run))
+				s = "failed";
+			json_object_set_new(r, "status", json_string(s));
+			pending += !strcmp(s, "queued");
+		}
+	}
+	return pending;
+}
+
+static volatile sig_atomic_t stop_waiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_waiting = 1;
+}
+
+/* --slurm: wait for the submitted runs, a look every 15 s; the runs still pending */
+static unsigned int wait_slurm(struct track *t, struct queue *q)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	unsigned int pending = refresh(t, q), was = 0;
+
+	stop_waiting = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	while (pending && !stop_waiting) {
+		if (pending != was)
+			lab_info("track %s: waiting for %u run%s on Slurm", t->def.name, pending,
+				 pending == 1 ? "" : "s");
+		was = pending;
+		for (int i = 0; i < 15 && !stop_waiting; i++)
+			sleep(1);
+		pending = refresh(t, q);
+		if (track_save(t))
+			break;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return pending;
+}
+
+int track_measure(struct track *t, const struct track_run_opts *o)
+{
+	json_t *pts = json_object_get(t->state, "points"), *pt;
+	struct pool_opts po = { .jobs = o->jobs,
+				.build_jobs = 1,
+				.cache_dir = t->env->cache_dir,
+				.connect_uri = t->env->connect_uri };
+	struct queue *q = queue_open(t->env->results_dir);
+	unsigned int pending;
+	int ret = 0;
+	size_t i;
+
+	if (!q)
+		return -1;
+	json_array_foreach(pts, i, pt) {
+		for (size_t j = 0; j < t->def.njobs && !ret; j++)
+			ret = ensure_run(t, q, pt, j, o);
+	}
+	pending = ret ? 0 : refresh(t, q);
+	if (!ret && pending) {
+		lab_info("track %s: %u run%s to measure through the %s", t->def.name, pending,
+			 pending == 1 ? "" : "s", o->slurm ? "Slurm cluster" : "queue");
+		if (o->slurm) {
+			pending = wait_slurm(t, q);
+		} else {
+			pool_run(q, t->store, &po);
+			pending = refresh(t, q);
+		}
+		if (track_save(t))
+			ret = -1;
+		if (pending) {
+			lab_err("track %s: %u run%s not finished (interrupted, or the queue stopped); "
+				"'mmlab track run %s' goes on from here (submitted runs are not "
+				"submitted again)",
+				t->def.name, pending, pending == 1 ? "" : "s", t->def.name);
+			ret = -1;
+		}
+	}
+	queue_close(q);
+	return ret ? -1 : track_save(t);
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * track.c - a track's directory in the store, its state, and the steps of
+ * "track run" in order (track.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "lib/timefmt.h"
+#include "track/internal.h"
+
+#define STATE_MAX (64u << 20)
+
+char *track_root(const char *results_dir)
+{
+	return xasprintf("%s/tracks", results_dir);
+}
+
+char *track_change_key(const char *job, const char *before, const char *after)
+{
+	return xasprintf("%s/%s..%s", job, before, after);
+}
+
+int track_save(struct track *t)
+{
+	char *path = xasprintf("%s/state.json", t->dir);
+	char *text = json_dumps(t->state, JSON_INDENT(1) | JSON_SORT_KEYS);
+	int ret = text ? write_file_atomic(path, text, strlen(text), 0644) : -1;
+
+	free(text);
+	free(path);
+	return ret;
+}
+
+static int take_lock(struct track *t)
+{
+	char *path = xasprintf("%s/lock", t->dir);
+
+	t->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB)) {
+		lab_err("track %s: another 'mmlab track run' holds %s; wait for it, or stop it "
+			"(it can be started again: nothing is measured twice)",
+			t->def.name, path);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+int track_open(const struct track_env *env, const char *name, bool lock, struct track *t)
+{
+	char *root = track_root(env->results_dir), *file, *state;
+	json_error_t je;
+
+	memset(t, 0, sizeof(*t));
+	t->env = env;
+	t->lock_fd = -1;
+	t->dir = xasprintf("%s/%s", root, name);
+	free(root);
+	file = xasprintf("%s/track.yaml", t->dir);
+	state = xasprintf("%s/state.json", t->dir);
+	if (!path_exists(file)) {
+		lab_err("no track '%s' in %s; add one with 'mmlab track add FILE' ('mmlab track "
+			"list' lists them)",
+			name, env->results_dir);
+		goto fail;
+	}
+	t->state = json_load_file(state, 0, &je);
+	if (!json_is_object(t->state) || !json_string_value(json_object_get(t->state, "file"))) {
+		lab_err("%s: %s; the track's state is damaged (add the track again to start "
+			"it anew)",
+			state, !t->state ? je.text : "not a track's state");
+		goto fail;
+	}
+	if (trackfile_load(file, json_string_value(json_object_get(t->state, "file")), &t->def))
+		goto fail;
+	if (!json_is_array(json_object_get(t->state, "points")))
+		json_object_set_new(t->state, "points", json_array());
+	if (lock && take_lock(t))
+		goto fail;
+	t->store = store_open(env->results_dir);
+	if (!t->store)
+		goto fail;
+	free(file);
+	free(state);
+	return 0;
+fail:
+	free(file);
+	free(state);
+	track_close(t);
+	return -1;
+}
+
+void track_close(struct track *t)
+{
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	if (t->store)
+		store_close(t->store);
+	json_decref(t->state);
+	trackfile_release(&t->def);
+	free(t->dir);
+	memset(t, 0, sizeof(*t));
+	t->lock_fd = -1;
+}
+
+int track_add(const struct track_env *env, const char *file, char **name)
+{
+	struct track_def d;
+	char *root, *dir, *copy, *statef, *text;
+	size_t len;
+	int ret = -1;
+
+	if (trackfile_load(file, NULL, &d))
+		return -1;
+	root = track_root(env->results_dir);
+	dir = xasprintf("%s/%s", root, d.name);
+	copy = xasprintf("%s/track.yaml", dir);
+	statef = xasprintf("%s/state.json", dir);
+	text = read_file(file, &len, 1u << 20);
+	if (text && !mkdir_p(dir, 0755) && !write_file_atomic(copy, text, len, 0644)) {
+		char now[TIME_STR_LEN];
+		json_t *st = path_exists(statef) ? json_load_file(statef, 0, NULL) : NULL;
+		char *s;
+
+		if (!json_is_object(st)) {
+			json_decref(st);
+			st = json_pack("{s:s, s:s, s:[], s:{}}", "name", d.name, "created",
+				       time_iso_now(now), "points", "runs");
+		}
+		/* relative paths of the copy resolve against the file's directory */
+		json_object_set_new(st, "file", json_string(d.file));
+		s = json_dumps(st, JSON_INDENT(1) | JSON_SORT_KEYS);
+		ret = write_file_atomic(statef, s, strlen(s), 0644);
+		free(s);
+		json_decref(st);
+	}
+	if (!ret)
+		*name = xstrdup(d.name);
+	free(text);
+	free(copy);
+	free(statef);
+	free(dir);
+	free(root);
+	trackfile_release(&d);
+	return ret;
+}
+
+json_t *track_list(const struct track_env *env)
+{
+	char *root = track_root(env->results_dir);
+	DIR *dh = opendir(root);
+	json_t *out = json_array();
+	struct dirent *e;
+
+	while (dh && (e = readdir(dh))) {
+		char *st = xasprintf("%s/%s/state.json", root, e->d_name);
+		json_t *j = e->d_name[0] != '.' ? json_load_file(st, 0, NULL) : NULL;
+
+		if (json_is_object(j))
+			json_array_append_new(
+				out,
+				json_pack("{s:s, s:I, s:O?}", "name", e->d_name, "points",
+					  (json_int_t)json_array_size(json_object_get(j, "points")),
+					  "file", json_object_get(j, "file")));
+		json_decref(j);
+		free(st);
+	}
+	if (dh)
+		closedir(dh);
+	free(root);
+	return out;
+}
+
+static void progress(struct track *t)
+{
+	unsigned int done, queued, failed;
+
+	track_counts(t, &done, &queued, &failed);
+	lab_info("track %s: %zu kernels x %zu jobs: %u measured, %u queued, %u failed", t->def.name,
+		 json_array_size(json_object_get(t->state, "points")), t->def.njobs, done, queued,
+		 failed);
+}
+
+/* one pass: new points, measure, detect, confirm, bisect */
+static int run_once(struct track *t, const struct track_run_opts *o)
+{
+	size_t added;
+	int ret;
+
+	if (track_points_update(t, &added) || track_save(t))
+		return 1;
+	if (added)
+		lab_info("track %s: %zu new kernel%s", t->def.name, added, added == 1 ? "" : "s");
+	ret = track_measure(t, o);
+	progress(t);
+	if (ret)
+		return 1;
+	if (track_detect(t) || track_save(t))
+		return 1;
+	if (o->no_confirm)
+		return 0;
+	if (track_confirm(t))
+		return 1;
+	if (o->no_bisect || !t->def.bisect)
+		return 0;
+	return track_bisect(t) ? 1 : 0;
+}
+
+static volatile sig_atomic_t stop_polling;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_polling = 1;
+}
+
+/* --follow: wait poll_s seconds for the next look; false when interrupted */
+static bool wait_poll(const struct track *t, unsigned int poll_s)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+
+	lab_info("track %s: the next look at the kernels in %u s (--poll)", t->def.name, poll_s);
+	stop_polling = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (unsigned int s = 0; s < poll_s && !stop_polling; s++)
+		sleep(1);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return !stop_polling;
+}
+
+int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o)
+{
+	struct track t;
+	int ret;
+
+	if (track_open(env, name, true, &t))
+		return -1;
+	/* --follow ends at the first pass that fails or is interrupted */
+	while (!(ret = run_once(&t, o)) && o->follow)
+		if (!wait_poll(&t, o->poll_s ? o->poll_s : 600))
+			break;
+	track_close(&t);
+	return ret;
+}
+
+json_t *track_status(const struct track_env *env, const char *name)
+{
+	struct track t;
+	unsigned int done, queued, failed;
+	json_t *st;
+
+	if (track_open(env, name, false, &t))
+		return NULL;
+	track_counts(&t, &done, &queued, &failed);
+	st = json_deep_copy(t.state);
+	json_object_set_new(
+		st, "counts",
+		json_pack("{s:I, s:I, s:I, s:I}", "kernels",
+			  (json_int_t)json_array_size(json_object_get(t.state, "points")),
+			  "measured", (json_int_t)done, "queued", (json_int_t)queued, "failed",
+			  (json_int_t)failed));
+	json_object_set_new(st, "jobs", json_array());
+	for (size_t i = 0; i < t.def.njobs; i++)
+		json_array_append_new(json_object_get(st, "jobs"), json_string(t.def.jobs[i].name));
+	track_close(&t);
+	return st;
+}
