@@ -159,6 +159,16 @@ build/san/tests/unit/%: tests/unit/%.c $(SAN_LIB_OBJS)
 
 unit-bins: $(UNIT_BINS)
 
+# bench/run track: the change points of `mmlab track` on simulated series
+# (bench/track.c), linked against the host build's objects; only the
+# benchmark builds it ('make build/bench/track')
+BENCH_TRACK_OBJS := $(addprefix build/host/lab/,analysis/changepoint.o analysis/stats.o lib/util.o)
+build/bench/track: bench/track.c $(BENCH_TRACK_OBJS) lab/analysis/changepoint.h \
+		lab/analysis/stats.h lab/lib/util.h
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(BENCH_TRACK_OBJS) $(PKG_LIBS) -lm
+
 # The targets that install packages: install-deps first, each the tier it
 # needs (scripts/install-deps --help), then a new make builds (one line after
 # the other, so 'make -jN' keeps that order).

@@ -63,9 +63,10 @@ struct ref {
 /* the numbers after the first word of line into v[0..REF_MAX) */
 static size_t numbers(char *line, double *v)
 {
-	char *save = NULL, *tok = strtok_r(line, " \n", &save);
+	char *save = NULL, *tok;
 	size_t n = 0;
 
+	strtok_r(line, " \n", &save); /* the line's kind */
 	while ((tok = strtok_r(NULL, " \n", &save))) {
 		char *end;
 
@@ -116,6 +117,16 @@ static void ref_line(struct ref *r, char *line)
 	}
 }
 
+/* a line of values that no "pair" or "series" line comes before */
+static bool orphan(const struct ref *r, const char *line)
+{
+	bool pair_line = strchr("xy", line[0]) || !strncmp(line, "edist", 5) ||
+			 !strncmp(line, "etest", 5);
+	bool series_line = line[0] == 'v' || !strncmp(line, "split_", 6);
+
+	return (pair_line && !r->npairs) || (series_line && !r->nseries);
+}
+
 static struct ref *ref_load(void)
 {
 	const char *env = getenv("MMLAB_CP_REF");
@@ -129,6 +140,8 @@ static struct ref *ref_load(void)
 		fail_msg("cannot open %s", path);
 	while (fgets(line, sizeof(line), f)) {
 		assert_non_null(strchr(line, '\n'));
+		if (orphan(r, line))
+			fail_msg("%s: values before their pair or series: %s", path, line);
 		ref_line(r, line);
 	}
 	fclose(f);
