@@ -5,7 +5,7 @@
  * side with a baseline, Perfherder's t-test rule, and the false alarms of
  * tracks of 500 series after Benjamini-Hochberg. Prints the tables and
  * PASS/FAIL per target; exits 1 when a target fails.
- * docs/track-statistics.md explains the numbers.
+ * docs/track.md, "DETECTION STATISTICS" explains the numbers.
  *
  *	build/bench/track [--series N] [--tracks N] [--seed N]
  *
@@ -571,7 +571,7 @@ static int target(const char *what, bool ok)
 	return ok ? 0 : 1;
 }
 
-/* the targets of docs/track-statistics.md; 1 when one fails */
+/* the targets of docs/track.md, "DETECTION STATISTICS"; 1 when one fails */
 static int targets(const struct score *s2, double null_fa, size_t ntracks)
 {
 	double det = ratio(s2->detected, s2->series), ex = ratio(s2->exact, s2->detected);

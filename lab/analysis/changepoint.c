@@ -2,7 +2,7 @@
 /*
  * changepoint.c - E-divisive means with a sequential Monte-Carlo
  * permutation test, the change points of `mmlab track` (changepoint.h,
- * docs/track-statistics.md), and R energy's edist and eqdist.etest.
+ * docs/track.md, "DETECTION STATISTICS"), and R energy's edist and eqdist.etest.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * Monte-Carlo p-value (Besag & Clifford 1991) from a seeded GSL MT19937.
  * A split is kept as a change point only when its p-value is at most
  * opts.level and the medians of the segments either side of it differ by
- * min_rel. docs/track-statistics.md has the formulas, the guards for
+ * min_rel. docs/track.md, "DETECTION STATISTICS" has the formulas, the guards for
  * counters, the cost and the measured error rates.
  *
  * The caller applies Benjamini-Hochberg (stats_bh()) over the p-values of
@@ -30,7 +30,7 @@
 /*
  * The most kernels in a series and values in a cp_edist()/cp_etest()
  * sample. A permutation of n kernels costs O(n log n): 2 us for 50
- * kernels, 23 ms for 100000 (docs/track-statistics.md).
+ * kernels, 23 ms for 100000 (docs/track.md, "DETECTION STATISTICS").
  */
 #define CP_MAX_N 100000
 /* with kappa_search, whose permutations cost O(n^2) */

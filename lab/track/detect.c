@@ -190,7 +190,7 @@ static unsigned long long fnv1a(const char *a, const char *b)
 
 /* the candidates of one series into cands; how many p-values it adds to the family */
 static size_t test_series(struct track *t, const char *job, const char *metric, json_t *vals,
-			  json_t *ids, double min_rel, json_t *cands)
+			  json_t *ids, double min_rel, unsigned int max_perm, json_t *cands)
 {
 	size_t n = json_array_size(vals), max, nch = 0, i;
 	double *x = xcalloc(n + 1, sizeof(*x));
@@ -205,6 +205,8 @@ static size_t test_series(struct track *t, const char *job, const char *metric, 
 	o.min_size = t->def.min_segment;
 	o.min_rel = min_rel;
 	o.seed = t->def.seed ^ fnv1a(job, metric);
+	if (max_perm > o.max_perm)
+		o.max_perm = max_perm;
 	max = cp_max_changes(n, o.min_size) + 1;
 	ch = xcalloc(max, sizeof(*ch));
 	if (cp_edivisive(x, NULL, NULL, n, &o, ch, max, &nch))
@@ -263,27 +265,47 @@ static size_t adjust(json_t *cands, size_t family, double q)
 	return sig;
 }
 
+/*
+ * The permutations a candidate may need: a lone real change among S series
+ * survives Benjamini-Hochberg only with p <= q / (the family, about 1.1 S),
+ * and the smallest p of N permutations is 1 / (N + 1); twice that, and at
+ * least the detector's default.
+ */
+static unsigned int perms_for(size_t nseries, double q)
+{
+	double n = 2.0 * 1.1 * (double)nseries / q;
+
+	return n > 1e7 ? 10000000u : (unsigned int)n;
+}
+
 int track_detect(struct track *t)
 {
-	json_t *cands = json_array(), *an;
-	size_t family = 0, tested = 0, sig;
+	json_t *cands = json_array(), *an, *all = json_array(), *js;
+	size_t family = 0, tested = 0, nseries = 0, sig, k;
+	unsigned int max_perm;
 	char now[TIME_STR_LEN];
 
 	for (size_t j = 0; j < t->def.njobs; j++) {
-		json_t *ids = json_array(), *series = track_job_series(t, j, ids, NULL), *vals;
+		json_t *ids = json_array(), *series = track_job_series(t, j, ids, NULL);
+
+		nseries += json_object_size(series);
+		json_array_append_new(all, json_pack("{s:o, s:o}", "ids", ids, "series", series));
+	}
+	max_perm = perms_for(nseries, t->def.q);
+	json_array_foreach(all, k, js) {
+		json_t *vals, *ids = json_object_get(js, "ids");
 		const char *m;
 
-		json_object_foreach(series, m, vals) {
-			const char *wl = NULL;
+		json_object_foreach(json_object_get(js, "series"), m, vals) {
 			double min_rel;
 
-			watched(t, wl, m, &min_rel);
-			family += test_series(t, t->def.jobs[j].name, m, vals, ids, min_rel, cands);
+			watched(t, NULL, m, &min_rel);
+			family += test_series(t, t->def.jobs[k].name, m, vals, ids, min_rel,
+					      max_perm, cands);
 			tested++;
 		}
-		json_decref(series);
-		json_decref(ids);
 	}
+	json_decref(all);
 	sig = adjust(cands, family, t->def.q);
 	an = json_pack("{s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:s, s:o}", "when", time_iso_now(now),
 		       "seed", (json_int_t)t->def.seed, "series_tested", (json_int_t)tested,
