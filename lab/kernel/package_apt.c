@@ -69,7 +69,7 @@ static void nearest_names(const char *name, struct strbuf *sb)
 	char *pre = xstrndup(name, plen ? plen : 1), *out, *save = NULL;
 	const char *argv[] = { "apt-cache", "pkgnames", pre, NULL };
 	const char *best[NEAREST] = { 0 };
-	size_t dist[NEAREST];
+	size_t dist[NEAREST] = { 0 };
 
 	out = apt_out(argv, "apt-cache");
 	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l;

@@ -107,12 +107,12 @@ static int deb_control(struct unpack *u, struct archive *outer)
 	char *tarball = pkg_slurp(u, outer, "control.tar", PKG_META_MAX, &len), *text = NULL;
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
-	int r, ret = -1;
+	int ret = -1;
 
 	archive_read_support_filter_all(a);
 	archive_read_support_format_tar(a);
 	if (tarball && archive_read_open_memory(a, tarball, len) == ARCHIVE_OK) {
-		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK && !text) {
+		while (!text && archive_read_next_header(a, &e) == ARCHIVE_OK) {
 			const char *p = archive_entry_pathname(e);
 
 			if (p && (!strcmp(p, "./control") || !strcmp(p, "control")))

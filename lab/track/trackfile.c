@@ -358,7 +358,7 @@ static void parse_jobs(struct tf *c, yaml_node_t *root, yaml_node_t *n)
 						  "a variant's name")))
 				continue;
 		}
-		v = yf_scalar(c->y, path, p, "a job file");
+		v = path ? yf_scalar(c->y, path, p, "a job file") : NULL;
 		if (!v)
 			continue;
 		d->jobs[d->njobs].path = abs_path(c->dir, v);
