@@ -80,8 +80,8 @@ static void track_options(struct track_args *a, struct opt out[12])
 		OPT_BOOL(0, "slurm", &a->ro.slurm,
 			 "run: submit the kernels' runs to Slurm (sbatch arrays, as\n"
 			 "'mmlab submit --slurm') and wait for them"),
-		OPT_CALLBACK(0, "partition", &a->ro.partition, "P", "run --slurm: sbatch --partition",
-			     partition_cb),
+		OPT_CALLBACK(0, "partition", &a->ro.partition, "P",
+			     "run --slurm: sbatch --partition", partition_cb),
 		OPT_STRING(0, "format", &a->format, "F",
 			   "report: text (default), json, html, mbox"),
 		OPT_STRING('o', "output", &a->output, "FILE", "report: write to FILE"),
