@@ -554,14 +554,11 @@ int store_reindex(struct store *s)
 		lab_err("the store %s was opened without its index", s->dir);
 		return -1;
 	}
+	/* each iteration is its own transaction: a reader may see it half rebuilt */
 	if (store_exec(s, "BEGIN IMMEDIATE; DELETE FROM metrics; DELETE FROM iterations;"
-			  " DELETE FROM runs; DELETE FROM synced;"))
+			  " DELETE FROM runs; DELETE FROM synced; COMMIT;"))
 		return -1;
-	if (store_reindex_all(s)) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
-	return store_exec(s, "COMMIT");
+	return store_reindex_all(s);
 }
 
 /*
@@ -778,6 +775,22 @@ char *store_run_resolve(struct store *s, const char *run)
 	return NULL;
 }
 
+/* an imported run's provenance (<run>/import.json) as "imported" */
+static void load_import(struct store *s, const char *run, json_t *out)
+{
+	char *p = xasprintf("%s/%s/import.json", s->dir, run), *buf;
+	size_t len;
+	json_t *j;
+
+	buf = path_exists(p) ? read_file(p, &len, 65536) : NULL;
+	j = buf ? json_loadb(buf, len, 0, NULL) : NULL;
+	if (json_is_object(j))
+		json_object_set(out, "imported", j);
+	json_decref(j);
+	free(buf);
+	free(p);
+}
+
 json_t *store_load_run(struct store *s, const char *run)
 {
 	char *id = store_run_resolve(s, run);
@@ -803,6 +816,7 @@ json_t *store_load_run(struct store *s, const char *run)
 		json_array_append_new(vars, nv);
 	}
 	json_object_set_new(out, "variants", vars);
+	load_import(s, id, out);
 	json_decref(r);
 	free(id);
 	return out;
