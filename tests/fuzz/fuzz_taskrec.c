@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_taskrec - a Slurm task's state record (RESULTS/<run>/tasks/*.json)
+ * fuzz_taskrec - a Slurm task's state record (RESULTS/<run>/tasks/<task>.json)
  * as the submitting host reads it: written by a process on another host,
  * on a shared filesystem anyone may damage (lab/batch/taskrec.c).
  * fuzz-options: -max_len=70000
