@@ -85,7 +85,7 @@ GUEST := build/guest/agent $(WL_BINS) $(MOD_COPIES)
 
 .SECONDARY:
 
-.PHONY: all demo check check-unit check-integration check-e2e check-fresh bench deps \
+.PHONY: guard all demo check check-unit check-integration check-e2e check-fresh bench deps \
 	install clean format lint unit-bins fuzz fuzz-long check-fuzz fuzz-bins
 
 all: mmlab $(GUEST)
@@ -168,6 +168,15 @@ build/bench/track: bench/track.c $(BENCH_TRACK_OBJS) lab/analysis/changepoint.h 
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(BENCH_TRACK_OBJS) $(PKG_LIBS) -lm
+
+# the Slurm tests' guard: an LD_PRELOAD shim logging opens of SQLite files
+# in the store from inside a Slurm task (tests/guard/dbopen.c)
+build/tests/guard-dbopen.so: tests/guard/dbopen.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fPIC -shared -O2 -o $@ $< -ldl
+
+guard: build/tests/guard-dbopen.so
 
 # The targets that install packages: install-deps first, each the tier it
 # needs (scripts/install-deps --help), then a new make builds (one line after

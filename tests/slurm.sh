@@ -2,6 +2,13 @@
 # slurmctld and slurmd of Debian's packages, configured on loopback under
 # $T/slurm with 2 CPUs, partition "lab". start_slurm exports SLURM_CONF;
 # everything is stopped and $T removed when the test exits.
+#
+# The guard: every process of a Slurm job (queue exec, queue build, queue
+# finish) runs with build/tests/guard-dbopen.so preloaded (exported through
+# sbatch's environment), which logs any open of *.db, *-wal, *-shm or
+# *-journal under the results store to $T/guard.log. A test fails when
+# that log is not empty, or when no Slurm job ran under the guard.
+# MMLAB_NO_GUARD=1 turns it off.
 start_slurm() {
 	for p in slurmctld slurmd munged mungekey sbatch squeue sinfo; do
 		command -v $p >/dev/null || fail "$p missing: run scripts/install-deps"
@@ -11,12 +18,15 @@ start_slurm() {
 	chmod 700 "$S/munge"
 	pids=()
 	stop_slurm() {
+		local rc=$?
 		for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 		for p in "${pids[@]}"; do
 			for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 			kill -9 "$p" 2>/dev/null || true
 		done
+		if [ "$rc" = 0 ] && [ -z "${MMLAB_NO_GUARD:-}" ] && ! guard_ok; then rc=1; fi
 		rm -rf "$T"
+		exit "$rc"
 	}
 	trap stop_slurm EXIT
 	mungekey --create --keyfile="$S/munge/munge.key"
@@ -65,6 +75,30 @@ start_slurm() {
 		sleep 0.3
 	done
 	sinfo -h -o '%T' | grep -qE '^idle' || { cat "$S"/log/*; fail "slurm did not come up"; }
+	[ -n "${MMLAB_NO_GUARD:-}" ] || guard_start
+}
+# the guard (above), for the Slurm jobs submitted from now on
+guard_start() {
+	make -C "$MMLAB_SRCDIR" -s guard >/dev/null || fail "cannot build the guard"
+	mkdir -p "$MMLAB_RESULTS"
+	export MMLAB_GUARD_DIR
+	MMLAB_GUARD_DIR=$(realpath "$MMLAB_RESULTS")
+	export MMLAB_GUARD_LOG="$T/guard.log"
+	export LD_PRELOAD="$MMLAB_SRCDIR/build/tests/guard-dbopen.so"
+	: >"$MMLAB_GUARD_LOG"
+}
+# 0 when no Slurm job opened a SQLite file of the store, and some ran guarded
+guard_ok() {
+	if [ -s "$MMLAB_GUARD_LOG" ]; then
+		echo "FAIL the guard: a Slurm job opened SQLite files of the store:" >&2
+		sort -u -k2 "$MMLAB_GUARD_LOG" >&2
+		return 1
+	fi
+	if [ ! -s "$MMLAB_GUARD_LOG.loaded" ]; then
+		echo "FAIL the guard: no Slurm job ran with the guard loaded" >&2
+		return 1
+	fi
+	echo "guard: $(sort -u "$MMLAB_GUARD_LOG.loaded" | wc -l) processes of Slurm jobs opened no SQLite file of the store"
 }
 # wait_slurm_job ID [SECONDS]: until Slurm forgets the job (it ended)
 wait_slurm_job() {

@@ -78,7 +78,9 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS needs("
 	"  item INTEGER NOT NULL REFERENCES items(id), build INTEGER NOT NULL REFERENCES items(id),"
 	"  PRIMARY KEY(item, build));"
-	"CREATE INDEX IF NOT EXISTS needs_build ON needs(build);";
+	"CREATE INDEX IF NOT EXISTS needs_build ON needs(build);"
+	/* what this host last saw of a Slurm task's record (fold.c) */
+	"CREATE TABLE IF NOT EXISTS notes(key TEXT PRIMARY KEY, value TEXT NOT NULL);";
 
 static double now_wall(void)
 {
@@ -117,6 +119,31 @@ struct queue *queue_open(const char *results_dir)
 fail:
 	queue_close(q);
 	return NULL;
+}
+
+char *queue_note_get(struct queue *q, const char *key)
+{
+	sqlite3_stmt *st = prep(q, "SELECT value FROM notes WHERE key = ?1");
+	char *v = NULL;
+
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	if (db_step(q->db, "queue", st) > 0)
+		v = xstrdup((const char *)sqlite3_column_text(st, 0) ?: "");
+	sqlite3_finalize(st);
+	return v;
+}
+
+int queue_note_set(struct queue *q, const char *key, const char *value)
+{
+	sqlite3_stmt *st = prep(q, "INSERT OR REPLACE INTO notes(key, value) VALUES(?1, ?2)");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	return step_done(q, st);
 }
 
 void queue_close(struct queue *q)

@@ -149,6 +149,10 @@ json_t *queue_build_users(struct queue *q, long long build);
 /* a failed build fails the queued boots that need it (with error); count or -1 */
 int queue_fail_waiting(struct queue *q, long long build, const char *error);
 
+/* a note this host keeps in the queue (malloc'd; NULL if none), and setting one */
+char *queue_note_get(struct queue *q, const char *key);
+int queue_note_set(struct queue *q, const char *key, const char *value);
+
 /* the job id of a run, or -1 (no message) */
 long long queue_job_of_run(struct queue *q, const char *run);
 

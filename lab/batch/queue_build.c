@@ -103,53 +103,61 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
 	return ret;
 }
 
-int build_item_build(struct queue *q, struct store *s, const struct queue_item *it,
-		     const char *cache_dir)
+json_t *build_variant_kernel(struct store *s, const char *run, const char *variant,
+			     const char *request, const char *cache_dir, int *rc)
 {
-	struct job *job = load_run_job(s, it->run);
-	json_t *rj = store_run_read(s, it->run), *res;
+	struct job *job = load_run_job(s, run);
+	json_t *rj = store_run_read(s, run), *res = NULL;
 	const char *base;
 	struct kernel_info ki;
 	size_t i;
-	int rc = -1;
 
+	*rc = -1;
 	if (!job || !rj) {
-		lab_err("cannot read run %s (its run.json or job.yaml) in %s", it->run,
-			store_dir(s));
+		lab_err("cannot read run %s (its run.json or job.yaml) in %s", run, store_dir(s));
 		goto out;
 	}
-	for (i = 0; i < job->nvariants && strcmp(job->variants[i].name, it->variant); i++)
+	for (i = 0; i < job->nvariants && strcmp(job->variants[i].name, variant); i++)
 		;
 	if (i == job->nvariants || job->variants[i].kernel_kind != KERNEL_SOURCE) {
-		lab_err("run %s has no variant '%s' built from source", it->run, it->variant);
+		lab_err("run %s has no variant '%s' built from source", run, variant);
 		goto out;
 	}
 	base = json_string_value(
-		json_object_get(run_variant_kernel(rj, it->variant, NULL), "base_commit"));
+		json_object_get(run_variant_kernel(rj, variant, NULL), "base_commit"));
 	if (base) { /* the ref may have moved since the job was queued */
 		free(job->variants[i].ref);
 		job->variants[i].ref = xstrdup(base);
 	}
-	lab_info("building the kernel of variant '%s' of %s (request %.12s)", it->variant, it->run,
-		 it->request);
-	rc = kernel_resolve_job(job, i, cache_dir, &ki);
+	lab_info("building the kernel of variant '%s' of %s (request %.12s)", variant, run,
+		 request);
+	*rc = kernel_resolve_job(job, i, cache_dir, &ki);
 	res = kernel_info_json(&ki);
-	if (!ki.build_failed && rc) { /* not a build: the request itself failed */
+	if (!ki.build_failed && *rc) { /* not a build: the request itself failed */
 		json_decref(res);
 		res = json_pack("{s:s, s:b}", "source", "build", "build_failed", 1);
 	}
-	if (queue_build_set_result(q, it->id, res))
-		rc = -1;
-	lab_info("variant '%s': %s", it->variant,
-		 rc	      ? "the build failed" :
+	lab_info("variant '%s': %s", variant,
+		 *rc	      ? "the build failed" :
 		 ki.cache_hit ? "from the cache" :
 				"built");
-	json_decref(res);
 	kernel_info_release(&ki);
 out:
 	json_decref(rj);
 	job_free(job);
-	return rc ? -1 : 0;
+	return res;
+}
+
+int build_item_build(struct queue *q, struct store *s, const struct queue_item *it,
+		     const char *cache_dir)
+{
+	int rc;
+	json_t *res = build_variant_kernel(s, it->run, it->variant, it->request, cache_dir, &rc);
+
+	if (res && queue_build_set_result(q, it->id, res))
+		rc = -1;
+	json_decref(res);
+	return rc || !res ? -1 : 0;
 }
 
 int build_item_settle(struct queue *q, struct store *s, const struct queue_item *it,

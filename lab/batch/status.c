@@ -4,16 +4,22 @@
  */
 #include <jansson.h>
 
+#include "batch/fold.h"
 #include "batch/runstate.h"
+#include "batch/taskrec.h"
 #include "batch/slurm.h"
 #include "batch/status.h"
 
 json_t *batch_status(struct queue *q, struct store *s)
 {
-	json_t *st = queue_status(q, 0), *j;
+	json_t *st, *j;
 	unsigned int running = 0;
 	size_t i;
 
+	/* what Slurm tasks on other hosts wrote, into the queue first */
+	if (batch_fold(q, s) < 0)
+		return NULL;
+	st = queue_status(q, 0);
 	if (!st)
 		return NULL;
 	json_array_foreach(st, i, j)
@@ -24,8 +30,10 @@ json_t *batch_status(struct queue *q, struct store *s)
 		st = queue_status(q, running);
 	}
 	json_array_foreach(st, i, j)
-		if (json_is_object(json_object_get(j, "slurm")))
+		if (json_is_object(json_object_get(j, "slurm"))) {
 			slurm_status_fill(j, s);
+			batch_fold_tasks(q, s, j, TASKREC_STALE_S);
+		}
 	return st;
 }
 

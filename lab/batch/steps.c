@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * steps.c - the steps of Slurm jobs (see steps.h).
+ * steps.c - the steps of Slurm jobs (see steps.h). They run on any host
+ * of the cluster and so open no SQLite file: the store is opened as files
+ * alone, the queue not at all; each step writes its task record
+ * (taskrec.h) and the submitting host folds it in (fold.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -12,44 +15,164 @@
 
 #include <jansson.h>
 
-#include "batch/pool.h"
 #include "batch/queue_build.h"
-#include "batch/runstate.h"
 #include "batch/steps.h"
+#include "batch/taskrec.h"
 #include "batch/worker.h"
 #include "run/runner.h"
 #include "lib/util.h"
 
-/* where Slurm put this task: recorded in each stored iteration's "boot" */
-static int exec_boot(struct store *s, const char *run, json_t *b, const char *cache_dir,
-		     const char *connect_uri)
+/* Slurm counts the requeues of a task: a requeued task is a new attempt */
+static unsigned int slurm_attempt(void)
 {
-	/* Slurm counts the requeues of a task: a requeued task is a new attempt */
 	const char *restarts = getenv("SLURM_RESTART_COUNT");
-	char host[256] = "";
 	uint64_t nr = 0;
-	struct boot_opts bo = { .cache_dir = cache_dir, .connect_uri = connect_uri };
+
+	if (restarts && !parse_uint(restarts, &nr) && nr < 1000000)
+		return (unsigned int)nr + 1;
+	return 1;
+}
+
+/*
+ * Wait for the step's child, heartbeating its record me every
+ * TASKREC_BEAT_S. A record that another attempt of the same task took
+ * over (a requeue race) stops the child: *lost is set, and that attempt
+ * owns the record. Returns the child's exit code, EXIT_INTERRUPTED if
+ * stopped.
+ */
+static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_t pid, bool *lost)
+{
+	double last = now_monotonic();
+	bool killed = false;
+	struct taskrec cur;
+	int st;
+
+	*lost = false;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			lab_err("waiting for the task's child: %s", strerror(errno));
+			return EXIT_INTERRUPTED;
+		}
+		if ((worker_stop_requested() || *lost) && !killed) {
+			kill(pid, SIGTERM);
+			killed = true;
+		}
+		if (!*lost && now_monotonic() - last >= TASKREC_BEAT_S) {
+			if (taskrec_read(dir, run, me->task, &cur, NULL) == 0 &&
+			    !taskrec_same_owner(&cur, me)) {
+				lab_err("task %s of run %s was taken over by attempt %u on %s (pid "
+					"%lld); this attempt %u stops and stores nothing more",
+					me->task, run, cur.attempt, cur.host, cur.pid, me->attempt);
+				*lost = true;
+				continue;
+			}
+			me->beat++;
+			taskrec_write(dir, run, me);
+			last = now_monotonic();
+		}
+		usleep(200000);
+	}
+	return worker_stop_requested() || *lost ? EXIT_INTERRUPTED : worker_exit_code(st);
+}
+
+/* run fn in a child under the task record me; the final record says how it ended */
+static int task_run(struct store *s, const char *run, struct taskrec *me, worker_fn fn, void *arg,
+		    const char *failed_what)
+{
+	struct worker_spec spec = {
+		.results_dir = store_dir(s), .files_only = true, .fn = fn, .arg = arg
+	};
+	bool lost = false;
+	pid_t pid;
+	int rc;
+
+	if (taskrec_write(store_dir(s), run, me))
+		return EXIT_RUN_FAILED;
+	worker_stop_catch();
+	pid = worker_start(&spec, me->task);
+	rc = pid < 0 ? EXIT_RUN_FAILED : task_watch(store_dir(s), run, me, pid, &lost);
+	worker_stop_release();
+	if (lost)
+		return EXIT_RUN_FAILED; /* the record is the other attempt's now */
+	me->state = rc ? TASK_FAILED : TASK_DONE;
+	if (rc == EXIT_INTERRUPTED)
+		snprintf(me->reason, sizeof(me->reason), "interrupted (SIGINT or SIGTERM)");
+	else if (rc)
+		snprintf(me->reason, sizeof(me->reason), "%s (exit %d)", failed_what, rc);
+	taskrec_write(store_dir(s), run, me);
+	return rc == EXIT_INTERRUPTED ? EXIT_RUN_FAILED : rc;
+}
+
+struct exec_child {
+	const char *run, *variant;
+	unsigned int first, attempt;
+	const char *cache_dir, *connect_uri;
+};
+
+/* where Slurm put this task: recorded in each stored iteration's "boot" */
+static int exec_child_fn(struct store *s, struct queue *q, void *arg)
+{
+	const struct exec_child *ec = arg;
+	struct boot_opts bo = { .cache_dir = ec->cache_dir,
+				.connect_uri = ec->connect_uri,
+				.attempt = ec->attempt };
+	char host[256] = "";
 	int ret;
 
+	(void)q;
 	gethostname(host, sizeof(host) - 1);
 	bo.placement = json_pack("{s:s, s:s?, s:s?}", "host", host, "slurm_job",
 				 getenv("SLURM_JOB_ID"), "slurm_array_task",
 				 getenv("SLURM_ARRAY_TASK_ID"));
-	if (restarts && !parse_uint(restarts, &nr) && nr < 1000000)
-		bo.attempt = (unsigned int)nr + 1;
-	ret = runner_boot(s, run, json_string_value(json_object_get(b, "variant")),
-			  (unsigned int)json_integer_value(json_object_get(b, "first")), &bo);
+	ret = runner_boot(s, ec->run, ec->variant, ec->first, &bo);
 	json_decref(bo.placement);
 	return ret;
 }
 
-int step_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot,
-	      const char *cache_dir, const char *connect_uri)
+/*
+ * The variant's kernel, if it waits for a build that did not hand it on:
+ * why (malloc'd), naming the build's task record; NULL when ready.
+ */
+static char *kernel_missing(struct store *s, const char *run, json_t *rj, const char *variant)
 {
-	char *run = store_run_resolve(s, run_arg), *why;
+	json_t *k = run_variant_kernel(rj, variant, NULL), *b;
+	const char *req = json_string_value(json_object_get(k, "request")), *bv = variant;
+	struct taskrec t;
+	char *task, *why;
+	size_t i;
+	int rc;
+
+	if (!json_is_true(json_object_get(k, "build_pending")) || !req)
+		return NULL;
+	/* the build job is named after the first variant of the run that needs it */
+	json_array_foreach(json_object_get(rj, "boots"), i, b)
+		if (!strcmp(json_string_value(json_object_get(b, "build")) ?: "", req)) {
+			bv = json_string_value(json_object_get(b, "variant")) ?: variant;
+			break;
+		}
+	task = xasprintf("build-%s", bv);
+	rc = taskrec_read(store_dir(s), run, task, &t, NULL);
+	why = xasprintf("the kernel of variant '%s' was not built (build %.12s: %s%s%s; its "
+			"output is %s/%s/slurm/build-%s.out)",
+			variant, req, rc ? "no record" : taskrec_state_name(t.state),
+			!rc && *t.reason ? ", " : "", !rc ? t.reason : "", store_dir(s), run, bv);
+	free(task);
+	return why;
+}
+
+int step_exec(struct store *s, const char *run_arg, const char *boot, const char *cache_dir,
+	      const char *connect_uri)
+{
+	char *run = store_run_resolve(s, run_arg), *why = NULL, *task;
+	struct exec_child ec = { .cache_dir = cache_dir, .connect_uri = connect_uri };
+	struct taskrec me;
 	json_t *rj, *b;
 	uint64_t k;
-	int ret;
+	int ret = EXIT_USAGE;
 
 	if (!run)
 		return EXIT_USAGE;
@@ -58,83 +181,27 @@ int step_exec(struct queue *q, struct store *s, const char *run_arg, const char 
 	    !(b = json_array_get(json_object_get(rj, "boots"), k))) {
 		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run, boot ? boot : "",
 			json_array_size(json_object_get(rj, "boots")) - 1);
-		json_decref(rj);
-		free(run);
-		return EXIT_USAGE;
+		goto out;
 	}
-	if (build_kernel_ready(q, s, run, json_string_value(json_object_get(b, "variant")), &why)) {
+	ec.run = run;
+	ec.variant = json_string_value(json_object_get(b, "variant"));
+	ec.first = (unsigned int)json_integer_value(json_object_get(b, "first"));
+	ec.attempt = slurm_attempt();
+	why = ec.variant ? kernel_missing(s, run, rj, ec.variant) : NULL;
+	if (why) {
 		lab_err("run %s boot %s: %s", run, boot, why);
-		free(why);
-		json_decref(rj);
-		free(run);
-		return EXIT_RUN_FAILED;
+		ret = EXIT_RUN_FAILED;
+		goto out;
 	}
-	ret = exec_boot(s, run, b, cache_dir, connect_uri);
+	task = xasprintf("boot-%llu", (unsigned long long)k);
+	taskrec_self(&me, task, ec.attempt);
+	free(task);
+	ret = task_run(s, run, &me, exec_child_fn, &ec, "the boot failed");
+out:
+	free(why);
 	json_decref(rj);
 	free(run);
-	return ret == EXIT_INTERRUPTED ? EXIT_RUN_FAILED : ret;
-}
-
-/* where a Slurm build step's output goes (slurm.c names it) */
-static char *build_step_log(struct store *s, const char *run, const char *variant)
-{
-	if (getenv("SLURM_JOB_ID"))
-		return xasprintf("%s/%s/slurm/build-%s.out", store_dir(s), run, variant);
-	return xstrdup("the output of 'mmlab queue build'");
-}
-
-struct build_child {
-	const struct queue_item *it;
-	const char *cache_dir;
-};
-
-static int build_child_fn(struct store *s, struct queue *q, void *arg)
-{
-	const struct build_child *bc = arg;
-
-	return build_item_build(q, s, bc->it, bc->cache_dir) ? EXIT_RUN_FAILED : 0;
-}
-
-/* wait for the build child, heartbeating; its exit code, EXIT_INTERRUPTED if stopped */
-static int build_wait(struct queue *q, const struct queue_owner *self, pid_t pid)
-{
-	double last_beat = 0;
-	bool killed = false;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
-			lab_err("waiting for the build: %s", strerror(errno));
-			return EXIT_INTERRUPTED;
-		}
-		if (worker_stop_requested() && !killed) {
-			kill(pid, SIGTERM);
-			killed = true;
-		}
-		if (now_monotonic() - last_beat > POOL_HEARTBEAT_S) {
-			queue_heartbeat(q, self);
-			last_beat = now_monotonic();
-		}
-		usleep(200000);
-	}
-	return worker_stop_requested() ? 3 : worker_exit_code(st);
-}
-
-/* build it (claimed) in a child, heartbeating; the child's exit code, EXIT_INTERRUPTED if stopped */
-static int build_in_child(struct queue *q, struct store *s, const struct queue_owner *self,
-			  const struct queue_item *it, const char *cache_dir)
-{
-	struct build_child bc = { .it = it, .cache_dir = cache_dir };
-	struct worker_spec spec = {
-		.results_dir = store_dir(s), .open_queue = true, .fn = build_child_fn, .arg = &bc
-	};
-	pid_t pid = worker_start(&spec, "the build");
-
-	return pid < 0 ? 3 : build_wait(q, self, pid);
+	return ret;
 }
 
 /*
@@ -165,63 +232,60 @@ static int pending_request(struct store *s, const char *run, const char *variant
 	return ret;
 }
 
-/*
- * Claim request's build item for self, waiting while another process
- * builds it. 0 claimed (*it), 1 it was settled by someone else (handed on
- * to the run: *ret is the exit status), -1 *ret set after a message.
- */
-static int claim_build(struct queue *q, struct store *s, const struct queue_owner *self,
-		       const char *run, const char *variant, const char *req, struct queue_item *it,
-		       int *ret)
+struct build_child {
+	const char *run, *variant, *request, *cache_dir;
+};
+
+/* hand the outcome to every variant of the run that needs the request */
+static int kernels_hand_on(struct store *s, const struct build_child *bc, json_t *res)
 {
-	bool waiting = false;
-	char *why;
+	json_t *rj = store_run_read(s, bc->run), *v, *f;
+	char *path, *text;
+	size_t i;
+	int ret = 0;
 
-	*ret = EXIT_RUN_FAILED;
-	for (;;) {
-		enum item_state state;
-		long long bid;
-		int rc;
+	f = json_pack("{s:s, s:O}", "request", bc->request, "kernel", res);
+	text = json_dumps(f, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_array_foreach(json_object_get(rj, "variants"), i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		json_t *k = json_object_get(v, "kernel");
+		char *dir;
 
-		json_decref(queue_build_result(q, req, &state, &bid));
-		if (!bid) {
-			lab_err("the queue in %s has no build item for request %.12s of run %s "
-				"variant '%s'",
-				store_dir(s), req, run, variant);
-			return -1;
-		}
-		if (state == ITEM_DONE || state == ITEM_FAILED || state == ITEM_CANCELLED) {
-			/* built (or failed) by someone else: hand on the outcome */
-			if (build_kernel_ready(q, s, run, variant, &why)) {
-				lab_err("%s", why);
-				free(why);
-				return -1;
-			}
-			lab_info("run %s variant '%s': the kernel was built by build item %lld",
-				 run, variant, bid);
-			*ret = 0;
-			return 1;
-		}
-		rc = queue_claim_item(q, self, bid, it);
-		if (rc <= 0)
-			return rc;
-		if (!waiting)
-			lab_info("build item %lld (request %.12s) is being built by another "
-				 "process; waiting for it",
-				 bid, req);
-		waiting = true;
-		queue_recover(q, self, POOL_STALE_S, runstate_item_stored, s);
-		sleep(5);
+		if (!name || !text ||
+		    strcmp(json_string_value(json_object_get(k, "request")) ?: "", bc->request))
+			continue;
+		dir = xasprintf("%s/%s/kernels", store_dir(s), bc->run);
+		path = store_kernel_file(s, bc->run, name);
+		if (mkdir_p(dir, 0755) || write_file_atomic(path, text, strlen(text), 0644))
+			ret = -1;
+		free(path);
+		free(dir);
 	}
+	free(text);
+	json_decref(f);
+	json_decref(rj);
+	return ret;
 }
 
-int step_build(struct queue *q, struct store *s, const char *run_arg, const char *variant,
-	       const char *cache_dir)
+static int build_child_fn(struct store *s, struct queue *q, void *arg)
 {
-	char *run = store_run_resolve(s, run_arg), *req, *log, *e;
-	struct queue_owner self;
-	struct queue_item it;
-	json_t *users;
+	const struct build_child *bc = arg;
+	int rc;
+	json_t *res =
+		build_variant_kernel(s, bc->run, bc->variant, bc->request, bc->cache_dir, &rc);
+
+	(void)q;
+	if (res && kernels_hand_on(s, bc, res))
+		rc = -1;
+	json_decref(res);
+	return rc || !res ? EXIT_RUN_FAILED : 0;
+}
+
+int step_build(struct store *s, const char *run_arg, const char *variant, const char *cache_dir)
+{
+	char *run = store_run_resolve(s, run_arg), *req, *task;
+	struct build_child bc = { .variant = variant, .cache_dir = cache_dir };
+	struct taskrec me;
 	int ret, rc;
 
 	if (!run)
@@ -231,23 +295,13 @@ int step_build(struct queue *q, struct store *s, const char *run_arg, const char
 		free(run);
 		return rc == 1 ? 0 : EXIT_USAGE;
 	}
-	queue_owner_self(&self);
-	if (claim_build(q, s, &self, run, variant, req, &it, &ret))
-		goto out;
-	/* SIGINT/SIGTERM stop the build; its item is settled either way */
-	worker_stop_catch();
-	rc = build_in_child(q, s, &self, &it, cache_dir);
-	log = build_step_log(s, run, variant);
-	if (build_item_settle(q, s, &it, log, rc == EXIT_INTERRUPTED, &e, &users) == 1)
-		ret = 0;
-	else if (!e)
-		lab_err("the build of run %s variant '%s' was interrupted; it is queued again", run,
-			variant);
-	worker_stop_release();
-	json_decref(users);
-	free(e);
-	free(log);
-out:
+	bc.run = run;
+	bc.request = req;
+	task = xasprintf("build-%s", variant);
+	taskrec_self(&me, task, slurm_attempt());
+	snprintf(me.request, sizeof(me.request), "%s", req);
+	free(task);
+	ret = task_run(s, run, &me, build_child_fn, &bc, "the kernel build failed");
 	free(req);
 	free(run);
 	return ret;

@@ -5,11 +5,16 @@
  * an array task) and the kernel build of a run's variant ("queue build", a
  * build job). The finishing job's step is runstate_finish(). See
  * docs/queue.md.
+ *
+ * Both may run on another host than the store's: they open no SQLite
+ * file. s is opened with store_open_files(); each writes its task record
+ * RESULTS/<run>/tasks/boot-<K>.json or build-<variant>.json (taskrec.h),
+ * heartbeats it every 2 s from the parent of a forked child that does the
+ * work, and the submitting host folds the records in (fold.h).
  */
 #ifndef MMLAB_BATCH_STEPS_H
 #define MMLAB_BATCH_STEPS_H
 
-#include "batch/queue.h"
 #include "store/results.h"
 
 /*
@@ -19,19 +24,20 @@
  * ok, 1 an iteration not ok or the boot interrupted, 2 no such run or
  * boot. cache_dir and connect_uri: for the runner (runner_boot()).
  */
-int step_exec(struct queue *q, struct store *s, const char *run_arg, const char *boot,
-	      const char *cache_dir, const char *connect_uri);
+int step_exec(struct store *s, const char *run_arg, const char *boot, const char *cache_dir,
+	      const char *connect_uri);
 
 /*
- * The kernel of run's variant, built into the kernel cache cache_dir: the
- * variant's build item is claimed as a queue run worker would (this
- * process owns it, with heartbeats), built in a child, and settled, so
- * every run waiting for that kernel gets it. An item another process is
- * building is waited for; a done one is only handed on. Exit status: 0
- * built (or nothing to build), 1 failed or interrupted, 2 no such run or
+ * The kernel of run's variant, built into the kernel cache cache_dir (a
+ * kernel another job built is a cache hit) in a child, at the commit the
+ * job's ref resolved when it was submitted. The outcome goes to
+ * <run>/kernels/<variant>.json of every variant of the run that needs the
+ * same request (store_kernel_file()), where the run's boots find it; the
+ * queue's build item is settled by the submitting host (fold.h). A
+ * variant that has its kernel has nothing to build. Exit status: 0 built
+ * (or nothing to build), 1 failed or interrupted, 2 no such run or
  * variant.
  */
-int step_build(struct queue *q, struct store *s, const char *run_arg, const char *variant,
-	       const char *cache_dir);
+int step_build(struct store *s, const char *run_arg, const char *variant, const char *cache_dir);
 
 #endif

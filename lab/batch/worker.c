@@ -82,7 +82,7 @@ static void __attribute__((noreturn)) child(const struct worker_spec *w, pid_t p
 	if (w->log)
 		redirect(w->log);
 	/* connections of our own: SQLite and libvirt must not cross fork */
-	s = store_open(w->results_dir);
+	s = w->files_only ? store_open_files(w->results_dir) : store_open(w->results_dir);
 	if (s && w->open_queue)
 		q = queue_open(w->results_dir);
 	if (s && (q || !w->open_queue))

@@ -25,6 +25,7 @@ typedef int (*worker_fn)(struct store *s, struct queue *q, void *arg);
 struct worker_spec {
 	const char *results_dir; /* the store (and queue) the child opens */
 	bool open_queue; /* q is NULL unless set */
+	bool files_only; /* the store without its index (store_open_files()) */
 	const char *log; /* stdout and stderr appended here; NULL: kept */
 	worker_fn fn;
 	void *arg; /* the parent's memory, as fork copied it */

@@ -297,12 +297,12 @@ static int do_retry(struct queue_args *a)
 
 static int do_build(struct queue_args *a)
 {
-	return step_build(a->q, a->s, a->args[0], a->variant, gopts.cache_dir);
+	return step_build(a->s, a->args[0], a->variant, gopts.cache_dir);
 }
 
 static int do_exec(struct queue_args *a)
 {
-	return step_exec(a->q, a->s, a->args[0], a->boot, gopts.cache_dir, gopts.connect_uri);
+	return step_exec(a->s, a->args[0], a->boot, gopts.cache_dir, gopts.connect_uri);
 }
 
 static int do_finish(struct queue_args *a)
@@ -317,7 +317,7 @@ static const struct subcmd {
 	const char *name;
 	unsigned int opts; /* the options it takes: O_* */
 	enum operands operands;
-	bool no_queue; /* the store alone */
+	bool node_step; /* a Slurm job's step, maybe on another host: files only, no SQLite */
 	int (*fn)(struct queue_args *a);
 } subcmds[] = {
 	{ "add", O_PRIORITY | O_ACCEL | O_JSON, JOB_FILES, false, do_add },
@@ -325,8 +325,8 @@ static const struct subcmd {
 	{ "status", O_JSON | O_ITEMS, NO_OPERANDS, false, do_status },
 	{ "cancel", 0, JOB_ID, false, do_cancel },
 	{ "retry", 0, JOB_ID, false, do_retry },
-	{ "build", O_VARIANT, ONE_RUN, false, do_build },
-	{ "exec", O_BOOT, ONE_RUN, false, do_exec },
+	{ "build", O_VARIANT, ONE_RUN, true, do_build },
+	{ "exec", O_BOOT, ONE_RUN, true, do_exec },
 	{ "finish", 0, ONE_RUN, true, do_finish },
 };
 _Static_assert(ARRAY_SIZE(subcmds) + 1 == ARRAY_SIZE(queue_synopsis),
@@ -382,10 +382,10 @@ static int subcmd_main(const struct subcmd *c, int argc, char **argv)
 		return EXIT_USAGE;
 	a.args = argv;
 	a.n = n;
-	a.s = store_open(gopts.results_dir);
-	if (a.s && !c->no_queue)
+	a.s = c->node_step ? store_open_files(gopts.results_dir) : store_open(gopts.results_dir);
+	if (a.s && !c->node_step)
 		a.q = queue_open(gopts.results_dir);
-	if (!a.s || (!a.q && !c->no_queue)) {
+	if (!a.s || (!a.q && !c->node_step)) {
 		store_close(a.s);
 		return EXIT_RUN_FAILED;
 	}

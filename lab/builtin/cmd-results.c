@@ -9,15 +9,15 @@
 #include <jansson.h>
 
 #include "builtin/builtin.h"
+#include "store/import.h"
 #include "store/results.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
 
 static const char *const results_synopsis[] = {
-	"mmlab results list [--json]",
-	"mmlab results show [RUN] [--json]",
-	"mmlab results path [RUN]",
-	NULL,
+	"mmlab results list [--json]", "mmlab results show [RUN] [--json]",
+	"mmlab results path [RUN]",    "mmlab results reindex",
+	"mmlab results import DIR",    NULL,
 };
 
 static const struct opt_usage results_usage = {
@@ -28,6 +28,13 @@ static const struct opt_usage results_usage = {
 		"       boot phases (docs/performance.md) and metrics; --json prints the\n"
 		"       whole run as documented in docs/mmlab.md\n"
 		"path   the run's directory\n"
+		"reindex  rebuild the index (mmlab.db) from the files alone; the files are\n"
+		"       the truth, the index can always be thrown away\n"
+		"import DIR  the runs of a store copied from another lab server (rsync):\n"
+		"       each run is checked whole first (a partial copy is refused, naming\n"
+		"       what is missing), keeps its id, gets its provenance in import.json\n"
+		"       (store, host, when); a run already here is skipped. Exit 1 when a\n"
+		"       run was refused\n"
 		"\n"
 		"The store is --results DIR, $MMLAB_RESULTS, or ./results.",
 };
@@ -38,9 +45,8 @@ static const struct results_sub {
 	bool json; /* takes --json */
 	bool run; /* takes a RUN */
 } results_subs[] = {
-	{ "list", true, false },
-	{ "show", true, true },
-	{ "path", false, true },
+	{ "list", true, false },     { "show", true, true },	{ "path", false, true },
+	{ "reindex", false, false }, { "import", false, true },
 };
 
 static int do_list(struct store *s, bool json)
@@ -196,6 +202,29 @@ static int find_sub(int argc, char **argv)
 	return 0;
 }
 
+static int do_reindex(struct store *s)
+{
+	json_t *runs;
+
+	if (store_reindex(s))
+		return EXIT_RUN_FAILED;
+	runs = store_run_list(s);
+	printf("reindexed %zu run%s in %s from their files\n", json_array_size(runs),
+	       json_array_size(runs) == 1 ? "" : "s", store_dir(s));
+	json_decref(runs);
+	return 0;
+}
+
+static int do_import(struct store *s, const char *dir)
+{
+	unsigned int imported, skipped;
+	int ret = store_import(s, dir, &imported, &skipped);
+
+	printf("imported %u run%s from %s, %u already here%s\n", imported, imported == 1 ? "" : "s",
+	       dir, skipped, ret ? "; some were refused (above)" : "");
+	return ret;
+}
+
 /* argv without the subcommand, parsed with the subcommand's options */
 static int parse_sub(int argc, char **argv, int at, const struct results_sub *sub, bool *json)
 {
@@ -255,13 +284,18 @@ int cmd_results(int argc, char **argv)
 		if (!strcmp(argv[at], results_subs[i].name))
 			sub = &results_subs[i];
 	if (!sub) {
-		lab_err("no 'results %s'; the subcommands are list, show and path", argv[at]);
+		lab_err("no 'results %s'; the subcommands are list, show, path, reindex and import",
+			argv[at]);
 		return EXIT_USAGE;
 	}
 	ret = parse_sub(argc, argv, at, sub, &json);
 	if (ret >= 0)
 		return ret;
 	run = argv[0]; /* NULL when not given */
+	if (!strcmp(sub->name, "import") && !run) {
+		lab_err("'results import' wants the directory of the copied store");
+		return EXIT_USAGE;
+	}
 	s = store_open(gopts.results_dir);
 	if (!s)
 		return EXIT_RUN_FAILED;
@@ -269,6 +303,10 @@ int cmd_results(int argc, char **argv)
 		ret = do_list(s, json);
 	else if (!strcmp(sub->name, "show"))
 		ret = do_show(s, run, json);
+	else if (!strcmp(sub->name, "reindex"))
+		ret = do_reindex(s);
+	else if (!strcmp(sub->name, "import"))
+		ret = do_import(s, run);
 	else
 		ret = do_path(s, run);
 	store_close(s);

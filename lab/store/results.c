@@ -24,7 +24,7 @@
 
 struct store {
 	char *dir;
-	sqlite3 *db;
+	sqlite3 *db; /* NULL: the files alone (store_open_files()) */
 };
 
 static const char schema[] =
@@ -36,14 +36,16 @@ static const char schema[] =
 	"  status TEXT NOT NULL, PRIMARY KEY(run, variant, idx));"
 	"CREATE TABLE IF NOT EXISTS metrics("
 	"  run TEXT NOT NULL, variant TEXT NOT NULL, idx INTEGER NOT NULL,"
-	"  name TEXT NOT NULL, value REAL, PRIMARY KEY(run, variant, idx, name));";
+	"  name TEXT NOT NULL, value REAL, PRIMARY KEY(run, variant, idx, name));"
+	"CREATE TABLE IF NOT EXISTS synced("
+	"  run TEXT PRIMARY KEY, stamp TEXT NOT NULL);";
 
 static int store_exec(struct store *s, const char *sql)
 {
 	return db_exec(s->db, "results index", sql);
 }
 
-static int store_reindex(struct store *s);
+static int store_reindex_all(struct store *s);
 
 struct store *store_open(const char *dir)
 {
@@ -60,12 +62,32 @@ struct store *store_open(const char *dir)
 	free(dbpath);
 	if (!s->db || store_exec(s, schema))
 		goto fail;
-	if (fresh && store_reindex(s))
+	if (fresh ? store_reindex_all(s) : store_sync(s))
 		goto fail;
 	return s;
 fail:
 	store_close(s);
 	return NULL;
+}
+
+struct store *store_open_files(const char *dir)
+{
+	struct store *s;
+
+	if (!is_dir(dir)) {
+		lab_err("no results store at %s (a Slurm task needs the store the run was "
+			"submitted to, at the same path)",
+			dir);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->dir = xstrdup(dir);
+	return s;
+}
+
+bool store_indexed(const struct store *s)
+{
+	return s->db != NULL;
 }
 
 void store_close(struct store *s)
@@ -165,6 +187,8 @@ static int index_run(struct store *s, json_t *r)
 {
 	sqlite3_stmt *st;
 
+	if (!s->db)
+		return 0;
 	st = db_prepare(s->db, "results index",
 			"INSERT INTO runs(id, job, status, created, finished)"
 			" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO UPDATE SET"
@@ -199,6 +223,47 @@ int store_run_write(struct store *s, const char *run, json_t *runjson)
 	return ret;
 }
 
+char *store_kernel_file(const struct store *s, const char *run, const char *variant)
+{
+	return xasprintf("%s/%s/kernels/%s.json", s->dir, run, variant);
+}
+
+/*
+ * A kernel a Slurm build job built, in <run>/kernels/<variant>.json
+ * ({"request", "kernel"}), for a variant whose run.json still waits for
+ * that request: the tasks on other hosts never rewrite run.json, so the
+ * kernel is read from there until this host writes run.json again.
+ */
+static void kernels_overlay(struct store *s, const char *run, json_t *rj)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(rj, "variants"), i, v) {
+		json_t *k = json_object_get(v, "kernel"), *f, *n;
+		const char *name = jstr(v, "name", NULL);
+		char *path, *buf;
+		size_t len;
+
+		if (!json_is_true(json_object_get(k, "build_pending")) || !name ||
+		    !valid_component(name))
+			continue;
+		path = store_kernel_file(s, run, name);
+		buf = path_exists(path) ? read_file(path, &len, STORE_MAX_KERNEL_FILE) : NULL;
+		f = buf ? json_loadb(buf, len, 0, NULL) : NULL;
+		n = json_object_get(f, "kernel");
+		if (json_is_object(n) &&
+		    json_equal(json_object_get(f, "request"), json_object_get(k, "request"))) {
+			n = json_deep_copy(n);
+			json_object_set(n, "operations", json_object_get(k, "operations"));
+			json_object_set_new(v, "kernel", n);
+		}
+		json_decref(f);
+		free(buf);
+		free(path);
+	}
+}
+
 json_t *store_run_read(struct store *s, const char *run)
 {
 	char *path;
@@ -216,6 +281,8 @@ json_t *store_run_read(struct store *s, const char *run)
 	}
 	j = read_json(path);
 	free(path);
+	if (j)
+		kernels_overlay(s, run, j);
 	return j;
 }
 
@@ -258,6 +325,8 @@ static int index_iteration(struct store *s, const char *run, const char *variant
 	json_t *v;
 	int rc;
 
+	if (!s->db)
+		return 0;
 	if (store_exec(s, "BEGIN IMMEDIATE"))
 		return -1;
 	if (sqlite3_prepare_v2(s->db,
@@ -269,6 +338,19 @@ static int index_iteration(struct store *s, const char *run, const char *variant
 	sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, (int)index);
 	sqlite3_bind_text(st, 4, jstr(it, "status", "?"), -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto fail;
+	/* a boot stored again (a requeued attempt) leaves no metric of the last */
+	if (sqlite3_prepare_v2(s->db,
+			       "DELETE FROM metrics WHERE run = ?1 AND variant = ?2 AND idx = ?3",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, (int)index);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	st = NULL;
@@ -377,48 +459,201 @@ static int list_run_dirs(struct store *s, struct strlist *out)
 	return 0;
 }
 
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the iteration numbers under DIR/<run>/<variant>/, sorted; count in *n */
+static unsigned int *iteration_dirs(struct store *s, const char *run, const char *variant,
+				    size_t *n)
+{
+	char *vdir = xasprintf("%s/%s/%s", s->dir, run, variant);
+	DIR *d = opendir(vdir);
+	unsigned int *idx = NULL;
+	size_t alloc = 0;
+	struct dirent *e;
+
+	free(vdir);
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		uint64_t k;
+
+		if (parse_uint(e->d_name, &k) || k > STORE_MAX_ITERATIONS)
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			idx = xrealloc(idx, alloc * sizeof(*idx));
+		}
+		idx[(*n)++] = (unsigned int)k;
+	}
+	closedir(d);
+	if (*n)
+		qsort(idx, *n, sizeof(*idx), cmp_uint);
+	return idx;
+}
+
+/* every stored iteration of the run, whatever order its boots finished in */
 static int reindex_iterations(struct store *s, const char *run, json_t *r)
 {
-	size_t i;
+	size_t i, n;
 	json_t *v;
 
 	json_array_foreach(json_object_get(r, "variants"), i, v) {
 		const char *name = jstr(v, "name", NULL);
+		unsigned int *idx =
+			name && valid_component(name) ? iteration_dirs(s, run, name, &n) : NULL;
 
-		for (unsigned int k = 0; name && valid_component(name) && k < 100000; k++) {
-			char *dir = store_iteration_path(s, run, name, k);
+		for (size_t k = 0; idx && k < n; k++) {
+			char *dir = store_iteration_path(s, run, name, idx[k]);
 			char *p = xasprintf("%s/iteration.json", dir);
 			json_t *it = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
-			bool exists = is_dir(dir);
 
-			if (it)
-				index_iteration(s, run, name, k, it);
+			if (json_is_object(it))
+				index_iteration(s, run, name, idx[k], it);
 			json_decref(it);
 			free(p);
 			free(dir);
-			if (!exists)
-				break;
 		}
+		free(idx);
 	}
 	return 0;
 }
 
+int store_index_run(struct store *s, const char *run)
+{
+	json_t *r = store_run_read(s, run);
+	int ret = r ? index_run(s, r) : -1;
+
+	if (!ret)
+		reindex_iterations(s, run, r);
+	json_decref(r);
+	return ret;
+}
+
 /* rebuild the index from the files (a new or lost mmlab.db) */
-static int store_reindex(struct store *s)
+static int store_reindex_all(struct store *s)
 {
 	struct strlist runs = { 0 };
 
 	if (list_run_dirs(s, &runs))
 		return -1;
-	for (size_t i = 0; i < runs.n; i++) {
-		json_t *r = store_run_read(s, runs.v[i]);
-
-		if (r && !index_run(s, r))
-			reindex_iterations(s, runs.v[i], r);
-		json_decref(r);
-	}
+	for (size_t i = 0; i < runs.n; i++)
+		store_index_run(s, runs.v[i]);
 	strlist_free(&runs);
 	return 0;
+}
+
+int store_reindex(struct store *s)
+{
+	if (!s->db) {
+		lab_err("the store %s was opened without its index", s->dir);
+		return -1;
+	}
+	/* each iteration is its own transaction: a reader may see it half rebuilt */
+	if (store_exec(s, "BEGIN IMMEDIATE; DELETE FROM metrics; DELETE FROM iterations;"
+			  " DELETE FROM runs; DELETE FROM synced; COMMIT;"))
+		return -1;
+	return store_reindex_all(s);
+}
+
+/*
+ * What other hosts changed of a run, as the file server sees it: the
+ * mtimes of run.json and of its tasks/ directory (a task record renamed
+ * into place changes it). Compared for equality only, never with a clock.
+ * NULL if the run has no task records (only this host writes it).
+ */
+static char *run_stamp(struct store *s, const char *run)
+{
+	char *rp = xasprintf("%s/%s/run.json", s->dir, run);
+	char *tp = xasprintf("%s/%s/tasks", s->dir, run);
+	char *stamp = NULL;
+	struct stat a, b;
+
+	if (!stat(rp, &a) && !stat(tp, &b) && S_ISDIR(b.st_mode))
+		stamp = xasprintf("%lld.%09ld %lld.%09ld", (long long)a.st_mtim.tv_sec,
+				  a.st_mtim.tv_nsec, (long long)b.st_mtim.tv_sec,
+				  b.st_mtim.tv_nsec);
+	free(rp);
+	free(tp);
+	return stamp;
+}
+
+/* 1 the run's stamp is the one its index rows were made at, 0 not, -1 error */
+static int stamp_same(struct store *s, const char *run, const char *stamp)
+{
+	sqlite3_stmt *st =
+		db_prepare(s->db, "results index", "SELECT stamp = ?2 FROM synced WHERE run = ?1");
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, stamp, -1, SQLITE_TRANSIENT);
+	rc = db_step(s->db, "results index", st);
+	if (rc > 0)
+		rc = sqlite3_column_int(st, 0) ? 1 : 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int stamp_set(struct store *s, const char *run, const char *stamp)
+{
+	sqlite3_stmt *st = db_prepare(s->db, "results index",
+				      "INSERT OR REPLACE INTO synced(run, stamp) VALUES(?1, ?2)");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, stamp, -1, SQLITE_TRANSIENT);
+	return db_step_done(s->db, "results index", st);
+}
+
+int store_sync(struct store *s)
+{
+	struct strlist runs = { 0 };
+	int ret = 0;
+
+	if (!s->db)
+		return 0;
+	if (list_run_dirs(s, &runs))
+		return -1;
+	for (size_t i = 0; i < runs.n && !ret; i++) {
+		char *stamp = run_stamp(s, runs.v[i]);
+		int same = stamp ? stamp_same(s, runs.v[i], stamp) : 1;
+
+		if (same < 0)
+			ret = -1;
+		else if (!same && !store_index_run(s, runs.v[i]))
+			ret = stamp_set(s, runs.v[i], stamp);
+		free(stamp);
+	}
+	strlist_free(&runs);
+	return ret;
+}
+
+static json_t *load_iterations(struct store *s, const char *run, const char *variant)
+{
+	json_t *arr = json_array();
+	size_t n;
+	unsigned int *idx = iteration_dirs(s, run, variant, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char *dir = store_iteration_path(s, run, variant, idx[i]);
+		char *p = xasprintf("%s/iteration.json", dir);
+		json_t *it = path_exists(p) ? read_json(p) : NULL;
+
+		if (it)
+			json_array_append_new(arr, it);
+		free(p);
+		free(dir);
+	}
+	free(idx);
+	return arr;
 }
 
 const char *store_effective_status(json_t *r)
@@ -426,6 +661,43 @@ const char *store_effective_status(json_t *r)
 	return run_status_effective(jstr(r, "status", "unknown"),
 				    json_integer_value(json_object_get(r, "pid")),
 				    jstr(r, "host_boot_id", NULL));
+}
+
+/* a run's iterations and those ok: from the index, or the files when there is none */
+static void run_counts(struct store *s, const char *run, json_t *r, json_int_t *nit,
+		       json_int_t *nok)
+{
+	sqlite3_stmt *st;
+	json_t *v, *it;
+	size_t i, k;
+
+	*nit = *nok = 0;
+	if (!s->db) {
+		json_array_foreach(json_object_get(r, "variants"), i, v) {
+			const char *name = jstr(v, "name", NULL);
+			json_t *its = name && valid_component(name) ?
+					      load_iterations(s, run, name) :
+					      NULL;
+
+			json_array_foreach(its, k, it) {
+				(*nit)++;
+				*nok += !strcmp(jstr(it, "status", ""), "ok");
+			}
+			json_decref(its);
+		}
+		return;
+	}
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT count(*), sum(status = 'ok') FROM iterations"
+			       " WHERE run = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*nit = sqlite3_column_int64(st, 0);
+		*nok = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
 }
 
 json_t *store_run_list(struct store *s)
@@ -439,22 +711,11 @@ json_t *store_run_list(struct store *s)
 	}
 	for (size_t i = 0; i < runs.n; i++) {
 		json_t *r = store_run_read(s, runs.v[i]);
-		sqlite3_stmt *st;
-		json_int_t nit = 0, nok = 0;
+		json_int_t nit, nok;
 
 		if (!r)
 			continue;
-		if (sqlite3_prepare_v2(s->db,
-				       "SELECT count(*), sum(status = 'ok') FROM iterations"
-				       " WHERE run = ?1",
-				       -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, runs.v[i], -1, SQLITE_TRANSIENT);
-			if (sqlite3_step(st) == SQLITE_ROW) {
-				nit = sqlite3_column_int64(st, 0);
-				nok = sqlite3_column_int64(st, 1);
-			}
-			sqlite3_finalize(st);
-		}
+		run_counts(s, runs.v[i], r, &nit, &nok);
 		json_array_append_new(
 			out,
 			json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "run", runs.v[i], "job",
@@ -514,51 +775,20 @@ char *store_run_resolve(struct store *s, const char *run)
 	return NULL;
 }
 
-static int cmp_uint(const void *a, const void *b)
+/* an imported run's provenance (<run>/import.json) as "imported" */
+static void load_import(struct store *s, const char *run, json_t *out)
 {
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+	char *p = xasprintf("%s/%s/import.json", s->dir, run), *buf;
+	size_t len;
+	json_t *j;
 
-	return x < y ? -1 : x > y;
-}
-
-static json_t *load_iterations(struct store *s, const char *run, const char *variant)
-{
-	json_t *arr = json_array();
-	char *vdir = xasprintf("%s/%s/%s", s->dir, run, variant);
-	DIR *d = opendir(vdir);
-	unsigned int *idx = NULL;
-	size_t n = 0, alloc = 0;
-	struct dirent *e;
-
-	free(vdir);
-	if (!d)
-		return arr;
-	while ((e = readdir(d))) {
-		uint64_t k;
-
-		if (parse_uint(e->d_name, &k) || k > 1000000)
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			idx = xrealloc(idx, alloc * sizeof(*idx));
-		}
-		idx[n++] = (unsigned int)k;
-	}
-	closedir(d);
-	if (n)
-		qsort(idx, n, sizeof(*idx), cmp_uint);
-	for (size_t i = 0; i < n; i++) {
-		char *dir = store_iteration_path(s, run, variant, idx[i]);
-		char *p = xasprintf("%s/iteration.json", dir);
-		json_t *it = path_exists(p) ? read_json(p) : NULL;
-
-		if (it)
-			json_array_append_new(arr, it);
-		free(p);
-		free(dir);
-	}
-	free(idx);
-	return arr;
+	buf = path_exists(p) ? read_file(p, &len, 65536) : NULL;
+	j = buf ? json_loadb(buf, len, 0, NULL) : NULL;
+	if (json_is_object(j))
+		json_object_set(out, "imported", j);
+	json_decref(j);
+	free(buf);
+	free(p);
 }
 
 json_t *store_load_run(struct store *s, const char *run)
@@ -586,6 +816,7 @@ json_t *store_load_run(struct store *s, const char *run)
 		json_array_append_new(vars, nv);
 	}
 	json_object_set_new(out, "variants", vars);
+	load_import(s, id, out);
 	json_decref(r);
 	free(id);
 	return out;

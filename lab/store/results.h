@@ -9,6 +9,9 @@
  *   DIR/<run>/job.yaml                the job file as it was given
  *   DIR/<run>/<variant>/<i>/iteration.json   status, guest facts, metrics
  *   DIR/<run>/<variant>/<i>/console.log, agent.bin, before/, after/
+ *   DIR/<run>/tasks/<task>.json       Slurm tasks' state records (batch/taskrec.h)
+ *   DIR/<run>/kernels/<variant>.json  a kernel a Slurm build job built
+ *   DIR/<run>/import.json             where an imported run came from
  *
  * Every file is written atomically (temp + fsync + rename). The files are
  * the truth; the database is an index rebuilt from them when missing.
@@ -21,7 +24,34 @@
 
 struct store;
 
+/* the most iterations a variant has (directory names above it are ignored) */
+#define STORE_MAX_ITERATIONS 1000000u
+/* the largest <run>/kernels/<variant>.json read */
+#define STORE_MAX_KERNEL_FILE (1u << 20)
+
+/*
+ * Open DIR with its index: DIR/mmlab.db is created (and filled from the
+ * files) if missing, and runs other hosts wrote (those with task records,
+ * <run>/tasks/) are indexed again when their files changed (store_sync()).
+ * Only one host may do this (docs/queue.md): SQLite's WAL needs every
+ * process on one host.
+ */
 struct store *store_open(const char *dir);
+/*
+ * Open DIR as files alone, never touching a SQLite file: what a process on
+ * another host than the store's (a Slurm task) uses. Writes go to the
+ * files only; the host with the index folds them in later.
+ */
+struct store *store_open_files(const char *dir);
+bool store_indexed(const struct store *s);
+/* index the runs other hosts changed since they were last indexed; 0 or -1 */
+int store_sync(struct store *s);
+/* the index emptied and rebuilt from the files alone; 0 or -1 */
+int store_reindex(struct store *s);
+/* (re)index one run from its files; 0 or -1 */
+int store_index_run(struct store *s, const char *run);
+/* <run>/kernels/<variant>.json: a kernel a Slurm build job handed on */
+char *store_kernel_file(const struct store *s, const char *run, const char *variant);
 void store_close(struct store *s);
 const char *store_dir(const struct store *s);
 

@@ -18,15 +18,18 @@
 
 #include <cmocka.h>
 
+#include "batch/fold.h"
 #include "batch/queue.h"
 #include "batch/runstate.h"
 #include "batch/steps.h"
+#include "batch/taskrec.h"
 #include "store/results.h"
 #include "lib/util.h"
 
 static char *dir;
 static struct store *store;
 static struct queue *queue;
+static struct store *files; /* the same store as a Slurm node opens it */
 
 static int setup(void **state)
 {
@@ -41,6 +44,8 @@ static int setup(void **state)
 	queue = queue_open(dir);
 	assert_non_null(store);
 	assert_non_null(queue);
+	files = store_open_files(dir);
+	assert_non_null(files);
 	return 0;
 }
 
@@ -48,6 +53,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	queue_close(queue);
+	store_close(files);
 	store_close(store);
 	rm_rf(dir);
 	free(dir);
@@ -125,40 +131,35 @@ static void test_build_refusals(void **state)
 	char *run = add_run(&job);
 
 	(void)state;
-	assert_int_equal(step_build(queue, store, run, "nope", dir), EXIT_USAGE);
-	assert_int_equal(step_build(queue, store, run, NULL, dir), EXIT_USAGE);
-	assert_int_equal(step_build(queue, store, "no-such-run", "src", dir), EXIT_USAGE);
+	assert_int_equal(step_build(files, run, "nope", dir), EXIT_USAGE);
+	assert_int_equal(step_build(files, run, NULL, dir), EXIT_USAGE);
+	assert_int_equal(step_build(files, "no-such-run", "src", dir), EXIT_USAGE);
 	/* the distro kernel needs no build */
-	assert_int_equal(step_build(queue, store, run, "dist", dir), 0);
+	assert_int_equal(step_build(files, run, "dist", dir), 0);
 	free(run);
 }
 
-/* another process built it: the step only hands the kernel to the run */
+/* another build job handed the kernel on: nothing to build, boots find it */
 static void test_build_handed_on(void **state)
 {
-	struct queue_owner other;
-	struct queue_item it;
-	enum item_state st;
-	long long job, bid;
+	long long job;
 	char *run = add_run(&job);
-	json_t *res = json_pack("{s:s, s:s, s:s}", "source", "build", "path", "/k/bzImage",
-				"cache_key", "k1");
+	char *path = store_kernel_file(store, run, "src"),
+	     *kdir = xasprintf("%s/%s/kernels", dir, run);
+	const char *text = "{\"request\": \"req-1\", \"kernel\": {\"source\": \"build\","
+			   " \"path\": \"/k/bzImage\", \"cache_key\": \"k1\"}}";
 	json_t *k;
 
 	(void)state;
-	json_decref(queue_build_result(queue, "req-1", &st, &bid));
-	assert_true(bid > 0);
-	queue_owner_self(&other);
-	other.pid = 1;
-	assert_int_equal(queue_claim_item(queue, &other, bid, &it), 0);
-	assert_int_equal(queue_build_set_result(queue, bid, res), 0);
-	assert_int_equal(queue_finish(queue, bid, ITEM_DONE, NULL), 0);
-	assert_int_equal(step_build(queue, store, run, "src", dir), 0);
+	assert_int_equal(mkdir_p(kdir, 0755), 0);
+	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644), 0);
+	assert_int_equal(step_build(files, run, "src", dir), 0);
 	k = kernel_of(run, 0);
 	assert_string_equal(str(k, "path"), "/k/bzImage");
 	assert_false(json_is_true(json_object_get(k, "build_pending")));
 	json_decref(k);
-	json_decref(res);
+	free(kdir);
+	free(path);
 	free(run);
 }
 
@@ -167,19 +168,30 @@ static void test_build_fails(void **state)
 {
 	long long job;
 	char *run = add_run(&job);
+	struct taskrec t;
 	json_t *st, *k;
 
 	(void)state;
-	assert_int_equal(step_build(queue, store, run, "src", dir), EXIT_RUN_FAILED);
+	assert_int_equal(step_build(files, run, "src", dir), EXIT_RUN_FAILED);
+	/* the node wrote only files: its record, and the failed kernel */
+	assert_int_equal(taskrec_read(dir, run, "build-src", &t, NULL), 0);
+	assert_int_equal(t.state, TASK_FAILED);
+	assert_string_equal(t.request, "req-1");
+	assert_non_null(strstr(t.reason, "the kernel build failed"));
+	st = queue_status(queue, 0);
+	assert_string_equal(str(item(st, job, 0), "state"), "queued");
+	json_decref(st);
+	/* the submitting host folds it into the queue (a Slurm job's): once */
+	assert_int_equal(queue_set_slurm(queue, job, "{\"array\": \"1\"}"), 0);
+	assert_int_equal(batch_fold(queue, store), 1);
+	assert_int_equal(batch_fold(queue, store), 0);
 	st = queue_status(queue, 0);
 	assert_string_equal(str(item(st, job, 0), "kind"), "build");
 	assert_string_equal(str(item(st, job, 0), "state"), "failed");
-	assert_int_equal(json_integer_value(json_object_get(item(st, job, 0), "attempts")), 1);
 	assert_string_equal(str(item(st, job, 1), "state"), "failed");
 	assert_non_null(
 		strstr(str(item(st, job, 1), "error"), "the kernel build of variant 'src' failed"));
-	assert_non_null(
-		strstr(str(item(st, job, 1), "error"), "the output of 'mmlab queue build'"));
+	assert_non_null(strstr(str(item(st, job, 1), "error"), "/slurm/build-src.out"));
 	/* the other variant's boot does not wait for it */
 	assert_string_equal(str(item(st, job, 2), "state"), "queued");
 	k = kernel_of(run, 0);
@@ -192,15 +204,19 @@ static void test_build_fails(void **state)
 static void test_exec_refusals(void **state)
 {
 	long long job;
-	char *run = add_run(&job);
+	char *run = add_run(&job), *rec;
 
 	(void)state;
-	assert_int_equal(step_exec(queue, store, run, "2", "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(queue, store, run, "x", "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(queue, store, run, NULL, "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(queue, store, "no-such-run", "0", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(files, run, "2", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(files, run, "x", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(files, run, NULL, "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(files, "no-such-run", "0", "/cache", NULL), EXIT_USAGE);
 	/* boot 0 waits for a build nobody made yet */
-	assert_int_equal(step_exec(queue, store, run, "0", "/cache", NULL), EXIT_RUN_FAILED);
+	assert_int_equal(step_exec(files, run, "0", "/cache", NULL), EXIT_RUN_FAILED);
+	/* refused before it started: no record */
+	rec = taskrec_path(dir, run, "boot-0");
+	assert_false(path_exists(rec));
+	free(rec);
 	free(run);
 }
 

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fold.c - the task records of Slurm tasks into the queue (see fold.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch/fold.h"
+#include "batch/queue_build.h"
+#include "batch/taskrec.h"
+#include "lib/util.h"
+
+/* settle build item it (queued) of job run from its ended record; 1 settled, 0 not */
+static int fold_build(struct queue *q, struct store *s, const char *run, json_t *it)
+{
+	const char *variant = json_string_value(json_object_get(it, "variant"));
+	const char *req = json_string_value(json_object_get(it, "request"));
+	struct queue_owner self;
+	struct queue_item claimed;
+	struct taskrec t;
+	json_t *rj, *k, *res;
+	char *task, *log, *err = NULL;
+	int ret = 0;
+
+	if (!variant || !req)
+		return 0;
+	task = xasprintf("build-%s", variant);
+	if (taskrec_read(store_dir(s), run, task, &t, NULL) || t.state == TASK_RUNNING ||
+	    strcmp(t.request, req)) {
+		free(task);
+		return 0;
+	}
+	free(task);
+	/* the kernel the build handed on, as the run's files show it */
+	rj = store_run_read(s, run);
+	k = run_variant_kernel(rj, variant, NULL);
+	res = json_is_true(json_object_get(k, "build_pending")) ?
+		      json_pack("{s:s, s:b}", "source", "build", "build_failed", 1) :
+		      json_deep_copy(k);
+	json_object_del(res, "operations");
+	queue_owner_self(&self);
+	if (!queue_claim_item(q, &self, json_integer_value(json_object_get(it, "id")), &claimed) &&
+	    !queue_build_set_result(q, claimed.id, res)) {
+		log = xasprintf("%s/%s/slurm/build-%s.out", store_dir(s), run, variant);
+		build_item_settle(q, s, &claimed, log, false, &err, NULL);
+		free(log);
+		ret = 1;
+	}
+	free(err);
+	json_decref(res);
+	json_decref(rj);
+	return ret;
+}
+
+int batch_fold(struct queue *q, struct store *s)
+{
+	json_t *st = queue_status(q, 0), *j, *it;
+	size_t i, k;
+	int n = 0;
+
+	if (!st)
+		return -1;
+	json_array_foreach(st, i, j) {
+		const char *run = json_string_value(json_object_get(j, "run"));
+
+		if (!json_is_object(json_object_get(j, "slurm")) || !run)
+			continue;
+		json_array_foreach(json_object_get(j, "items"), k, it)
+			if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "",
+				    "build") &&
+			    !strcmp(json_string_value(json_object_get(it, "state")) ?: "",
+				    "queued"))
+				n += fold_build(q, s, run, it);
+	}
+	json_decref(st);
+	return n;
+}
+
+/* what this host saw of a record: "beat sec nsec at boot_id" in the queue's notes */
+static void seen_load(struct queue *q, const char *key, const char *boot, struct task_seen *sn)
+{
+	char *v = queue_note_get(q, key), b[64] = "";
+	unsigned long long beat;
+	long long sec;
+	long nsec;
+	double at;
+
+	memset(sn, 0, sizeof(*sn));
+	if (v && sscanf(v, "%llu %lld %ld %lf %63s", &beat, &sec, &nsec, &at, b) == 5 &&
+	    !strcmp(b, boot)) { /* monotonic times of another boot of this host mean nothing */
+		sn->beat = beat;
+		sn->mtime.tv_sec = (time_t)sec;
+		sn->mtime.tv_nsec = nsec;
+		sn->at = at;
+	}
+	free(v);
+}
+
+static void seen_save(struct queue *q, const char *key, const char *boot,
+		      const struct task_seen *sn)
+{
+	char *v = xasprintf("%llu %lld %ld %.3f %s", sn->beat, (long long)sn->mtime.tv_sec,
+			    (long)sn->mtime.tv_nsec, sn->at, boot);
+
+	queue_note_set(q, key, v);
+	free(v);
+}
+
+void batch_fold_tasks(struct queue *q, struct store *s, json_t *j, double stale_s)
+{
+	const char *run = json_string_value(json_object_get(j, "run"));
+	char *boot = host_boot_id();
+	size_t i, nboot = 0;
+	json_t *it;
+
+	json_array_foreach(json_object_get(j, "items"), i, it) {
+		char task[64], *key;
+		struct task_seen sn;
+		struct timespec mt;
+		struct taskrec t;
+		bool lost;
+
+		if (!run || strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "boot"))
+			continue;
+		snprintf(task, sizeof(task), "boot-%zu", nboot++);
+		if (taskrec_read(store_dir(s), run, task, &t, &mt))
+			continue;
+		key = xasprintf("seen %s %s", run, task);
+		seen_load(q, key, boot, &sn);
+		lost = taskrec_stale(&sn, &t, mt, now_monotonic(), stale_s);
+		seen_save(q, key, boot, &sn);
+		free(key);
+		json_object_set_new(it, "task",
+				    json_pack("{s:s, s:s, s:i, s:I, s:s, s:b}", "state",
+					      taskrec_state_name(t.state), "host", t.host,
+					      "attempt", (int)t.attempt, "beat", (json_int_t)t.beat,
+					      "reason", t.reason, "lost", lost));
+	}
+	free(boot);
+}
