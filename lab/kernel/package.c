@@ -217,7 +217,7 @@ static int write_unpacked_ko(struct unpack *u, struct archive *a, const char *re
 	struct archive_entry *e;
 	int ret = -1;
 
-	archive_read_support_filter_all(raw);
+	pkg_filters(raw);
 	archive_read_support_format_raw(raw);
 	if (packed && archive_read_open_memory(raw, packed, len) == ARCHIVE_OK &&
 	    archive_read_next_header(raw, &e) == ARCHIVE_OK)

@@ -109,7 +109,7 @@ static int deb_control(struct unpack *u, struct archive *outer)
 	struct archive_entry *e;
 	int r, ret = -1;
 
-	archive_read_support_filter_all(a);
+	pkg_filters(a);
 	archive_read_support_format_tar(a);
 	if (tarball && archive_read_open_memory(a, tarball, len) == ARCHIVE_OK) {
 		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK && !text) {
@@ -158,7 +158,7 @@ static int deb_data(struct unpack *u, struct archive *outer)
 	struct archive *a = archive_read_new();
 	int ret = -1;
 
-	archive_read_support_filter_all(a);
+	pkg_filters(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open(a, &in, NULL, inner_read, NULL) == ARCHIVE_OK)
 		ret = pkg_walk(u, a);
@@ -197,7 +197,7 @@ int pkg_unpack_deb(struct unpack *u)
 	int r = ARCHIVE_FATAL, seen = 0, ret;
 
 	archive_read_support_format_ar(a);
-	ret = pkg_src_open(u, a);
+	ret = pkg_ar_check(u) || pkg_src_open(u, a) ? -1 : 0;
 	while (!ret && ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN))
 		ret = deb_member(u, a, archive_entry_pathname(e) ?: "", &seen);
 	if (!ret && r != ARCHIVE_EOF) {
@@ -319,17 +319,7 @@ static int rpm_head(struct unpack *u)
 
 int pkg_unpack_rpm(struct unpack *u)
 {
-	struct archive *a;
-	int ret;
-
 	if (rpm_head(u) || pkg_check_arch(u))
 		return -1;
-	a = archive_read_new();
-	archive_read_support_filter_all(a); /* rpm, then gzip, xz or zstd */
-	archive_read_support_format_cpio(a);
-	ret = pkg_src_open(u, a);
-	if (!ret)
-		ret = pkg_walk(u, a);
-	archive_read_free(a);
-	return ret;
+	return pkg_rpm_payload(u);
 }
