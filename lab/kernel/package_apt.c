@@ -65,7 +65,7 @@ static size_t lev(const char *a, const char *b)
 void pkg_nearest(const char *name, char *names, struct strbuf *sb)
 {
 	const char *best[PKG_NEAREST] = { 0 };
-	size_t dist[PKG_NEAREST];
+	size_t dist[PKG_NEAREST] = { 0 };
 	char *save = NULL;
 
 	for (char *l = names ? strtok_r(names, "\n", &save) : NULL; l;

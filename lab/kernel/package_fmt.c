@@ -28,40 +28,6 @@
 #define RPM_TAG_ARCH 1022
 #define RPM_STRING 6
 
-ssize_t pkg_src_read(struct unpack *u, size_t off, void *buf, size_t n)
-{
-	ssize_t got;
-
-	if (u->fd < 0) {
-		if (off >= u->len)
-			return 0;
-		got = (ssize_t)(n < u->len - off ? n : u->len - off);
-		memcpy(buf, u->mem + off, (size_t)got);
-		return got;
-	}
-	got = pread(u->fd, buf, n, (off_t)off);
-	if (got < 0)
-		lab_err("%s: cannot read %s: %s", u->where, u->what, strerror(errno));
-	return got;
-}
-
-int pkg_src_open(struct unpack *u, struct archive *a)
-{
-	int r;
-
-	if (u->fd >= 0) {
-		lseek(u->fd, 0, SEEK_SET);
-		r = archive_read_open_fd(a, u->fd, IOBUF);
-	} else {
-		r = archive_read_open_memory(a, u->mem, u->len);
-	}
-	if (r == ARCHIVE_OK)
-		return 0;
-	lab_err("%s: %s is truncated or corrupt (%s); fetch it again or give another file",
-		u->where, u->what, archive_error_string(a) ?: "cannot open it");
-	return -1;
-}
-
 /* ---- .deb ---------------------------------------------------------------- */
 
 /* the value of "Field: value" in a control file, or NULL */
@@ -107,12 +73,12 @@ static int deb_control(struct unpack *u, struct archive *outer)
 	char *tarball = pkg_slurp(u, outer, "control.tar", PKG_META_MAX, &len), *text = NULL;
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
-	int r, ret = -1;
+	int ret = -1;
 
 	pkg_filters(a);
 	archive_read_support_format_tar(a);
 	if (tarball && archive_read_open_memory(a, tarball, len) == ARCHIVE_OK) {
-		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK && !text) {
+		while (!text && archive_read_next_header(a, &e) == ARCHIVE_OK) {
 			const char *p = archive_entry_pathname(e);
 
 			if (p && (!strcmp(p, "./control") || !strcmp(p, "control")))

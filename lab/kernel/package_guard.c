@@ -18,8 +18,9 @@
  *  - a .deb's ar members are listed here first (pkg_ar_check()): a .deb
  *    has three to a few plain names (deb(5)), never a name table.
  *
- * Only the compressions packages use are enabled (pkg_filters()):
- * libarchive's "all" also has lrzip and grzip, which run external programs.
+ * Only the compressions packages use are enabled (pkg_filters(), in
+ * package_walk.c): libarchive's "all" also has lrzip and grzip, which run
+ * external programs.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -38,15 +39,6 @@
 #define AR_HDR 60
 #define AR_MEMBERS_MAX 16u
 #define IOBUF (64u << 10)
-
-void pkg_filters(struct archive *a)
-{
-	archive_read_support_filter_gzip(a);
-	archive_read_support_filter_xz(a);
-	archive_read_support_filter_lzma(a);
-	archive_read_support_filter_zstd(a);
-	archive_read_support_filter_bzip2(a);
-}
 
 /* ---- a .deb's ar members -------------------------------------------------- */
 

@@ -37,7 +37,7 @@ int pkg_walk(struct unpack *u, struct archive *a);
 char *pkg_slurp(struct unpack *u, struct archive *a, const char *what, size_t max, size_t *len);
 /* the package is for x86-64 (amd64, x86_64): 0, or -1 + message */
 int pkg_check_arch(struct unpack *u);
-/* the compressions a package's payload may use (package_guard.c) */
+/* the compressions a package's payload may use (package_walk.c) */
 void pkg_filters(struct archive *a);
 /* a .deb's ar members: plain names only, before libarchive reads them; -1 + message */
 int pkg_ar_check(struct unpack *u);
