@@ -158,11 +158,10 @@ json_t *bisect_sample_json(const double *x, size_t n)
 
 /* the step job's YAML: job/rewrite.h ------------------------------------------ */
 
-char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char *name,
-		       const char *vname, const char *commit, const char *tree,
-		       unsigned int iterations, unsigned int per_boot, char *err, size_t errlen)
+char *bisect_step_yaml_set(const char *text, size_t len, size_t variant, const char *name,
+			   const char *vname, const json_t *set, const char *tree,
+			   unsigned int iterations, unsigned int per_boot, char *err, size_t errlen)
 {
-	json_t *set = json_pack("{s:s}", "ref", commit);
 	struct job_rewrite_variant v = { .name = vname, .from = variant, .set = set };
 	struct job_rewrite rw = { .name = name,
 				  .variants = &v,
@@ -170,7 +169,17 @@ char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char 
 				  .tree = tree,
 				  .iterations = iterations,
 				  .per_boot = per_boot };
-	char *out = job_rewrite_yaml(text, len, &rw, err, errlen);
+
+	return job_rewrite_yaml(text, len, &rw, err, errlen);
+}
+
+char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char *name,
+		       const char *vname, const char *commit, const char *tree,
+		       unsigned int iterations, unsigned int per_boot, char *err, size_t errlen)
+{
+	json_t *set = json_pack("{s:s}", "ref", commit);
+	char *out = bisect_step_yaml_set(text, len, variant, name, vname, set, tree, iterations,
+					 per_boot, err, errlen);
 
 	json_decref(set);
 	return out;

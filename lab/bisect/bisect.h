@@ -80,6 +80,12 @@ char *bisect_step_yaml(const char *text, size_t len, size_t variant, const char 
 		       const char *vname, const char *commit, const char *tree,
 		       unsigned int iterations, unsigned int per_boot, char *err, size_t errlen);
 
+/* the same with what the variant sets given (job/rewrite.h): a list entry */
+char *bisect_step_yaml_set(const char *text, size_t len, size_t variant, const char *name,
+			   const char *vname, const json_t *set, const char *tree,
+			   unsigned int iterations, unsigned int per_boot, char *err,
+			   size_t errlen);
+
 /* a sample's mean and 95 % CI half-width as {"n", "mean", "ci95"} */
 json_t *bisect_sample_json(const double *x, size_t n);
 

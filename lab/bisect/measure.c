@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bisect/bisect_git.h"
+#include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "analysis/expr.h"
 #include "job/job.h"
@@ -148,8 +149,13 @@ static struct job *round_job(struct bisect_session *s, const char *name,
 	char *path = xasprintf("%s/%s.yaml", jobs, name), *yaml, err[256];
 	struct job *job = NULL;
 
-	yaml = bisect_step_yaml(p->job_text, strlen(p->job_text), p->variant, name, vname,
-				r->commit, p->tree, r->n, per_boot, err, sizeof(err));
+	if (bisect_is_list(p))
+		yaml = bisect_step_yaml_set(p->job_text, strlen(p->job_text), p->variant, name,
+					    vname, bisect_list_entry(p, r->commit), NULL, r->n,
+					    per_boot, err, sizeof(err));
+	else
+		yaml = bisect_step_yaml(p->job_text, strlen(p->job_text), p->variant, name, vname,
+					r->commit, p->tree, r->n, per_boot, err, sizeof(err));
 	if (!yaml)
 		lab_err("bisect: the job cannot be made for %.12s: %s", r->commit, err);
 	else if (!mkdir_p(jobs, 0755) && !write_file_atomic(path, yaml, strlen(yaml), 0644))
@@ -322,7 +328,7 @@ static int endpoint(struct bisect_session *s, const char *role)
 	r.seq = bstore_step_open(s->bs, commit, role);
 	if (r.seq < 0)
 		return -1;
-	line = bisect_commit_line(s->p->tree, commit);
+	line = session_commit_line(s, commit);
 	lab_info("bisect: measuring the %s endpoint %s (%u iterations)", role, line ? line : commit,
 		 s->p->iterations);
 	free(line);
@@ -393,6 +399,16 @@ static json_t *step_data(json_t *steps, long long seq)
 	return data ? data : json_object();
 }
 
+/* a list bisection's state after its verdicts, as the progress; *next as bisect_list_progress() */
+static int list_update(struct bisect_session *s, char **next)
+{
+	char *progress = bisect_list_progress(s, next);
+	int ret = session_set_progress(s, progress);
+
+	free(progress);
+	return ret;
+}
+
 /* one step: measure and decide unless decided, tell git unless told; 0, 1, -1 */
 static int step(struct bisect_session *s, const char *commit, unsigned int stepno)
 {
@@ -407,7 +423,7 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 		return -1;
 	steps = bstore_steps(s->bs);
 	data = step_data(steps, r.seq);
-	line = bisect_commit_line(s->p->tree, commit);
+	line = session_commit_line(s, commit);
 	if (!json_object_get(data, "verdict")) {
 		lab_info("bisect: step %u: testing %s", stepno, line ? line : commit);
 		ret = measure_step(s, steps, &r, data, why, sizeof(why));
@@ -420,9 +436,11 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 		 json_string_value(json_object_get(data, "why")) ?: "");
 	if (strcmp(term, "skip"))
 		term = session_term(s, !strcmp(term, "bad"));
-	if (!session_git_has_verdict(s, commit) && session_tell_git(s, term, commit, &out))
+	if (!bisect_is_list(s->p) && !session_git_has_verdict(s, commit) &&
+	    session_tell_git(s, term, commit, &out))
 		goto out;
-	if (bstore_step_set(s->bs, r.seq, "done", data) || bisect_write_log(s))
+	if (bstore_step_set(s->bs, r.seq, "done", data) ||
+	    (bisect_is_list(s->p) && list_update(s, NULL)) || bisect_write_log(s))
 		goto out;
 	ret = 0;
 out:
@@ -487,7 +505,11 @@ static int search(struct bisect_session *s, json_t **result)
 	int rc;
 
 	for (;; stepno++) {
-		const char *out = s->state.progress ? s->state.progress : "";
+		const char *out;
+
+		if (bisect_is_list(s->p) && list_update(s, NULL))
+			return EXIT_RUN_FAILED;
+		out = s->state.progress ? s->state.progress : "";
 
 		if (bisect_git_finished(out, session_new_term(s)))
 			break;
@@ -498,7 +520,8 @@ static int search(struct bisect_session *s, json_t **result)
 			free(l);
 		}
 		free(commit);
-		if (session_head(s, &commit))
+		if (bisect_is_list(s->p) ? list_update(s, &commit) || !commit :
+					   session_head(s, &commit))
 			return EXIT_RUN_FAILED;
 		rc = step(s, commit, stepno);
 		if (rc) {

@@ -24,6 +24,7 @@ void bisect_params_release(struct bisect_params *p)
 	free(p->metric);
 	free(p->signature);
 	strlist_free(&p->paths);
+	json_decref(p->kernels);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -64,6 +65,8 @@ json_t *bisect_params_to_json(const struct bisect_params *p)
 		json_object_set_new(o, "good_ref", json_string(p->good_ref));
 	if (p->bad_ref)
 		json_object_set_new(o, "bad_ref", json_string(p->bad_ref));
+	if (p->kernels)
+		json_object_set_new(o, "kernels", json_deep_copy(p->kernels));
 	return o;
 }
 
@@ -162,6 +165,27 @@ static void get_paths(struct reader *r, struct strlist *out)
 	}
 }
 
+/* "kernels": absent, or 2 to BISECT_LIST_MAX objects */
+static void get_kernels(struct reader *r, struct bisect_params *p)
+{
+	json_t *a = json_object_get(r->j, "kernels"), *v;
+	size_t i;
+
+	if (!a || json_is_null(a))
+		return;
+	if (!json_is_array(a) || json_array_size(a) < 2 || json_array_size(a) > BISECT_LIST_MAX) {
+		problem(r, "'%s' is not an array of 2 to 1000 objects", "kernels");
+		return;
+	}
+	json_array_foreach(a, i, v) {
+		if (!json_is_object(v)) {
+			problem(r, "'%s' is not an array of 2 to 1000 objects", "kernels");
+			return;
+		}
+	}
+	p->kernels = json_deep_copy(a);
+}
+
 static int get_direction(struct reader *r)
 {
 	char *d = get_str(r, "direction", false);
@@ -180,7 +204,7 @@ static int get_direction(struct reader *r)
 static void get_strings(struct reader *r, struct bisect_params *p)
 {
 	p->id = get_str(r, "id", true);
-	p->tree = get_str(r, "tree", true);
+	p->tree = get_str(r, "tree", !json_object_get(r->j, "kernels"));
 	p->job_file = get_str(r, "job_file", false);
 	p->job_dir = get_str(r, "job_dir", true);
 	p->job_text = get_str(r, "job_text", true);
@@ -220,6 +244,7 @@ int bisect_params_from_json(json_t *j, struct bisect_params *p, char *err, size_
 	get_strings(&r, p);
 	get_numbers(&r, p);
 	get_paths(&r, &p->paths);
+	get_kernels(&r, p);
 	if (!r.failed && !p->metric == !p->signature)
 		problem(&r, "%s", "one of 'metric' and 'signature' is needed, not both");
 	if (!r.failed && p->max_iterations < p->iterations)

@@ -13,7 +13,8 @@
  *    "variant", "good", "bad", "metric" | null, "signature" | null,
  *    "direction": "lower" | "higher" | null, "min_change", "alpha",
  *    "iterations", "max_iterations", "k", "iterations_per_boot",
- *    "reverse", "paths": [..], "range_commits", "good_ref", "bad_ref"}
+ *    "reverse", "paths": [..], "range_commits", "good_ref", "bad_ref",
+ *    "kernels": [{...}, ...] (a list bisection; "tree" is then null)}
  */
 #ifndef MMLAB_BISECT_PARAMS_H
 #define MMLAB_BISECT_PARAMS_H
@@ -28,6 +29,7 @@
 /* the bounds bisect_params_from_json() checks */
 #define BISECT_MAX_ITERATIONS 1000 /* --iterations, --n, --k */
 #define BISECT_MAX_ROUNDS 3000 /* --max-iterations (3 N by default) */
+#define BISECT_LIST_MAX 1000 /* --kernels: entries in the list */
 
 struct bisect_params {
 	char *id; /* 6 hex digits; runs are named bisect-<id>-<seq>-<round> */
@@ -51,6 +53,14 @@ struct bisect_params {
 	bool reverse; /* looking for the fix: terms broken/fixed */
 	struct strlist paths; /* git bisect start -- PATHS */
 	unsigned long long range_commits; /* commits in good..bad (paths applied) */
+	/*
+	 * A bisection over a list of kernels (--kernels FILE; bisect_list.c):
+	 * the entries, oldest first, each what the step's variant sets (a
+	 * job/rewrite.h "set": {"kernel", "cmdline", "sysctl", "thp"}); the
+	 * "commits" are then k1..kN, good and bad the first and the last.
+	 * NULL: a commit bisection in tree.
+	 */
+	json_t *kernels;
 };
 
 /* free the strings; p is zeroed */

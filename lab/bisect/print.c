@@ -85,8 +85,8 @@ void bisect_print_status(FILE *f, const struct bisect_report *r)
 	size_t i;
 
 	fprintf(f, "bisection of %s, %s: good %.12s, bad %.12s%s\n",
-		p->metric ? p->metric : p->signature, p->tree, p->good, p->bad,
-		p->reverse ? " (reverse: looking for the fix)" : "");
+		p->metric ? p->metric : p->signature, p->tree ? p->tree : "a list of kernels",
+		p->good, p->bad, p->reverse ? " (reverse: looking for the fix)" : "");
 	fprintf(f, "status: %s\n", bisect_status_name(r->state.status));
 	if (progress && strstr(progress, "Bisecting:")) {
 		char *l = bisect_progress_line(progress);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bisect/bisect_git.h"
+#include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "bisect/step_data.h"
 #include "kernel/gitops.h"
@@ -52,6 +53,14 @@ static json_t *commit_json(const char *tree, const char *commit)
 	return o;
 }
 
+/* a tested commit (or list entry) as the result shows it */
+static json_t *row_commit(struct bisect_session *s, const char *commit)
+{
+	if (bisect_is_list(s->p))
+		return bisect_list_commit_json(s->p, commit);
+	return commit_json(s->p->tree, commit);
+}
+
 /* candidates named after "could be any of:" (only skipped commits left) */
 static json_t *candidates(const char *out)
 {
@@ -85,7 +94,7 @@ static bool has_role(json_t *st, const char *role)
 static json_t *step_row(struct bisect_session *s, json_t *st)
 {
 	json_t *d = json_object_get(st, "data"), *sample;
-	json_t *row = commit_json(s->p->tree, json_string_value(json_object_get(st, "commit")));
+	json_t *row = row_commit(s, json_string_value(json_object_get(st, "commit")));
 	size_t n;
 	double *x = step_values(d, &n);
 
@@ -167,7 +176,9 @@ static char *first_commit(struct bisect_session *s, const char *out)
 	char *ref = xasprintf("refs/bisect/%s", session_new_term(s)), *first = NULL;
 	const char *args[] = { "rev-parse", ref, NULL };
 
-	if (out && strstr(out, needle))
+	if (bisect_is_list(s->p))
+		first = bisect_list_first(s, out);
+	else if (out && strstr(out, needle))
 		first = git_out(s->wt, args);
 	free(needle);
 	free(ref);
@@ -193,11 +204,14 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}", "mode",
 			s->sig_mode ? "signature" : "metric", "looked_for",
 			s->sig_mode ? s->p->signature : s->p->metric, "first",
-			first ? commit_json(s->p->tree, first) : json_null(), "candidates",
-			out ? candidates(out) : json_array(), "steps", rows, "builds", t.builds,
-			"vm_runs", t.vm_runs, "wall_s", t.wall, "range_commits", (json_int_t)range,
-			"log2_range", (json_int_t)ceil(log2(fmax(1, (double)range))), "confidence",
-			conf, "confidence_value", value);
+			first ? row_commit(s, first) : json_null(), "candidates",
+			bisect_is_list(s->p) ? bisect_list_candidates(out) :
+			out		     ? candidates(out) :
+					       json_array(),
+			"steps", rows, "builds", t.builds, "vm_runs", t.vm_runs, "wall_s", t.wall,
+			"range_commits", (json_int_t)range, "log2_range",
+			(json_int_t)ceil(log2(fmax(1, (double)range))), "confidence", conf,
+			"confidence_value", value);
 	json_object_set_new(res, "term", json_string(session_new_term(s)));
 	free(first);
 	json_decref(steps);
@@ -242,7 +256,7 @@ int bisect_write_log(struct bisect_session *s)
 	json_array_foreach(steps, i, st)
 		if (is_done(st))
 			add_json_line(&sb, "step", st);
-	if (bisect_git(s->wt, args, &glog) == 0)
+	if (!bisect_is_list(s->p) && bisect_git(s->wt, args, &glog) == 0)
 		strbuf_addstr(&sb, glog);
 	free(glog);
 	ret = write_file_atomic(path, sb.buf, sb.len, 0644);

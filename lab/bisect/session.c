@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bisect/bisect_git.h"
+#include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "analysis/expr.h"
 #include "kernel/gitops.h"
@@ -218,6 +219,25 @@ static void undo_create(struct bisect_session *s, const char *tree)
 	free(shm);
 }
 
+static int list_create(struct bisect_session *s, const struct bisect_params *p, json_t *steps,
+		       char **out)
+{
+	char *progress = NULL;
+	int ret = fill_state(s, p, steps, "");
+
+	if (!ret) {
+		progress = bisect_list_progress(s, NULL);
+		ret = session_set_progress(s, progress) || bisect_write_log(s) ? -1 : 0;
+	}
+	if (ret) {
+		undo_create(s, NULL);
+		free(progress);
+		return -1;
+	}
+	*out = progress;
+	return 0;
+}
+
 int session_create(struct bisect_session *s, const struct bisect_env *env,
 		   const struct bisect_params *p, json_t *steps, const char *replay_file,
 		   char **out)
@@ -240,6 +260,8 @@ int session_create(struct bisect_session *s, const struct bisect_env *env,
 		remove_worktree(p->tree, s->wt);
 	if (mkdir_p(s->dir, 0755))
 		return -1;
+	if (bisect_is_list(p)) /* no git: the search is bisect_list.c's */
+		return list_create(s, p, steps, out);
 	add[4] = s->wt;
 	add[5] = p->reverse ? p->good : p->bad;
 	if (bisect_git(p->tree, add, out)) {

@@ -62,6 +62,7 @@ struct bisect_env {
 struct bisect_start_args {
 	const char *job; /* --job FILE */
 	const char *good, *bad; /* --good, --bad REF */
+	const char *kernels; /* --kernels FILE: a list bisection (no good, bad, tree, paths) */
 	const char *metric; /* --metric EXPR, or */
 	const char *signature; /* --signature SIG */
 	int better; /* --direction: -1 lower, +1 higher, 0 either */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "analysis/expr.h"
 #include "job/job.h"
@@ -148,6 +149,45 @@ static int set_iterations(const struct bisect_start_args *a, const struct job *j
 	return 0;
 }
 
+/*
+ * A list bisection: the entries, the endpoints k1 and kN (with --reverse
+ * kN is the good one), and a job made for each entry now, so that a
+ * mistyped entry is refused before anything boots.
+ */
+static int resolve_list(const struct bisect_start_args *a, struct bisect_params *p)
+{
+	size_t n, len = strlen(p->job_text);
+	char *first, *last;
+
+	p->kernels = bisect_list_read(a->kernels);
+	if (!p->kernels)
+		return -1;
+	n = json_array_size(p->kernels);
+	first = xstrdup("k1");
+	last = xasprintf("k%zu", n);
+	p->good = p->reverse ? last : first;
+	p->bad = p->reverse ? first : last;
+	p->range_commits = n - 1;
+	for (size_t i = 0; i < n; i++) {
+		char err[256], *vname = xasprintf("c-k%zu", i + 1), *yaml;
+		struct job *job = NULL;
+
+		yaml = bisect_step_yaml_set(p->job_text, len, p->variant, "bisect-check", vname,
+					    json_array_get(p->kernels, i), NULL, p->iterations,
+					    p->iterations_per_boot, err, sizeof(err));
+		free(vname);
+		if (!yaml || job_load_buffer(p->job_file, yaml, strlen(yaml), p->job_dir, &job)) {
+			lab_err("--kernels %s: entry %zu does not make a job of %s: %s", a->kernels,
+				i + 1, p->job_file, yaml ? "see above" : err);
+			free(yaml);
+			return -1;
+		}
+		job_free(job);
+		free(yaml);
+	}
+	return 0;
+}
+
 static char *random_id(void)
 {
 	unsigned char r[3] = { 0 };
@@ -169,8 +209,8 @@ static char *random_id(void)
 static void from_options(const struct bisect_start_args *a, struct bisect_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->good_ref = xstrdup(a->good);
-	p->bad_ref = xstrdup(a->bad);
+	p->good_ref = a->good ? xstrdup(a->good) : NULL;
+	p->bad_ref = a->bad ? xstrdup(a->bad) : NULL;
 	p->metric = a->metric ? xstrdup(a->metric) : NULL;
 	p->signature = a->signature ? xstrdup(a->signature) : NULL;
 	p->better = a->better;
@@ -192,8 +232,8 @@ int bisect_start(const struct bisect_env *env, const struct bisect_start_args *a
 
 	*progress = NULL;
 	from_options(a, p);
-	if (check_mode(a) || load_job(a, p, &job) || resolve_range(a, job, p) ||
-	    set_iterations(a, job, p))
+	if (check_mode(a) || load_job(a, p, &job) || set_iterations(a, job, p) ||
+	    (a->kernels ? resolve_list(a, p) : resolve_range(a, job, p)))
 		goto out;
 	p->id = random_id();
 	if (session_create(&s, env, p, NULL, NULL, &out)) {

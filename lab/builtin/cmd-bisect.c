@@ -22,7 +22,9 @@ static const char *const bisect_synopsis[] = {
 	"                          (--metric EXPR [--direction lower|higher] [--min-change P%]\n"
 	"                           | --signature SIG [--k K] [--n N])\n"
 	"                          [--reverse] [--paths PATH]... [--tree DIR] [--variant NAME]\n"
-	"                          [--iterations N] [--max-iterations M] [--alpha A]",
+	"                          [--iterations N] [--max-iterations M] [--alpha A]\n"
+	"mmlab bisect start --job JOB --kernels FILE (--metric ... | --signature ...)\n"
+	"                          [--reverse] [--variant NAME] [--iterations N] ...",
 	"mmlab bisect run [--json]",
 	"mmlab bisect status [--json]",
 	"mmlab bisect log",
@@ -151,6 +153,11 @@ static const struct opt start_opts[] = {
 	OPT_STRING(0, "good", &start_cli.a.good, "REF",
 		   "the good endpoint (tag, branch, commit id)"),
 	OPT_STRING(0, "bad", &start_cli.a.bad, "REF", "the bad endpoint (tag, branch, commit id)"),
+	OPT_STRING(0, "kernels", &start_cli.a.kernels, "FILE",
+		   "bisect over a list of kernels instead of commits: a YAML list,\n"
+		   "oldest first, of packages, .deb/.rpm files, paths or\n"
+		   "{ kernel, cmdline, sysctl, thp }; the first is good, the last\n"
+		   "bad (docs/bisect.md)"),
 	OPT_STRING(0, "metric", &start_cli.a.metric, "EXPR",
 		   "a metric or an expression of metrics (vmstat.compact_stall,\n"
 		   "\"kthread.kcompactd0.cpu_s / time.elapsed_s\")"),
@@ -194,8 +201,12 @@ static int check_start(const struct start_cli *c, int argn, char **argv)
 
 	if (argn) {
 		lab_err("bisect start: unexpected '%s'; see 'mmlab bisect --help'", argv[0]);
-	} else if (!a->job || !a->good || !a->bad) {
-		lab_err("bisect start needs --job, --good and --bad; see 'mmlab bisect --help'");
+	} else if (a->kernels && (a->good || a->bad || a->tree || c->paths.n)) {
+		lab_err("--kernels bisects a list: its first and last entries are the endpoints; "
+			"--good, --bad, --tree and --paths are for a commit bisection");
+	} else if (!a->job || (!a->kernels && (!a->good || !a->bad))) {
+		lab_err("bisect start needs --job, and --good and --bad (or --kernels FILE); see "
+			"'mmlab bisect --help'");
 	} else if (!a->metric == !a->signature) {
 		lab_err("bisect start needs one of --metric (metric mode) or --signature "
 			"(pass/fail mode)");
@@ -232,9 +243,15 @@ static int do_start(int argc, char **argv)
 	c->a.paths = &c->paths;
 	if (bisect_start(&env, &c->a, &p, &progress))
 		goto out;
-	printf("bisect: %s between good %s (%.12s) and bad %s (%.12s) in %s\n",
-	       p.metric ? p.metric : p.signature, c->a.good, p.good, c->a.bad, p.bad, p.tree);
-	printf("git: %s\n", progress);
+	if (p.kernels)
+		printf("bisect: %s over the %zu kernels of %s: good %s, bad %s\n",
+		       p.metric ? p.metric : p.signature, json_array_size(p.kernels), c->a.kernels,
+		       p.good, p.bad);
+	else
+		printf("bisect: %s between good %s (%.12s) and bad %s (%.12s) in %s\n",
+		       p.metric ? p.metric : p.signature, c->a.good, p.good, c->a.bad, p.bad,
+		       p.tree);
+	printf("%s: %s\n", p.kernels ? "next" : "git", progress);
 	printf("next: 'mmlab bisect run' measures the endpoints (%u iterations each) and bisects\n",
 	       p.iterations);
 	free(progress);

@@ -654,13 +654,21 @@ static char *kernel_sibling(const char *kernel_path, const char *fmt, const char
 	return p;
 }
 
-char *disk_kernel_initrd(const char *kernel_path, const char *release)
+char *disk_kernel_moddir(const char *kernel_path, const char *release)
 {
-	char *p = kernel_sibling(kernel_path, "%sinitrd.img-%s", release);
+	char *p = disk_kernel_modules(kernel_path, release);
+	size_t n = strlen(release);
 
-	if (path_exists(p))
+	if (p)
 		return p;
-	free(p);
+	/* the host's own kernels: /boot/vmlinuz-REL has /lib/modules/REL */
+	if (!strncmp(kernel_path, "/boot/", 6) && strlen(kernel_path) > n &&
+	    !strcmp(kernel_path + strlen(kernel_path) - n, release)) {
+		p = xasprintf("/lib/modules/%s", release);
+		if (is_dir(p))
+			return p;
+		free(p);
+	}
 	return NULL;
 }
 

@@ -74,8 +74,12 @@ void disk_image_release(struct disk_image *d);
 int disk_overlay_create(const char *base, const char *overlay);
 int disk_payload_write(const struct payload *files, const char *path);
 
-/* the distro initrd next to a kernel: <dir>/initrd.img-<release>, or NULL */
-char *disk_kernel_initrd(const char *kernel_path, const char *release);
+/*
+ * The module tree of a kernel, which its disk-image initramfs is made from
+ * (rootinitrd.h): disk_kernel_modules(), else /lib/modules/<release> for a
+ * host kernel /boot/vmlinuz-<release>; NULL when it has none.
+ */
+char *disk_kernel_moddir(const char *kernel_path, const char *release);
 /* <dir of kernel>/lib/modules/<release> when it exists, or NULL */
 char *disk_kernel_modules(const char *kernel_path, const char *release);
 

@@ -26,6 +26,7 @@
 
 #define PKG_ENTRIES_MAX 100000u /* archive entries, all of them */
 #define PKG_PATH_MAX 512u /* an entry's path */
+#define PKG_LINK_MAX 4096u /* a symbolic link's target (or a special file's data) in an rpm */
 #define PKG_FILE_MAX (256u << 20) /* one file written (a kernel image is ~10 MB) */
 #define PKG_TOTAL_MAX (4ull << 30) /* every file written */
 #define PKG_META_MAX (32u << 20) /* a .deb's control.tar, an rpm's header */

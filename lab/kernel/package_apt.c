@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "kernel/package.h"
+#include "kernel/package_int.h"
+#include "lib/pkgname.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
@@ -19,8 +21,6 @@
 #define APT_CACHE_TIMEOUT_S 120
 #define APT_GET_TIMEOUT_S 1800
 #define APT_OUT_MAX (4u << 20)
-#define NEAREST 5
-#define VERSIONS_SHOWN 12
 
 /* run argv; its output (malloc'd) or NULL after a message */
 static char *apt_out(const char *const argv[], const char *where)
@@ -62,35 +62,45 @@ static size_t lev(const char *a, const char *b)
 	return d;
 }
 
-/* the NEAREST names apt knows that start as name does, "a, b, c" or "" */
-static void nearest_names(const char *name, struct strbuf *sb)
+void pkg_nearest(const char *name, char *names, struct strbuf *sb)
 {
-	size_t plen = strcspn(name, "0123456789");
-	char *pre = xstrndup(name, plen ? plen : 1), *out, *save = NULL;
-	const char *argv[] = { "apt-cache", "pkgnames", pre, NULL };
-	const char *best[NEAREST] = { 0 };
-	size_t dist[NEAREST] = { 0 };
+	const char *best[PKG_NEAREST] = { 0 };
+	size_t dist[PKG_NEAREST] = { 0 };
+	char *save = NULL;
 
-	out = apt_out(argv, "apt-cache");
-	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l;
+	for (char *l = names ? strtok_r(names, "\n", &save) : NULL; l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		size_t d = lev(name, l), k = NEAREST;
+		size_t d, k = PKG_NEAREST;
 
+		if (strlen(l) > PKG_NAME_MAX)
+			continue;
+		d = lev(name, l);
 		while (k > 0 && (!best[k - 1] || d < dist[k - 1] ||
 				 (d == dist[k - 1] && strverscmp(l, best[k - 1]) > 0))) {
-			if (k < NEAREST) {
+			if (k < PKG_NEAREST) {
 				best[k] = best[k - 1];
 				dist[k] = dist[k - 1];
 			}
 			k--;
 		}
-		if (k < NEAREST) {
+		if (k < PKG_NEAREST) {
 			best[k] = l;
 			dist[k] = d;
 		}
 	}
-	for (size_t k = 0; k < NEAREST && best[k]; k++)
+	for (size_t k = 0; k < PKG_NEAREST && best[k]; k++)
 		strbuf_addsep(sb, ", ", best[k]);
+}
+
+/* the PKG_NEAREST names apt knows that start as name does, "a, b, c" or "" */
+static void nearest_names(const char *name, struct strbuf *sb)
+{
+	size_t plen = strcspn(name, "0123456789");
+	char *pre = xstrndup(name, plen ? plen : 1), *out;
+	const char *argv[] = { "apt-cache", "pkgnames", pre, NULL };
+
+	out = apt_out(argv, "apt-cache");
+	pkg_nearest(name, out, sb);
 	free(out);
 	free(pre);
 }
@@ -134,40 +144,57 @@ static char *policy_source(const char *out, const char *cand)
 	return src;
 }
 
-char *pkg_apt_candidate(const char *name, const char *where, char **source)
+char *pkg_policy_candidate(const char *out, char **source)
 {
-	const char *argv[] = { "apt-cache", "policy", name, NULL };
-	char *out = apt_out(argv, where), *c, *cand = NULL;
+	const char *c = strstr(out, "Candidate: ");
+	char *cand = NULL;
 
 	*source = NULL;
-	if (!out)
-		return NULL;
-	c = strstr(out, "Candidate: ");
 	if (c) {
 		c += strlen("Candidate: ");
 		cand = xstrndup(c, strcspn(c, "\n"));
 	}
-	if (!cand || !strcmp(cand, "(none)")) {
+	if (cand && (!strcmp(cand, "(none)") || !pkg_version_ok(cand))) {
 		free(cand);
 		cand = NULL;
-		unknown_package(name, where);
-	} else {
-		*source = policy_source(out, cand);
 	}
+	if (cand)
+		*source = policy_source(out, cand);
+	return cand;
+}
+
+char *pkg_apt_candidate(const char *name, const char *where, char **source)
+{
+	const char *argv[] = { "apt-cache", "policy", name, NULL };
+	char *out = apt_out(argv, where), *cand;
+
+	*source = NULL;
+	if (!out)
+		return NULL;
+	cand = pkg_policy_candidate(out, source);
+	if (!cand)
+		unknown_package(name, where);
 	free(out);
 	return cand;
 }
 
-int pkg_apt_check_version(const char *name, const char *version, const char *where)
+/* is v one of the versions in sb ("a, b, c")? */
+static bool listed(const struct strbuf *sb, const char *v)
 {
-	const char *argv[] = { "apt-cache", "madison", name, NULL };
-	char *out = apt_out(argv, where), *save = NULL;
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = 0;
-	int ret = -1;
+	size_t n = strlen(v);
 
-	if (!out)
-		return -1;
+	for (const char *p = sb->buf; (p = strstr(p, v)); p += n)
+		if ((p == sb->buf || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+int pkg_madison(char *out, const char *version, struct strbuf *others, size_t *n)
+{
+	char *save = NULL;
+	int found = 0;
+
+	*n = 0;
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *v = strchr(l, '|'), *e;
 
@@ -177,16 +204,33 @@ int pkg_apt_check_version(const char *name, const char *version, const char *whe
 		e = strchr(v, ' ');
 		if (e)
 			*e = '\0';
+		if (!*v || !pkg_version_ok(v))
+			continue;
 		if (!strcmp(v, version))
-			ret = 0;
-		else if (n++ < VERSIONS_SHOWN && !strstr(sb.buf ? sb.buf : "", v))
-			strbuf_addsep(&sb, ", ", v);
+			found = 1;
+		else if (!listed(others, v) && (*n)++ < PKG_VERSIONS_SHOWN)
+			strbuf_addsep(others, ", ", v);
 	}
-	if (ret && !n)
+	return found;
+}
+
+int pkg_apt_check_version(const char *name, const char *version, const char *where)
+{
+	const char *argv[] = { "apt-cache", "madison", name, NULL };
+	char *out = apt_out(argv, where);
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
+	int ret = -1;
+
+	if (!out)
+		return -1;
+	if (pkg_madison(out, version, &sb, &n))
+		ret = 0;
+	else if (!n)
 		unknown_package(name, where);
-	else if (ret)
-		lab_err("%s: apt has no version %s of %s; it has: %s (apt-cache madison %s)", where,
-			version, name, sb.buf, name);
+	else
+		lab_err("%s: apt has no version %s of %s; it has: %s%s (apt-cache madison %s)",
+			where, version, name, sb.buf, n > PKG_VERSIONS_SHOWN ? ", ..." : "", name);
 	strbuf_release(&sb);
 	free(out);
 	return ret;

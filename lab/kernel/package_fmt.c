@@ -28,40 +28,6 @@
 #define RPM_TAG_ARCH 1022
 #define RPM_STRING 6
 
-ssize_t pkg_src_read(struct unpack *u, size_t off, void *buf, size_t n)
-{
-	ssize_t got;
-
-	if (u->fd < 0) {
-		if (off >= u->len)
-			return 0;
-		got = (ssize_t)(n < u->len - off ? n : u->len - off);
-		memcpy(buf, u->mem + off, (size_t)got);
-		return got;
-	}
-	got = pread(u->fd, buf, n, (off_t)off);
-	if (got < 0)
-		lab_err("%s: cannot read %s: %s", u->where, u->what, strerror(errno));
-	return got;
-}
-
-int pkg_src_open(struct unpack *u, struct archive *a)
-{
-	int r;
-
-	if (u->fd >= 0) {
-		lseek(u->fd, 0, SEEK_SET);
-		r = archive_read_open_fd(a, u->fd, IOBUF);
-	} else {
-		r = archive_read_open_memory(a, u->mem, u->len);
-	}
-	if (r == ARCHIVE_OK)
-		return 0;
-	lab_err("%s: %s is truncated or corrupt (%s); fetch it again or give another file",
-		u->where, u->what, archive_error_string(a) ?: "cannot open it");
-	return -1;
-}
-
 /* ---- .deb ---------------------------------------------------------------- */
 
 /* the value of "Field: value" in a control file, or NULL */
@@ -109,7 +75,7 @@ static int deb_control(struct unpack *u, struct archive *outer)
 	struct archive_entry *e;
 	int ret = -1;
 
-	archive_read_support_filter_all(a);
+	pkg_filters(a);
 	archive_read_support_format_tar(a);
 	if (tarball && archive_read_open_memory(a, tarball, len) == ARCHIVE_OK) {
 		while (!text && archive_read_next_header(a, &e) == ARCHIVE_OK) {
@@ -158,7 +124,7 @@ static int deb_data(struct unpack *u, struct archive *outer)
 	struct archive *a = archive_read_new();
 	int ret = -1;
 
-	archive_read_support_filter_all(a);
+	pkg_filters(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open(a, &in, NULL, inner_read, NULL) == ARCHIVE_OK)
 		ret = pkg_walk(u, a);
@@ -197,7 +163,7 @@ int pkg_unpack_deb(struct unpack *u)
 	int r = ARCHIVE_FATAL, seen = 0, ret;
 
 	archive_read_support_format_ar(a);
-	ret = pkg_src_open(u, a);
+	ret = pkg_ar_check(u) || pkg_src_open(u, a) ? -1 : 0;
 	while (!ret && ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN))
 		ret = deb_member(u, a, archive_entry_pathname(e) ?: "", &seen);
 	if (!ret && r != ARCHIVE_EOF) {
@@ -319,17 +285,7 @@ static int rpm_head(struct unpack *u)
 
 int pkg_unpack_rpm(struct unpack *u)
 {
-	struct archive *a;
-	int ret;
-
 	if (rpm_head(u) || pkg_check_arch(u))
 		return -1;
-	a = archive_read_new();
-	archive_read_support_filter_all(a); /* rpm, then gzip, xz or zstd */
-	archive_read_support_format_cpio(a);
-	ret = pkg_src_open(u, a);
-	if (!ret)
-		ret = pkg_walk(u, a);
-	archive_read_free(a);
-	return ret;
+	return pkg_rpm_payload(u);
 }

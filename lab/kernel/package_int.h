@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "kernel/package.h"
+#include "lib/pkgname.h"
 
 struct archive;
 
@@ -36,9 +37,33 @@ int pkg_walk(struct unpack *u, struct archive *a);
 char *pkg_slurp(struct unpack *u, struct archive *a, const char *what, size_t max, size_t *len);
 /* the package is for x86-64 (amd64, x86_64): 0, or -1 + message */
 int pkg_check_arch(struct unpack *u);
+/* the compressions a package's payload may use (package_walk.c) */
+void pkg_filters(struct archive *a);
+/* a .deb's ar members: plain names only, before libarchive reads them; -1 + message */
+int pkg_ar_check(struct unpack *u);
+/* an .rpm's payload, its cpio headers bounded before libarchive reads them */
+int pkg_rpm_payload(struct unpack *u);
 /* a .deb: control (name, version, architecture), then data.tar.* walked */
 int pkg_unpack_deb(struct unpack *u);
 /* an .rpm: its header (name, version, architecture), then the cpio payload walked */
 int pkg_unpack_rpm(struct unpack *u);
+
+/*
+ * apt's outputs read (package_apt.c; pure, for the unit tests). Versions
+ * and names that are not Debian's syntax (lib/pkgname.h) are ignored.
+ */
+#define PKG_NEAREST 5 /* names offered for an unknown one */
+#define PKG_VERSIONS_SHOWN 12 /* versions listed for an unknown one */
+struct strbuf;
+/* apt-cache policy: the candidate (malloc'd, NULL for "(none)") and its source line */
+char *pkg_policy_candidate(const char *out, char **source);
+/*
+ * apt-cache madison (out is cut up): 1 when it lists version; the other
+ * versions, each once, the first PKG_VERSIONS_SHOWN into others ("a, b"),
+ * and *n their count.
+ */
+int pkg_madison(char *out, const char *version, struct strbuf *others, size_t *n);
+/* the PKG_NEAREST of names (lines; cut up) nearest name, best first, into sb */
+void pkg_nearest(const char *name, char *names, struct strbuf *sb);
 
 #endif

@@ -29,6 +29,7 @@
 #include "guest/files.h"
 #include "guest/plan.h"
 #include "guest/tap.h"
+#include "image/rootinitrd.h"
 #include "guest/stream.h"
 #include "kernel/tiermods.h"
 #include "kernel/wlmodule.h"
@@ -191,20 +192,24 @@ static int boot_files(const struct run *r, const struct boot *b, struct boot_ctx
 }
 
 /*
- * The kernel's distro initrd, when it has one (it loads virtio_blk and
- * ext4, modules in Debian's kernels), staged once per variant beside the
- * kernel: QEMU's user must read it, and a boot must not copy 30 MB.
+ * mmlab's own initramfs for the kernel (rootinitrd.h): it loads the
+ * modules that mount the root and switches to the image's agent. Built or
+ * found in the cache by content, then staged once per variant: QEMU's
+ * user must read it. None when the kernel has the drivers built in or no
+ * module tree (it then mounts the root itself).
  */
-static int stage_distro_initrd(const struct run *r, const struct boot *b, struct boot_ctx *bc)
+static int stage_root_initrd(const struct run *r, const struct boot *b, struct boot_ctx *bc)
 {
 	const struct kernel_info *ki = &r->kernels[b->variant];
-	char *src = disk_kernel_initrd(ki->path, ki->release), *tmp;
-	int ret = 0;
+	char *moddir = disk_kernel_moddir(ki->path, ki->release), *src = NULL, *tmp;
+	int ret;
 
 	free(bc->initrd);
 	bc->initrd = NULL;
-	if (!src)
-		return 0;
+	ret = moddir ? rootinitrd_get(r->spec->cache_dir, moddir, ki->release, &src) : 0;
+	free(moddir);
+	if (ret || !src)
+		return ret;
 	bc->initrd = xasprintf("%s/initrd-%zu", r->stage, b->variant);
 	if (path_exists(bc->initrd)) {
 		free(src);
@@ -225,15 +230,15 @@ static int stage_distro_initrd(const struct run *r, const struct boot *b, struct
 
 /*
  * A debootstrap image boots from a per-boot overlay of the cached base,
- * through the kernel's distro initrd when it has one, else straight from
- * the kernel (which must have virtio_blk and ext4 built in); its files
- * are on the payload disk, which the agent unpacks.
+ * through mmlab's initramfs for the kernel when it needs modules, else
+ * straight from the kernel; its files are on the payload disk, which the
+ * agent unpacks.
  */
 static int stage_disk(const struct run *r, const struct boot *b, struct boot_ctx *bc)
 {
 	bc->overlay = xasprintf("%s/disk.qcow2", bc->dir);
 	bc->payload = xasprintf("%s/payload.cpio", bc->dir);
-	if (stage_distro_initrd(r, b, bc) || disk_overlay_create(r->disk_base, bc->overlay))
+	if (stage_root_initrd(r, b, bc) || disk_overlay_create(r->disk_base, bc->overlay))
 		return -1;
 	return disk_payload_write(&bc->files, bc->payload);
 }

@@ -388,13 +388,44 @@ static void test_refusals(void **state)
 	free(b.p);
 }
 
+/* where libarchive trusts a size field, mmlab checks it first (package_guard.c) */
+static void test_bounds(void **state)
+{
+	static const struct ent lnk[] = { { "boot/vmlinuz-1", kernel, 0 },
+					  { "lib/modules/1/l", "->x", 0 },
+					  { NULL, NULL, 0 } };
+	static const char table[] = "!<arch>\n//                                              "
+				    "9999999999`\n";
+	struct buf b = rpm_of("x86_64", good);
+	unsigned char *c = memmem(b.p, b.len, "070701", 6);
+
+	(void)state;
+	/* the fuzz finding: a name size of 4 GiB was read ahead in one piece */
+	assert_non_null(c);
+	memcpy(c + 94, "FFFFFFFF", 8);
+	seed("namesize.rpm", &b);
+	refused(&b, "rpm", true, "has an entry name of a wrong size (4294967295 bytes");
+	memcpy(c, "070707", 6);
+	refused(&b, "rpm", true, "not a newc cpio archive");
+	free(b.p);
+	b = rpm_of("x86_64", lnk);
+	c = memmem(b.p, b.len, "lib/modules/1/l", 15);
+	assert_non_null(c);
+	memcpy(c - 110 + 54, "7FFFFFFF", 8);
+	refused(&b, "rpm", true, "a link or special file of a wrong size (2147483647 bytes");
+	free(b.p);
+	b.p = (unsigned char *)strdup(table);
+	b.len = strlen(table);
+	refused(&b, "deb", true, "member 1 has an extended name");
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_deb),
-		cmocka_unit_test(test_deb_packed_module),
-		cmocka_unit_test(test_rpm),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_deb),    cmocka_unit_test(test_deb_packed_module),
+		cmocka_unit_test(test_rpm),    cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

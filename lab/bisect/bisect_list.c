@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bisect_list.c - a bisection over a list of kernels instead of commits
+ * (bisect start --kernels FILE; docs/bisect.md, "A list of kernels").
+ *
+ * The list is oldest first; its entries are named k1..kN, the first and
+ * the last are the endpoints. There is no git: the search is a binary
+ * search over the list driven by the same verdicts, its state nothing but
+ * the verdicts bisect.db holds (so a run resumes as a commit bisection
+ * does). After each verdict the state is written as git would say it
+ * ("Bisecting: N revisions left...", "kI is the first bad commit", "There
+ * are only 'skip'ped commits left"), so status, the log and the result
+ * read the same.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/bisect_git.h"
+#include "bisect/bisect_list.h"
+#include "bisect/internal.h"
+#include "guest/extract.h"
+#include "lib/pkgname.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+
+#define LIST_FILE_MAX (1u << 20)
+#define LINE_MAX_SHOWN 160
+
+bool bisect_is_list(const struct bisect_params *p)
+{
+	return p->kernels != NULL;
+}
+
+long bisect_list_index(const struct bisect_params *p, const char *commit)
+{
+	char *end;
+	long i;
+
+	if (!commit || commit[0] != 'k' || commit[1] < '1' || commit[1] > '9')
+		return -1;
+	errno = 0;
+	i = strtol(commit + 1, &end, 10);
+	if (errno || *end || i < 1 || (size_t)i > json_array_size(p->kernels))
+		return -1;
+	return i - 1;
+}
+
+json_t *bisect_list_entry(const struct bisect_params *p, const char *commit)
+{
+	long i = bisect_list_index(p, commit);
+
+	return i < 0 ? NULL : json_array_get(p->kernels, (size_t)i);
+}
+
+char *bisect_list_line(const struct bisect_params *p, const char *commit)
+{
+	json_t *e = bisect_list_entry(p, commit);
+	char *j = e ? json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *line;
+
+	line = xasprintf("%s %.*s%s", commit, LINE_MAX_SHOWN, j ? j : "?",
+			 j && strlen(j) > LINE_MAX_SHOWN ? "..." : "");
+	free(j);
+	return line;
+}
+
+char *session_commit_line(struct bisect_session *s, const char *commit)
+{
+	if (bisect_is_list(s->p))
+		return bisect_list_line(s->p, commit);
+	return bisect_commit_line(s->p->tree, commit);
+}
+
+/* ---- the list file ------------------------------------------------------- */
+
+static char *abs_in(const char *dir, const char *path)
+{
+	return path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", dir, path);
+}
+
+static bool ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && !strcmp(s + n - m, suffix);
+}
+
+/* a word of the list as a job's kernel: (NULL + err) when it is none */
+static json_t *kernel_word(const char *w, const char *dir, char *err, size_t len)
+{
+	const char *eq = strchr(w, '=');
+	char *name;
+	json_t *k;
+
+	if (!strcmp(w, "distro"))
+		return json_string(w);
+	if (ends(w, ".deb") || ends(w, ".rpm")) {
+		char *p = abs_in(dir, w);
+
+		k = json_pack("{s:s}", ends(w, ".deb") ? "deb" : "rpm", p);
+		free(p);
+		return k;
+	}
+	if (strchr(w, '/')) {
+		char *p = abs_in(dir, w);
+
+		k = json_string(p);
+		free(p);
+		return k;
+	}
+	name = eq ? xstrndup(w, (size_t)(eq - w)) : xstrdup(w);
+	if (!pkg_name_ok(name) || (eq && !pkg_version_ok(eq + 1))) {
+		snprintf(err, len,
+			 "'%.64s' is neither distro, a path (with a /), a .deb or .rpm file, nor a "
+			 "Debian package NAME or NAME=VERSION",
+			 w);
+		free(name);
+		return NULL;
+	}
+	k = eq ? json_pack("{s:s, s:s}", "package", name, "version", eq + 1) :
+		 json_pack("{s:s}", "package", name);
+	free(name);
+	return k;
+}
+
+/* a kernel mapping's file paths made absolute against dir */
+static void abs_files(json_t *k, const char *dir)
+{
+	static const char *const keys[] = { "deb", "rpm", "modules" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *v = json_string_value(json_object_get(k, keys[i]));
+
+		if (v && v[0] != '/') {
+			char *p = abs_in(dir, v);
+
+			json_object_set_new(k, keys[i], json_string(p));
+			free(p);
+		}
+	}
+}
+
+/* one entry as a rewrite "set" (job/rewrite.h), NULL + err */
+static json_t *entry_set(json_t *v, const char *dir, char *err, size_t len)
+{
+	static const char *const keys[] = { "kernel", "cmdline", "sysctl", "thp" };
+	json_t *set, *k;
+	const char *key;
+
+	if (json_is_string(v)) {
+		k = kernel_word(json_string_value(v), dir, err, len);
+		return k ? json_pack("{s:o}", "kernel", k) : NULL;
+	}
+	if (!json_is_object(v)) {
+		snprintf(err, len, "an entry is a kernel or a mapping, not %s",
+			 json_is_array(v) ? "a list" : "a number or null");
+		return NULL;
+	}
+	if (!json_object_get(v, "kernel")) /* { package: ..., version: ... } alone */
+		v = json_pack("{s:O}", "kernel", v);
+	else
+		json_incref(v);
+	set = json_deep_copy(v);
+	json_decref(v);
+	json_object_foreach(set, key, k) {
+		bool known = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			known |= !strcmp(key, keys[i]);
+		if (!known) {
+			snprintf(err, len,
+				 "unknown key '%.32s' (an entry has kernel, cmdline, sysctl, thp; "
+				 "or is a kernel mapping: package, version, deb, rpm, modules)",
+				 key);
+			json_decref(set);
+			return NULL;
+		}
+	}
+	k = json_object_get(set, "kernel");
+	if (json_is_string(k)) {
+		json_t *w = kernel_word(json_string_value(k), dir, err, len);
+
+		if (!w) {
+			json_decref(set);
+			return NULL;
+		}
+		json_object_set_new(set, "kernel", w);
+	} else if (json_is_object(k)) {
+		abs_files(k, dir);
+	}
+	return set;
+}
+
+json_t *bisect_list_read(const char *file)
+{
+	size_t len;
+	char *text = read_file(file, &len, LIST_FILE_MAX), err[256], *dir, *slash;
+	json_t *doc = NULL, *out = NULL, *v;
+	size_t i;
+
+	if (!text)
+		return NULL;
+	doc = extract_yaml_to_json(text, len, err, sizeof(err));
+	free(text);
+	if (!json_is_array(doc) || json_array_size(doc) < 2 ||
+	    json_array_size(doc) > BISECT_LIST_MAX) {
+		lab_err("--kernels %s: %s", file,
+			!doc ? err : "it is not a YAML list of 2 to 1000 kernels, oldest first");
+		json_decref(doc);
+		return NULL;
+	}
+	dir = path_abs(file);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	out = json_array();
+	json_array_foreach(doc, i, v) {
+		json_t *set = entry_set(v, dir, err, sizeof(err));
+
+		if (!set) {
+			lab_err("--kernels %s: entry %zu: %s", file, i + 1, err);
+			json_decref(out);
+			out = NULL;
+			break;
+		}
+		json_array_append_new(out, set);
+	}
+	free(dir);
+	json_decref(doc);
+	return out;
+}
+
+/* ---- the search ---------------------------------------------------------- */
+
+/*
+ * Each entry's state from the verdicts: 'o' like the older endpoint, 'n'
+ * like the newer (the term looked for), 's' skipped, 0 not decided.
+ */
+static char *list_marks(struct bisect_session *s)
+{
+	const struct bisect_params *p = s->p;
+	size_t n = json_array_size(p->kernels), i;
+	char *m = xcalloc(n + 1, 1);
+	const char *new_verdict = p->reverse ? "good" : "bad";
+	json_t *steps = bstore_steps(s->bs), *st;
+
+	json_array_foreach(steps, i, st) {
+		long k = bisect_list_index(p, json_string_value(json_object_get(st, "commit")));
+		const char *role = json_string_value(json_object_get(st, "role")) ?: "";
+		const char *v =
+			json_string_value(json_object_get(json_object_get(st, "data"), "verdict"));
+
+		if (k < 0)
+			continue;
+		if (!strcmp(role, "good") || !strcmp(role, "bad"))
+			m[k] = !strcmp(role, new_verdict) ? 'n' : 'o';
+		else if (v && !strcmp(v, "skip"))
+			m[k] = 's';
+		else if (v)
+			m[k] = !strcmp(v, new_verdict) ? 'n' : 'o';
+	}
+	json_decref(steps);
+	/* the endpoints are what they are even before they are measured */
+	m[0] = m[0] ? m[0] : 'o';
+	m[n - 1] = m[n - 1] ? m[n - 1] : 'n';
+	return m;
+}
+
+/* the last old and the first new entry, and the undecided ones between */
+static void list_bounds(const char *m, size_t n, size_t *lo, size_t *hi, size_t *open)
+{
+	*hi = n - 1;
+	for (size_t i = 0; i < n; i++)
+		if (m[i] == 'n') {
+			*hi = i;
+			break;
+		}
+	*lo = 0;
+	for (size_t i = 0; i < *hi; i++)
+		if (m[i] == 'o')
+			*lo = i;
+	*open = 0;
+	for (size_t i = *lo + 1; i < *hi; i++)
+		*open += !m[i];
+}
+
+/* the undecided entry nearest the middle of (lo, hi) */
+static size_t list_pick(const char *m, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2, best = hi;
+
+	for (size_t i = lo + 1; i < hi; i++)
+		if (!m[i] && (best == hi || (i > mid ? i - mid : mid - i) <
+						    (best > mid ? best - mid : mid - best)))
+			best = i;
+	return best;
+}
+
+char *bisect_list_progress(struct bisect_session *s, char **next)
+{
+	size_t n = json_array_size(s->p->kernels), lo, hi, open;
+	char *m = list_marks(s), *line;
+	const char *term = session_new_term(s);
+	struct strbuf sb = STRBUF_INIT;
+
+	list_bounds(m, n, &lo, &hi, &open);
+	if (next)
+		*next = NULL;
+	if (open) {
+		size_t pick = list_pick(m, lo, hi);
+		char id[32];
+
+		snprintf(id, sizeof(id), "k%zu", pick + 1);
+		line = bisect_list_line(s->p, id);
+		strbuf_addf(
+			&sb,
+			"Bisecting: %zu revisions left to test after this (roughly %d steps)\n[%s]\n",
+			open - 1, (int)ceil(log2((double)open)), line);
+		free(line);
+		if (next)
+			*next = xstrdup(id);
+	} else if (hi > lo + 1) {
+		strbuf_addf(&sb,
+			    "There are only 'skip'ped commits left to test.\n"
+			    "The first %s commit could be any of:\n",
+			    term);
+		for (size_t i = lo + 1; i <= hi; i++)
+			strbuf_addf(&sb, "k%zu\n", i + 1);
+		strbuf_addstr(&sb, "We cannot bisect more!\n");
+	} else {
+		line = xasprintf("k%zu", hi + 1);
+		strbuf_addf(&sb, "%s is the first %s commit\n", line, term);
+		free(line);
+	}
+	free(m);
+	return strbuf_detach(&sb);
+}
+
+char *bisect_list_first(struct bisect_session *s, const char *out)
+{
+	char *needle = xasprintf(" is the first %s commit", session_new_term(s));
+	const char *p = out ? strstr(out, needle) : NULL, *b;
+	char *first = NULL;
+
+	if (p) {
+		for (b = p; b > out && b[-1] != '\n'; b--)
+			;
+		first = xstrndup(b, (size_t)(p - b));
+		if (bisect_list_index(s->p, first) < 0) {
+			free(first);
+			first = NULL;
+		}
+	}
+	free(needle);
+	return first;
+}
+
+json_t *bisect_list_candidates(const char *out)
+{
+	json_t *a = json_array();
+	const char *p = out ? strstr(out, "could be any of:") : NULL;
+
+	p = p ? strchr(p, '\n') : NULL;
+	while (p && *++p == 'k') {
+		size_t n = 1 + strspn(p + 1, "0123456789");
+
+		json_array_append_new(a, json_stringn(p, n));
+		p = strchr(p, '\n');
+	}
+	return a;
+}
+
+json_t *bisect_list_commit_json(const struct bisect_params *p, const char *commit)
+{
+	json_t *e = bisect_list_entry(p, commit);
+	char *line = bisect_list_line(p, commit);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:O}", "commit", commit, "short", commit, "subject",
+			      line + strlen(commit) + 1, "kernel", e ? e : json_null());
+
+	free(line);
+	return o;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bisect_list.h - a bisection over a list of kernels (bisect_list.c): the
+ * list file read at start, the entries k1..kN, and the binary search that
+ * stands in for git. For the files of lab/bisect/ and their unit tests.
+ */
+#ifndef MMLAB_BISECT_LIST_H
+#define MMLAB_BISECT_LIST_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "bisect/params.h"
+
+struct bisect_session;
+
+/* p bisects a list (p->kernels), not commits */
+bool bisect_is_list(const struct bisect_params *p);
+/* "abc123def456 subject" of a commit, or a list entry's "kI {...}" */
+char *session_commit_line(struct bisect_session *s, const char *commit);
+/*
+ * The list file (a YAML list, oldest first; docs/bisect.md) as the
+ * entries' rewrite sets, relative file paths made absolute against the
+ * file's directory; NULL after a message naming the file and the entry.
+ */
+json_t *bisect_list_read(const char *file);
+/* "kI" as a 0-based index, -1 when it names no entry */
+long bisect_list_index(const struct bisect_params *p, const char *commit);
+/* entry kI (borrowed), NULL when none */
+json_t *bisect_list_entry(const struct bisect_params *p, const char *commit);
+/* "kI {...}" (malloc'd), for messages and the result's subject */
+char *bisect_list_line(const struct bisect_params *p, const char *commit);
+/*
+ * The search's state from the verdicts in bisect.db, in git's words (the
+ * session's progress; malloc'd); *next (when asked) the entry to test
+ * next, NULL when finished.
+ */
+char *bisect_list_progress(struct bisect_session *s, char **next);
+/* the first new entry the progress names, or NULL */
+char *bisect_list_first(struct bisect_session *s, const char *out);
+/* the entries of "could be any of:" */
+json_t *bisect_list_candidates(const char *out);
+/* the result's {"commit", "short", "subject", "kernel"} of an entry */
+json_t *bisect_list_commit_json(const struct bisect_params *p, const char *commit);
+
+#endif

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_bisect_list.c - a bisection over a list of kernels (bisect start
+ * --kernels; lab/bisect/bisect_list.c) without booting anything: the list
+ * file read (every form of entry, and a wrong one), then five entries of
+ * which k3.. are "bad" by a fake measure, found with the same verdicts and
+ * statistics as a commit bisection, resumed after an interruption, in
+ * pass/fail mode too, and with --reverse.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "capture.h"
+#include "bisect/bisect_list.h"
+#include "bisect/internal.h"
+#include "lib/util.h"
+
+#define N 5
+#define FIRST_BAD 2 /* k3 */
+
+struct fixture {
+	char dir[64];
+	char *results, *job, *list;
+	struct bisect_env env;
+	unsigned int calls[N];
+	unsigned int total, interrupt_at;
+	bool reverse; /* the bad ones are then k1..k2 */
+};
+
+static int fake_measure(void *ctx, const struct bisect_params *p, const struct bisect_round *r,
+			json_t *data)
+{
+	struct fixture *f = ctx;
+	long i = bisect_list_index(p, r->commit);
+	bool bad;
+
+	assert_true(i >= 0 && i < N);
+	bad = f->reverse ? i < FIRST_BAD : i >= FIRST_BAD;
+	if (++f->total == f->interrupt_at)
+		return 1;
+	f->calls[i]++;
+	if (!json_object_get(data, "runs")) {
+		json_object_set_new(data, "runs", json_array());
+		json_object_set_new(data, "values", json_array());
+		json_object_set_new(data, "statuses", json_array());
+	}
+	json_array_append_new(json_object_get(data, "runs"), json_sprintf("fake-%ld", i));
+	for (unsigned int k = 0; k < r->n; k++) {
+		json_array_append_new(json_object_get(data, "statuses"), json_string("ok"));
+		json_array_append_new(json_object_get(data, "values"),
+				      json_real((bad ? 150 : 100) + (k % 3) - 1.0));
+	}
+	if (p->signature)
+		json_object_set_new(data, bad ? "met" : "not_met", json_integer(r->n));
+	json_object_set_new(data, "vm_runs", json_integer(r->n));
+	return 0;
+}
+
+static void put(const char *path, const char *text)
+{
+	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644), 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/mmlab-test-bisect-list-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->results = xasprintf("%s/results", f->dir);
+	f->job = xasprintf("%s/job.yaml", f->dir);
+	f->list = xasprintf("%s/kernels.yaml", f->dir);
+	put(f->job, "name: t\nvariants: [ { name: k, kernel: distro, cmdline: quiet } ]\n"
+		    "topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }\n"
+		    "workload: { name: usemem, params: { size: 16M } }\niterations: 3\n");
+	/* the same package five times, a boot setting differing from the third on */
+	put(f->list, "- linux-image-6.1.0-47-amd64\n"
+		     "- { kernel: { package: linux-image-6.1.0-47-amd64 }, cmdline: a=1 }\n"
+		     "- { kernel: linux-image-6.1.0-47-amd64=6.1.170-3, sysctl: { vm.x: 1 } }\n"
+		     "- { package: linux-image-6.1.0-47-amd64, version: 6.1.170-3 }\n"
+		     "- { kernel: distro, cmdline: b=2 }\n");
+	f->env.results_dir = f->results;
+	f->env.measure = fake_measure;
+	f->env.measure_ctx = f;
+	lab_quiet = true;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	rm_rf(f->dir);
+	free(f->results);
+	free(f->job);
+	free(f->list);
+	free(f);
+	return 0;
+}
+
+static void start(struct fixture *f, const char *metric, const char *signature)
+{
+	struct bisect_start_args a = {
+		.job = f->job,
+		.kernels = f->list,
+		.metric = metric,
+		.signature = signature,
+		.min_change = 0.05,
+		.alpha = 0.05,
+		.reverse = f->reverse,
+	};
+	struct bisect_params p;
+	char *progress;
+
+	assert_int_equal(bisect_start(&f->env, &a, &p, &progress), 0);
+	assert_non_null(strstr(progress, "Bisecting: 2 revisions left"));
+	assert_string_equal(p.good, f->reverse ? "k5" : "k1");
+	assert_string_equal(p.bad, f->reverse ? "k1" : "k5");
+	assert_null(p.tree);
+	assert_int_equal(p.range_commits, N - 1);
+	free(progress);
+	bisect_params_release(&p);
+}
+
+static void reset(struct fixture *f)
+{
+	char *kept;
+
+	assert_int_equal(bisect_reset(&f->env, &kept), 0);
+	free(kept);
+	memset(f->calls, 0, sizeof(f->calls));
+	f->total = 0;
+	f->interrupt_at = 0;
+}
+
+static void assert_first(json_t *res, const char *want)
+{
+	json_t *first = json_object_get(res, "first");
+
+	assert_true(json_is_object(first));
+	assert_string_equal(json_string_value(json_object_get(first, "commit")), want);
+	assert_true(json_is_object(json_object_get(first, "kernel")));
+}
+
+static void test_read(void **state)
+{
+	struct fixture *f = *state;
+	json_t *l = bisect_list_read(f->list), *k;
+	char *deb = xasprintf("%s/k.deb", f->dir), *bad = xasprintf("%s/bad.yaml", f->dir), *e;
+	struct capture c;
+
+	assert_int_equal(json_array_size(l), N);
+	k = json_object_get(json_array_get(l, 0), "kernel");
+	assert_string_equal(json_string_value(json_object_get(k, "package")),
+			    "linux-image-6.1.0-47-amd64");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "cmdline")),
+			    "a=1");
+	k = json_object_get(json_array_get(l, 2), "kernel");
+	assert_string_equal(json_string_value(json_object_get(k, "version")), "6.1.170-3");
+	k = json_object_get(json_array_get(l, 3), "kernel");
+	assert_string_equal(json_string_value(json_object_get(k, "version")), "6.1.170-3");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 4), "kernel")),
+			    "distro");
+	json_decref(l);
+	/* files and paths relative to the list's directory */
+	put(bad, "- k.deb\n- { rpm: sub/k.rpm, modules: m.rpm }\n- boot/vmlinuz-1\n");
+	l = bisect_list_read(bad);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(json_array_get(l, 0), "kernel"), "deb")),
+			    deb);
+	e = xasprintf("%s/sub/k.rpm", f->dir);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(json_array_get(l, 1), "kernel"), "rpm")),
+			    e);
+	free(e);
+	e = xasprintf("%s/boot/vmlinuz-1", f->dir);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 2), "kernel")), e);
+	free(e);
+	json_decref(l);
+	/* refusals name the file and the entry */
+	put(bad, "- linux-image-6.1.0-47-amd64\n- { kernel: distro, colour: red }\n");
+	capture_start(&c);
+	assert_null(bisect_list_read(bad));
+	e = capture_end(&c);
+	assert_non_null(strstr(e, "entry 2: unknown key 'colour'"));
+	free(e);
+	put(bad, "- only-one\n");
+	capture_start(&c);
+	assert_null(bisect_list_read(bad));
+	e = capture_end(&c);
+	assert_non_null(strstr(e, "not a YAML list of 2 to 1000 kernels"));
+	free(e);
+	put(bad, "- distro\n- 'no such; thing'\n");
+	capture_start(&c);
+	assert_null(bisect_list_read(bad));
+	e = capture_end(&c);
+	assert_non_null(strstr(e, "entry 2: 'no such; thing' is neither"));
+	free(e);
+	free(deb);
+	free(bad);
+}
+
+static void test_metric(void **state)
+{
+	struct fixture *f = *state;
+	struct bisect_report r;
+	json_t *res = NULL, *again = NULL;
+	unsigned int total;
+
+	start(f, "usemem.elapsed_s", NULL);
+	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_first(res, "k3");
+	assert_int_equal(f->calls[0], 1);
+	assert_int_equal(f->calls[4], 1);
+	assert_int_equal(f->calls[2], 1);
+	assert_int_equal(json_integer_value(json_object_get(res, "log2_range")), 2);
+	assert_true(json_number_value(json_object_get(res, "confidence_value")) > 0.9);
+	/* again: the same answer, nothing measured */
+	total = f->total;
+	assert_int_equal(bisect_run(&f->env, &again), 0);
+	assert_int_equal(f->total, total);
+	assert_true(json_equal(json_object_get(res, "first"), json_object_get(again, "first")));
+	assert_int_equal(bisect_status(&f->env, true, &r), 0);
+	assert_int_equal(r.state.status, BISECT_DONE);
+	assert_int_equal(json_array_size(r.state.params.kernels), N);
+	bisect_report_release(&r);
+	json_decref(res);
+	json_decref(again);
+	reset(f);
+}
+
+static void test_resume(void **state)
+{
+	struct fixture *f = *state;
+	json_t *res = NULL;
+	struct capture c;
+
+	start(f, "usemem.elapsed_s", NULL);
+	f->interrupt_at = 3; /* the first step, after both endpoints */
+	capture_start(&c);
+	assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+	free(capture_end(&c));
+	assert_null(res);
+	f->interrupt_at = 0;
+	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_first(res, "k3");
+	assert_int_equal(f->calls[0], 1); /* the endpoints not measured again */
+	assert_int_equal(f->calls[4], 1);
+	json_decref(res);
+	reset(f);
+}
+
+static void test_signature_reverse(void **state)
+{
+	struct fixture *f = *state;
+	json_t *res = NULL;
+
+	start(f, NULL, "crash");
+	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_first(res, "k3");
+	json_decref(res);
+	reset(f);
+	/* looking for the fix: k1, k2 broken, k3.. fixed */
+	f->reverse = true;
+	start(f, "usemem.elapsed_s", NULL);
+	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_first(res, "k3");
+	assert_string_equal(json_string_value(json_object_get(res, "term")), "fixed");
+	json_decref(res);
+	reset(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metric, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signature_reverse, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
