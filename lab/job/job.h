@@ -137,6 +137,12 @@ int job_load(const char *path, struct job **out);
 int job_load_buffer(const char *name, const char *buf, size_t len, const char *dir,
 		    struct job **out);
 void job_free(struct job *job);
+/*
+ * A path as a job file means it (malloc'd): absolute as it is, ~/x under
+ * $HOME, relative against dir (the file's directory). Track files and
+ * recipes resolve theirs the same way.
+ */
+char *job_path(const char *dir, const char *p);
 
 /*
  * A file in the job format with more top-level keys (a repro recipe,

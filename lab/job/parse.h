@@ -53,8 +53,6 @@ const char *job_pkey(char buf[PATHLEN], const char *path, const char *key);
 const char *job_pidx(char buf[PATHLEN], const char *path, size_t i);
 /* words (NULL-terminated) joined by sep into buf, cut short to fit */
 const char *job_join(char *buf, size_t len, const char *const *words, const char *sep);
-/* ~/x and relative paths (against the job's directory) made absolute */
-char *job_path(const char *dir, const char *p);
 
 /* v (the text at mark m) as an integer in [min, max], or false after an error */
 bool job_yaml_text_uint(struct job_yaml *y, yaml_mark_t m, const char *path, const char *v,

@@ -749,10 +749,9 @@ json_t *kcache_show(const char *cache_dir, const char *key)
 	return hit;
 }
 
-/* every cache_key named by a run under results_dir */
-static void used_keys(const char *results_dir, struct strlist *keys)
+void kcache_foreach_run_kernel(const char *results_dir, kcache_run_kernel_fn fn, void *arg)
 {
-	DIR *d = opendir(results_dir);
+	DIR *d = results_dir ? opendir(results_dir) : NULL;
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
@@ -766,16 +765,30 @@ static void used_keys(const char *results_dir, struct strlist *keys)
 		rj = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
 		free(p);
 		json_array_foreach(json_object_get(rj, "variants"), i, v) {
-			const char *k = json_string_value(
-				json_object_get(json_object_get(v, "kernel"), "cache_key"));
+			json_t *k = json_object_get(v, "kernel");
 
-			if (k)
-				strlist_push(keys, k);
+			if (json_is_object(k))
+				fn(e->d_name, k, arg);
 		}
 		json_decref(rj);
 	}
 	if (d)
 		closedir(d);
+}
+
+static void add_key(const char *run, json_t *kernel, void *arg)
+{
+	const char *k = json_string_value(json_object_get(kernel, "cache_key"));
+
+	(void)run;
+	if (k)
+		strlist_push(arg, k);
+}
+
+/* every cache_key named by a run under results_dir */
+static void used_keys(const char *results_dir, struct strlist *keys)
+{
+	kcache_foreach_run_kernel(results_dir, add_key, keys);
 }
 
 json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run)

@@ -92,4 +92,13 @@ json_t *kcache_show(const char *cache_dir, const char *key);
  */
 json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run);
 
+/*
+ * fn(run, kernel, arg) for the kernel record (run.json variants[].kernel)
+ * of every variant of every run under results_dir: what the cache's gc
+ * and list ask of the runs (kernel/ sits below store/, so it reads the
+ * run files itself, only these records).
+ */
+typedef void (*kcache_run_kernel_fn)(const char *run, json_t *kernel, void *arg);
+void kcache_foreach_run_kernel(const char *results_dir, kcache_run_kernel_fn fn, void *arg);
+
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kernel/bzimage.h"
+#include "kernel/kcache.h"
 #include "kernel/package.h"
 #include "lib/spawn.h"
 #include "lib/timefmt.h"
@@ -320,40 +321,26 @@ static uint64_t du(const char *dir, int depth)
 	return n;
 }
 
+static void add_package_run(const char *run, json_t *kernel, void *arg)
+{
+	const char *sha =
+		json_string_value(json_object_get(json_object_get(kernel, "package"), "sha256"));
+	json_t *by = arg, *runs;
+
+	if (!sha)
+		return;
+	runs = json_object_get(by, sha);
+	if (!runs)
+		json_object_set_new(by, sha, runs = json_array());
+	json_array_append_new(runs, json_string(run));
+}
+
 /* sha256 -> [run ids] of every run whose variants[].kernel.package names it */
 static json_t *package_runs(const char *results_dir)
 {
-	DIR *d = results_dir ? opendir(results_dir) : NULL;
 	json_t *by = json_object();
-	struct dirent *e;
 
-	while (d && (e = readdir(d))) {
-		char *p;
-		json_t *rj, *v;
-		size_t i;
-
-		if (e->d_name[0] == '.')
-			continue;
-		p = xasprintf("%s/%s/run.json", results_dir, e->d_name);
-		rj = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
-		free(p);
-		json_array_foreach(json_object_get(rj, "variants"), i, v) {
-			json_t *k = json_object_get(v, "kernel");
-			const char *sha = json_string_value(
-				json_object_get(json_object_get(k, "package"), "sha256"));
-			json_t *runs;
-
-			if (!sha)
-				continue;
-			runs = json_object_get(by, sha);
-			if (!runs)
-				json_object_set_new(by, sha, runs = json_array());
-			json_array_append_new(runs, json_string(e->d_name));
-		}
-		json_decref(rj);
-	}
-	if (d)
-		closedir(d);
+	kcache_foreach_run_kernel(results_dir, add_package_run, by);
 	return by;
 }
 

@@ -22,21 +22,10 @@ struct tf {
 	const char *dir; /* the track file's directory */
 };
 
-static char *abs_path(const char *dir, const char *p)
-{
-	const char *home = getenv("HOME");
-
-	if (p[0] == '/')
-		return xstrdup(p);
-	if (p[0] == '~' && p[1] == '/' && home && *home)
-		return xasprintf("%s/%s", home, p + 2);
-	return xasprintf("%s/%s", dir, p);
-}
-
 /* a path as a JSON string, resolved against dir */
 static json_t *json_path(const char *dir, const char *p)
 {
-	char *a = abs_path(dir, p);
+	char *a = job_path(dir, p);
 	json_t *j = json_string(a);
 
 	free(a);
@@ -298,7 +287,7 @@ static void parse_kernels(struct tf *c, yaml_node_t *root, yaml_node_t *n)
 	if (!yf_map(c->y, n, "kernels", "a mapping such as { list: [...] }", f, KS_N))
 		return;
 	if (f[KS_TREE].val && (v = yf_scalar(c->y, f[KS_TREE].val, "kernels.tree", "a git tree")))
-		d->tree = abs_path(c->dir, v);
+		d->tree = job_path(c->dir, v);
 	if (f[KS_BRANCH].val &&
 	    (v = yf_scalar(c->y, f[KS_BRANCH].val, "kernels.branch", "a branch")))
 		d->branch = xstrdup(v);
@@ -361,7 +350,7 @@ static void parse_jobs(struct tf *c, yaml_node_t *root, yaml_node_t *n)
 		v = path ? yf_scalar(c->y, path, p, "a job file") : NULL;
 		if (!v)
 			continue;
-		d->jobs[d->njobs].path = abs_path(c->dir, v);
+		d->jobs[d->njobs].path = job_path(c->dir, v);
 		d->jobs[d->njobs].variant = variant ? xstrdup(variant) : NULL;
 		d->jobs[d->njobs].line = path->start_mark.line + 1;
 		d->jobs[d->njobs].col = path->start_mark.column + 1;
