@@ -106,6 +106,14 @@ static int record(const char *path, const char *url, const struct mmtests_fetch 
 	return ret;
 }
 
+/* the last lines of a program's output, for one sentence: no trailing newline */
+static const char *tail(struct spawn_result *r)
+{
+	while (r->out_len && (r->out[r->out_len - 1] == '\n' || r->out[r->out_len - 1] == ' '))
+		r->out[--r->out_len] = '\0';
+	return spawn_tail(r, 2);
+}
+
 static int curl(const char *url, const char *out, struct strbuf *why)
 {
 	const char *argv[] = { "curl",
@@ -133,7 +141,7 @@ static int curl(const char *url, const char *out, struct strbuf *why)
 
 	if (ret)
 		strbuf_addf(why, "%scurl %s %s: %s", why->len ? "; " : "", url,
-			    spawn_describe(&r, o.timeout_s, buf, sizeof(buf)), spawn_tail(&r, 2));
+			    spawn_describe(&r, o.timeout_s, buf, sizeof(buf)), tail(&r));
 	spawn_result_free(&r);
 	return ret ? -1 : 0;
 }
@@ -148,7 +156,7 @@ static int git(const char *const *argv, unsigned int timeout, struct strbuf *why
 
 	if (ret && why)
 		strbuf_addf(why, "git %s %s: %s", argv[3],
-			    spawn_describe(&r, o.timeout_s, buf, sizeof(buf)), spawn_tail(&r, 2));
+			    spawn_describe(&r, o.timeout_s, buf, sizeof(buf)), tail(&r));
 	spawn_result_free(&r);
 	return ret ? -1 : 0;
 }
