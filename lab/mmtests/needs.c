@@ -321,6 +321,23 @@ static int refuse_download(const char *bench, const char *pack, const char *rel,
 	return -1;
 }
 
+/* from's fetches appended to to's, each file once; from is emptied */
+static void take_fetches(struct mmtests_fetches *to, struct mmtests_fetches *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < to->n; j++)
+			dup |= !strcmp(to->v[j].file, from->v[i].file);
+		if (dup)
+			continue;
+		to->v = xrealloc(to->v, (to->n + 1) * sizeof(*to->v));
+		to->v[to->n++] = from->v[i];
+		memset(&from->v[i], 0, sizeof(from->v[i]));
+	}
+	mmtests_fetches_free(from);
+}
+
 /* the fetches of an install script into out, each with the benchmark that needs it */
 static int read_fetches(const char *text, size_t len, const char *bench, const char *pack,
 			const char *rel, struct mmtests_fetches *out)
@@ -333,21 +350,9 @@ static int read_fetches(const char *text, size_t len, const char *bench, const c
 		free(why);
 		return -1;
 	}
-	for (size_t i = 0; i < fs.n; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < out->n; j++)
-			dup |= !strcmp(out->v[j].file, fs.v[i].file);
-		if (dup) {
-			fs.v[i].bench = xstrdup(bench); /* freed with fs */
-			continue;
-		}
+	for (size_t i = 0; i < fs.n; i++)
 		fs.v[i].bench = xstrdup(bench);
-		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
-		out->v[out->n++] = fs.v[i];
-		memset(&fs.v[i], 0, sizeof(fs.v[i]));
-	}
-	mmtests_fetches_free(&fs);
+	take_fetches(out, &fs);
 	return 0;
 }
 
@@ -630,22 +635,6 @@ static void debian_has(const struct strlist *l, const char *cache_dir, struct st
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void take_fetches(struct mmtests_fetches *to, struct mmtests_fetches *from)
-{
-	for (size_t i = 0; i < from->n; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < to->n; j++)
-			dup |= !strcmp(to->v[j].file, from->v[i].file);
-		if (dup)
-			continue;
-		to->v = xrealloc(to->v, (to->n + 1) * sizeof(*to->v));
-		to->v[to->n++] = from->v[i];
-		memset(&from->v[i], 0, sizeof(from->v[i]));
-	}
-	mmtests_fetches_free(from);
 }
 
 /*
