@@ -262,9 +262,9 @@ static int refuse(const struct mmtests_fetch *f, const char *mirror, const char 
 		f->bench ? f->bench : f->pack, f->file, f->pack, f->pack, f->line, macro);
 	strbuf_addstr(&sb, mirror ? "neither in the mirror nor in the cache" :
 				    "not in the cache (the job gives no mirror)");
-	if (f->url)
-		strbuf_addf(&sb, ", and its URL %s could not be fetched on the host (%s)", f->url,
-			    why && *why ? why : "no cache directory");
+	if (f->url || f->url_alt)
+		strbuf_addf(&sb, ", and its URL %s could not be fetched on the host (%s)",
+			    f->url ? f->url : f->url_alt, why && *why ? why : "no cache directory");
 	else
 		strbuf_addstr(
 			&sb,
@@ -302,7 +302,7 @@ int mmtests_sources(const struct mmtests_fetches *fetches, const char *mirror,
 		} else {
 			free(path);
 			path = in_cache(cache, f);
-			if (!path && f->url && cache_dir) {
+			if (!path && (f->url || f->url_alt) && cache_dir) {
 				path = xasprintf("%s/%s", cache, f->mirror);
 				if (download(f, path, &why)) {
 					free(path);

@@ -105,6 +105,16 @@ static void test_forms(void **state)
 	assert_int_equal(fs.v[1].line, 7);
 	assert_string_equal(fs.v[2].commit, "stable");
 	mmtests_fetches_free(&fs);
+
+	/* pcrebuild's: an ftp WEB_LOCATION (not fetched) and an http alternative */
+	assert_int_equal(parse("WEB_LOCATION=ftp://ftp.example.org/pcre\n"
+			       "WEB_LOCATION_ALT=http://www.example.org/archive/\n"
+			       "###SHELLPACK sources_fetch pcre-8.43.tar.bz2 pcrebuild-8.43\n",
+			       &fs, &why),
+			 0);
+	assert_null(fs.v[0].url);
+	assert_string_equal(fs.v[0].url_alt, "http://www.example.org/archive/pcre-8.43.tar.bz2");
+	mmtests_fetches_free(&fs);
 }
 
 /* what mmlab cannot tell is unknown, never guessed or run */
