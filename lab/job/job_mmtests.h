@@ -29,6 +29,7 @@ struct job_mmtests {
 	char *config; /* absolute host path of the config file */
 	struct strlist benchmarks; /* the config's MMTESTS= words */
 	struct strlist packages; /* mmtests.packages: given in the job */
+	char *mirror; /* absolute, or NULL: a local mirror laid out as mmtests' WEBROOT */
 	unsigned int line, column; /* of mmtests:, for the run's refusals */
 };
 

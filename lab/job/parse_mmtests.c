@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parse_mmtests.c - "workload: { mmtests: { dir, config, packages } }"
+ * parse_mmtests.c - "workload: { mmtests: { dir, config, packages, mirror } }"
  * (job_mmtests.h). The config is read when the job loads, for the
  * benchmarks it runs; the run works out the image's packages from them
  * (lab/mmtests/needs.c). The workload becomes a command workload with the
@@ -18,7 +18,7 @@
 #include "lib/util.h"
 #include "proto.h"
 
-enum { MT_DIR, MT_CONFIG, MT_PACKAGES, MT_N };
+enum { MT_DIR, MT_CONFIG, MT_PACKAGES, MT_MIRROR, MT_N };
 
 void job_mmtests_free(struct job_mmtests *m)
 {
@@ -26,6 +26,7 @@ void job_mmtests_free(struct job_mmtests *m)
 		return;
 	free(m->dir);
 	free(m->config);
+	free(m->mirror);
 	strlist_free(&m->benchmarks);
 	strlist_free(&m->packages);
 	free(m);
@@ -189,6 +190,23 @@ static void parse_config(struct job_yaml *y, yaml_node_t *n, const char *jdir,
 	free(text);
 }
 
+/* mirror: a directory laid out as mmtests' WEBROOT, relative to the job file */
+static void parse_mirror(struct job_yaml *y, yaml_node_t *n, const char *jdir,
+			 struct job_mmtests *m)
+{
+	const char *v = job_yaml_scalar(y, n, "workload.mmtests.mirror", "a mirror directory");
+	char s[SHOWLEN];
+
+	if (!v)
+		return;
+	m->mirror = job_path(jdir, v);
+	if (!is_dir(m->mirror))
+		job_yaml_err(
+			y, n->start_mark, "workload.mmtests.mirror",
+			"'%s' is not a directory; give a local mmtests mirror laid out as mmtests' WEBROOT (<benchmark>/<file>), relative to the job file",
+			job_show(s, v));
+}
+
 /* the command workload that runs it (job_own.h) */
 static void make_command(struct job_workload *w, const struct job_mmtests *m)
 {
@@ -214,6 +232,7 @@ void job_parse_mmtests(struct job_yaml *y, yaml_node_t *n, struct job_field *f, 
 		[MT_DIR] = { .key = "dir" },
 		[MT_CONFIG] = { .key = "config" },
 		[MT_PACKAGES] = { .key = "packages" },
+		[MT_MIRROR] = { .key = "mirror" },
 	};
 	yaml_node_t *mn = f[W_MMTESTS].val;
 	struct job_mmtests *m = xcalloc(1, sizeof(*m));
@@ -243,6 +262,8 @@ void job_parse_mmtests(struct job_yaml *y, yaml_node_t *n, struct job_field *f, 
 				 "configs/config-workload-thpchallenge-none");
 	else
 		parse_config(y, mf[MT_CONFIG].val, dir, m);
+	if (mf[MT_MIRROR].val)
+		parse_mirror(y, mf[MT_MIRROR].val, dir, m);
 	if (mf[MT_PACKAGES].val)
 		job_parse_packages(y, mf[MT_PACKAGES].val, "workload.mmtests.packages",
 				   &m->packages);

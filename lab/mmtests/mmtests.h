@@ -11,8 +11,13 @@
  *
  *	needs.c    what a config's benchmarks need in the image, from
  *	           run-mmtests.sh's and the shellpacks' install-depends and
- *	           bin/install-depends' Debian names; a benchmark that
- *	           downloads its sources is refused before any boot
+ *	           bin/install-depends' Debian names, and the source files
+ *	           their install steps fetch (sources_fetch, git_fetch); a
+ *	           download mmtests' macros do not make (a bare wget, curl or
+ *	           git clone) is refused before any boot
+ *	fetch.c    a shellpack's sources_fetch and git_fetch lines read
+ *	sources.c  those files from a mirror or the host's cache (downloaded
+ *	           on the host into it), or a refusal naming what is missing
  *	import.c   one iteration: mmtests-log.tar.gz unpacked, each
  *	           benchmark's samples read with extract-mmtests.pl
  *	           --print-json, stored as metrics mmtests.<bench>.<op>
@@ -28,6 +33,37 @@
 #include "job/job_mmtests.h"
 #include "lib/util.h"
 
+/* a file a shellpack's install step fetches (fetch.c) */
+#define MMTESTS_MAX_FETCHES 32
+enum mmtests_fetch_kind { MMTESTS_FETCH_TAR, MMTESTS_FETCH_GIT };
+struct mmtests_fetch {
+	enum mmtests_fetch_kind kind;
+	char *bench; /* the benchmark that needs it (needs.c sets it) */
+	char *pack; /* the shellpack */
+	char *file; /* TARFILE: $SHELLPACK_SOURCES/<file> in the guest */
+	char *mirror; /* <benchmark>/<file>: its path in a mirror (WEBROOT) */
+	char *url; /* WEB_LOCATION/[DIR/]file, or GIT_LOCATION; NULL: not known */
+	char *url_alt; /* WEB_LOCATION_ALT/[DIR/]file, or NULL */
+	char *srcdir; /* the directory it unpacks as: git archive's --prefix */
+	char *commit; /* git_fetch: what it checks out ("master" for version 0) */
+	unsigned int line; /* of the macro in <pack>-install */
+};
+struct mmtests_fetches {
+	struct mmtests_fetch *v;
+	size_t n;
+};
+
+/* a file or directory name from a shellpack: plain, no "..", no option */
+bool mmtests_source_name_ok(const char *s);
+/*
+ * The fetches of a shellpack's install script (text, len bytes, untrusted:
+ * at most MMTESTS_MAX_FETCHES). 0, or -1 with why (malloc'd, "line N:
+ * ...") when a fetch's file or directory cannot be told.
+ */
+int mmtests_fetch_parse(const char *text, size_t len, const char *pack, struct mmtests_fetches *out,
+			char **why);
+void mmtests_fetches_free(struct mmtests_fetches *fs);
+
 /* what a config's benchmarks need in the guest */
 struct mmtests_needs {
 	struct strlist packages; /* Debian package names, sorted, each once */
@@ -36,7 +72,20 @@ struct mmtests_needs {
 	/* externals mmtests would download, given by a Debian package: "DIR:PROGRAM" */
 	struct strlist stubs;
 	struct strlist notes; /* one line each, for the user */
+	struct mmtests_fetches fetches; /* the files their install steps fetch */
 };
+
+/*
+ * Where each of fetches comes from, before any boot: mirror (NULL: none)
+ * <mirror>/<f->mirror>, else cache_dir's mmtests-sources/<f->mirror>
+ * (size and SHA256 checked), else downloaded on the host into that cache
+ * (curl, or git clone and git archive). files gets one
+ * pair each: the guest's name (<file>) and the host's path. 0, or -1
+ * after one message naming the benchmark, the file, the URL and the
+ * mirror path where it would be found.
+ */
+int mmtests_sources(const struct mmtests_fetches *fetches, const char *mirror,
+		    const char *cache_dir, struct kvlist *files);
 
 /*
  * Read what the benchmarks of m need. Availability is asked of the host's

@@ -51,11 +51,23 @@ static bool name_ok(const char *s, size_t n)
 	return n && n <= 64 && isalnum((unsigned char)s[0]) && strspn(s, NAME_CHARS) >= n;
 }
 
+/* an external package a benchmark checks for, whose install step downloads */
+struct external {
+	char *pack, *dir; /* its shellpack; the directory under work/sources */
+	char *rel, *what, *bench; /* where it downloads and how; who needs it */
+	unsigned int line;
+	bool raw; /* downloads other than with mmtests' macros: no mirror helps */
+	struct mmtests_fetches fetches; /* what its macros fetch */
+	struct strlist names; /* its install-depends, needed if it is built */
+};
+
 struct scan {
 	const char *dir; /* the mmtests tree */
 	struct strlist names; /* mmtests' package names, each once */
 	struct strlist sources;
-	struct strlist externals; /* "PACK\tDIR" met by Debian's PACK */
+	struct external *ext; /* met by Debian's package PACK, else built */
+	size_t next;
+	struct mmtests_fetches fetches; /* of the benchmarks' own install steps */
 };
 
 static void push_once(struct strlist *l, const char *s)
@@ -112,8 +124,7 @@ static size_t word(const char **line)
 }
 
 struct depends_arg {
-	struct scan *s;
-	const char *source;
+	struct strlist *names;
 	bool any;
 };
 
@@ -134,11 +145,11 @@ static void depends_line(const char *line, unsigned int lno, void *arg)
 			break;
 		w = xasprintf("%.*s", (int)n, p);
 		p += n;
-		if (!name_ok(w, n) || d->s->names.n >= MAX_NAMES) {
+		if (!name_ok(w, n) || d->names->n >= MAX_NAMES) {
 			free(w);
 			continue; /* "$PACKAGE" and the like: not a name */
 		}
-		push_once(&d->s->names, w);
+		push_once(d->names, w);
 		d->any = true;
 		free(w);
 	}
@@ -146,7 +157,7 @@ static void depends_line(const char *line, unsigned int lno, void *arg)
 
 static void depends(struct scan *s, const char *text, const char *source)
 {
-	struct depends_arg d = { .s = s, .source = source };
+	struct depends_arg d = { .names = &s->names };
 
 	each_line(text, depends_line, &d);
 	if (d.any)
@@ -158,6 +169,7 @@ static void depends(struct scan *s, const char *text, const char *source)
 struct fetch_arg {
 	unsigned int line;
 	char what[32];
+	bool macros; /* mmtests' sources_fetch and git_fetch count too */
 };
 
 static void fetch_line(const char *line, unsigned int lno, void *arg)
@@ -172,7 +184,7 @@ static void fetch_line(const char *line, unsigned int lno, void *arg)
 	if (n == 12 && !strncmp(p, "###SHELLPACK", 12)) {
 		p += n;
 		n = word(&p);
-		for (size_t i = 0; i < ARRAY_SIZE(macros); i++)
+		for (size_t i = 0; f->macros && i < ARRAY_SIZE(macros); i++)
 			if (n == strlen(macros[i]) && !strncmp(p, macros[i], n)) {
 				f->line = lno;
 				snprintf(f->what, sizeof(f->what), "%s", macros[i]);
@@ -190,10 +202,14 @@ static void fetch_line(const char *line, unsigned int lno, void *arg)
 	}
 }
 
-/* the line of text that downloads (0: none) and how */
-static unsigned int downloads(const char *text, char what[32])
+/*
+ * The line of text that downloads (0: none) and how; with macros false,
+ * only a download other than mmtests' sources_fetch and git_fetch (which
+ * a mirror or the host's cache stands in for: fetch.c, sources.c).
+ */
+static unsigned int downloads(const char *text, char what[32], bool macros)
 {
-	struct fetch_arg f = { 0 };
+	struct fetch_arg f = { .macros = macros };
 
 	each_line(text, fetch_line, &f);
 	memcpy(what, f.what, sizeof(f.what));
@@ -298,39 +314,133 @@ static int refuse_download(const char *bench, const char *pack, const char *rel,
 {
 	lab_err("mmtests benchmark '%s' cannot run in the guest: %s%s%s%s downloads its sources "
 		"(%s line %u: %s) and the guest has no network. Choose a config whose "
-		"benchmarks build from mmtests' own files (thpchallenge does)%s",
+		"benchmarks build from mmtests' own files (thpchallenge does) or fetch with "
+		"mmtests' sources_fetch or git_fetch (workload.mmtests.mirror serves those)%s",
 		bench, pack, via ? " (" : "", via ? via : "", via ? ")" : "", rel, line, what,
 		via ? "" : ", or install the program in the image and drop the download");
 	return -1;
 }
 
-/* the external PACK a bench checks for in DIR: scanned, or met by Debian's package */
+/* from's fetches appended to to's, each file once; from is emptied */
+static void take_fetches(struct mmtests_fetches *to, struct mmtests_fetches *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < to->n; j++)
+			dup |= !strcmp(to->v[j].file, from->v[i].file);
+		if (dup)
+			continue;
+		to->v = xrealloc(to->v, (to->n + 1) * sizeof(*to->v));
+		to->v[to->n++] = from->v[i];
+		memset(&from->v[i], 0, sizeof(from->v[i]));
+	}
+	mmtests_fetches_free(from);
+}
+
+/* the fetches of an install script into out, each with the benchmark that needs it */
+static int read_fetches(const char *text, size_t len, const char *bench, const char *pack,
+			const char *rel, struct mmtests_fetches *out)
+{
+	struct mmtests_fetches fs;
+	char *why;
+
+	if (mmtests_fetch_parse(text, len, pack, &fs, &why)) {
+		lab_err("mmtests benchmark '%s' cannot run in the guest: %s %s", bench, rel, why);
+		free(why);
+		return -1;
+	}
+	for (size_t i = 0; i < fs.n; i++)
+		fs.v[i].bench = xstrdup(bench);
+	take_fetches(out, &fs);
+	return 0;
+}
+
+static void external_free(struct external *e)
+{
+	free(e->pack);
+	free(e->dir);
+	free(e->rel);
+	free(e->what);
+	free(e->bench);
+	mmtests_fetches_free(&e->fetches);
+	strlist_free(&e->names);
+}
+
+/*
+ * The external PACK a bench checks for in DIR: scanned when its install
+ * step downloads nothing; otherwise met by Debian's package of that name,
+ * or built from what its sources_fetch and git_fetch get (resolve()).
+ */
 static int external(struct scan *s, const char *bench, const char *pack, const char *dir)
 {
 	char *rel = xasprintf("shellpack_src/src/%s/%s-install", pack, pack), *text, what[32];
-	unsigned int line;
+	char rwhat[32];
+	struct external *e;
+	unsigned int line, raw;
 	size_t len;
 	int ret = 0;
 
 	text = tree_file(s->dir, rel, &len);
-	if (!text) {
-		free(rel);
-		return 0;
-	}
-	line = downloads(text, what);
-	if (!line) {
+	line = text ? downloads(text, what, true) : 0;
+	if (text && !line)
 		depends(s, text, bench);
-	} else if (!dir) {
+	if (!line)
+		goto out;
+	if (!dir) {
 		ret = refuse_download(bench, pack, rel, line, what,
 				      "an external package whose directory mmlab cannot tell");
-	} else {
-		char *e = xasprintf("%s\t%s\t%s\t%u\t%s\t%s", pack, dir, rel, line, what, bench);
-
-		push_once(&s->externals, e);
-		free(e);
+		goto out;
 	}
+	for (size_t i = 0; i < s->next; i++)
+		if (!strcmp(s->ext[i].pack, pack))
+			goto out;
+	if (s->next >= MAX_PACKS)
+		goto out;
+	raw = downloads(text, rwhat, false); /* a download no mirror stands in for */
+	s->ext = xrealloc(s->ext, (s->next + 1) * sizeof(*s->ext));
+	e = &s->ext[s->next++];
+	*e = (struct external){ .pack = xstrdup(pack),
+				.dir = xstrdup(dir),
+				.rel = xstrdup(rel),
+				.what = xstrdup(raw ? rwhat : what),
+				.bench = xstrdup(bench),
+				.line = raw ? raw : line,
+				.raw = raw != 0 };
+	if (!e->raw) {
+		struct depends_arg d = { .names = &e->names };
+
+		each_line(text, depends_line, &d);
+		ret = read_fetches(text, len, bench, pack, rel, &e->fetches);
+	}
+out:
 	free(text);
 	free(rel);
+	return ret;
+}
+
+/* the externals a script checks for (check_external_install_required) */
+static int externals(struct scan *s, const char *bench, const char *text)
+{
+	struct vars_arg va = { 0 };
+	int ret = 0;
+
+	each_line(text, vars_line, &va);
+	for (size_t i = 0; !ret && i < va.ext.n; i++) {
+		char *sp = strchr(va.ext.v[i], ' '), *d;
+
+		*sp = '\0';
+		d = expand(sp + 1, &va.vars);
+		if (d && !name_ok(d, strlen(d))) { /* a directory name under work/sources */
+			free(d);
+			d = NULL;
+		}
+		if (name_ok(va.ext.v[i], strlen(va.ext.v[i])))
+			ret = external(s, bench, va.ext.v[i], d);
+		free(d);
+	}
+	kvlist_free(&va.vars);
+	strlist_free(&va.ext);
 	return ret;
 }
 
@@ -343,7 +453,6 @@ static int pack_scripts(struct scan *s, const char *bench, const char *pack)
 		char *rel = xasprintf("shellpack_src/src/%s/%s-%s", pack, pack, kinds[k]), what[32];
 		size_t len;
 		char *text = tree_file(s->dir, rel, &len);
-		struct vars_arg va = { 0 };
 		unsigned int line;
 
 		if (!text) {
@@ -351,25 +460,14 @@ static int pack_scripts(struct scan *s, const char *bench, const char *pack)
 			continue;
 		}
 		depends(s, text, bench);
-		line = !k ? downloads(text, what) : 0;
+		/* mmtests' own fetches are met on the host; any other download refuses */
+		line = !k ? downloads(text, what, false) : 0;
 		if (line)
 			ret = refuse_download(bench, pack, rel, line, what, NULL);
-		each_line(text, vars_line, &va);
-		for (size_t i = 0; !ret && i < va.ext.n; i++) {
-			char *sp = strchr(va.ext.v[i], ' '), *d;
-
-			*sp = '\0';
-			d = expand(sp + 1, &va.vars);
-			if (d && !name_ok(d, strlen(d))) { /* a directory name under work/sources */
-				free(d);
-				d = NULL;
-			}
-			if (name_ok(va.ext.v[i], strlen(va.ext.v[i])))
-				ret = external(s, bench, va.ext.v[i], d);
-			free(d);
-		}
-		kvlist_free(&va.vars);
-		strlist_free(&va.ext);
+		else if (!k)
+			ret = read_fetches(text, len, bench, pack, rel, &s->fetches);
+		if (!ret)
+			ret = externals(s, bench, text);
 		free(text);
 		free(rel);
 	}
@@ -539,11 +637,47 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * An external package: Debian's package of its name stands in for it
+ * (the script links it where mmtests looks), else it is built in the
+ * guest as mmtests does, from the files its install step fetches (a
+ * mirror or the host's cache has them: sources.c) and with its
+ * install-depends, else the config is refused.
+ */
+static int resolve_external(struct external *e, const struct kvlist *map,
+			    const struct strlist *have, struct mmtests_needs *out)
+{
+	if (strlist_has(have, e->pack)) {
+		push_once(&out->packages, e->pack);
+		strlist_pushf(&out->stubs, "%s-installed:%s", e->dir, e->pack);
+		strlist_pushf(
+			&out->notes,
+			"mmtests would download %s (%s:%u); Debian's package %s stands in for it",
+			e->dir, e->rel, e->line, e->pack);
+		return 0;
+	}
+	if (e->raw || !e->fetches.n)
+		return refuse_download(e->bench, e->pack, e->rel, e->line, e->what,
+				       "an external package Debian does not have either");
+	for (size_t k = 0; k < e->names.n; k++) {
+		const char *d = kvlist_get(map, e->names.v[k]);
+
+		d = d ? d : e->names.v[k];
+		push_once(strlist_has(have, d) ? &out->packages : &out->missing, d);
+	}
+	strlist_pushf(&out->notes,
+		      "mmtests: %s is built in the guest from the %zu file%s %s fetches (%s)",
+		      e->pack, e->fetches.n, e->fetches.n == 1 ? "" : "s", e->rel,
+		      e->fetches.v[0].file);
+	take_fetches(&out->fetches, &e->fetches);
+	return 0;
+}
+
 static int resolve(struct scan *s, const struct job_mmtests *m, const char *cache_dir,
 		   struct mmtests_needs *out)
 {
 	struct kvlist map = { 0 };
-	struct strlist want = { 0 }, have = { 0 };
+	struct strlist want = { 0 }, have = { 0 }, query = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	size_t nmm;
 	int ret = 0;
@@ -557,35 +691,23 @@ static int resolve(struct scan *s, const struct job_mmtests *m, const char *cach
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(base_packages); i++)
 		push_once(&want, base_packages[i]);
-	for (size_t i = 0; i < s->externals.n; i++) {
-		char *pack = xstrndup(s->externals.v[i], strcspn(s->externals.v[i], "\t"));
+	for (size_t i = 0; i < s->next; i++) {
+		push_once(&query, s->ext[i].pack);
+		for (size_t k = 0; k < s->ext[i].names.n; k++) {
+			const char *d = kvlist_get(&map, s->ext[i].names.v[k]);
 
-		push_once(&want, pack);
-		free(pack);
+			push_once(&query, d ? d : s->ext[i].names.v[k]);
+		}
 	}
-	if (want.n)
-		debian_has(&want, cache_dir, &have);
+	for (size_t i = 0; i < want.n; i++)
+		push_once(&query, want.v[i]);
+	if (query.n)
+		debian_has(&query, cache_dir, &have);
 	for (size_t i = 0; i < want.n; i++)
 		push_once(strlist_has(&have, want.v[i]) ? &out->packages : &out->missing,
 			  want.v[i]);
-	for (size_t i = 0; !ret && i < s->externals.n; i++) {
-		char *f[6], *e = xstrdup(s->externals.v[i]), *save = NULL;
-
-		f[0] = strtok_r(e, "\t", &save);
-		for (int k = 1; k < 6; k++)
-			f[k] = strtok_r(NULL, "\t", &save);
-		if (strlist_has(&out->packages, f[0])) {
-			strlist_pushf(&out->stubs, "%s-installed:%s", f[1], f[0]);
-			strlist_pushf(
-				&out->notes,
-				"mmtests would download %s (%s:%s); Debian's package %s stands in for it",
-				f[1], f[2], f[3], f[0]);
-		} else {
-			ret = refuse_download(f[5], f[0], f[2], (unsigned int)atoi(f[3]), f[4],
-					      "an external package Debian does not have either");
-		}
-		free(e);
-	}
+	for (size_t i = 0; !ret && i < s->next; i++)
+		ret = resolve_external(&s->ext[i], &map, &have, out);
 	if (ret)
 		goto out;
 	nmm = out->packages.n;
@@ -616,6 +738,7 @@ static int resolve(struct scan *s, const struct job_mmtests *m, const char *cach
 out:
 	strbuf_release(&sb);
 	strlist_free(&want);
+	strlist_free(&query);
 	strlist_free(&have);
 	kvlist_free(&map);
 	return ret;
@@ -654,9 +777,14 @@ int mmtests_needs(const struct job_mmtests *m, const char *cache_dir, struct mmt
 	}
 	if (!ret)
 		ret = resolve(&s, m, cache_dir, out);
+	if (!ret)
+		take_fetches(&out->fetches, &s.fetches);
+	mmtests_fetches_free(&s.fetches);
+	for (size_t i = 0; i < s.next; i++)
+		external_free(&s.ext[i]);
+	free(s.ext);
 	strlist_free(&s.names);
 	strlist_free(&s.sources);
-	strlist_free(&s.externals);
 	if (ret)
 		mmtests_needs_release(out);
 	return ret;
@@ -669,4 +797,5 @@ void mmtests_needs_release(struct mmtests_needs *n)
 	strlist_free(&n->missing);
 	strlist_free(&n->stubs);
 	strlist_free(&n->notes);
+	mmtests_fetches_free(&n->fetches);
 }

@@ -4,9 +4,12 @@
  *
  *   before any boot   what the config's benchmarks need (mmtests/needs.c):
  *                     the image's packages, the externals Debian stands in
- *                     for; a benchmark that downloads refuses the run. The
- *                     user's tree (without work/ and .git) and lab's script
- *                     go to the guest with every boot.
+ *                     for; the source files the shellpacks fetch, from the
+ *                     job's mirror or the host's cache (mmtests/sources.c),
+ *                     else the run is refused. The user's tree (without
+ *                     work/ and .git), those files (in its work/sources/,
+ *                     where mmtests' sources_fetch and git_fetch find them)
+ *                     and lab's script go to the guest with every boot.
  *   each iteration    mmtests' log unpacked and its samples imported as
  *                     metrics (mmtests/import.c); an iteration whose log
  *                     gives none fails, saying why
@@ -41,12 +44,24 @@ int run_mmtests_prepare(struct run *r)
 	struct job_mmtests *m = r->job->workload.mmtests;
 	struct job_own *o = r->job->workload.own;
 	struct mmtests_needs nd;
+	struct kvlist src = { 0 };
 	char *script, *gp;
 
 	if (!m)
 		return 0;
 	if (mmtests_needs(m, r->spec->cache_dir, &nd))
 		return -1;
+	if (mmtests_sources(&nd.fetches, m->mirror, r->spec->cache_dir, &src)) {
+		mmtests_needs_release(&nd);
+		return -1;
+	}
+	for (size_t i = 0; i < src.n; i++) {
+		gp = xasprintf("%s/%s/work/sources/%s", GUEST_WORKDIR, MMTESTS_GUEST_TREE,
+			       src.v[i].key);
+		kvlist_set(&r->guest_files, gp, src.v[i].value);
+		free(gp);
+	}
+	kvlist_free(&src);
 	for (size_t i = 0; i < nd.notes.n; i++)
 		lab_info("%s", nd.notes.v[i]);
 	for (size_t i = 0; i < nd.packages.n; i++)

@@ -565,6 +565,10 @@ static json_t *job_json_all(const struct job *job)
 				    json_pack("{s:s, s:s, s:o, s:o}", "dir", m->dir, "config",
 					      m->config, "benchmarks", strlist_json(&m->benchmarks),
 					      "packages", strlist_json(&m->packages)));
+		if (m->mirror)
+			json_object_set_new(json_object_get(json_object_get(j, "workload"),
+							    "mmtests"),
+					    "mirror", json_string(m->mirror));
 	}
 	return j;
 }

@@ -1,7 +1,8 @@
 # mmtests in the guest (docs/workloads.md, "mmtests"), with the mmtests copy
 # in ../shared/third_party (skipped without it; CI has it):
-# 1. a config whose benchmark downloads its sources (mmtests' usemem) is
-#    refused before any boot;
+# 1. a config whose benchmark's source is nowhere on the host (mmtests'
+#    usemem without a mirror or network) and one whose install step
+#    downloads with a bare wget (siege) are refused before any boot;
 # 2. thpchallenge-none scaled for TCG (jobs/files/config-workload-
 #    thpchallenge-tcg) on a 2-node guest, THP defrag madvise against
 #    always, 2 iterations each: the measured window is the benchmark's,
@@ -36,13 +37,22 @@ two='
   - { name: madvise, kernel: distro, thp: { enabled: always, defrag: madvise } }
   - { name: always, kernel: distro, thp: { enabled: always, defrag: always } }'
 
-# 1. refused before any boot: nothing built, no run stored
+# 1. refused before any boot: nothing built, no run stored. usemem's source
+#    is in no mirror (the job gives none) and not in a cache of its own,
+#    and the host has no network (t-mmtests-mirror runs it from a mirror);
+#    siege's install step downloads with a bare wget, which no mirror helps
 j=$(mmjob dl configs/config-workload-usemem 1 '[ { name: base, kernel: distro } ]')
 rc=0
-"$MMLAB" run "$j" 2>"$T/dl.err" || rc=$?
-[ "$rc" = 2 ] || fail "a downloading benchmark: exit $rc, expected 2: $(cat "$T/dl.err")"
-grep -q "mmtests benchmark 'usemem' cannot run in the guest: usemembuild .* downloads its sources (shellpack_src/src/usemembuild/usemembuild-install line [0-9]*: sources_fetch)" "$T/dl.err" ||
-	fail "the refusal does not name the download: $(cat "$T/dl.err")"
+MMLAB_CACHE=$T/cache-dl "$MMLAB" run "$j" 2>"$T/dl.err" || rc=$?
+[ "$rc" = 2 ] || fail "a source nowhere: exit $rc, expected 2: $(cat "$T/dl.err")"
+grep -qF "mmtests benchmark 'usemem' needs gtarazbJaHPaAT.gtar (shellpack_src/src/usemembuild/usemembuild-install line 10: sources_fetch), which is not in the cache (the job gives no mirror)" "$T/dl.err" ||
+	fail "the refusal does not name the source: $(cat "$T/dl.err")"
+j=$(mmjob siege configs/config-http-siege 1 '[ { name: base, kernel: distro } ]')
+rc=0
+"$MMLAB" run "$j" 2>"$T/siege.err" || rc=$?
+[ "$rc" = 2 ] || fail "a bare download: exit $rc, expected 2: $(cat "$T/siege.err")"
+grep -q "mmtests benchmark 'siege' cannot run in the guest: siege downloads its sources (shellpack_src/src/siege/siege-install line [0-9]*: wget)" "$T/siege.err" ||
+	fail "the refusal does not name the download: $(cat "$T/siege.err")"
 [ -z "$(find "$MMLAB_RESULTS" -mindepth 1 -type d 2>/dev/null)" ] || fail "a refused job stored a run"
 
 # 2. thpchallenge: madvise against always

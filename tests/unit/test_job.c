@@ -277,7 +277,11 @@ static void test_examples(void **state)
 	free(pattern);
 	assert_true(asprintf(&pattern, "%s/jobs/*.yaml", srcdir()) > 0);
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
-	assert_true(g.gl_pathc >= 2);
+	free(pattern);
+	/* and the linux-mm threads' jobs (docs/threads.md) */
+	assert_true(asprintf(&pattern, "%s/jobs/threads/*.yaml", srcdir()) > 0);
+	assert_int_equal(glob(pattern, GLOB_APPEND, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 5);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		if (job_load(g.gl_pathv[i], &job))
 			fail_msg("example %s does not load", g.gl_pathv[i]);

@@ -289,10 +289,8 @@ static void test_needs_refused(void **state)
 	static const struct {
 		const char *config, *want;
 	} cases[] = {
-		{ "config-fetcher",
-		  "mmtests benchmark 'fetcher' cannot run in the guest: fetcher downloads its sources (shellpack_src/src/fetcher/fetcher-install line 5: git_fetch)" },
-		{ "config-extbad",
-		  "mmtests benchmark 'extbad' cannot run in the guest: extpack (an external package Debian does not have either) downloads its sources (shellpack_src/src/extpack/extpack-install line 5: sources_fetch)" },
+		{ "config-rawget",
+		  "mmtests benchmark 'rawget' cannot run in the guest: rawget downloads its sources (shellpack_src/src/rawget/rawget-install line 5: wget)" },
 		{ "config-unknown",
 		  "mmtests has no benchmark 'unknown' (no drivers/driver-unknown.sh in " },
 	};
@@ -312,6 +310,45 @@ static void test_needs_refused(void **state)
 		free(errs);
 		job_free(job);
 	}
+}
+
+/* mmtests' own fetches are needs, met on the host (sources.c), not refusals */
+static void test_needs_fetches(void **state)
+{
+	struct job *job = with_config("config-fetcher");
+	struct mmtests_needs nd;
+	const struct mmtests_fetch *f;
+
+	(void)state;
+	assert_int_equal(mmtests_needs(job->workload.mmtests, NULL, &nd), 0);
+	assert_int_equal(nd.fetches.n, 1);
+	f = &nd.fetches.v[0];
+	assert_int_equal(f->kind, MMTESTS_FETCH_GIT);
+	assert_string_equal(f->bench, "fetcher");
+	assert_string_equal(f->file, "fetcher-1.0.tar.gz");
+	assert_string_equal(f->srcdir, "fetcher-1.0");
+	assert_string_equal(f->mirror, "fetcher/fetcher-1.0.tar.gz"); /* no MIRROR_LOCATION */
+	assert_null(f->url); /* no GIT_LOCATION */
+	assert_int_equal(f->line, 5);
+	mmtests_needs_release(&nd);
+	job_free(job);
+
+	/* an external Debian does not have: built from its sources, with its depends */
+	job = with_config("config-extbad");
+	assert_int_equal(mmtests_needs(job->workload.mmtests, NULL, &nd), 0);
+	assert_int_equal(nd.fetches.n, 1);
+	f = &nd.fetches.v[0];
+	assert_int_equal(f->kind, MMTESTS_FETCH_TAR);
+	assert_string_equal(f->bench, "extbad");
+	assert_string_equal(f->pack, "extpack");
+	assert_string_equal(f->file, "extpack-3.33.tar.bz2");
+	assert_string_equal(f->url, "http://example.org/extpack-3.33.tar.bz2");
+	/* its install-depends (the stand-in tree maps no libaio-devel) */
+	assert_true(strlist_has(&nd.packages, "libaio-dev") ||
+		    strlist_has(&nd.missing, "libaio-devel"));
+	assert_int_equal(nd.stubs.n, 0);
+	mmtests_needs_release(&nd);
+	job_free(job);
 }
 
 /* a log archive with one entry (type: AE_IFREG, AE_IFLNK) */
@@ -399,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_job_errors),
 		cmocka_unit_test(test_needs),
 		cmocka_unit_test(test_needs_refused),
+		cmocka_unit_test(test_needs_fetches),
 		cmocka_unit_test(test_import_hostile),
 	};
 

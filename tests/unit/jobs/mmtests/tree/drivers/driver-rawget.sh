@@ -1,0 +1,3 @@
+run_bench() {
+	$SHELLPACK_INCLUDE/shellpack-bench-rawget
+}
