@@ -74,10 +74,14 @@ void track_entry_subject(struct track *t, json_t *e, char *buf, size_t len)
 	json_t *first = json_object_get(json_object_get(e, "bisect"), "first");
 	const char *key = json_string_value(json_object_get(e, "key"));
 	const char *after = strstr(key, "..") ? strstr(key, "..") + 2 : key;
-	const char *where = json_string_value(json_object_get(first, "short"));
-	char num[32];
+	const char *where = json_string_value(json_object_get(first, "commit"));
+	char num[32], sha12[13];
 
-	if (!where) {
+	if (where) {
+		/* the subject names the first bad commit by 12 hex digits, as linux-mm does */
+		snprintf(sha12, sizeof(sha12), "%.12s", where);
+		where = sha12;
+	} else {
 		json_t *pt = track_point(t, after);
 
 		where = json_string_value(json_object_get(pt, "label")) ?: after;
