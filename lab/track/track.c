@@ -141,6 +141,21 @@ static bool wait_poll(const struct track *t, unsigned int poll_s)
 	return !stop_polling;
 }
 
+/* --follow: the track file read again, for points 'track add' added since */
+static int reload(struct track *t)
+{
+	char *file = xasprintf("%s/track.yaml", t->dir);
+	struct track_def d;
+	int ret = trackfile_load(file, json_string_value(json_object_get(t->state, "file")), &d);
+
+	if (!ret) {
+		trackfile_release(&t->def);
+		t->def = d;
+	}
+	free(file);
+	return ret;
+}
+
 int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o)
 {
 	struct track t;
@@ -150,7 +165,7 @@ int track_run(const struct track_env *env, const char *name, const struct track_
 		return -1;
 	/* --follow ends at the first pass that fails or is interrupted */
 	while (!(ret = run_once(&t, o)) && o->follow)
-		if (!wait_poll(&t, o->poll_s ? o->poll_s : 600))
+		if (!wait_poll(&t, o->poll_s ? o->poll_s : 600) || reload(&t))
 			break;
 	track_close(&t);
 	return ret;
