@@ -76,6 +76,12 @@ static json_t *commit_point(const char *tree, const char *sha, const char *tag)
 	json_t *pt;
 
 	snprintf(label, sizeof(label), "%.12s", sha);
+	/* a tag names its point when it can name a variant and a file too */
+	if (tag && (strlen(tag) > 64 ||
+		    strspn(tag, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				"0123456789._-") != strlen(tag) ||
+		    tag[0] == '.' || tag[0] == '-'))
+		tag = NULL;
 	pt = json_pack("{s:s, s:s, s:s, s:{s:s}}", "id", sha, "label", tag ? tag : label, "commit",
 		       sha, "set", "ref", sha);
 	if (subj)
