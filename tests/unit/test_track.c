@@ -258,12 +258,89 @@ static void test_track_errors(void **state)
 	}
 }
 
+/* run argv in the test repository; its output (malloc'd) */
+static char *git(const char *repo, const char *const *args)
+{
+	char *out = track_git(repo, args);
+
+	assert_non_null(out);
+	return out;
+}
+
+static void make_repo(const char *repo)
+{
+	const char *init[] = { "init", "-q", "-b", "main", NULL };
+	const char *cfg1[] = { "config", "user.email", "t@t.invalid", NULL };
+	const char *cfg2[] = { "config", "user.name", "T", NULL };
+
+	assert_int_equal(mkdir_p(repo, 0755), 0);
+	free(git(repo, init));
+	free(git(repo, cfg1));
+	free(git(repo, cfg2));
+	for (int i = 0; i < 7; i++) {
+		char msg[32], tag[32];
+		const char *commit[] = { "commit", "-q", "--allow-empty", "-m", msg, NULL };
+		const char *tg[] = { "tag", tag, NULL };
+
+		snprintf(msg, sizeof(msg), "commit %d", i);
+		free(git(repo, commit));
+		snprintf(tag, sizeof(tag), i == 6 ? "odd/v1.%d" : "v1.%d", i);
+		free(git(repo, tg));
+	}
+}
+
+/* a branch every 2nd commit from since (and the newest), tags in version order */
+static void test_points(void **state)
+{
+	char *repo = xasprintf("%s/repo", dir);
+	struct track t = { 0 };
+	size_t added;
+	json_t *pts;
+
+	(void)state;
+	make_repo(repo);
+	t.def.tree = repo;
+	t.def.branch = "main";
+	t.def.since = "v1.1";
+	t.def.every = 2;
+	t.state = json_pack("{s:[]}", "points");
+	assert_int_equal(track_points_update(&t, &added), 0);
+	pts = json_object_get(t.state, "points");
+	/* v1.1 (since), v1.3, v1.5, and the newest (v1.6's commit) */
+	assert_int_equal(added, 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 0), "subject")),
+			    "commit 1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 3), "subject")),
+			    "commit 6");
+	assert_true(json_string_value(json_object_get(json_array_get(pts, 1), "commit")) != NULL);
+	/* again: nothing new */
+	assert_int_equal(track_points_update(&t, &added), 0);
+	assert_int_equal(added, 0);
+	json_decref(t.state);
+	/* tags: version order; a tag that cannot name a variant is named by its commit */
+	t.def.branch = NULL;
+	t.def.tags = "*v1.*";
+	t.state = json_pack("{s:[]}", "points");
+	assert_int_equal(track_points_update(&t, &added), 0);
+	pts = json_object_get(t.state, "points");
+	assert_int_equal(added, 7);
+	/* "odd/v1.6" sorts first; its label is its commit's 12 digits */
+	assert_int_equal(
+		strlen(json_string_value(json_object_get(json_array_get(pts, 0), "label"))), 12);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 1), "label")),
+			    "v1.0");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 6), "label")),
+			    "v1.5");
+	json_decref(t.state);
+	free(repo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rewrite_point), cmocka_unit_test(test_rewrite_pair),
 		cmocka_unit_test(test_track_good),    cmocka_unit_test(test_track_options),
-		cmocka_unit_test(test_track_errors),
+		cmocka_unit_test(test_track_errors),  cmocka_unit_test(test_points),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
