@@ -142,7 +142,7 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 			.better = up > 0 ? -1 : 1,
 			.min_change = t->def.min_rel,
 			.alpha = t->def.alpha,
-			.n = bisect_n(t, test),
+			.iterations = bisect_n(t, test),
 		};
 
 		lab_info("track %s: bisecting %s on %s", t->def.name, key, a.metric);
