@@ -87,6 +87,13 @@ int track_open(const struct track_env *env, const char *name, bool lock, struct 
 void track_close(struct track *t);
 /* state.json written atomically */
 int track_save(struct track *t);
+/* a state written whole and atomically to path (track add's first one, track_save) */
+int track_state_write(const char *path, json_t *state);
+/*
+ * Sleep, with SIGINT and SIGTERM caught for the time: false when one of
+ * them came (the caller stops waiting; its state is already saved).
+ */
+bool track_sleep(unsigned int seconds);
 /* the tracks directory of a store (malloc'd) */
 char *track_root(const char *results_dir);
 

@@ -12,11 +12,9 @@
  * left and made anew). The queue itself requeues the boots of a killed
  * pool and keeps every stored iteration.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "batch/enqueue.h"
 #include "batch/pool.h"
@@ -283,37 +281,22 @@ static unsigned int refresh(struct track *t, struct queue *q)
 	return pending;
 }
 
-static volatile sig_atomic_t stop_waiting;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_waiting = 1;
-}
-
 /* --slurm: wait for the submitted runs, a look every 15 s; the runs still pending */
 static unsigned int wait_slurm(struct track *t, struct queue *q)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	unsigned int pending = refresh(t, q), was = 0;
 
-	stop_waiting = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	while (pending && !stop_waiting) {
+	while (pending) {
 		if (pending != was)
 			lab_info("track %s: waiting for %u run%s on Slurm", t->def.name, pending,
 				 pending == 1 ? "" : "s");
 		was = pending;
-		for (int i = 0; i < 15 && !stop_waiting; i++)
-			sleep(1);
+		if (!track_sleep(15))
+			break;
 		pending = refresh(t, q);
 		if (track_save(t))
 			break;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	return pending;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +25,45 @@ char *track_change_key(const char *job, const char *before, const char *after)
 	return xasprintf("%s/%s..%s", job, before, after);
 }
 
-int track_save(struct track *t)
+int track_state_write(const char *path, json_t *state)
 {
-	char *path = xasprintf("%s/state.json", t->dir);
-	char *text = json_dumps(t->state, JSON_INDENT(1) | JSON_SORT_KEYS);
+	char *text = json_dumps(state, JSON_INDENT(1) | JSON_SORT_KEYS);
 	int ret = text ? write_file_atomic(path, text, strlen(text), 0644) : -1;
 
 	free(text);
+	return ret;
+}
+
+int track_save(struct track *t)
+{
+	char *path = xasprintf("%s/state.json", t->dir);
+	int ret = track_state_write(path, t->state);
+
 	free(path);
 	return ret;
+}
+
+static volatile sig_atomic_t stop_sleeping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_sleeping = 1;
+}
+
+bool track_sleep(unsigned int seconds)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+
+	stop_sleeping = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (unsigned int s = 0; s < seconds && !stop_sleeping; s++)
+		sleep(1);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return !stop_sleeping;
 }
 
 static int take_lock(struct track *t)

@@ -4,11 +4,9 @@
  * order (track.h).
  */
 #include <dirent.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/timefmt.h"
 #include "track/internal.h"
@@ -30,7 +28,6 @@ int track_add(const struct track_env *env, const char *file, char **name)
 	if (text && !mkdir_p(dir, 0755) && !write_file_atomic(copy, text, len, 0644)) {
 		char now[TIME_STR_LEN];
 		json_t *st = path_exists(statef) ? json_load_file(statef, 0, NULL) : NULL;
-		char *s;
 
 		if (!json_is_object(st)) {
 			json_decref(st);
@@ -39,9 +36,7 @@ int track_add(const struct track_env *env, const char *file, char **name)
 		}
 		/* relative paths of the copy resolve against the file's directory */
 		json_object_set_new(st, "file", json_string(d.file));
-		s = json_dumps(st, JSON_INDENT(1) | JSON_SORT_KEYS);
-		ret = write_file_atomic(statef, s, strlen(s), 0644);
-		free(s);
+		ret = track_state_write(statef, st);
 		json_decref(st);
 	}
 	if (!ret)
@@ -116,29 +111,11 @@ static int run_once(struct track *t, const struct track_run_opts *o)
 	return track_bisect(t) ? 1 : 0;
 }
 
-static volatile sig_atomic_t stop_polling;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_polling = 1;
-}
-
 /* --follow: wait poll_s seconds for the next look; false when interrupted */
 static bool wait_poll(const struct track *t, unsigned int poll_s)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-
 	lab_info("track %s: the next look at the kernels in %u s (--poll)", t->def.name, poll_s);
-	stop_polling = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	for (unsigned int s = 0; s < poll_s && !stop_polling; s++)
-		sleep(1);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	return !stop_polling;
+	return track_sleep(poll_s);
 }
 
 /* --follow: the track file read again, for points 'track add' added since */
