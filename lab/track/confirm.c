@@ -70,7 +70,7 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 	char *file = xasprintf("confirm--%s--%s..%s.yaml", t->def.jobs[j].name,
 			       json_string_value(json_object_get(before, "label")),
 			       json_string_value(json_object_get(after, "label")));
-	char *path = track_job_file(t, j, file, vars, t->def.iterations), *dir, *text, *found;
+	char *path = track_job_file(t, j, file, vars, t->def.iterations), *found;
 	struct run_opts ro = { .cache_dir = t->env->cache_dir,
 			       .connect_uri = t->env->connect_uri,
 			       .seeded = true,
@@ -79,14 +79,13 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 			       .metrics = metrics };
 	struct run_result res = { 0 };
 	char *run = NULL;
-	size_t len;
 	int rc;
 
 	json_decref(vars);
 	free(file);
 	if (!path)
 		return NULL;
-	ro.seed = (unsigned long)(t->def.seed ^ (unsigned long long)strlen(key) * 2654435761ULL);
+	ro.seed = (unsigned long)(t->def.seed ^ track_hash("confirm", key));
 	ro.max_iterations = t->def.confirm_max ? t->def.confirm_max : 3 * t->def.iterations;
 	if (ro.max_iterations < t->def.iterations + 2)
 		ro.max_iterations = t->def.iterations + 2;
@@ -96,17 +95,11 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 			 key);
 		ro.resume = found;
 	} else {
-		dir = xstrdup(t->def.jobs[j].path);
-		*strrchr(dir, '/') = '\0';
-		text = read_file(path, &len, 1u << 20);
-		if (!text || job_load_buffer(path, text, len, dir, &ro.job)) {
-			free(text);
-			free(dir);
+		ro.job = track_load_job(t, j, path);
+		if (!ro.job) {
 			free(path);
 			return NULL;
 		}
-		free(text);
-		free(dir);
 		lab_info("track %s: confirming %s (%s): both kernels again, up to %u iterations "
 			 "each",
 			 t->def.name, key, metrics, ro.max_iterations);

@@ -176,18 +176,6 @@ json_t *track_job_series(struct track *t, size_t j, json_t *ids, json_t *stats)
 	return series;
 }
 
-static unsigned long long fnv1a(const char *a, const char *b)
-{
-	unsigned long long h = 1469598103934665603ULL;
-
-	for (const char *s = a; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	h = (h ^ '/') * 1099511628211ULL;
-	for (const char *s = b; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 /* the candidates of one series into cands; how many p-values it adds to the family */
 static size_t test_series(struct track *t, const char *job, const char *metric, json_t *vals,
 			  json_t *ids, double min_rel, unsigned int max_perm, json_t *cands)
@@ -204,7 +192,7 @@ static size_t test_series(struct track *t, const char *job, const char *metric, 
 	cp_opts_default(&o);
 	o.min_size = t->def.min_segment;
 	o.min_rel = min_rel;
-	o.seed = t->def.seed ^ fnv1a(job, metric);
+	o.seed = t->def.seed ^ track_hash(job, metric);
 	if (max_perm > o.max_perm)
 		o.max_perm = max_perm;
 	max = cp_max_changes(n, o.min_size) + 1;

@@ -87,6 +87,8 @@ int track_open(const struct track_env *env, const char *name, bool lock, struct 
 void track_close(struct track *t);
 /* state.json written atomically */
 int track_save(struct track *t);
+/* FNV-1a of "a/b": a seed of its own for each series or change, from its names */
+unsigned long long track_hash(const char *a, const char *b);
 /* a state written whole and atomically to path (track add's first one, track_save) */
 int track_state_write(const char *path, json_t *state);
 /*
@@ -109,6 +111,11 @@ void track_counts(struct track *t, unsigned int *done, unsigned int *queued, uns
 /* the derived job of a point for job j, written to jobs/; its path (malloc'd) or NULL */
 char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *variants,
 		     unsigned int iterations);
+/* the directory of job j's file (malloc'd): the derived jobs' relative paths resolve there */
+char *track_job_dir(const struct track *t, size_t j);
+/* a job track_job_file() wrote, loaded with job j's directory; NULL after a message */
+struct job;
+struct job *track_load_job(struct track *t, size_t j, const char *path);
 /* a run of the store whose job file is path, or NULL (malloc'd) */
 char *track_find_run(struct track *t, const char *path);
 

@@ -45,9 +45,9 @@ char *track_find_run(struct track *t, const char *path)
 	return found;
 }
 
-static char *dirname_of(const char *path)
+char *track_job_dir(const struct track *t, size_t j)
 {
-	char *d = xstrdup(path), *slash = strrchr(d, '/');
+	char *d = xstrdup(t->def.jobs[j].path), *slash = strrchr(d, '/');
 
 	if (slash)
 		*slash = '\0';
@@ -96,10 +96,9 @@ char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *v
 	return path;
 }
 
-/* the derived job loaded with its relative paths as the track's job file has them */
-static struct job *load_derived(struct track *t, size_t j, const char *path)
+struct job *track_load_job(struct track *t, size_t j, const char *path)
 {
-	char *dir = dirname_of(t->def.jobs[j].path), *text;
+	char *dir = track_job_dir(t, j), *text;
 	struct job *job = NULL;
 	size_t len;
 
@@ -186,7 +185,7 @@ static int ensure_run(struct track *t, struct queue *q, json_t *pt, size_t j,
 		run = NULL;
 	}
 	if (!run) {
-		loaded = load_derived(t, j, path);
+		loaded = track_load_job(t, j, path);
 		ret = loaded ? create_run(t, q, path, loaded, o, &run) : -1;
 		if (ret) {
 			lab_err("track %s: kernel %s of job %s could not be queued (above)",

@@ -25,6 +25,18 @@ char *track_change_key(const char *job, const char *before, const char *after)
 	return xasprintf("%s/%s..%s", job, before, after);
 }
 
+unsigned long long track_hash(const char *a, const char *b)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (const char *s = a; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	h = (h ^ '/') * 1099511628211ULL;
+	for (const char *s = b; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
 int track_state_write(const char *path, json_t *state)
 {
 	char *text = json_dumps(state, JSON_INDENT(1) | JSON_SORT_KEYS);

@@ -130,8 +130,7 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 			goto out;
 		job_file = xstrdup(jf);
 	}
-	jdir = xstrdup(t->def.jobs[j].path);
-	*strrchr(jdir, '/') = '\0';
+	jdir = track_job_dir(t, j);
 	if (!path_exists(dir)) {
 		struct bisect_start_args a = {
 			.job = job_file,
