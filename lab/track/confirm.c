@@ -70,7 +70,8 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 	char *file = xasprintf("confirm--%s--%s..%s.yaml", t->def.jobs[j].name,
 			       json_string_value(json_object_get(before, "label")),
 			       json_string_value(json_object_get(after, "label")));
-	char *path = track_job_file(t, j, file, vars, t->def.iterations), *found;
+	bool existed;
+	char *path = track_job_file(t, j, file, vars, t->def.iterations, &existed), *found;
 	struct run_opts ro = { .cache_dir = t->env->cache_dir,
 			       .connect_uri = t->env->connect_uri,
 			       .seeded = true,
@@ -89,7 +90,7 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 	ro.max_iterations = t->def.confirm_max ? t->def.confirm_max : 3 * t->def.iterations;
 	if (ro.max_iterations < t->def.iterations + 2)
 		ro.max_iterations = t->def.iterations + 2;
-	found = track_find_run(t, path);
+	found = existed ? track_find_run(t, path) : NULL;
 	if (found) {
 		lab_info("track %s: resuming the confirmation run %s of %s", t->def.name, found,
 			 key);

@@ -108,15 +108,19 @@ char *track_git(const char *tree, const char *const *args);
 int track_measure(struct track *t, const struct track_run_opts *o);
 /* the runs' state of the points: counts of "done", "queued", "failed" */
 void track_counts(struct track *t, unsigned int *done, unsigned int *queued, unsigned int *failed);
-/* the derived job of a point for job j, written to jobs/; its path (malloc'd) or NULL */
+/*
+ * The derived job of a point for job j, written to jobs/; its path
+ * (malloc'd) or NULL. *existed: an earlier track run had written it (only
+ * then can a run of the store name it: see track_find_run()).
+ */
 char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *variants,
-		     unsigned int iterations);
+		     unsigned int iterations, bool *existed);
 /* the directory of job j's file (malloc'd): the derived jobs' relative paths resolve there */
 char *track_job_dir(const struct track *t, size_t j);
 /* a job track_job_file() wrote, loaded with job j's directory; NULL after a message */
 struct job;
 struct job *track_load_job(struct track *t, size_t j, const char *path);
-/* a run of the store whose job file is path, or NULL (malloc'd) */
+/* a run of the store whose job file is path, or NULL (malloc'd); reads every run.json */
 char *track_find_run(struct track *t, const char *path);
 
 /* detect.c: state "analysis" from the stored runs */

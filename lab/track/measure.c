@@ -55,7 +55,7 @@ char *track_job_dir(const struct track *t, size_t j)
 }
 
 char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *variants,
-		     unsigned int iterations)
+		     unsigned int iterations, bool *existed)
 {
 	const struct track_job *tj = &t->def.jobs[j];
 	struct job_rewrite_variant rv[2];
@@ -81,6 +81,7 @@ char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *v
 		rw.nvariants++;
 	}
 	path = xasprintf("%s/%s", jobs, file_name);
+	*existed = path_exists(path);
 	text = read_file(tj->path, &len, 1u << 20);
 	if (text)
 		yaml = job_rewrite_yaml(text, len, &rw, err, sizeof(err));
@@ -165,18 +166,20 @@ static int ensure_run(struct track *t, struct queue *q, json_t *pt, size_t j,
 	json_t *slot = run_slot(t, id, job), *vars;
 	char *file, *path, *run = NULL;
 	struct job *loaded;
+	bool existed;
 	int ret;
 
 	if (json_object_get(slot, job))
 		return 0;
 	file = xasprintf("%s--%s.yaml", job, label);
 	vars = json_pack("[{s:s, s:O}]", "name", label, "set", json_object_get(pt, "set"));
-	path = track_job_file(t, j, file, vars, t->def.iterations);
+	path = track_job_file(t, j, file, vars, t->def.iterations, &existed);
 	json_decref(vars);
 	free(file);
 	if (!path)
 		return -1;
-	run = track_find_run(t, path);
+	/* a run can name this job file only if an earlier track run wrote it */
+	run = existed ? track_find_run(t, path) : NULL;
 	if (run && queue_job_of_run(q, run) < 0) {
 		lab_warn("run %s of %s never reached the queue (a track run killed while "
 			 "creating it); making it anew",
