@@ -4,7 +4,7 @@
 #   make demo        install what is missing, build, run jobs/demo.yaml
 #   make check       every test: format-check and lint, unit (ASan/UBSan),
 #                    integration (boots VMs) and e2e (builds kernels)
-#   make check-unit  unit tests only (T=NAME: tests/unit/test_NAME.c alone)
+#   make check-unit  unit tests only (T=NAME: tests/unit/*/test_NAME.c alone)
 #   make check-fuzz  each libFuzzer target of tests/fuzz/ for CHECK_FUZZ_SECONDS
 #                    (10; part of make check); make fuzz runs each
 #                    FUZZ_SECONDS (300), make fuzz-long 600 s each (release)
@@ -66,7 +66,9 @@ AGENT_SRCS := $(sort $(wildcard collectors/*.c))
 WL_LIB_SRCS := $(sort $(wildcard workloads/lib/*.c))
 WL_SRCS := $(sort $(wildcard workloads/*.c))
 WL_NAMES := $(patsubst workloads/%.c,%,$(WL_SRCS))
-UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+# the unit suites: tests/unit/<folder>/test_*.c, <folder> the lab/ folder
+# (or collectors, common) of the module a suite tests
+UNIT_SRCS := $(sort $(wildcard tests/unit/*/test_*.c))
 
 HOST_OBJS := $(patsubst %.c,build/host/%.o,$(LAB_SRCS) $(COMMON_SRCS))
 SAN_LIB_OBJS := $(patsubst %.c,build/san/%.o,$(filter-out $(LAB_MAIN),$(LAB_SRCS)) $(COMMON_SRCS))
@@ -207,11 +209,11 @@ check:
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
 
-# T=NAME runs one suite: tests/unit/test_NAME.c (T=test_NAME works too)
+# T=NAME runs one suite: tests/unit/*/test_NAME.c (T=test_NAME works too)
 UNIT_RUN = $(if $(T),$(filter %/test_$(patsubst test_%,%,$(T)),$(UNIT_BINS)),$(UNIT_BINS))
 
 check-unit:
-	$(if $(T),$(if $(UNIT_RUN),,$(error T=$(T): no tests/unit/test_$(patsubst test_%,%,$(T)).c)))
+	$(if $(T),$(if $(UNIT_RUN),,$(error T=$(T): no tests/unit/*/test_$(patsubst test_%,%,$(T)).c)))
 	scripts/install-deps unit
 	$(MAKE) all $(UNIT_RUN)
 	@set -e; for t in $(UNIT_RUN); do \

@@ -22,7 +22,7 @@ if ! Rscript -e 'quit(status = !requireNamespace("energy", quietly = TRUE))' >/d
 	echo "skipped: R has no energy package (Debian r-cran-energy)"
 	exit 77
 fi
-bin=${CP_TEST_BIN:-build/san/tests/unit/test_changepoint}
+bin=${CP_TEST_BIN:-build/san/tests/unit/analysis/test_changepoint}
 if [ -z "${CP_TEST_BIN:-}" ]; then
 	make --no-print-directory "$bin" >/dev/null || {
 		echo "FAIL: cannot build $bin"

@@ -12,7 +12,7 @@
 
 /* the agent's static parse_uint() is not lib/util.h's */
 #define parse_uint agent_parse_uint
-#include "../../collectors/plan.c"
+#include "../../../collectors/plan.c"
 #include "lib/strbuf.h"
 #undef parse_uint
 

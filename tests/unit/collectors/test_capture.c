@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../collectors/capture.c"
+#include "../../../collectors/capture.c"
 
 #include "guest/outputs.h"
 #include "lib/strbuf.h"

@@ -25,7 +25,7 @@
 #include "image/payload.h"
 #include "lib/util.h"
 
-#include "../../collectors/payload.c"
+#include "../../../collectors/payload.c"
 
 /* the unpacker finds its disk with this; the tests hand it an fd instead */
 char *read_capped(const char *path, size_t cap, size_t *len, int *truncated)

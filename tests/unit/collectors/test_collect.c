@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../collectors/collect.c"
+#include "../../../collectors/collect.c"
 
 void chan_sendf(unsigned int type, const char *body, size_t body_len, const char *fmt, ...)
 {
