@@ -203,6 +203,8 @@ demo:
 
 check:
 	scripts/install-deps e2e
+	$(MAKE) all
+	tests/prebuild --start
 	$(MAKE) format-check lint
 	$(MAKE) check-unit
 	$(MAKE) check-fuzz

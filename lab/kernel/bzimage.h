@@ -38,7 +38,7 @@ struct kernel_info {
 int kernel_read_info(const char *path, struct kernel_info *ki);
 /* newest /boot/vmlinuz-* by version order (MMLAB_BOOT_DIR overrides /boot) */
 char *kernel_find_distro(void);
-/* every bootable kernel in /boot: [{"path","release"}] */
+/* every bootable kernel in /boot: [{"path","release"}]; a new reference */
 json_t *kernel_list_distro(void);
 /*
  * The config the newest distro kernel was built with: /boot/config-RELEASE

@@ -73,7 +73,7 @@ void placer_release(struct placer *p, const struct placement *pl);
 /* how many guests of topology t fit on the idle host at once (>= 1) */
 unsigned int placer_capacity(const struct host_topo *h, const struct job_topology *t);
 
-/* {"vcpu_pins":[..], "memnodes":[..] or null, "host_nodes": N} */
+/* {"vcpu_pins":[..], "memnodes":[..] or null, "host_nodes": N}; a new reference */
 json_t *placement_json(const struct placement *pl);
 
 #endif

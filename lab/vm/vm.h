@@ -45,16 +45,19 @@ const char *vm_last_error(void);
  * a new reference, NULL after lab_err() if libvirt cannot say. The QEMU
  * version costs libvirt a lookup in its QEMU capabilities cache, which is
  * a QEMU probe of a second or more when the cache is stale: the runner
- * asks vm_host_facts_cached() (facts.c).
+ * asks vm_host_facts_cached() (facts.c). Returns a new reference, or NULL.
  */
 json_t *vm_host_facts(struct vm_host *h);
-/* the same without "qemu": what libvirt answers without a capabilities lookup */
+/*
+ * the same without "qemu": what libvirt answers without a capabilities
+ * lookup; a new reference, or NULL
+ */
 json_t *vm_host_id(struct vm_host *h);
 /*
  * vm_host_facts(), kept in <cache_dir>/host-facts.json for a local URI
  * and reused while libvirt's version and the host's QEMU binaries (their
  * ctime, size and inode: what libvirt's own cache checks) are unchanged.
- * cache_dir NULL, or a remote URI: vm_host_facts().
+ * cache_dir NULL, or a remote URI: vm_host_facts(). A new reference, or NULL.
  */
 json_t *vm_host_facts_cached(struct vm_host *h, const char *cache_dir);
 /* the URI names this host (qemu:///system, not qemu+ssh://...) */
