@@ -58,10 +58,10 @@ static json_t *safe_string(const char *s, size_t len)
 
 static void add_log(struct parse_ctx *c, const char *level, const char *msg, size_t len)
 {
-	if (c->nlog == AGENT_MAX_LOG)
+	if (c->nlog == GUEST_STREAM_MAX_LOG)
 		level = "warn", msg = "host: too many log entries, dropping the rest",
 		len = strlen(msg);
-	else if (c->nlog > AGENT_MAX_LOG)
+	else if (c->nlog > GUEST_STREAM_MAX_LOG)
 		return;
 	c->nlog++;
 	if (len > 4096)
@@ -87,8 +87,8 @@ static void host_log(struct parse_ctx *c, const char *fmt, ...)
 /* room for one more metric in it (per iteration and in the stream), else counted */
 static bool metric_room(struct parse_ctx *c, const struct iter_state *it)
 {
-	if (json_object_size(it->metrics) < AGENT_MAX_METRICS &&
-	    c->metrics < AGENT_MAX_TOTAL_METRICS) {
+	if (json_object_size(it->metrics) < GUEST_STREAM_MAX_METRICS &&
+	    c->metrics < GUEST_STREAM_MAX_TOTAL_METRICS) {
 		c->metrics++;
 		return true;
 	}
@@ -96,15 +96,15 @@ static bool metric_room(struct parse_ctx *c, const struct iter_state *it)
 		host_log(
 			c,
 			"iteration %u: more than %d metrics in the iteration or %d in the stream; the rest are dropped",
-			it->index, AGENT_MAX_METRICS, AGENT_MAX_TOTAL_METRICS);
+			it->index, GUEST_STREAM_MAX_METRICS, GUEST_STREAM_MAX_TOTAL_METRICS);
 	return false;
 }
 
-int agent_metric_name_ok(const char *name)
+int guest_stream_metric_name_ok(const char *name)
 {
 	size_t len = strlen(name);
 
-	if (!len || len > AGENT_METRIC_NAME_MAX)
+	if (!len || len > GUEST_STREAM_METRIC_NAME_MAX)
 		return 0;
 	for (const char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -185,8 +185,8 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p, uint32_t 
 	pos = json_object_get(c->by_index, v);
 	if (pos)
 		return &c->its[json_integer_value(pos)];
-	if (c->nits == AGENT_MAX_ITERATIONS) {
-		host_log(c, "more than %d iterations, iteration %lu ignored", AGENT_MAX_ITERATIONS,
+	if (c->nits == GUEST_STREAM_MAX_ITERATIONS) {
+		host_log(c, "more than %d iterations, iteration %lu ignored", GUEST_STREAM_MAX_ITERATIONS,
 			 idx);
 		return NULL;
 	}
@@ -232,7 +232,7 @@ static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l, uint
 		host_log(c, "NODES line without a valid node=, ignored");
 		return;
 	}
-	if (json_array_size(nodes) >= AGENT_MAX_NODES)
+	if (json_array_size(nodes) >= GUEST_STREAM_MAX_NODES)
 		return;
 	if (mmrec_hdr_get(l, len, "cpus", cpus, sizeof(cpus)))
 		cpus[0] = '\0';
@@ -297,7 +297,7 @@ static void wl_metric_line(struct parse_ctx *c, struct iter_state *it, const cha
 	if (val)
 		*val++ = '\0';
 	name = xasprintf("%s.%s", c->wl, line);
-	if (!val || !agent_metric_name_ok(name) || !agent_metric_name_ok(line) ||
+	if (!val || !guest_stream_metric_name_ok(name) || !guest_stream_metric_name_ok(line) ||
 	    !get_double(val, &v)) {
 		host_log(c, "iteration %u: bad workload metric line \"%.*s\", dropped", it->index,
 			 (int)(len < 80 ? len : 80), l);
@@ -383,7 +383,7 @@ static bool counts_name_ok(const char *name)
 
 	for (size_t i = 0; i < ARRAY_SIZE(fam); i++)
 		if (!strncmp(name, fam[i], strlen(fam[i])))
-			return agent_metric_name_ok(name);
+			return guest_stream_metric_name_ok(name);
 	return false;
 }
 
@@ -431,7 +431,7 @@ static bool series_line(json_t *series, const char *l, size_t len, unsigned long
 
 	tok = strtok_r(line, " ", &save);
 	ok = tok && (!strncmp(tok, "vmstat.", 7) || !strncmp(tok, "node", 4)) &&
-	     agent_metric_name_ok(tok) && !json_object_get(series, tok);
+	     guest_stream_metric_name_ok(tok) && !json_object_get(series, tok);
 	if (ok) {
 		const char *name = tok;
 		double v;
@@ -458,7 +458,7 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 	if (!it)
 		return;
 	if (mmrec_hdr_get(p, len, "samples", v, sizeof(v)) ||
-	    !get_uint(v, AGENT_MAX_SAMPLES, &samples) ||
+	    !get_uint(v, GUEST_STREAM_MAX_SAMPLES, &samples) ||
 	    mmrec_hdr_get(p, len, "interval_s", v, sizeof(v)) || !get_uint(v, 3600, &interval) ||
 	    !interval) {
 		host_log(c, "iteration %u: SERIES with bad samples= or interval_s=, ignored",
@@ -466,16 +466,16 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 		return;
 	}
 	series = json_object();
-	while (b < end && json_object_size(series) < AGENT_MAX_SERIES) {
+	while (b < end && json_object_size(series) < GUEST_STREAM_MAX_SERIES) {
 		const char *nl = memchr(b, '\n', (size_t)(end - b));
 		size_t ll = (size_t)((nl ? nl : end) - b);
 
-		if (ll && c->samples + samples > AGENT_MAX_TOTAL_SAMPLES) {
+		if (ll && c->samples + samples > GUEST_STREAM_MAX_TOTAL_SAMPLES) {
 			if (!c->dropped_samples)
 				host_log(
 					c,
 					"iteration %u: more than %d series samples in the stream; the rest are dropped",
-					it->index, AGENT_MAX_TOTAL_SAMPLES);
+					it->index, GUEST_STREAM_MAX_TOTAL_SAMPLES);
 			c->dropped_samples += samples;
 		} else if (ll && !series_line(series, b, ll, samples)) {
 			host_log(c, "iteration %u: bad SERIES line, dropped", it->index);
@@ -513,7 +513,7 @@ static json_t *tiers_list(json_t *t, const char *key)
 		a = json_array();
 		json_object_set_new(t, key, a);
 	}
-	return json_array_size(a) < AGENT_MAX_NODES ? a : NULL;
+	return json_array_size(a) < GUEST_STREAM_MAX_NODES ? a : NULL;
 }
 
 /* one line of a TIERS record; false when it does not check out */
@@ -684,7 +684,7 @@ static const char *snap_text(json_t *phase, const char *name, size_t *len)
 static void add_deltas(struct parse_ctx *c, struct iter_state *it, const char *file,
 		       const char *prefix)
 {
-	struct snap b = { 0 }, a = { 0 }, d = { 0 };
+	struct counters b = { 0 }, a = { 0 }, d = { 0 };
 	const char *tb, *ta;
 	size_t lb = 0, la = 0;
 
@@ -692,20 +692,20 @@ static void add_deltas(struct parse_ctx *c, struct iter_state *it, const char *f
 	ta = snap_text(it->after, file, &la);
 	if (!tb || !ta)
 		return;
-	snap_parse_kv(tb, lb, &b);
-	snap_parse_kv(ta, la, &a);
-	snap_delta(&b, &a, &d);
+	counters_parse_kv(tb, lb, &b);
+	counters_parse_kv(ta, la, &a);
+	counters_delta(&b, &a, &d);
 	for (size_t i = 0; i < d.n; i++) {
 		char *name = xasprintf("%s%s", prefix, d.v[i].name);
 
-		if (agent_metric_name_ok(name) &&
+		if (guest_stream_metric_name_ok(name) &&
 		    (json_object_get(it->metrics, name) || metric_room(c, it)))
 			json_object_set_new(it->metrics, name, json_integer(d.v[i].value));
 		free(name);
 	}
-	snap_free(&b);
-	snap_free(&a);
-	snap_free(&d);
+	counters_free(&b);
+	counters_free(&a);
+	counters_free(&d);
 }
 
 static void compute_metrics(struct parse_ctx *c, struct iter_state *it)
@@ -781,7 +781,7 @@ static int cmp_iter(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_name)
+json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name)
 {
 	struct parse_ctx c = { .wl = workload_name };
 	struct mmrec_reader r;
@@ -791,7 +791,7 @@ json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_nam
 	size_t records = 0;
 	json_t *iters = json_array();
 
-	if (!c.wl || !agent_metric_name_ok(c.wl))
+	if (!c.wl || !guest_stream_metric_name_ok(c.wl))
 		c.wl = "workload";
 	c.log = json_array();
 	c.by_index = json_object();
@@ -846,7 +846,7 @@ static int save_phase(json_t *snaps, const char *phase, const char *dir)
 		char *file, *path;
 
 		if (!json_is_string(val) || !snapshot_name_ok(name))
-			continue; /* not from agent_parse_stream() */
+			continue; /* not from guest_stream_parse() */
 		file = xstrdup(name);
 		for (char *s = file; *s; s++)
 			if (*s == '/')
@@ -864,7 +864,7 @@ static int save_phase(json_t *snaps, const char *phase, const char *dir)
 	return ret;
 }
 
-int agent_save_snapshots(json_t *iteration, const char *dir)
+int guest_stream_save_snapshots(json_t *iteration, const char *dir)
 {
 	json_t *snaps = json_object_get(iteration, "snapshots");
 

@@ -547,7 +547,7 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 	if (map_data(bc))
 		return -1;
 	bc->out.agent =
-		agent_parse_stream(bc->data ? bc->data : "", bc->dlen, r->job->workload.name);
+		guest_stream_parse(bc->data ? bc->data : "", bc->dlen, r->job->workload.name);
 	if (r->job->workload.own && bc->data)
 		guest_outputs_parse(bc->data, bc->dlen, &bc->out.outputs);
 	se = json_object_get(bc->out.agent, "setup_error");

@@ -219,7 +219,7 @@ static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it, 
 		if (bad)
 			return -1;
 	}
-	return ait ? agent_save_snapshots(ait, dir) : 0;
+	return ait ? guest_stream_save_snapshots(ait, dir) : 0;
 }
 
 /* store one iteration of a finished boot; *status its status */

@@ -185,7 +185,7 @@ struct boot_out {
 	const char *domain; /* its domain's name */
 	struct boot_clock clock;
 	struct vm_result vr;
-	json_t *agent; /* agent_parse_stream() of the data channel */
+	json_t *agent; /* guest_stream_parse() of the data channel */
 	json_t *files; /* collect_files: guest_files_store()'s answer, or NULL */
 	const char *console; /* the console log, "" when there is none */
 };

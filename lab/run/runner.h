@@ -4,8 +4,8 @@
  * "mmlab run", and for any command that needs measured runs: the queue,
  * bisect, repro). How it is built: lab/run/run.h.
  */
-#ifndef MMLAB_RUNNER_H
-#define MMLAB_RUNNER_H
+#ifndef MMLAB_RUN_RUNNER_H
+#define MMLAB_RUN_RUNNER_H
 
 #include <stdbool.h>
 
