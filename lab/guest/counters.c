@@ -261,7 +261,8 @@ const int64_t *counters_get(const struct counters *s, const char *name)
 	return *e ? &s->v[*e - 1].value : NULL;
 }
 
-size_t counters_delta(const struct counters *before, const struct counters *after, struct counters *out)
+size_t counters_delta(const struct counters *before, const struct counters *after,
+		      struct counters *out)
 {
 	for (size_t i = 0; i < after->n; i++) {
 		const int64_t *b = counters_get(before, after->v[i].name);

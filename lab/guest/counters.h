@@ -45,7 +45,8 @@ const int64_t *counters_get(const struct counters *s, const char *name);
  * out = after - before for every name present in both, in after's order;
  * names whose difference overflows int64 are skipped. Returns out->n.
  */
-size_t counters_delta(const struct counters *before, const struct counters *after, struct counters *out);
+size_t counters_delta(const struct counters *before, const struct counters *after,
+		      struct counters *out);
 void counters_free(struct counters *s);
 
 #endif

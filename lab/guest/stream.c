@@ -186,8 +186,8 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p, uint32_t 
 	if (pos)
 		return &c->its[json_integer_value(pos)];
 	if (c->nits == GUEST_STREAM_MAX_ITERATIONS) {
-		host_log(c, "more than %d iterations, iteration %lu ignored", GUEST_STREAM_MAX_ITERATIONS,
-			 idx);
+		host_log(c, "more than %d iterations, iteration %lu ignored",
+			 GUEST_STREAM_MAX_ITERATIONS, idx);
 		return NULL;
 	}
 	if (c->nits == c->alloc) {

@@ -123,7 +123,7 @@ void run_signals_restore(const struct run_signals *s);
 bool run_interrupted(void);
 void run_interrupt_reset(void);
 
-/* setup.c */
+/* setup.c: 0, or -1 after a message */
 int run_load_new(struct run *r, const struct run_opts *o);
 int run_load_resume(struct run *r, const char *run_arg);
 int run_connect(struct run *r);
