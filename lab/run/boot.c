@@ -250,7 +250,7 @@ static int boot_stage(const struct run *r, const struct boot *b, struct boot_ctx
 
 	if (mkdir_p(bc->dir, 0755))
 		return -1;
-	guest_plan(&bc->plan, r->id, r->job, v, b->first, b->count);
+	guest_plan(&bc->plan, r->id, r->job, v, b->first, b->count, run_workload(r)->plan);
 	if (boot_files(r, b, bc))
 		return -1;
 	if (r->disk_base) {
@@ -548,8 +548,7 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 		return -1;
 	bc->out.agent =
 		guest_stream_parse(bc->data ? bc->data : "", bc->dlen, r->job->workload.name);
-	if (r->job->workload.own && bc->data)
-		guest_outputs_parse(bc->data, bc->dlen, &bc->out.outputs);
+	run_workload(r)->collect(bc->data, bc->dlen, &bc->out);
 	se = json_object_get(bc->out.agent, "setup_error");
 	if (se) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",

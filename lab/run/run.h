@@ -11,9 +11,10 @@
  *   schedule.c  the boots of a run, their order, running them; the observer twins
  *   boot.c      one boot: stage -> domain -> watch -> collect -> record
  *   record.c    storing the iterations of a boot (record)
+ *   workload.c  the workload kinds' ops (struct workload_ops), the built-in's
  *   mmtests.c   an mmtests workload: the image's packages, the tree, the import
  *   own.c       a command workload: its build and files before the boots,
- *               its outputs and metrics in each iteration's record
+ *               its plan, its outputs and metrics in each iteration's record
  *   until.c     --until-significant: rounds of boots until precise
  *   stage.c     the staging directories
  *   signals.c   SIGINT and SIGTERM during a run
@@ -31,6 +32,7 @@
 #include <jansson.h>
 
 #include "guest/outputs.h"
+#include "guest/plan.h"
 #include "image/diskimage.h"
 #include "image/initramfs.h"
 #include "job/job.h"
@@ -203,14 +205,46 @@ int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 		struct progress *pg);
 int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);
 
-/* mmtests.c: an mmtests workload's packages, tree and script; its import */
-int run_mmtests_prepare(struct run *r);
-void run_mmtests_record(struct run *r, json_t *it, const char *dir);
+/*
+ * A kind of workload (enum workload_kind, job/job.h), as the runner sees
+ * it: what the kind does around the boots that every kind shares. One
+ * implementation per kind: workload.c (built-in), own.c (a command),
+ * mmtests.c (an mmtests config, which runs through own.c's command).
+ * Every hook is set; docs/architecture.md ("Workloads") says what a new
+ * kind implements.
+ */
+struct workload_ops {
+	const char *name; /* in messages: "built-in", "command", "mmtests" */
+	/*
+	 * before any boot (every entry point, a resumed run too): the kind's
+	 * guest files and trees (struct run), the image's packages, the
+	 * checks against the image; 0, or -1 after a message
+	 */
+	int (*prepare)(struct run *r);
+	/* the kind's lines of each boot's guest plan (guest/plan.h) */
+	guest_plan_fn *plan;
+	/* after a boot: the kind's part of the agent's stream into out */
+	void (*collect)(const void *data, size_t len, struct boot_out *out);
+	/* each stored iteration: what the kind adds to it and to its dir */
+	void (*record)(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
+		       const char *dir);
+	/* a failed iteration's reason is the user's program's: shown on the terminal too */
+	bool warn_failures;
+};
 
-/* own.c (run_own_prepare() calls run_mmtests_prepare() first) */
+/* workload.c: the job's kind's ops */
+const struct workload_ops *run_workload(const struct run *r);
+
+/* own.c: a command workload, and the parts of it mmtests.c runs too */
+extern const struct workload_ops workload_own_ops;
 int run_own_prepare(struct run *r);
+void run_own_plan(struct kvlist *plan, const struct job_workload *w);
+void run_own_collect(const void *data, size_t len, struct boot_out *out);
 void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
 		    const char *dir);
+
+/* mmtests.c: an mmtests workload's packages, tree and script; its import */
+extern const struct workload_ops workload_mmtests_ops;
 
 /* until.c */
 int run_until_significant(struct run *r, const struct run_opts *o);

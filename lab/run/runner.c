@@ -95,7 +95,7 @@ enum run_outcome runner_run(struct store *s, const struct run_opts *o, struct ru
 	if (!spec_ok(&spec))
 		return RUN_BAD_INPUT;
 	if ((o->resume ? run_load_resume(&r, o->resume) : run_load_new(&r, o)) ||
-	    run_own_prepare(&r) || run_resolve_kernels(&r) || run_check_modules(&r)) {
+	    run_workload(&r)->prepare(&r) || run_resolve_kernels(&r) || run_check_modules(&r)) {
 		run_free(&r);
 		return RUN_BAD_INPUT;
 	}
@@ -135,7 +135,7 @@ enum run_outcome runner_create(struct store *s, const struct run_opts *o, char *
 	*run_id = NULL;
 	if (!spec_ok(&spec))
 		return RUN_BAD_INPUT;
-	if (run_load_new(&r, o) || run_own_prepare(&r) || run_resolve_kernels(&r)) {
+	if (run_load_new(&r, o) || run_workload(&r)->prepare(&r) || run_resolve_kernels(&r)) {
 		run_free(&r);
 		return RUN_BAD_INPUT;
 	}
@@ -199,7 +199,7 @@ enum run_outcome runner_boot(struct store *s, const char *run_id, const char *va
 	ret = RUN_OK;
 	if (run_boot_done(&r, &b))
 		goto out;
-	ret = run_own_prepare(&r) ? RUN_BAD_INPUT : boot_kernel(&r, &b);
+	ret = run_workload(&r)->prepare(&r) ? RUN_BAD_INPUT : boot_kernel(&r, &b);
 	if (ret)
 		goto out;
 	ret = RUN_FAILED;
