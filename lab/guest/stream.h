@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "guest/records.h"
+
 #define GUEST_STREAM_MAX_ITERATIONS 4096
 #define GUEST_STREAM_MAX_LOG 1000
 #define GUEST_STREAM_MAX_NODES 1024
@@ -53,6 +55,17 @@
  * said so and its RESULT and both vmstat snapshots arrived.
  */
 json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name);
+
+/*
+ * The same in steps, as one handler of a walk over the stream that other
+ * handlers share (records.h): begin, guest_stream_record() for each record
+ * (the handler's ctx is the struct guest_stream_parser), then end with the
+ * walk's reader, which returns the object and frees s.
+ */
+struct guest_stream_parser;
+struct guest_stream_parser *guest_stream_begin(const char *workload_name);
+guest_record_fn guest_stream_record;
+json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r);
 
 /*
  * Write each raw snapshot of a parsed iteration to dir/before/<name> and

@@ -253,10 +253,11 @@ void run_own_plan(struct kvlist *plan, const struct job_workload *w)
 
 /* ---- after a boot: one iteration ---- */
 
-void run_own_collect(const void *data, size_t len, struct boot_out *out)
+void run_own_collect(void *ctx, const struct guest_record *rec)
 {
-	if (data)
-		guest_outputs_parse(data, len, &out->outputs);
+	struct boot_out *out = ctx;
+
+	guest_outputs_record(&out->outputs, rec);
 }
 
 /* a stream as stored: what was kept, with a line where the middle was dropped */

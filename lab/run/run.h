@@ -33,6 +33,7 @@
 
 #include "guest/outputs.h"
 #include "guest/plan.h"
+#include "guest/records.h"
 #include "image/diskimage.h"
 #include "image/initramfs.h"
 #include "job/job.h"
@@ -223,8 +224,11 @@ struct workload_ops {
 	int (*prepare)(struct run *r);
 	/* the kind's lines of each boot's guest plan (guest/plan.h) */
 	guest_plan_fn *plan;
-	/* after a boot: the kind's part of the agent's stream into out */
-	void (*collect)(const void *data, size_t len, struct boot_out *out);
+	/*
+	 * after a boot: each record of the agent's stream, in the one walk
+	 * over it (guest/records.h); ctx is the boot's struct boot_out
+	 */
+	guest_record_fn *collect;
 	/* each stored iteration: what the kind adds to it and to its dir */
 	void (*record)(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
 		       const char *dir);
@@ -239,7 +243,7 @@ const struct workload_ops *run_workload(const struct run *r);
 extern const struct workload_ops workload_own_ops;
 int run_own_prepare(struct run *r);
 void run_own_plan(struct kvlist *plan, const struct job_workload *w);
-void run_own_collect(const void *data, size_t len, struct boot_out *out);
+guest_record_fn run_own_collect;
 void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
 		    const char *dir);
 

@@ -20,11 +20,10 @@ static void builtin_plan(struct kvlist *plan, const struct job_workload *w)
 	(void)w;
 }
 
-static void builtin_collect(const void *data, size_t len, struct boot_out *out)
+static void builtin_collect(void *ctx, const struct guest_record *rec)
 {
-	(void)data;
-	(void)len;
-	(void)out;
+	(void)ctx;
+	(void)rec;
 }
 
 static void builtin_record(struct run *r, const struct boot_out *out, unsigned int index,
