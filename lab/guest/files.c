@@ -280,7 +280,9 @@ static void kept_skip(struct kept *k, size_t start, size_t end)
 /* the rest: 1 written, 0 nothing to write (no FILE record), -1 after a message */
 static int kept_end(struct kept *k, size_t len)
 {
-	if (k->path && k->always && k->fd < 0 && !k->err)
+	if (!k->path)
+		return 0;
+	if (k->always && k->fd < 0 && !k->err)
 		kept_open(k);
 	if (k->fd < 0 && !k->err)
 		return 0;
