@@ -6,8 +6,8 @@
  * as WL_OUTPUT records with stream= (common/proto.h). Also the kernel log
  * of an iteration (/dev/kmsg) and the files read back after it.
  */
-#ifndef MMLAB_AGENT_CAPTURE_H
-#define MMLAB_AGENT_CAPTURE_H
+#ifndef MMLAB_COLLECTORS_CAPTURE_H
+#define MMLAB_COLLECTORS_CAPTURE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * channel.h - the agent's two outputs: the framed data channel on ttyS1
  * (records per common/proto.h) and human-readable lines on the console.
  */
-#ifndef MMLAB_AGENT_CHANNEL_H
-#define MMLAB_AGENT_CHANNEL_H
+#ifndef MMLAB_COLLECTORS_CHANNEL_H
+#define MMLAB_COLLECTORS_CHANNEL_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
  * (debugfs) and a 1 Hz time series of vmstat fields and per-node free
  * pages. Results go out as COUNTS and SERIES records (common/proto.h).
  */
-#ifndef MMLAB_AGENT_COLLECT_H
-#define MMLAB_AGENT_COLLECT_H
+#ifndef MMLAB_COLLECTORS_COLLECT_H
+#define MMLAB_COLLECTORS_COLLECT_H
 
 #include "plan.h"
 

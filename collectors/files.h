@@ -4,8 +4,8 @@
  * sent back on the data channel as FILE records (common/proto.h) after
  * the last iteration, at most MMFILE_MAX bytes of each.
  */
-#ifndef MMLAB_AGENT_FILES_H
-#define MMLAB_AGENT_FILES_H
+#ifndef MMLAB_COLLECTORS_FILES_H
+#define MMLAB_COLLECTORS_FILES_H
 
 #include "plan.h"
 

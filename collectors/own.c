@@ -3,8 +3,9 @@
  * own.c - one iteration of a command workload: the user's program (or
  * kernel module) run as the plan's own.* keys say (common/proto.h).
  *
- * The program runs in OWN_WORKDIR in a session of its own (setsid), with
- * stdin /dev/null and stdout/stderr captured, bounded (capture.h). Phase
+ * launch.c starts it, as it starts a built-in: the program runs in
+ * OWN_WORKDIR in a session of its own (setsid), with stdin /dev/null and
+ * stdout/stderr captured, bounded (capture.h). Phase
  * "whole": the snapshots bracket the process from fork to exit. Phase
  * "handshake": the ready/go/done protocol of the built-ins on fds 3 and 4.
  * At the timeout, and after every iteration, its process group is killed
@@ -28,6 +29,7 @@
 #include "capture.h"
 #include "channel.h"
 #include "collect.h"
+#include "launch.h"
 #include "own.h"
 #include "proto.h"
 #include "snapshot.h"
@@ -57,14 +59,6 @@ struct own_times {
 	double user_s, system_s, elapsed_s;
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void workdir_path(char *buf, size_t len, const char *p)
 {
 	if (p[0] == '/')
@@ -73,53 +67,7 @@ static void workdir_path(char *buf, size_t len, const char *p)
 		snprintf(buf, len, OWN_WORKDIR "/%s", p);
 }
 
-/* ---- the child ---- */
-
-static void place_fd(int fd, int target)
-{
-	if (fd >= 0 && dup2(fd, target) < 0)
-		_exit(126);
-}
-
-static __attribute__((noreturn)) void child(const struct plan *p, int out, int err, int ctl, int go)
-{
-	static char *argv[PLAN_MAX_ARGS + 1];
-	int null = open("/dev/null", O_RDONLY);
-	sigset_t none;
-
-	setsid();
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	/* out of the way of 0..4 before placing them */
-	out = fcntl(out, F_DUPFD, 10);
-	err = fcntl(err, F_DUPFD, 10);
-	ctl = ctl >= 0 ? fcntl(ctl, F_DUPFD, 10) : -1;
-	go = go >= 0 ? fcntl(go, F_DUPFD, 10) : -1;
-	place_fd(null, 0);
-	place_fd(out, 1);
-	place_fd(err, 2);
-	place_fd(ctl, MMWL_FD_TO_AGENT);
-	place_fd(go, MMWL_FD_FROM_AGENT);
-	for (int fd = ctl >= 0 ? 5 : 3; fd < 1024; fd++)
-		close(fd);
-	if (chdir(OWN_WORKDIR))
-		dprintf(2, "mmlab-agent: chdir %s: %s\n", OWN_WORKDIR, strerror(errno));
-	putenv(OWN_PATH);
-	putenv("HOME=/root");
-	putenv("MMLAB_WORKDIR=" OWN_WORKDIR);
-	for (unsigned int i = 0; i < p->own_argc; i++)
-		argv[i] = (char *)p->own_argv[i];
-	argv[p->own_argc] = NULL;
-	execvp(argv[0], argv);
-	dprintf(2, "mmlab-agent: cannot run '%s': %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-static int pipe_pair(int fds[2])
-{
-	return pipe2(fds, O_CLOEXEC);
-}
+/* ---- starting it ---- */
 
 static void close_fd(int *fd)
 {
@@ -131,33 +79,28 @@ static void close_fd(int *fd)
 /* fork the program; -1 with errno when it could not start */
 static int spawn(const struct plan *p, struct own_proc *w)
 {
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, ctl[2] = { -1, -1 }, go[2] = { -1, -1 };
-	int hs = p->own_handshake;
+	static char *argv[PLAN_MAX_ARGS + 1];
+	static char *const env[] = { OWN_PATH, "HOME=/root", "MMLAB_WORKDIR=" OWN_WORKDIR, NULL };
+	struct launch_spec s = { .argv = argv,
+				 .search_path = 1,
+				 .new_session = 1,
+				 .workdir = OWN_WORKDIR,
+				 .env = env,
+				 .capture_stderr = 1,
+				 .handshake = p->own_handshake };
+	struct launched l = { .pid = w->pid };
+	int ret;
 
-	if (pipe_pair(out) || pipe_pair(err) || (hs && (pipe_pair(ctl) || pipe_pair(go)))) {
-		int e = errno;
-
-		for (int i = 0; i < 2; i++) {
-			close_fd(&out[i]);
-			close_fd(&err[i]);
-			close_fd(&ctl[i]);
-			close_fd(&go[i]);
-		}
-		errno = e;
-		return -1;
-	}
-	w->pid = fork();
-	if (w->pid == 0)
-		child(p, out[1], err[1], ctl[1], go[0]);
-	close_fd(&out[1]);
-	close_fd(&err[1]);
-	close_fd(&ctl[1]);
-	close_fd(&go[0]);
-	w->out = out[0];
-	w->err = err[0];
-	w->ctl = ctl[0];
-	w->go = go[1];
-	if (w->pid < 0)
+	for (unsigned int i = 0; i < p->own_argc; i++)
+		argv[i] = (char *)p->own_argv[i];
+	argv[p->own_argc] = NULL;
+	ret = launch(&s, &l);
+	w->pid = l.pid;
+	w->out = l.out;
+	w->err = l.err;
+	w->ctl = l.ctl;
+	w->go = l.go;
+	if (ret)
 		return -1;
 #ifdef SYS_pidfd_open
 	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
@@ -181,22 +124,11 @@ static void drain(int *fd, struct capture *c)
 /* one byte of the control pipe, setting have_line at a newline; -1: none now */
 static int ctl_byte(struct own_proc *w)
 {
-	char ch;
-	ssize_t n = read(w->ctl, &ch, 1);
+	int r = launch_ctl_byte(&w->ctl, w->line, sizeof(w->line), &w->llen);
 
-	if (n <= 0) {
-		if (n == 0 || (errno != EINTR && errno != EAGAIN))
-			close_fd(&w->ctl);
-		return -1;
-	}
-	if (ch == '\n') {
-		w->line[w->llen] = '\0';
-		w->llen = 0;
+	if (r > 0)
 		w->have_line = 1;
-	} else if (w->llen < sizeof(w->line) - 1) {
-		w->line[w->llen++] = ch;
-	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 static void try_reap(struct own_proc *w, int want_line)
@@ -204,7 +136,7 @@ static void try_reap(struct own_proc *w, int want_line)
 	if (w->exited || wait4(w->pid, &w->status, WNOHANG, &w->ru) != w->pid)
 		return;
 	w->exited = 1;
-	w->t_exit = mono_now();
+	w->t_exit = launch_now();
 	/* a line written just before the exit is still in the pipe */
 	if (want_line && w->ctl >= 0 && !fcntl(w->ctl, F_SETFL, O_NONBLOCK))
 		while (!w->have_line && !ctl_byte(w))
@@ -217,7 +149,7 @@ static enum ev pump(struct own_proc *w, double deadline, int want_line)
 	for (;;) {
 		struct pollfd pfd[4];
 		int n = 0, ms, io[4];
-		double left = deadline ? deadline - mono_now() : 1.0;
+		double left = deadline ? deadline - launch_now() : 1.0;
 
 		if (want_line && w->have_line) {
 			w->have_line = 0;
@@ -258,7 +190,7 @@ static enum ev pump(struct own_proc *w, double deadline, int want_line)
 /* kill the program's process group and, as PID 1, every process; reap them */
 static void kill_all(struct own_proc *w, unsigned int iter)
 {
-	double until = mono_now() + KILL_WAIT_S;
+	double until = launch_now() + KILL_WAIT_S;
 	int others = 0;
 	pid_t r;
 
@@ -266,7 +198,7 @@ static void kill_all(struct own_proc *w, unsigned int iter)
 	kill(w->pid, SIGKILL);
 	if (getpid() == 1)
 		kill(-1, SIGKILL);
-	while (mono_now() < until) {
+	while (launch_now() < until) {
 		if (!w->exited) {
 			try_reap(w, 0);
 		} else {
@@ -287,11 +219,11 @@ static void kill_all(struct own_proc *w, unsigned int iter)
 /* what is left in the pipes once every writer is gone (bounded) */
 static void drain_rest(struct own_proc *w)
 {
-	double until = mono_now() + DRAIN_S;
+	double until = launch_now() + DRAIN_S;
 
 	close_fd(&w->ctl);
 	close_fd(&w->go);
-	while ((w->out >= 0 || w->err >= 0) && mono_now() < until) {
+	while ((w->out >= 0 || w->err >= 0) && launch_now() < until) {
 		struct pollfd pfd[2] = { { .fd = w->out, .events = POLLIN },
 					 { .fd = w->err, .events = POLLIN } };
 
@@ -314,7 +246,7 @@ static void timed_out(struct own_proc *w, const struct plan *p, unsigned int ite
 		  p->own_timeout_s);
 	kill(-w->pid, SIGKILL);
 	kill(w->pid, SIGKILL);
-	pump(w, mono_now() + KILL_WAIT_S, 0);
+	pump(w, launch_now() + KILL_WAIT_S, 0);
 }
 
 /* ---- the phases ---- */
@@ -339,14 +271,14 @@ static int run_whole(const struct plan *p, unsigned int iter, const int *nodes, 
 
 	snapshot_phase(iter, "before", nodes, nnodes);
 	collect_begin(iter);
-	t0 = mono_now();
+	t0 = launch_now();
 	if (spawn(p, w) < 0) {
 		collect_end(iter);
 		return -1;
 	}
 	if (pump(w, deadline_of(p, t0), 0) == EV_TIMEOUT)
 		timed_out(w, p, iter);
-	times_of(w, (w->exited ? w->t_exit : mono_now()) - t0, t);
+	times_of(w, (w->exited ? w->t_exit : launch_now()) - t0, t);
 	collect_end(iter);
 	snapshot_phase(iter, "after", nodes, nnodes);
 	return 0;
@@ -396,7 +328,7 @@ static int expect_line(struct own_proc *w, const struct plan *p, unsigned int it
 
 static int send_go(struct own_proc *w)
 {
-	return write(w->go, "go\n", 3) == 3 ? 0 : -1;
+	return launch_send_go(w->go);
 }
 
 /* the measured phase between go and done, from the done line or as seen */
@@ -420,7 +352,7 @@ static int run_handshake(const struct plan *p, unsigned int iter, const int *nod
 			 struct own_proc *w, struct own_times *t)
 {
 	unsigned long long u[2] = { 0 }, s[2] = { 0 };
-	double dl = deadline_of(p, mono_now()), tg, td;
+	double dl = deadline_of(p, launch_now()), tg, td;
 
 	if (spawn(p, w) < 0)
 		return -1;
@@ -429,12 +361,12 @@ static int run_handshake(const struct plan *p, unsigned int iter, const int *nod
 	snapshot_phase(iter, "before", nodes, nnodes);
 	collect_begin(iter);
 	proc_ticks(w->pid, &u[0], &s[0]);
-	tg = mono_now();
+	tg = launch_now();
 	if (send_go(w) || expect_line(w, p, iter, dl, "done")) {
 		collect_end(iter);
 		return -1;
 	}
-	td = mono_now();
+	td = launch_now();
 	proc_ticks(w->pid, &u[1], &s[1]);
 	collect_end(iter);
 	handshake_times(w, tg, td, u, s, t);
@@ -485,9 +417,9 @@ static int run_module(const struct plan *p, unsigned int iter, const int *nodes,
 	snapshot_phase(iter, "before", nodes, nnodes);
 	collect_begin(iter);
 	getrusage(RUSAGE_THREAD, &r0);
-	t0 = mono_now();
+	t0 = launch_now();
 	rc = module_load(p, &w->cerr);
-	t->elapsed_s = mono_now() - t0;
+	t->elapsed_s = launch_now() - t0;
 	getrusage(RUSAGE_THREAD, &r1);
 	collect_end(iter);
 	snapshot_phase(iter, "after", nodes, nnodes);

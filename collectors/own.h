@@ -6,8 +6,8 @@
  * SNAPSHOTs, WL_OUTPUT (stream=stdout, stderr, dmesg), WL_FILE, RESULT and
  * ITER_END (common/proto.h).
  */
-#ifndef MMLAB_AGENT_OWN_H
-#define MMLAB_AGENT_OWN_H
+#ifndef MMLAB_COLLECTORS_OWN_H
+#define MMLAB_COLLECTORS_OWN_H
 
 #include "plan.h"
 

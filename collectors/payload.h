@@ -6,8 +6,8 @@
  * agent unpacks into / before it reads the plan. An initramfs boot has no
  * such disk: the kernel unpacked the same cpio already.
  */
-#ifndef MMLAB_AGENT_PAYLOAD_H
-#define MMLAB_AGENT_PAYLOAD_H
+#ifndef MMLAB_COLLECTORS_PAYLOAD_H
+#define MMLAB_COLLECTORS_PAYLOAD_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * into fixed-size storage. Every name is checked so that it can be used in
  * a path or an argument without surprises.
  */
-#ifndef MMLAB_AGENT_PLAN_H
-#define MMLAB_AGENT_PLAN_H
+#ifndef MMLAB_COLLECTORS_PLAN_H
+#define MMLAB_COLLECTORS_PLAN_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * run.c - run one iteration of the workload.
+ * run.c - run one iteration of a built-in workload, started by launch.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 #include "channel.h"
 #include "collect.h"
+#include "launch.h"
 #include "proto.h"
 #include "run.h"
 #include "snapshot.h"
@@ -36,33 +37,17 @@ struct wl_proc {
 	int stdout_cut;
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void child_exec(const struct plan *p, int ctl_w, int go_r, int out_w)
+/* WL_DIR/<workload> --<param>=<value>... with fds 3 and 4 */
+static int spawn(const struct plan *p, struct wl_proc *w)
 {
 	static char args[PLAN_MAX_KV][PLAN_NAME_MAX + PLAN_VALUE_MAX + 4];
-	char *argv[ARGV_MAX], path[PLAN_NAME_MAX + 32];
+	static char path[PLAN_NAME_MAX + 32];
+	char *argv[ARGV_MAX];
+	struct launch_spec s = { .argv = argv, .handshake = 1 };
+	struct launched l = { .pid = w->pid };
 	unsigned int i;
-	int null = open("/dev/null", O_RDONLY);
+	int ret;
 
-	signal(SIGPIPE, SIG_DFL);
-	/* move the pipes out of the way of 3 and 4 before placing them */
-	ctl_w = fcntl(ctl_w, F_DUPFD, 10);
-	go_r = fcntl(go_r, F_DUPFD, 10);
-	out_w = fcntl(out_w, F_DUPFD, 10);
-	if (null >= 0)
-		dup2(null, 0);
-	if (dup2(out_w, 1) < 0 || dup2(ctl_w, MMWL_FD_TO_AGENT) < 0 ||
-	    dup2(go_r, MMWL_FD_FROM_AGENT) < 0)
-		_exit(126);
-	for (int fd = 5; fd < 1024; fd++)
-		close(fd);
 	snprintf(path, sizeof(path), WL_DIR "/%s", p->workload);
 	argv[0] = path;
 	for (i = 0; i < p->nparams; i++) {
@@ -71,45 +56,12 @@ static void child_exec(const struct plan *p, int ctl_w, int go_r, int out_w)
 		argv[i + 1] = args[i];
 	}
 	argv[i + 1] = NULL;
-	execv(path, argv);
-	dprintf(2, "mmlab-agent: exec %s: %s\n", path, strerror(errno));
-	_exit(127);
-}
-
-static int spawn(const struct plan *p, struct wl_proc *w)
-{
-	int ctl[2], go[2], out[2];
-
-	if (pipe2(ctl, O_CLOEXEC) < 0)
-		return -1;
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		close(ctl[0]);
-		close(ctl[1]);
-		return -1;
-	}
-	if (pipe2(out, O_CLOEXEC) < 0) {
-		close(ctl[0]);
-		close(ctl[1]);
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	w->pid = fork();
-	if (w->pid == 0)
-		child_exec(p, ctl[1], go[0], out[1]);
-	close(ctl[1]);
-	close(go[0]);
-	close(out[1]);
-	w->ctl = ctl[0];
-	w->go = go[1];
-	w->out = out[0];
-	if (w->pid < 0) {
-		close(w->ctl);
-		close(w->go);
-		close(w->out);
-		return -1;
-	}
-	return 0;
+	ret = launch(&s, &l);
+	w->pid = l.pid;
+	w->ctl = l.ctl;
+	w->go = l.go;
+	w->out = l.out;
+	return ret;
 }
 
 static void drain_stdout(struct wl_proc *w)
@@ -135,24 +87,7 @@ static void drain_stdout(struct wl_proc *w)
 /* take one byte of the control pipe; 1 when a full line is in w->line */
 static int ctl_byte(struct wl_proc *w)
 {
-	char c;
-	ssize_t n = read(w->ctl, &c, 1);
-
-	if (n <= 0) {
-		if (n == 0 || errno != EINTR) {
-			close(w->ctl);
-			w->ctl = -1;
-		}
-		return 0;
-	}
-	if (c == '\n') {
-		w->line[w->line_len] = '\0';
-		w->line_len = 0;
-		return 1;
-	}
-	if (w->line_len < sizeof(w->line) - 1)
-		w->line[w->line_len++] = c;
-	return 0;
+	return launch_ctl_byte(&w->ctl, w->line, sizeof(w->line), &w->line_len) > 0;
 }
 
 /*
@@ -183,7 +118,7 @@ static int next_line(struct wl_proc *w)
 
 static int send_go(struct wl_proc *w)
 {
-	return write(w->go, "go\n", 3) == 3 ? 0 : -1;
+	return launch_send_go(w->go);
 }
 
 struct wl_times {
@@ -303,7 +238,7 @@ int run_iteration(const struct plan *p, unsigned int iter, const int *nodes, int
 		setenv("MMLAB_ITERATION", it, 1);
 	}
 	w.stdout_buf = malloc(WL_STDOUT_CAP);
-	start = mono_now();
+	start = launch_now();
 	if (!w.stdout_buf || spawn(p, &w) < 0) {
 		agent_log("error", "iteration %u: cannot start workload %s: %s", iter, p->workload,
 			  strerror(errno));
@@ -315,7 +250,7 @@ int run_iteration(const struct plan *p, unsigned int iter, const int *nodes, int
 	if (!ok) /* a broken handshake must not leave us waiting */
 		kill(w.pid, SIGKILL);
 	status = finish(&w, &ru);
-	ok &= report(iter, &w, status, &ru, &t, mono_now() - start) == 0;
+	ok &= report(iter, &w, status, &ru, &t, launch_now() - start) == 0;
 	ok &= !setup_failed;
 	free(w.stdout_buf);
 	chan_sendf(MMREC_ITER_END, NULL, 0, "iter=%u status=%s", iter, ok ? "ok" : "failed");

@@ -4,8 +4,8 @@
  * handshake (common/proto.h), snapshot around its measured phase, and send
  * ITER_BEGIN, SNAPSHOTs, WL_OUTPUT, RESULT and ITER_END.
  */
-#ifndef MMLAB_AGENT_RUN_H
-#define MMLAB_AGENT_RUN_H
+#ifndef MMLAB_COLLECTORS_RUN_H
+#define MMLAB_COLLECTORS_RUN_H
 
 #include "plan.h"
 

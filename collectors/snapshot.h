@@ -4,8 +4,8 @@
  * /proc/vmstat, /proc/buddyinfo, /proc/pagetypeinfo and, for every node,
  * node<N>/vmstat, node<N>/numastat, node<N>/meminfo.
  */
-#ifndef MMLAB_AGENT_SNAPSHOT_H
-#define MMLAB_AGENT_SNAPSHOT_H
+#ifndef MMLAB_COLLECTORS_SNAPSHOT_H
+#define MMLAB_COLLECTORS_SNAPSHOT_H
 
 #define SNAP_CAP (1u << 20) /* pagetypeinfo can be big */
 

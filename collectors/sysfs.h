@@ -3,8 +3,8 @@
  * sysfs.h - the guest's file system chores: mounts, bounded reads of
  * /proc and /sys files, writes of settings, the list of NUMA nodes.
  */
-#ifndef MMLAB_AGENT_SYSFS_H
-#define MMLAB_AGENT_SYSFS_H
+#ifndef MMLAB_COLLECTORS_SYSFS_H
+#define MMLAB_COLLECTORS_SYSFS_H
 
 #include <stddef.h>
 

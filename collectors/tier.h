@@ -3,8 +3,8 @@
  * tier.h - memory tiers in the guest: make the kmem nodes' memory System
  * RAM, set demotion, and report the tier layout the kernel built.
  */
-#ifndef MMLAB_AGENT_TIER_H
-#define MMLAB_AGENT_TIER_H
+#ifndef MMLAB_COLLECTORS_TIER_H
+#define MMLAB_COLLECTORS_TIER_H
 
 #include <stddef.h>
 

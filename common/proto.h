@@ -78,8 +78,8 @@
  *             [read_latency=<ns>] [write_latency=..] [read_bandwidth=<MB/s>]
  *             [write_bandwidth=..]" per node with HMAT data
  */
-#ifndef MMLAB_PROTO_H
-#define MMLAB_PROTO_H
+#ifndef MMLAB_COMMON_PROTO_H
+#define MMLAB_COMMON_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -298,6 +298,22 @@ static void print_summary(json_t *run, FILE *f)
 
 /* ------------------------------------------------------------------ */
 
+/* the exit status of a run's outcome (lib/util.h) */
+static int run_exit_status(enum run_outcome oc)
+{
+	switch (oc) {
+	case RUN_OK:
+		return 0;
+	case RUN_BAD_INPUT:
+		return EXIT_USAGE;
+	case RUN_INTERRUPTED:
+		return EXIT_INTERRUPTED;
+	case RUN_FAILED:
+	default:
+		return EXIT_RUN_FAILED;
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .cache_dir = gopts.cache_dir, .connect_uri = gopts.connect_uri };
@@ -306,7 +322,8 @@ int cmd_run(int argc, char **argv)
 	struct store *s;
 	bool json = false;
 	json_t *loaded;
-	int argn, ret;
+	enum run_outcome oc;
+	int argn;
 	struct opt opts[] = {
 		OPT_STRING(0, "resume", &o.resume, "RUN",
 			   "finish an incomplete run without repeating stored\niterations"),
@@ -365,8 +382,8 @@ int cmd_run(int argc, char **argv)
 	s = store_open(gopts.results_dir);
 	if (!s)
 		return EXIT_RUN_FAILED;
-	ret = runner_run(s, &o, &res);
-	if (res.run_id && !res.interrupted && ret != EXIT_USAGE) {
+	oc = runner_run(s, &o, &res);
+	if (res.run_id && !res.interrupted && oc != RUN_BAD_INPUT) {
 		loaded = store_load_run(s, res.run_id);
 		if (loaded && json) {
 			json_dumpf(loaded, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -383,5 +400,5 @@ int cmd_run(int argc, char **argv)
 	}
 	run_result_release(&res);
 	store_close(s);
-	return ret;
+	return run_exit_status(oc);
 }

@@ -21,7 +21,7 @@ static bool name_char(char c)
 
 static bool name_ok(const char *s, size_t len)
 {
-	if (!len || len >= SNAP_NAME_MAX)
+	if (!len || len >= COUNTERS_NAME_MAX)
 		return false;
 	for (size_t i = 0; i < len; i++)
 		if (!name_char(s[i]))
@@ -57,7 +57,7 @@ static size_t hash(const char *name, size_t len)
 }
 
 /* the slot of name in the index: its entry, or the empty slot to use */
-static size_t *slot(const struct snap *s, const char *name, size_t len)
+static size_t *slot(const struct counters *s, const char *name, size_t len)
 {
 	size_t mask = s->index_size - 1, i = hash(name, len) & mask;
 
@@ -73,7 +73,7 @@ static size_t *slot(const struct snap *s, const char *name, size_t len)
 	}
 }
 
-static void rehash(struct snap *s)
+static void rehash(struct counters *s)
 {
 	free(s->index);
 	s->index_size = s->index_size ? s->index_size * 2 : 128;
@@ -82,7 +82,7 @@ static void rehash(struct snap *s)
 		*slot(s, s->v[i].name, strlen(s->v[i].name)) = i + 1;
 }
 
-static void add(struct snap *s, const char *name, size_t len, int64_t v)
+static void add(struct counters *s, const char *name, size_t len, int64_t v)
 {
 	size_t *e;
 
@@ -91,7 +91,7 @@ static void add(struct snap *s, const char *name, size_t len, int64_t v)
 	e = slot(s, name, len);
 	if (*e)
 		return; /* the first occurrence wins */
-	if (s->n >= SNAP_MAX_ENTRIES) {
+	if (s->n >= COUNTERS_MAX_ENTRIES) {
 		s->skipped++;
 		return;
 	}
@@ -151,9 +151,9 @@ static size_t tokens(const char *p, const char *end, const char **tok, size_t *t
 	return n;
 }
 
-typedef size_t (*line_fn)(const char *line, const char *end, struct snap *out);
+typedef size_t (*line_fn)(const char *line, const char *end, struct counters *out);
 
-static size_t each_line(const char *text, size_t len, struct snap *out, line_fn fn)
+static size_t each_line(const char *text, size_t len, struct counters *out, line_fn fn)
 {
 	const char *p, *end;
 	size_t added = 0;
@@ -179,7 +179,7 @@ static size_t each_line(const char *text, size_t len, struct snap *out, line_fn 
 	return added;
 }
 
-static size_t kv_line(const char *line, const char *end, struct snap *out)
+static size_t kv_line(const char *line, const char *end, struct counters *out)
 {
 	const char *tok[3];
 	size_t tlen[3];
@@ -192,13 +192,13 @@ static size_t kv_line(const char *line, const char *end, struct snap *out)
 	return 1;
 }
 
-size_t snap_parse_kv(const char *text, size_t len, struct snap *out)
+size_t counters_parse_kv(const char *text, size_t len, struct counters *out)
 {
 	return each_line(text, len, out, kv_line);
 }
 
 /* "Node 0 MemTotal:  123 kB" (the unit is optional: HugePages_Total has none) */
-static size_t meminfo_line(const char *line, const char *end, struct snap *out)
+static size_t meminfo_line(const char *line, const char *end, struct counters *out)
 {
 	const char *tok[6];
 	size_t tlen[6], n = tokens(line, end, tok, tlen, 5);
@@ -212,7 +212,7 @@ static size_t meminfo_line(const char *line, const char *end, struct snap *out)
 	return 1;
 }
 
-size_t snap_parse_node_meminfo(const char *text, size_t len, struct snap *out)
+size_t counters_parse_node_meminfo(const char *text, size_t len, struct counters *out)
 {
 	return each_line(text, len, out, meminfo_line);
 }
@@ -220,13 +220,13 @@ size_t snap_parse_node_meminfo(const char *text, size_t len, struct snap *out)
 #define BUDDY_MAX_ORDER 16
 
 /* "Node 0, zone   Normal      1      2 ..." */
-static size_t buddy_line(const char *line, const char *end, struct snap *out)
+static size_t buddy_line(const char *line, const char *end, struct counters *out)
 {
 	const char *tok[BUDDY_MAX_ORDER + 5];
 	size_t tlen[BUDDY_MAX_ORDER + 5], added = 0;
 	size_t n = tokens(line, end, tok, tlen, BUDDY_MAX_ORDER + 4);
 	int64_t node, v;
-	char name[SNAP_NAME_MAX];
+	char name[COUNTERS_NAME_MAX];
 
 	if (n < 5 || n > BUDDY_MAX_ORDER + 4 || tlen[0] != 4 || memcmp(tok[0], "Node", 4) ||
 	    tlen[1] < 2 || tok[1][tlen[1] - 1] != ',' || !parse_i64(tok[1], tlen[1] - 1, &node) ||
@@ -246,12 +246,12 @@ static size_t buddy_line(const char *line, const char *end, struct snap *out)
 	return added;
 }
 
-size_t snap_parse_buddyinfo(const char *text, size_t len, struct snap *out)
+size_t counters_parse_buddyinfo(const char *text, size_t len, struct counters *out)
 {
 	return each_line(text, len, out, buddy_line);
 }
 
-const int64_t *snap_get(const struct snap *s, const char *name)
+const int64_t *counters_get(const struct counters *s, const char *name)
 {
 	size_t *e;
 
@@ -261,10 +261,11 @@ const int64_t *snap_get(const struct snap *s, const char *name)
 	return *e ? &s->v[*e - 1].value : NULL;
 }
 
-size_t snap_delta(const struct snap *before, const struct snap *after, struct snap *out)
+size_t counters_delta(const struct counters *before, const struct counters *after,
+		      struct counters *out)
 {
 	for (size_t i = 0; i < after->n; i++) {
-		const int64_t *b = snap_get(before, after->v[i].name);
+		const int64_t *b = counters_get(before, after->v[i].name);
 		int64_t d;
 
 		if (!b || __builtin_sub_overflow(after->v[i].value, *b, &d))
@@ -274,7 +275,7 @@ size_t snap_delta(const struct snap *before, const struct snap *after, struct sn
 	return out->n;
 }
 
-void snap_free(struct snap *s)
+void counters_free(struct counters *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].name);

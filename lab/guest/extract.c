@@ -68,8 +68,8 @@ static bool number(const char *s, size_t len, double *v)
 static bool put(struct ex *x, const char *name, double v)
 {
 	char *full = xasprintf("%s.%s", x->w->name, name);
-	bool ok = agent_metric_name_ok(full) && x->added < EXTRACT_MAX_VALUES &&
-		  json_object_size(x->metrics) < AGENT_MAX_METRICS;
+	bool ok = guest_stream_metric_name_ok(full) && x->added < EXTRACT_MAX_VALUES &&
+		  json_object_size(x->metrics) < GUEST_STREAM_MAX_METRICS;
 
 	if (ok) {
 		json_object_set_new(x->metrics, full, json_real(v));
@@ -142,7 +142,7 @@ static void one_kv_line(struct ex *x, char *line, size_t len, void *arg)
 	if (!sp || sp == line || !number(sp + 1, len - (size_t)(sp - line) - 1, &v))
 		return;
 	*sp = '\0';
-	if (agent_metric_name_ok(line))
+	if (guest_stream_metric_name_ok(line))
 		put(x, line, v);
 }
 

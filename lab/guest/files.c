@@ -35,10 +35,20 @@ struct fcol {
 	char error[192];
 };
 
+/* the stream without its FILE records, written from the first one on */
+struct kept {
+	const char *buf, *path; /* path NULL: not asked for */
+	int fd; /* -1: not opened (yet) */
+	size_t from; /* buf[from..) not written yet */
+	int err; /* errno of the first failure, or 0 */
+	bool always; /* written without FILE records too (a copy of the stream) */
+};
+
 struct fctx {
 	struct fcol *f;
 	size_t n;
 	struct guest_files_stats st;
+	struct kept kept;
 };
 
 static const struct {
@@ -246,6 +256,47 @@ static void finish(struct fcol *f)
 		     (unsigned long long)f->want);
 }
 
+/* a FILE record at buf[start..end): what came before it, into the kept stream */
+static void kept_open(struct kept *k)
+{
+	k->fd = open(k->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (k->fd < 0)
+		k->err = errno;
+}
+
+static void kept_skip(struct kept *k, size_t start, size_t end)
+{
+	if (!k->path || k->err)
+		return;
+	if (k->fd < 0)
+		kept_open(k);
+	if (k->err)
+		return;
+	if (fd_write_all(k->fd, k->buf + k->from, start - k->from))
+		k->err = errno ? errno : EIO;
+	k->from = end;
+}
+
+/* the rest: 1 written, 0 nothing to write (no FILE record), -1 after a message */
+static int kept_end(struct kept *k, size_t len)
+{
+	if (!k->path)
+		return 0;
+	if (k->always && k->fd < 0 && !k->err)
+		kept_open(k);
+	if (k->fd < 0 && !k->err)
+		return 0;
+	if (!k->err && fd_write_all(k->fd, k->buf + k->from, len - k->from))
+		k->err = errno ? errno : EIO;
+	if (k->fd >= 0 && close(k->fd) && !k->err)
+		k->err = errno;
+	if (!k->err)
+		return 1;
+	lab_err("cannot write %s: %s; check the free space", k->path, strerror(k->err));
+	unlink(k->path);
+	return -1;
+}
+
 static void fctx_init(struct fctx *c, const struct strlist *asked, const char *dir)
 {
 	memset(c, 0, sizeof(*c));
@@ -266,59 +317,65 @@ static void fctx_init(struct fctx *c, const struct strlist *asked, const char *d
 	}
 }
 
+struct guest_files *guest_files_begin(const void *buf, const struct strlist *asked, const char *dir,
+				      const char *kept_path)
+{
+	struct fctx *c = xmalloc(sizeof(*c));
+
+	fctx_init(c, asked, dir);
+	c->kept = (struct kept){ .buf = buf, .path = kept_path, .fd = -1 };
+	return (struct guest_files *)c;
+}
+
+void guest_files_record(void *ctx, const struct guest_record *rec)
+{
+	struct fctx *c = ctx;
+
+	if (rec->type != MMREC_FILE)
+		return;
+	on_file(c, rec->p, rec->len);
+	kept_skip(&c->kept, rec->start, rec->end);
+}
+
+json_t *guest_files_end(struct guest_files *files, size_t len, struct guest_files_stats *st,
+			int *kept)
+{
+	struct fctx *c = (struct fctx *)files;
+	json_t *out = json_array();
+	int k = kept_end(&c->kept, len);
+
+	for (size_t i = 0; i < c->n; i++) {
+		finish(&c->f[i]);
+		json_array_append_new(out, result(&c->f[i]));
+		free(c->f[i].local);
+	}
+	free(c->f);
+	if (st)
+		*st = c->st;
+	if (kept)
+		*kept = k;
+	free(c);
+	return out;
+}
+
 json_t *guest_files_store(const void *buf, size_t len, const struct strlist *asked, const char *dir,
 			  struct guest_files_stats *st)
 {
-	struct fctx c;
-	struct mmrec_reader r;
-	unsigned int type;
-	const char *p;
-	uint32_t plen;
-	json_t *out = json_array();
+	struct guest_files *f = guest_files_begin(buf, asked, dir, NULL);
+	struct guest_record_handler h = { guest_files_record, f };
 
-	fctx_init(&c, asked, dir);
-	mmrec_reader_init(&r, buf, len);
-	while (mmrec_next(&r, &type, &p, &plen))
-		if (type == MMREC_FILE)
-			on_file(&c, p, plen);
-	for (size_t i = 0; i < c.n; i++) {
-		finish(&c.f[i]);
-		json_array_append_new(out, result(&c.f[i]));
-		free(c.f[i].local);
-	}
-	free(c.f);
-	if (st)
-		*st = c.st;
-	return out;
+	guest_records_walk(buf, len, &h, 1, NULL);
+	return guest_files_end(f, len, st, NULL);
 }
 
 int guest_stream_drop_files(const void *buf, size_t len, const char *out_path)
 {
-	const char *b = buf;
-	struct mmrec_reader r;
-	unsigned int type;
-	const char *p;
-	uint32_t plen;
-	size_t from = 0;
-	int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), bad = fd < 0;
+	struct guest_files *f = guest_files_begin(buf, NULL, NULL, out_path);
+	struct guest_record_handler h = { guest_files_record, f };
+	int kept;
 
-	mmrec_reader_init(&r, buf, len);
-	while (!bad && mmrec_next(&r, &type, &p, &plen)) {
-		size_t start = (size_t)(p - b) - MMREC_HDR_SIZE;
-
-		if (type != MMREC_FILE)
-			continue;
-		bad = fd_write_all(fd, b + from, start - from);
-		from = r.pos;
-	}
-	if (!bad)
-		bad = fd_write_all(fd, b + from, len - from);
-	if (fd >= 0 && close(fd))
-		bad = 1;
-	if (bad) {
-		lab_err("cannot write %s: %s; check the free space", out_path, strerror(errno));
-		unlink(out_path);
-		return -1;
-	}
-	return 0;
+	((struct fctx *)f)->kept.always = true;
+	guest_records_walk(buf, len, &h, 1, NULL);
+	json_decref(guest_files_end(f, len, NULL, &kept));
+	return kept < 0 ? -1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "guest/records.h"
 #include "lib/util.h"
 
 struct guest_files_stats {
@@ -42,5 +43,21 @@ json_t *guest_files_store(const void *buf, size_t len, const struct strlist *ask
  * after a message.
  */
 int guest_stream_drop_files(const void *buf, size_t len, const char *out_path);
+
+/*
+ * Both as one handler of a walk over the stream buf (records.h): begin,
+ * guest_files_record() for each record (the handler's ctx is the struct
+ * guest_files), then end with the stream's length, which returns the array
+ * of guest_files_store() and frees files. kept_path, when not NULL, gets
+ * the stream without its FILE records if it has any: *kept (may be NULL)
+ * is then 1, else 0 (nothing written), or -1 when it could not be written
+ * (after a message). dir and asked as in guest_files_store().
+ */
+struct guest_files;
+struct guest_files *guest_files_begin(const void *buf, const struct strlist *asked, const char *dir,
+				      const char *kept_path);
+guest_record_fn guest_files_record;
+json_t *guest_files_end(struct guest_files *files, size_t len, struct guest_files_stats *st,
+			int *kept);
 
 #endif

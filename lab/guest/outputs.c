@@ -139,23 +139,29 @@ static void on_result(struct guest_outputs *o, const char *p, uint32_t len)
 		it->timed_out = v == 1;
 }
 
+void guest_outputs_init(struct guest_outputs *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void guest_outputs_record(void *ctx, const struct guest_record *rec)
+{
+	struct guest_outputs *o = ctx;
+
+	if (rec->type == MMREC_WL_OUTPUT)
+		on_output(o, rec->p, rec->len);
+	else if (rec->type == MMREC_WL_FILE)
+		on_file(o, rec->p, rec->len);
+	else if (rec->type == MMREC_RESULT)
+		on_result(o, rec->p, rec->len);
+}
+
 void guest_outputs_parse(const void *buf, size_t len, struct guest_outputs *o)
 {
-	struct mmrec_reader r;
-	unsigned int type;
-	const char *p;
-	uint32_t plen;
+	struct guest_record_handler h = { guest_outputs_record, o };
 
-	memset(o, 0, sizeof(*o));
-	mmrec_reader_init(&r, buf, len);
-	while (mmrec_next(&r, &type, &p, &plen)) {
-		if (type == MMREC_WL_OUTPUT)
-			on_output(o, p, plen);
-		else if (type == MMREC_WL_FILE)
-			on_file(o, p, plen);
-		else if (type == MMREC_RESULT)
-			on_result(o, p, plen);
-	}
+	guest_outputs_init(o);
+	guest_records_walk(buf, len, &h, 1, NULL);
 }
 
 const struct guest_iter_out *guest_outputs_find(const struct guest_outputs *o, unsigned int index)

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "guest/records.h"
+
 #define GUEST_OUT_MAX (256u << 10) /* one stream of one iteration, kept */
 #define GUEST_FILE_MAX (1u << 20) /* one file read back */
 #define GUEST_OUT_FILES 16
@@ -47,6 +49,9 @@ struct guest_outputs {
 
 /* the records of a whole stream (common/proto.h) into o (empty when none) */
 void guest_outputs_parse(const void *buf, size_t len, struct guest_outputs *o);
+/* the same as a handler of a walk (records.h): o initialised, then each record */
+void guest_outputs_init(struct guest_outputs *o);
+guest_record_fn guest_outputs_record;
 /* iteration index's, or NULL */
 const struct guest_iter_out *guest_outputs_find(const struct guest_outputs *o, unsigned int index);
 void guest_outputs_free(struct guest_outputs *o);

@@ -69,7 +69,7 @@ static void plan_tiers(const struct job_topology *t, struct kvlist *plan)
 }
 
 /* '%' and bytes outside '!'..'~' as %XX: a plan value is one trimmed line */
-static char *plan_encode(const char *v)
+char *guest_plan_encode(const char *v)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -81,36 +81,9 @@ static char *plan_encode(const char *v)
 	return strbuf_detach(&sb);
 }
 
-static void plan_own(struct kvlist *plan, const struct job_own *o)
-{
-	char key[32], num[32], *v;
-
-	kvlist_set(plan, "own", "1");
-	kvlist_set(plan, "own.phase", o->phase == OWN_PHASE_HANDSHAKE ? "handshake" : "whole");
-	snprintf(num, sizeof(num), "%u", o->timeout_s);
-	kvlist_set(plan, "own.timeout_s", num);
-	for (size_t i = 0; i < o->argv.n; i++) {
-		snprintf(key, sizeof(key), "own.arg.%zu", i);
-		v = plan_encode(o->argv.v[i]);
-		kvlist_set(plan, key, v);
-		free(v);
-	}
-	for (size_t i = 0; i < o->read.n; i++) {
-		snprintf(key, sizeof(key), "own.read.%zu", i);
-		kvlist_set(plan, key, o->read.v[i]);
-	}
-	if (o->read_dmesg)
-		kvlist_set(plan, "own.dmesg", "1");
-	if (!o->has_module)
-		return;
-	kvlist_set(plan, "own.module", o->module.name);
-	v = plan_encode(o->module.param_text);
-	kvlist_set(plan, "own.module_params", v);
-	free(v);
-}
-
 void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
-		const struct job_variant *v, unsigned int first, unsigned int count)
+		const struct job_variant *v, unsigned int first, unsigned int count,
+		guest_plan_fn *workload_plan)
 {
 	char num[32];
 
@@ -122,8 +95,8 @@ void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
 	kvlist_set(plan, "iterations", num);
 	kvlist_set(plan, "workload", job->workload.name);
 	plan_prefixed(plan, "param", &job->workload.params);
-	if (job->workload.own)
-		plan_own(plan, job->workload.own);
+	if (workload_plan)
+		workload_plan(plan, &job->workload);
 	plan_prefixed(plan, "sysctl", &v->sysctl);
 	if (v->thp_enabled)
 		kvlist_set(plan, "thp.enabled", v->thp_enabled);

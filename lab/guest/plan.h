@@ -10,7 +10,8 @@
  *   collect.file.<i>=<encoded path> (collect_files)
  *   tier.report, tier.kmem, tier.demotion (a tiered topology; tier.modules
  *   comes with the modules, lab/kernel/tiermods.h)
- *   own=1 and own.* for a command workload (common/proto.h)
+ *   own=1 and own.* for a command workload (common/proto.h): the
+ *   workload kind's lines (run/own.c), after param.*
  */
 #ifndef MMLAB_GUEST_PLAN_H
 #define MMLAB_GUEST_PLAN_H
@@ -18,8 +19,18 @@
 #include "job/job.h"
 #include "lib/util.h"
 
-/* add the plan of the boot of job's variant v running iterations first.. */
+/* a workload kind's lines of the plan (struct workload_ops, run/run.h) */
+typedef void guest_plan_fn(struct kvlist *plan, const struct job_workload *w);
+
+/*
+ * add the plan of the boot of job's variant v running iterations first..;
+ * workload_plan, when not NULL, adds the workload kind's lines
+ */
 void guest_plan(struct kvlist *plan, const char *run_id, const struct job *job,
-		const struct job_variant *v, unsigned int first, unsigned int count);
+		const struct job_variant *v, unsigned int first, unsigned int count,
+		guest_plan_fn *workload_plan);
+
+/* '%' and bytes outside '!'..'~' as %XX: a plan value is one trimmed line (malloc'd) */
+char *guest_plan_encode(const char *v);
 
 #endif

@@ -28,8 +28,9 @@ struct iter_state {
 	json_t *tiers; /* from TIERS, or NULL */
 };
 
-struct parse_ctx {
+struct guest_stream_parser {
 	const char *wl;
+	size_t records; /* valid ones, of any type */
 	json_t *root, *log;
 	json_t *by_index; /* "<index>" -> position in its */
 	struct iter_state *its;
@@ -56,12 +57,12 @@ static json_t *safe_string(const char *s, size_t len)
 	return j;
 }
 
-static void add_log(struct parse_ctx *c, const char *level, const char *msg, size_t len)
+static void add_log(struct guest_stream_parser *c, const char *level, const char *msg, size_t len)
 {
-	if (c->nlog == AGENT_MAX_LOG)
+	if (c->nlog == GUEST_STREAM_MAX_LOG)
 		level = "warn", msg = "host: too many log entries, dropping the rest",
 		len = strlen(msg);
-	else if (c->nlog > AGENT_MAX_LOG)
+	else if (c->nlog > GUEST_STREAM_MAX_LOG)
 		return;
 	c->nlog++;
 	if (len > 4096)
@@ -70,9 +71,9 @@ static void add_log(struct parse_ctx *c, const char *level, const char *msg, siz
 						safe_string(msg, len)));
 }
 
-static void host_log(struct parse_ctx *c, const char *fmt, ...)
+static void host_log(struct guest_stream_parser *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void host_log(struct parse_ctx *c, const char *fmt, ...)
+static void host_log(struct guest_stream_parser *c, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -85,10 +86,10 @@ static void host_log(struct parse_ctx *c, const char *fmt, ...)
 }
 
 /* room for one more metric in it (per iteration and in the stream), else counted */
-static bool metric_room(struct parse_ctx *c, const struct iter_state *it)
+static bool metric_room(struct guest_stream_parser *c, const struct iter_state *it)
 {
-	if (json_object_size(it->metrics) < AGENT_MAX_METRICS &&
-	    c->metrics < AGENT_MAX_TOTAL_METRICS) {
+	if (json_object_size(it->metrics) < GUEST_STREAM_MAX_METRICS &&
+	    c->metrics < GUEST_STREAM_MAX_TOTAL_METRICS) {
 		c->metrics++;
 		return true;
 	}
@@ -96,15 +97,15 @@ static bool metric_room(struct parse_ctx *c, const struct iter_state *it)
 		host_log(
 			c,
 			"iteration %u: more than %d metrics in the iteration or %d in the stream; the rest are dropped",
-			it->index, AGENT_MAX_METRICS, AGENT_MAX_TOTAL_METRICS);
+			it->index, GUEST_STREAM_MAX_METRICS, GUEST_STREAM_MAX_TOTAL_METRICS);
 	return false;
 }
 
-int agent_metric_name_ok(const char *name)
+int guest_stream_metric_name_ok(const char *name)
 {
 	size_t len = strlen(name);
 
-	if (!len || len > AGENT_METRIC_NAME_MAX)
+	if (!len || len > GUEST_STREAM_METRIC_NAME_MAX)
 		return 0;
 	for (const char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -170,7 +171,7 @@ static bool snapshot_name_ok(const char *n)
 	return false;
 }
 
-static struct iter_state *get_iter(struct parse_ctx *c, const char *p, uint32_t len,
+static struct iter_state *get_iter(struct guest_stream_parser *c, const char *p, uint32_t len,
 				   unsigned int type)
 {
 	char v[16];
@@ -185,9 +186,9 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p, uint32_t 
 	pos = json_object_get(c->by_index, v);
 	if (pos)
 		return &c->its[json_integer_value(pos)];
-	if (c->nits == AGENT_MAX_ITERATIONS) {
-		host_log(c, "more than %d iterations, iteration %lu ignored", AGENT_MAX_ITERATIONS,
-			 idx);
+	if (c->nits == GUEST_STREAM_MAX_ITERATIONS) {
+		host_log(c, "more than %d iterations, iteration %lu ignored",
+			 GUEST_STREAM_MAX_ITERATIONS, idx);
 		return NULL;
 	}
 	if (c->nits == c->alloc) {
@@ -205,7 +206,7 @@ static struct iter_state *get_iter(struct parse_ctx *c, const char *p, uint32_t 
 	return &c->its[c->nits++];
 }
 
-static void on_hello(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_hello(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	char agent[64] = "", release[128] = "", boot[32] = "";
 	double boot_s;
@@ -221,7 +222,7 @@ static void on_hello(struct parse_ctx *c, const char *p, uint32_t len)
 	json_object_set_new(c->root, "hello", h);
 }
 
-static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l, uint32_t len)
+static void on_node_line(struct guest_stream_parser *c, json_t *nodes, const char *l, uint32_t len)
 {
 	char id[16], cpus[256], mem[32];
 	unsigned long nid;
@@ -232,7 +233,7 @@ static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l, uint
 		host_log(c, "NODES line without a valid node=, ignored");
 		return;
 	}
-	if (json_array_size(nodes) >= AGENT_MAX_NODES)
+	if (json_array_size(nodes) >= GUEST_STREAM_MAX_NODES)
 		return;
 	if (mmrec_hdr_get(l, len, "cpus", cpus, sizeof(cpus)))
 		cpus[0] = '\0';
@@ -245,7 +246,7 @@ static void on_node_line(struct parse_ctx *c, json_t *nodes, const char *l, uint
 	json_array_append_new(nodes, n);
 }
 
-static void on_nodes(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_nodes(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	json_t *nodes = json_array();
 	uint32_t blen;
@@ -262,7 +263,7 @@ static void on_nodes(struct parse_ctx *c, const char *p, uint32_t len)
 	json_object_set_new(c->root, "nodes", nodes);
 }
 
-static void on_snapshot(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_snapshot(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_SNAPSHOT);
 	char phase[16], name[64];
@@ -282,7 +283,8 @@ static void on_snapshot(struct parse_ctx *c, const char *p, uint32_t len)
 	json_object_set_new(dst, name, safe_string(body, blen));
 }
 
-static void wl_metric_line(struct parse_ctx *c, struct iter_state *it, const char *l, size_t len)
+static void wl_metric_line(struct guest_stream_parser *c, struct iter_state *it, const char *l,
+			   size_t len)
 {
 	char line[512], *val, *name;
 	double v;
@@ -297,7 +299,7 @@ static void wl_metric_line(struct parse_ctx *c, struct iter_state *it, const cha
 	if (val)
 		*val++ = '\0';
 	name = xasprintf("%s.%s", c->wl, line);
-	if (!val || !agent_metric_name_ok(name) || !agent_metric_name_ok(line) ||
+	if (!val || !guest_stream_metric_name_ok(name) || !guest_stream_metric_name_ok(line) ||
 	    !get_double(val, &v)) {
 		host_log(c, "iteration %u: bad workload metric line \"%.*s\", dropped", it->index,
 			 (int)(len < 80 ? len : 80), l);
@@ -307,7 +309,7 @@ static void wl_metric_line(struct parse_ctx *c, struct iter_state *it, const cha
 	free(name);
 }
 
-static void on_wl_output(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_wl_output(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_WL_OUTPUT);
 	uint32_t blen;
@@ -328,7 +330,7 @@ static void on_wl_output(struct parse_ctx *c, const char *p, uint32_t len)
 	}
 }
 
-static void on_result(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_result(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	static const char *const times[] = { "user_s", "system_s", "elapsed_s" };
 	struct iter_state *it = get_iter(c, p, len, MMREC_RESULT);
@@ -353,7 +355,7 @@ static void on_result(struct parse_ctx *c, const char *p, uint32_t len)
 	}
 }
 
-static void on_iter_end(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_iter_end(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_ITER_END);
 	char v[16];
@@ -364,7 +366,7 @@ static void on_iter_end(struct parse_ctx *c, const char *p, uint32_t len)
 	it->guest_ok = !mmrec_hdr_get(p, len, "status", v, sizeof(v)) && !strcmp(v, "ok");
 }
 
-static void on_log(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_log(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	char level[16];
 	uint32_t blen;
@@ -383,11 +385,11 @@ static bool counts_name_ok(const char *name)
 
 	for (size_t i = 0; i < ARRAY_SIZE(fam); i++)
 		if (!strncmp(name, fam[i], strlen(fam[i])))
-			return agent_metric_name_ok(name);
+			return guest_stream_metric_name_ok(name);
 	return false;
 }
 
-static void on_counts(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_counts(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_COUNTS);
 	uint32_t blen;
@@ -431,7 +433,7 @@ static bool series_line(json_t *series, const char *l, size_t len, unsigned long
 
 	tok = strtok_r(line, " ", &save);
 	ok = tok && (!strncmp(tok, "vmstat.", 7) || !strncmp(tok, "node", 4)) &&
-	     agent_metric_name_ok(tok) && !json_object_get(series, tok);
+	     guest_stream_metric_name_ok(tok) && !json_object_get(series, tok);
 	if (ok) {
 		const char *name = tok;
 		double v;
@@ -446,7 +448,7 @@ static bool series_line(json_t *series, const char *l, size_t len, unsigned long
 	return ok;
 }
 
-static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_series(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_SERIES);
 	uint32_t blen;
@@ -458,7 +460,7 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 	if (!it)
 		return;
 	if (mmrec_hdr_get(p, len, "samples", v, sizeof(v)) ||
-	    !get_uint(v, AGENT_MAX_SAMPLES, &samples) ||
+	    !get_uint(v, GUEST_STREAM_MAX_SAMPLES, &samples) ||
 	    mmrec_hdr_get(p, len, "interval_s", v, sizeof(v)) || !get_uint(v, 3600, &interval) ||
 	    !interval) {
 		host_log(c, "iteration %u: SERIES with bad samples= or interval_s=, ignored",
@@ -466,16 +468,16 @@ static void on_series(struct parse_ctx *c, const char *p, uint32_t len)
 		return;
 	}
 	series = json_object();
-	while (b < end && json_object_size(series) < AGENT_MAX_SERIES) {
+	while (b < end && json_object_size(series) < GUEST_STREAM_MAX_SERIES) {
 		const char *nl = memchr(b, '\n', (size_t)(end - b));
 		size_t ll = (size_t)((nl ? nl : end) - b);
 
-		if (ll && c->samples + samples > AGENT_MAX_TOTAL_SAMPLES) {
+		if (ll && c->samples + samples > GUEST_STREAM_MAX_TOTAL_SAMPLES) {
 			if (!c->dropped_samples)
 				host_log(
 					c,
 					"iteration %u: more than %d series samples in the stream; the rest are dropped",
-					it->index, AGENT_MAX_TOTAL_SAMPLES);
+					it->index, GUEST_STREAM_MAX_TOTAL_SAMPLES);
 			c->dropped_samples += samples;
 		} else if (ll && !series_line(series, b, ll, samples)) {
 			host_log(c, "iteration %u: bad SERIES line, dropped", it->index);
@@ -513,7 +515,7 @@ static json_t *tiers_list(json_t *t, const char *key)
 		a = json_array();
 		json_object_set_new(t, key, a);
 	}
-	return json_array_size(a) < AGENT_MAX_NODES ? a : NULL;
+	return json_array_size(a) < GUEST_STREAM_MAX_NODES ? a : NULL;
 }
 
 /* one line of a TIERS record; false when it does not check out */
@@ -586,7 +588,7 @@ static void sort_tiers(json_t *t)
 	}
 }
 
-static void on_tiers(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_tiers(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	struct iter_state *it = get_iter(c, p, len, MMREC_TIERS);
 	uint32_t blen;
@@ -610,7 +612,7 @@ static void on_tiers(struct parse_ctx *c, const char *p, uint32_t len)
 	it->tiers = t;
 }
 
-static void on_setup_error(struct parse_ctx *c, const char *p, uint32_t len)
+static void on_setup_error(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
 	char what[32] = "setup";
 	uint32_t blen;
@@ -624,7 +626,7 @@ static void on_setup_error(struct parse_ctx *c, const char *p, uint32_t len)
 				      "message", safe_string(body, blen)));
 }
 
-static void on_record(struct parse_ctx *c, unsigned int type, const char *p, uint32_t len)
+static void on_record(struct guest_stream_parser *c, unsigned int type, const char *p, uint32_t len)
 {
 	switch (type) {
 	case MMREC_HELLO:
@@ -681,10 +683,10 @@ static const char *snap_text(json_t *phase, const char *name, size_t *len)
 }
 
 /* delta metrics "<prefix><field>" of one counter file */
-static void add_deltas(struct parse_ctx *c, struct iter_state *it, const char *file,
+static void add_deltas(struct guest_stream_parser *c, struct iter_state *it, const char *file,
 		       const char *prefix)
 {
-	struct snap b = { 0 }, a = { 0 }, d = { 0 };
+	struct counters b = { 0 }, a = { 0 }, d = { 0 };
 	const char *tb, *ta;
 	size_t lb = 0, la = 0;
 
@@ -692,23 +694,23 @@ static void add_deltas(struct parse_ctx *c, struct iter_state *it, const char *f
 	ta = snap_text(it->after, file, &la);
 	if (!tb || !ta)
 		return;
-	snap_parse_kv(tb, lb, &b);
-	snap_parse_kv(ta, la, &a);
-	snap_delta(&b, &a, &d);
+	counters_parse_kv(tb, lb, &b);
+	counters_parse_kv(ta, la, &a);
+	counters_delta(&b, &a, &d);
 	for (size_t i = 0; i < d.n; i++) {
 		char *name = xasprintf("%s%s", prefix, d.v[i].name);
 
-		if (agent_metric_name_ok(name) &&
+		if (guest_stream_metric_name_ok(name) &&
 		    (json_object_get(it->metrics, name) || metric_room(c, it)))
 			json_object_set_new(it->metrics, name, json_integer(d.v[i].value));
 		free(name);
 	}
-	snap_free(&b);
-	snap_free(&a);
-	snap_free(&d);
+	counters_free(&b);
+	counters_free(&a);
+	counters_free(&d);
 }
 
-static void compute_metrics(struct parse_ctx *c, struct iter_state *it)
+static void compute_metrics(struct guest_stream_parser *c, struct iter_state *it)
 {
 	const char *file;
 	json_t *unused;
@@ -748,7 +750,7 @@ static const char *failure_reason(const struct iter_state *it)
 	return NULL;
 }
 
-static json_t *finish_iter(struct parse_ctx *c, struct iter_state *it)
+static json_t *finish_iter(struct guest_stream_parser *c, struct iter_state *it)
 {
 	const char *why = failure_reason(it);
 	bool ok = it->ended && it->guest_ok && !why;
@@ -781,51 +783,68 @@ static int cmp_iter(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_name)
+struct guest_stream_parser *guest_stream_begin(const char *workload_name)
 {
-	struct parse_ctx c = { .wl = workload_name };
-	struct mmrec_reader r;
-	unsigned int type;
-	const char *p;
-	uint32_t plen;
-	size_t records = 0;
-	json_t *iters = json_array();
+	struct guest_stream_parser *c = xcalloc(1, sizeof(*c));
 
-	if (!c.wl || !agent_metric_name_ok(c.wl))
-		c.wl = "workload";
-	c.log = json_array();
-	c.by_index = json_object();
-	c.root = json_pack("{s:n, s:[]}", "hello", "nodes");
-	mmrec_reader_init(&r, buf, len);
-	while (mmrec_next(&r, &type, &p, &plen)) {
-		records++;
-		on_record(&c, type, p, plen);
-	}
-	if (r.crc_budget_spent)
+	c->wl = workload_name;
+	if (!c->wl || !guest_stream_metric_name_ok(c->wl))
+		c->wl = "workload";
+	c->log = json_array();
+	c->by_index = json_object();
+	c->root = json_pack("{s:n, s:[]}", "hello", "nodes");
+	return c;
+}
+
+void guest_stream_record(void *s, const struct guest_record *rec)
+{
+	struct guest_stream_parser *c = s;
+
+	c->records++;
+	on_record(c, rec->type, rec->p, rec->len);
+}
+
+json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r)
+{
+	struct guest_stream_parser *c = s;
+	json_t *iters = json_array(), *root = c->root;
+
+	if (r->crc_budget_spent)
 		host_log(
-			&c,
+			c,
 			"the stream is mostly damaged records: checking stopped at byte %zu of %zu, the rest skipped",
-			r.stopped_at, r.len);
-	if (c.nits)
-		qsort(c.its, c.nits, sizeof(*c.its), cmp_iter);
-	for (size_t i = 0; i < c.nits; i++)
-		json_array_append_new(iters, finish_iter(&c, &c.its[i]));
-	free(c.its);
-	json_decref(c.by_index);
-	json_object_set_new(c.root, "iterations", iters);
-	json_object_set_new(c.root, "log", c.log);
-	if (!json_object_get(c.root, "done"))
-		json_object_set_new(c.root, "done", json_false());
-	json_object_set_new(c.root, "stream",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
-				      (json_int_t)records, "skipped_bytes",
-				      (json_int_t)r.skipped_bytes, "bad_crc", (json_int_t)r.bad_crc,
-				      "oversized", (json_int_t)r.oversized, "truncated",
-				      (json_int_t)r.truncated, "bad_type", (json_int_t)r.bad_type,
-				      "crc_budget_spent", (int)r.crc_budget_spent,
-				      "dropped_metrics", (json_int_t)c.dropped_metrics,
-				      "dropped_samples", (json_int_t)c.dropped_samples));
-	return c.root;
+			r->stopped_at, r->len);
+	if (c->nits)
+		qsort(c->its, c->nits, sizeof(*c->its), cmp_iter);
+	for (size_t i = 0; i < c->nits; i++)
+		json_array_append_new(iters, finish_iter(c, &c->its[i]));
+	free(c->its);
+	json_decref(c->by_index);
+	json_object_set_new(root, "iterations", iters);
+	json_object_set_new(root, "log", c->log);
+	if (!json_object_get(root, "done"))
+		json_object_set_new(root, "done", json_false());
+	json_object_set_new(
+		root, "stream",
+		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
+			  (json_int_t)c->records, "skipped_bytes", (json_int_t)r->skipped_bytes,
+			  "bad_crc", (json_int_t)r->bad_crc, "oversized", (json_int_t)r->oversized,
+			  "truncated", (json_int_t)r->truncated, "bad_type",
+			  (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
+			  "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
+			  (json_int_t)c->dropped_samples));
+	free(c);
+	return root;
+}
+
+json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name)
+{
+	struct guest_stream_parser *s = guest_stream_begin(workload_name);
+	struct guest_record_handler h = { guest_stream_record, s };
+	struct mmrec_reader r;
+
+	guest_records_walk(buf, len, &h, 1, &r);
+	return guest_stream_end(s, &r);
 }
 
 static int save_phase(json_t *snaps, const char *phase, const char *dir)
@@ -846,7 +865,7 @@ static int save_phase(json_t *snaps, const char *phase, const char *dir)
 		char *file, *path;
 
 		if (!json_is_string(val) || !snapshot_name_ok(name))
-			continue; /* not from agent_parse_stream() */
+			continue; /* not from guest_stream_parse() */
 		file = xstrdup(name);
 		for (char *s = file; *s; s++)
 			if (*s == '/')
@@ -864,7 +883,7 @@ static int save_phase(json_t *snaps, const char *phase, const char *dir)
 	return ret;
 }
 
-int agent_save_snapshots(json_t *iteration, const char *dir)
+int guest_stream_save_snapshots(json_t *iteration, const char *dir)
 {
 	json_t *snaps = json_object_get(iteration, "snapshots");
 

@@ -11,21 +11,23 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#define AGENT_MAX_ITERATIONS 4096
-#define AGENT_MAX_LOG 1000
-#define AGENT_MAX_NODES 1024
-#define AGENT_MAX_METRICS 20000 /* per iteration */
-#define AGENT_METRIC_NAME_MAX 200
-#define AGENT_MAX_SAMPLES 20000 /* per series (1 Hz: 5.5 hours) */
-#define AGENT_MAX_SERIES 256
+#include "guest/records.h"
+
+#define GUEST_STREAM_MAX_ITERATIONS 4096
+#define GUEST_STREAM_MAX_LOG 1000
+#define GUEST_STREAM_MAX_NODES 1024
+#define GUEST_STREAM_MAX_METRICS 20000 /* per iteration */
+#define GUEST_STREAM_METRIC_NAME_MAX 200
+#define GUEST_STREAM_MAX_SAMPLES 20000 /* per series (1 Hz: 5.5 hours) */
+#define GUEST_STREAM_MAX_SERIES 256
 /*
  * Over the whole stream: without these, 64 MiB of short metric lines or
  * series values became about 1.3 GB of JSON. What goes past one is
  * dropped, counted in "stream" (dropped_metrics, dropped_samples) and
  * logged once.
  */
-#define AGENT_MAX_TOTAL_METRICS 1000000
-#define AGENT_MAX_TOTAL_SAMPLES 2000000
+#define GUEST_STREAM_MAX_TOTAL_METRICS 1000000
+#define GUEST_STREAM_MAX_TOTAL_SAMPLES 2000000
 
 /*
  * Returns a new object (never NULL):
@@ -52,16 +54,27 @@
  * Iterations are sorted by index. An iteration is "ok" only when the guest
  * said so and its RESULT and both vmstat snapshots arrived.
  */
-json_t *agent_parse_stream(const void *buf, size_t len, const char *workload_name);
+json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name);
+
+/*
+ * The same in steps, as one handler of a walk over the stream that other
+ * handlers share (records.h): begin, guest_stream_record() for each record
+ * (the handler's ctx is the struct guest_stream_parser), then end with the
+ * walk's reader, which returns the object and frees s.
+ */
+struct guest_stream_parser;
+struct guest_stream_parser *guest_stream_begin(const char *workload_name);
+guest_record_fn guest_stream_record;
+json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r);
 
 /*
  * Write each raw snapshot of a parsed iteration to dir/before/<name> and
  * dir/after/<name> ("node0/vmstat" -> "node0.vmstat") and remove
  * "snapshots" from the object. 0, or -1 after a message.
  */
-int agent_save_snapshots(json_t *iteration, const char *dir);
+int guest_stream_save_snapshots(json_t *iteration, const char *dir);
 
-/* [A-Za-z0-9_.:-]+, at most AGENT_METRIC_NAME_MAX bytes */
-int agent_metric_name_ok(const char *name);
+/* [A-Za-z0-9_.:-]+, at most GUEST_STREAM_METRIC_NAME_MAX bytes */
+int guest_stream_metric_name_ok(const char *name);
 
 #endif

@@ -402,6 +402,13 @@ int job_load_ext(const char *path, const struct job_ext *ext, struct job **out)
 	return ret;
 }
 
+enum workload_kind job_workload_kind(const struct job_workload *w)
+{
+	if (w->mmtests)
+		return WORKLOAD_MMTESTS;
+	return w->own ? WORKLOAD_OWN : WORKLOAD_BUILTIN;
+}
+
 void job_free(struct job *job)
 {
 	if (!job)

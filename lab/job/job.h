@@ -80,6 +80,20 @@ struct job_workload {
 	struct job_mmtests *mmtests; /* mmtests: given (own then runs it); job_mmtests.h */
 };
 
+/*
+ * The kinds of workload, one per implementation of the runner's
+ * struct workload_ops (run/run.h, docs/architecture.md "Workloads"): a
+ * built-in (workloads/<name>), a command (own: command: or module:), an
+ * mmtests config (run through the command workload's launcher).
+ */
+enum workload_kind {
+	WORKLOAD_BUILTIN,
+	WORKLOAD_OWN,
+	WORKLOAD_MMTESTS,
+	WORKLOAD_NKINDS,
+};
+enum workload_kind job_workload_kind(const struct job_workload *w);
+
 struct job_timeouts {
 	unsigned int boot_s; /* kernel start to agent hello; default 120 */
 	unsigned int iteration_s; /* one measured iteration; default 600 */

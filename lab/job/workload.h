@@ -5,8 +5,8 @@
  * (used by docs/metrics.md and the compare module). The guest programs live
  * in workloads/<name>.c; docs/workloads.md describes each.
  */
-#ifndef MMLAB_WORKLOAD_H
-#define MMLAB_WORKLOAD_H
+#ifndef MMLAB_JOB_WORKLOAD_H
+#define MMLAB_JOB_WORKLOAD_H
 
 #include <stdbool.h>
 

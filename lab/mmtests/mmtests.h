@@ -23,8 +23,8 @@
  *	           --print-json, stored as metrics mmtests.<bench>.<op>
  *	report.c   compare-kernels.sh over a run's variants
  */
-#ifndef MMLAB_MMTESTS_H
-#define MMLAB_MMTESTS_H
+#ifndef MMLAB_MMTESTS_MMTESTS_H
+#define MMLAB_MMTESTS_MMTESTS_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -250,7 +250,7 @@ static int boot_stage(const struct run *r, const struct boot *b, struct boot_ctx
 
 	if (mkdir_p(bc->dir, 0755))
 		return -1;
-	guest_plan(&bc->plan, r->id, r->job, v, b->first, b->count);
+	guest_plan(&bc->plan, r->id, r->job, v, b->first, b->count, run_workload(r)->plan);
 	if (boot_files(r, b, bc))
 		return -1;
 	if (r->disk_base) {
@@ -500,13 +500,14 @@ static int map_data(struct boot_ctx *bc)
 }
 
 /*
- * The files the job collects, from the FILE records of the stream; the
- * iteration keeps the stream without them (they are stored as files).
+ * The files the job collects, stored from the FILE records of the stream
+ * during the walk (boot_walk()): their warnings, the iteration's "files"
+ * and the stream's count of them; the iteration keeps the stream without
+ * them (they are stored as files).
  */
-static void collect_files(struct run *r, const struct job_variant *v, struct boot_ctx *bc)
+static void collect_files(struct run *r, const struct job_variant *v, struct boot_ctx *bc,
+			  json_t *files, const struct guest_files_stats *st)
 {
-	struct guest_files_stats st;
-	json_t *files = guest_files_store(bc->data, bc->dlen, &r->job->collect_files, bc->dir, &st);
 	json_t *stream = json_object_get(bc->out.agent, "stream"), *f;
 	size_t i;
 
@@ -519,49 +520,71 @@ static void collect_files(struct run *r, const struct job_variant *v, struct boo
 				 v->name, json_string_value(json_object_get(f, "path")),
 				 (long long)json_integer_value(json_object_get(f, "size")),
 				 MMFILE_MAX >> 20);
-	json_decref(files);
-	if (st.ignored + st.late)
+	if (st->ignored + st->late)
 		lab_warn("variant '%s': the guest sent %u file record(s) that were not asked for "
 			 "or came too late; ignored",
-			 v->name, st.ignored + st.late);
-	if (json_is_object(stream) && st.records)
+			 v->name, st->ignored + st->late);
+	if (json_is_object(stream) && st->records)
 		json_object_set_new(stream, "file_records",
-				    json_pack("{s:I, s:I, s:I}", "total", (json_int_t)st.records,
-					      "ignored", (json_int_t)st.ignored, "late",
-					      (json_int_t)st.late));
-	if (st.records) {
-		char *kept = xasprintf("%s/agent.stored.bin", bc->dir);
+				    json_pack("{s:I, s:I, s:I}", "total", (json_int_t)st->records,
+					      "ignored", (json_int_t)st->ignored, "late",
+					      (json_int_t)st->late));
+}
 
-		if (!guest_stream_drop_files(bc->data, bc->dlen, kept))
-			bc->out.data_file = "agent.stored.bin";
-		free(kept);
-	}
+/*
+ * The one pass over the boot's stream (guest/records.h): the iterations
+ * (bc->out.agent), the workload kind's part, the collected files under
+ * the boot's dir and the stream kept without them (agent.stored.bin).
+ */
+static json_t *boot_walk(struct run *r, struct boot_ctx *bc, struct guest_files_stats *st)
+{
+	char *kept_path = xasprintf("%s/agent.stored.bin", bc->dir);
+	struct guest_stream_parser *sp = guest_stream_begin(r->job->workload.name);
+	struct guest_files *gf =
+		guest_files_begin(bc->data, &r->job->collect_files, bc->dir, kept_path);
+	const struct guest_record_handler h[] = {
+		{ guest_stream_record, sp },
+		{ run_workload(r)->collect, &bc->out },
+		{ guest_files_record, gf },
+	};
+	struct mmrec_reader rd;
+	json_t *files;
+	int kept;
+
+	guest_outputs_init(&bc->out.outputs);
+	guest_records_walk(bc->data ? bc->data : "", bc->dlen, h, ARRAY_SIZE(h), &rd);
+	bc->out.agent = guest_stream_end(sp, &rd);
+	files = guest_files_end(gf, bc->dlen, st, &kept);
+	if (kept > 0)
+		bc->out.data_file = "agent.stored.bin";
+	free(kept_path);
+	return files;
 }
 
 static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc,
 			struct progress *pg)
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
-	json_t *se;
+	struct guest_files_stats st;
+	json_t *se, *files;
 
 	if (map_data(bc))
 		return -1;
-	bc->out.agent =
-		agent_parse_stream(bc->data ? bc->data : "", bc->dlen, r->job->workload.name);
-	if (r->job->workload.own && bc->data)
-		guest_outputs_parse(bc->data, bc->dlen, &bc->out.outputs);
+	if (r->job->collect_files.n)
+		progress_status(pg, "%s iteration %u: storing the collected files", v->name,
+				b->first);
+	files = boot_walk(r, bc, &st);
 	se = json_object_get(bc->out.agent, "setup_error");
 	if (se) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
 			v->name, json_string_value(json_object_get(se, "what")),
 			json_string_value(json_object_get(se, "message")));
 		r->setup_failed = true;
+		json_decref(files);
 		return -1;
 	}
-	if (r->job->collect_files.n)
-		progress_status(pg, "%s iteration %u: storing the collected files", v->name,
-				b->first);
-	collect_files(r, v, bc);
+	collect_files(r, v, bc, files, &st);
+	json_decref(files);
 	if (path_exists(bc->console_path))
 		bc->console = read_file(bc->console_path, NULL, CONSOLE_MAX);
 	if (!bc->console)

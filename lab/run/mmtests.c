@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmtests.c - an mmtests workload in a run (job_mmtests.h, mmtests.h):
+ * mmtests.c - an mmtests workload in a run (job_mmtests.h, mmtests.h), its
+ * struct workload_ops (run.h): a command workload (own.c) that runs lab's
+ * script, with these steps added:
  *
  *   before any boot   what the config's benchmarks need (mmtests/needs.c):
  *                     the image's packages, the externals Debian stands in
@@ -39,7 +41,8 @@ static char *guest_script(void)
 	return NULL;
 }
 
-int run_mmtests_prepare(struct run *r)
+/* the mmtests part first: the stubs it adds are checked with the command */
+static int mmtests_prepare(struct run *r)
 {
 	struct job_mmtests *m = r->job->workload.mmtests;
 	struct job_own *o = r->job->workload.own;
@@ -47,8 +50,6 @@ int run_mmtests_prepare(struct run *r)
 	struct kvlist src = { 0 };
 	char *script, *gp;
 
-	if (!m)
-		return 0;
 	if (mmtests_needs(m, r->spec->cache_dir, &nd))
 		return -1;
 	if (mmtests_sources(&nd.fetches, m->mirror, r->spec->cache_dir, &src)) {
@@ -84,17 +85,22 @@ int run_mmtests_prepare(struct run *r)
 	gp = xasprintf("%s/%s", GUEST_WORKDIR, MMTESTS_GUEST_TREE);
 	kvlist_set(&r->guest_trees, gp, m->dir);
 	free(gp);
-	return 0;
+	return run_own_prepare(r);
 }
 
-void run_mmtests_record(struct run *r, json_t *it, const char *dir)
+/* the command's record, then the import */
+static void mmtests_record(struct run *r, const struct boot_out *out, unsigned int index,
+			   json_t *it, const char *dir)
 {
 	const struct job_mmtests *m = r->job->workload.mmtests;
-	json_t *metrics = json_object_get(it, "metrics"), *imp;
-	const char *status = json_string_value(json_object_get(it, "status"));
+	json_t *metrics, *imp;
+	const char *status;
 	char *why = NULL;
 
-	if (!m || !json_is_object(metrics))
+	run_own_record(r, out, index, it, dir);
+	metrics = json_object_get(it, "metrics");
+	status = json_string_value(json_object_get(it, "status"));
+	if (!json_is_object(metrics))
 		return;
 	imp = mmtests_import(m, dir, metrics, &why);
 	if (imp) {
@@ -109,3 +115,12 @@ void run_mmtests_record(struct run *r, json_t *it, const char *dir)
 	}
 	free(why);
 }
+
+const struct workload_ops workload_mmtests_ops = {
+	.name = "mmtests",
+	.prepare = mmtests_prepare,
+	.plan = run_own_plan,
+	.collect = run_own_collect,
+	.record = mmtests_record,
+	.warn_failures = true,
+};

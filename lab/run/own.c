@@ -2,12 +2,15 @@
 /*
  * own.c - a command workload in a run (job_own.h, docs/workloads.md):
  *
+ * its struct workload_ops (run.h), which mmtests.c's reuses:
+ *
  *   before any boot   its program built (own/build.h), its files and the
  *                     program listed for the guest (struct run's
  *                     guest_files: guest path -> host path, the one list
  *                     every boot hands to the image code), and the program
  *                     checked against the image: the initramfs has no
  *                     shared libraries and no shell
+ *   each boot         its plan: own=1, own.* (collectors/plan.c reads it)
  *   each iteration    its stdout, stderr and kernel log stored, bounded;
  *                     the extractors' metrics added (guest/extract.h); a
  *                     failure explained with the exit status and the end of
@@ -206,10 +209,6 @@ int run_own_prepare(struct run *r)
 {
 	const struct job_own *o = r->job->workload.own;
 
-	if (!o)
-		return 0;
-	if (run_mmtests_prepare(r))
-		return -1;
 	for (size_t i = 0; i < o->nfiles; i++) {
 		char *gp = xasprintf("%s/%s", GUEST_WORKDIR, o->files[i].dst);
 
@@ -221,7 +220,45 @@ int run_own_prepare(struct run *r)
 	return check_command(r);
 }
 
+/* ---- each boot: its plan ---- */
+
+void run_own_plan(struct kvlist *plan, const struct job_workload *w)
+{
+	const struct job_own *o = w->own;
+	char key[32], num[32], *v;
+
+	kvlist_set(plan, "own", "1");
+	kvlist_set(plan, "own.phase", o->phase == OWN_PHASE_HANDSHAKE ? "handshake" : "whole");
+	snprintf(num, sizeof(num), "%u", o->timeout_s);
+	kvlist_set(plan, "own.timeout_s", num);
+	for (size_t i = 0; i < o->argv.n; i++) {
+		snprintf(key, sizeof(key), "own.arg.%zu", i);
+		v = guest_plan_encode(o->argv.v[i]);
+		kvlist_set(plan, key, v);
+		free(v);
+	}
+	for (size_t i = 0; i < o->read.n; i++) {
+		snprintf(key, sizeof(key), "own.read.%zu", i);
+		kvlist_set(plan, key, o->read.v[i]);
+	}
+	if (o->read_dmesg)
+		kvlist_set(plan, "own.dmesg", "1");
+	if (!o->has_module)
+		return;
+	kvlist_set(plan, "own.module", o->module.name);
+	v = guest_plan_encode(o->module.param_text);
+	kvlist_set(plan, "own.module_params", v);
+	free(v);
+}
+
 /* ---- after a boot: one iteration ---- */
+
+void run_own_collect(void *ctx, const struct guest_record *rec)
+{
+	struct boot_out *out = ctx;
+
+	guest_outputs_record(&out->outputs, rec);
+}
 
 /* a stream as stored: what was kept, with a line where the middle was dropped */
 static int save_text(const struct guest_text *t, const char *path)
@@ -358,8 +395,6 @@ void run_own_record(struct run *r, const struct boot_out *out, unsigned int inde
 	struct strlist notes = { 0 };
 	char *why;
 
-	if (!o)
-		return;
 	json_object_set_new(it, "output", save_streams(go, dir));
 	if (o->read.n)
 		json_object_set_new(it, "read", save_read(o, go, dir));
@@ -382,5 +417,13 @@ void run_own_record(struct run *r, const struct boot_out *out, unsigned int inde
 	}
 	if (go && go->timed_out)
 		json_object_set_new(it, "timed_out", json_true());
-	run_mmtests_record(r, it, dir);
 }
+
+const struct workload_ops workload_own_ops = {
+	.name = "command",
+	.prepare = run_own_prepare,
+	.plan = run_own_plan,
+	.collect = run_own_collect,
+	.record = run_own_record,
+	.warn_failures = true,
+};

@@ -27,7 +27,7 @@ int probe_agent_reached(const char *data_path, const char *console_path, void *a
 	buf = read_file(data_path, &len, PROBE_DATA_MAX);
 	if (!buf)
 		return 0;
-	j = agent_parse_stream(buf, len, "probe");
+	j = guest_stream_parse(buf, len, "probe");
 	ok = json_is_object(json_object_get(j, "hello"));
 	json_decref(j);
 	free(buf);

@@ -5,8 +5,8 @@
  * a probe initramfs where QEMU can read them, guest/stream.c reads what the
  * agent sent), while vm/accel.c decides and caches KVM or TCG.
  */
-#ifndef MMLAB_PROBE_H
-#define MMLAB_PROBE_H
+#ifndef MMLAB_RUN_PROBE_H
+#define MMLAB_RUN_PROBE_H
 
 #include <stdbool.h>
 

@@ -219,7 +219,7 @@ static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it, 
 		if (bad)
 			return -1;
 	}
-	return ait ? agent_save_snapshots(ait, dir) : 0;
+	return ait ? guest_stream_save_snapshots(ait, dir) : 0;
 }
 
 /* store one iteration of a finished boot; *status its status */
@@ -238,7 +238,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 	*status = "?";
 	if (iteration_files(out, ait, it, dir))
 		goto out;
-	run_own_record(r, out, index, it, dir);
+	run_workload(r)->record(r, out, index, it, dir);
 	/* an mmtests import that found nothing fails an "ok" iteration (st: a literal) */
 	if (!strcmp(st, "ok") && !strcmp(json_string_value(json_object_get(it, "status")) ?
 						 json_string_value(json_object_get(it, "status")) :
@@ -261,7 +261,7 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 	ret = store_iteration_write(r->store, r->id, name, index, it);
 	*status = st;
 	/* a command workload's failure, on the terminal too: it is the user's program */
-	if (r->job->workload.own && strcmp(st, "ok") && json_object_get(it, "reason"))
+	if (run_workload(r)->warn_failures && strcmp(st, "ok") && json_object_get(it, "reason"))
 		lab_warn("%s iteration %u: %s", name, index,
 			 json_string_value(json_object_get(it, "reason")));
 	if (strcmp(st, "ok"))

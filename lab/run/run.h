@@ -11,9 +11,10 @@
  *   schedule.c  the boots of a run, their order, running them; the observer twins
  *   boot.c      one boot: stage -> domain -> watch -> collect -> record
  *   record.c    storing the iterations of a boot (record)
+ *   workload.c  the workload kinds' ops (struct workload_ops), the built-in's
  *   mmtests.c   an mmtests workload: the image's packages, the tree, the import
  *   own.c       a command workload: its build and files before the boots,
- *               its outputs and metrics in each iteration's record
+ *               its plan, its outputs and metrics in each iteration's record
  *   until.c     --until-significant: rounds of boots until precise
  *   stage.c     the staging directories
  *   signals.c   SIGINT and SIGTERM during a run
@@ -31,6 +32,8 @@
 #include <jansson.h>
 
 #include "guest/outputs.h"
+#include "guest/plan.h"
+#include "guest/records.h"
 #include "image/diskimage.h"
 #include "image/initramfs.h"
 #include "job/job.h"
@@ -123,7 +126,7 @@ void run_signals_restore(const struct run_signals *s);
 bool run_interrupted(void);
 void run_interrupt_reset(void);
 
-/* setup.c */
+/* setup.c: 0, or -1 after a message */
 int run_load_new(struct run *r, const struct run_opts *o);
 int run_load_resume(struct run *r, const char *run_arg);
 int run_connect(struct run *r);
@@ -185,7 +188,7 @@ struct boot_out {
 	const char *domain; /* its domain's name */
 	struct boot_clock clock;
 	struct vm_result vr;
-	json_t *agent; /* agent_parse_stream() of the data channel */
+	json_t *agent; /* guest_stream_parse() of the data channel */
 	json_t *files; /* collect_files: guest_files_store()'s answer, or NULL */
 	const char *console; /* the console log, "" when there is none */
 };
@@ -203,14 +206,49 @@ int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 		struct progress *pg);
 int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);
 
-/* mmtests.c: an mmtests workload's packages, tree and script; its import */
-int run_mmtests_prepare(struct run *r);
-void run_mmtests_record(struct run *r, json_t *it, const char *dir);
+/*
+ * A kind of workload (enum workload_kind, job/job.h), as the runner sees
+ * it: what the kind does around the boots that every kind shares. One
+ * implementation per kind: workload.c (built-in), own.c (a command),
+ * mmtests.c (an mmtests config, which runs through own.c's command).
+ * Every hook is set; docs/architecture.md ("Workloads") says what a new
+ * kind implements.
+ */
+struct workload_ops {
+	const char *name; /* in messages: "built-in", "command", "mmtests" */
+	/*
+	 * before any boot (every entry point, a resumed run too): the kind's
+	 * guest files and trees (struct run), the image's packages, the
+	 * checks against the image; 0, or -1 after a message
+	 */
+	int (*prepare)(struct run *r);
+	/* the kind's lines of each boot's guest plan (guest/plan.h) */
+	guest_plan_fn *plan;
+	/*
+	 * after a boot: each record of the agent's stream, in the one walk
+	 * over it (guest/records.h); ctx is the boot's struct boot_out
+	 */
+	guest_record_fn *collect;
+	/* each stored iteration: what the kind adds to it and to its dir */
+	void (*record)(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
+		       const char *dir);
+	/* a failed iteration's reason is the user's program's: shown on the terminal too */
+	bool warn_failures;
+};
 
-/* own.c (run_own_prepare() calls run_mmtests_prepare() first) */
+/* workload.c: the job's kind's ops */
+const struct workload_ops *run_workload(const struct run *r);
+
+/* own.c: a command workload, and the parts of it mmtests.c runs too */
+extern const struct workload_ops workload_own_ops;
 int run_own_prepare(struct run *r);
+void run_own_plan(struct kvlist *plan, const struct job_workload *w);
+guest_record_fn run_own_collect;
 void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
 		    const char *dir);
+
+/* mmtests.c: an mmtests workload's packages, tree and script; its import */
+extern const struct workload_ops workload_mmtests_ops;
 
 /* until.c */
 int run_until_significant(struct run *r, const struct run_opts *o);

@@ -54,11 +54,11 @@ static int run_start(struct run *r, const struct run_opts *o)
 	return run_write_status(r, "running");
 }
 
-/* the boots, then the status they leave: the exit status */
-static int run_measure(struct run *r, const struct run_opts *o, struct run_result *res)
+/* the boots, then the status they leave */
+static enum run_outcome run_measure(struct run *r, const struct run_opts *o, struct run_result *res)
 {
 	struct run_signals sig;
-	int ret = EXIT_RUN_FAILED;
+	enum run_outcome ret = RUN_FAILED;
 
 	run_signals_catch(&sig);
 	run_plan_boots(r);
@@ -68,16 +68,16 @@ static int run_measure(struct run *r, const struct run_opts *o, struct run_resul
 		res->interrupted = true;
 		lab_err("run %s interrupted; 'mmlab run --resume %s' finishes it", r->id, r->id);
 	} else if (r->setup_failed) {
-		ret = EXIT_USAGE;
+		ret = RUN_BAD_INPUT;
 		run_write_status(r, "failed");
 	} else if (!run_write_status(r, "complete")) {
-		ret = r->failed_iterations ? EXIT_RUN_FAILED : 0;
+		ret = r->failed_iterations ? RUN_FAILED : RUN_OK;
 	}
 	run_signals_restore(&sig);
 	return ret;
 }
 
-int runner_run(struct store *s, const struct run_opts *o, struct run_result *res)
+enum run_outcome runner_run(struct store *s, const struct run_opts *o, struct run_result *res)
 {
 	struct run_spec spec = {
 		.cache_dir = o->cache_dir,
@@ -88,23 +88,21 @@ int runner_run(struct store *s, const struct run_opts *o, struct run_result *res
 		.boots = true,
 	};
 	struct run r = { .spec = &spec, .store = s };
-	int ret;
+	enum run_outcome ret;
 
 	memset(res, 0, sizeof(*res));
 	run_interrupt_reset();
 	if (!spec_ok(&spec))
-		return EXIT_USAGE;
-	ret = o->resume ? run_load_resume(&r, o->resume) : run_load_new(&r, o);
-	if (!ret && (run_own_prepare(&r) || run_resolve_kernels(&r) || run_check_modules(&r)))
-		ret = EXIT_USAGE;
-	if (ret) {
+		return RUN_BAD_INPUT;
+	if ((o->resume ? run_load_resume(&r, o->resume) : run_load_new(&r, o)) ||
+	    run_workload(&r)->prepare(&r) || run_resolve_kernels(&r) || run_check_modules(&r)) {
 		run_free(&r);
-		return ret;
+		return RUN_BAD_INPUT;
 	}
-	ret = EXIT_RUN_FAILED;
+	ret = RUN_FAILED;
 	if (!run_connect(&r) && !run_start(&r, o))
 		ret = run_measure(&r, o, res);
-	if (ret == EXIT_RUN_FAILED && r.id && !run_interrupted() && r.rec.status &&
+	if (ret == RUN_FAILED && r.id && !run_interrupted() && r.rec.status &&
 	    !strcmp(r.rec.status, "running"))
 		run_write_status(&r, "failed");
 	res->failed_iterations = r.failed_iterations;
@@ -122,7 +120,7 @@ void run_result_release(struct run_result *res)
 /* ------------------------------------------------------------------ */
 /* the queue's entry points (lab/batch/queue.c): create now, boot item by item */
 
-int runner_create(struct store *s, const struct run_opts *o, char **run_id)
+enum run_outcome runner_create(struct store *s, const struct run_opts *o, char **run_id)
 {
 	struct run_spec spec = {
 		.cache_dir = o->cache_dir,
@@ -132,19 +130,16 @@ int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 		.kernels = o->defer_builds ? RUN_KERNELS_REQUEST : RUN_KERNELS_RESOLVE,
 	};
 	struct run r = { .spec = &spec, .store = s };
-	int ret;
+	enum run_outcome ret;
 
 	*run_id = NULL;
 	if (!spec_ok(&spec))
-		return EXIT_USAGE;
-	ret = run_load_new(&r, o);
-	if (!ret && (run_own_prepare(&r) || run_resolve_kernels(&r)))
-		ret = EXIT_USAGE;
-	if (ret) {
+		return RUN_BAD_INPUT;
+	if (run_load_new(&r, o) || run_workload(&r)->prepare(&r) || run_resolve_kernels(&r)) {
 		run_free(&r);
-		return ret;
+		return RUN_BAD_INPUT;
 	}
-	ret = EXIT_RUN_FAILED;
+	ret = RUN_FAILED;
 	if (run_connect(&r) || run_prepare(&r) || run_create_record(&r))
 		goto out;
 	run_record_host(&r);
@@ -154,31 +149,31 @@ int runner_create(struct store *s, const struct run_opts *o, char **run_id)
 	if (run_write_status(&r, "queued"))
 		goto out;
 	*run_id = xstrdup(r.id);
-	ret = 0;
+	ret = RUN_OK;
 out:
 	run_free(&r);
 	return ret;
 }
 
-/* the boot's kernel (and the workload's module for it): 0, or an exit status */
-static int boot_kernel(struct run *r, const struct boot *b)
+/* the boot's kernel (and the workload's module for it) */
+static enum run_outcome boot_kernel(struct run *r, const struct boot *b)
 {
 	const struct kernel_info *ki;
 
 	if (run_resolve_kernels(r))
-		return EXIT_USAGE;
+		return RUN_BAD_INPUT;
 	ki = &r->kernels[b->variant];
 	if (!ki->path) {
 		lab_err("variant '%s' of run %s has no kernel: its build failed (log %s)",
 			r->job->variants[b->variant].name, r->id,
 			ki->build_log ? ki->build_log : "none");
-		return EXIT_RUN_FAILED;
+		return RUN_FAILED;
 	}
-	return run_check_modules(r) ? EXIT_USAGE : 0;
+	return run_check_modules(r) ? RUN_BAD_INPUT : RUN_OK;
 }
 
-int runner_boot(struct store *s, const char *run_id, const char *variant, unsigned int first,
-		const struct boot_opts *bo)
+enum run_outcome runner_boot(struct store *s, const char *run_id, const char *variant,
+			     unsigned int first, const struct boot_opts *bo)
 {
 	struct run_spec spec = {
 		.cache_dir = bo ? bo->cache_dir : NULL,
@@ -194,24 +189,20 @@ int runner_boot(struct store *s, const char *run_id, const char *variant, unsign
 	struct run_signals sig;
 	struct progress pg;
 	struct boot b;
-	int ret;
+	enum run_outcome ret = RUN_BAD_INPUT;
 
 	run_interrupt_reset();
 	if (!spec_ok(&spec))
-		return EXIT_USAGE;
-	ret = run_load_resume(&r, run_id);
-	if (ret)
+		return RUN_BAD_INPUT;
+	if (run_load_resume(&r, run_id) || run_find_boot(&r, variant, first, &b))
 		goto out;
-	ret = EXIT_USAGE;
-	if (run_find_boot(&r, variant, first, &b))
-		goto out;
-	ret = 0;
+	ret = RUN_OK;
 	if (run_boot_done(&r, &b))
 		goto out;
-	ret = run_own_prepare(&r) ? EXIT_USAGE : boot_kernel(&r, &b);
+	ret = run_workload(&r)->prepare(&r) ? RUN_BAD_INPUT : boot_kernel(&r, &b);
 	if (ret)
 		goto out;
-	ret = EXIT_RUN_FAILED;
+	ret = RUN_FAILED;
 	if (run_connect(&r) || run_prepare(&r))
 		goto out;
 	run_signals_catch(&sig);
@@ -220,7 +211,7 @@ int runner_boot(struct store *s, const char *run_id, const char *variant, unsign
 		r.failed_iterations += b.count;
 	progress_clear(&pg);
 	run_signals_restore(&sig);
-	ret = run_interrupted() ? EXIT_INTERRUPTED : r.failed_iterations ? EXIT_RUN_FAILED : 0;
+	ret = run_interrupted() ? RUN_INTERRUPTED : r.failed_iterations ? RUN_FAILED : RUN_OK;
 out:
 	run_free(&r);
 	return ret;

@@ -4,8 +4,8 @@
  * "mmlab run", and for any command that needs measured runs: the queue,
  * bisect, repro). How it is built: lab/run/run.h.
  */
-#ifndef MMLAB_RUNNER_H
-#define MMLAB_RUNNER_H
+#ifndef MMLAB_RUN_RUNNER_H
+#define MMLAB_RUN_RUNNER_H
 
 #include <stdbool.h>
 
@@ -44,6 +44,20 @@ struct run_opts {
 	bool defer_builds;
 };
 
+/*
+ * What a run, a created run or a boot came to. The values are the exit
+ * statuses of lib/util.h (EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED),
+ * because a queue worker is a process that exits with its boot's outcome
+ * (batch/worker.c); a command maps an outcome to its exit status by name
+ * (builtin/cmd-run.c).
+ */
+enum run_outcome {
+	RUN_OK = 0, /* every iteration ok */
+	RUN_FAILED = 1, /* a run that failed, or an iteration not ok */
+	RUN_BAD_INPUT = 2, /* the job, a kernel, the run to resume, the guest's set-up */
+	RUN_INTERRUPTED = 3, /* runner_boot(): SIGINT/SIGTERM, nothing stored */
+};
+
 struct run_result {
 	char *run_id; /* NULL when no run was created */
 	unsigned int failed_iterations; /* stored, but not ok */
@@ -51,12 +65,11 @@ struct run_result {
 };
 
 /*
- * Returns the exit status (lib/util.h): 0 every iteration ok, 1 a run that
- * failed or was interrupted, 2 bad input (the job, a kernel, the run to
- * resume). SIGINT/SIGTERM during the run destroy the domain and leave the
- * run "incomplete".
+ * RUN_OK, RUN_FAILED (also a run that was interrupted: res->interrupted
+ * says so), RUN_BAD_INPUT. SIGINT/SIGTERM during the run destroy the domain
+ * and leave the run "incomplete".
  */
-int runner_run(struct store *s, const struct run_opts *o, struct run_result *res);
+enum run_outcome runner_run(struct store *s, const struct run_opts *o, struct run_result *res);
 void run_result_release(struct run_result *res);
 
 /*
@@ -66,10 +79,10 @@ void run_result_release(struct run_result *res);
  * anything: kernels resolved, KVM or TCG chosen, host facts and the boot
  * plan recorded in run.json ("boots": [{"variant","first","count"}] in the
  * run's order, with "build": the request when o->defer_builds left the
- * variant's kernel to a build item), status "queued". *run_id is malloc'd. Exit status as
- * runner_run().
+ * variant's kernel to a build item), status "queued". *run_id is malloc'd.
+ * RUN_OK, RUN_FAILED or RUN_BAD_INPUT, as runner_run().
  */
-int runner_create(struct store *s, const struct run_opts *o, char **run_id);
+enum run_outcome runner_create(struct store *s, const struct run_opts *o, char **run_id);
 
 struct boot_opts {
 	const char *cache_dir; /* as in struct run_opts (required) */
@@ -88,11 +101,11 @@ struct boot_opts {
  * (the workload's module, the disk image); each of its iterations is
  * stored as in runner_run(). A boot already stored is not run again. The
  * domains of earlier attempts of the boot (a killed runner's) are
- * destroyed first. Does not change run.json. Returns 0 ok, 1 an iteration
- * not ok, 2 bad input, EXIT_INTERRUPTED interrupted (SIGINT/SIGTERM;
+ * destroyed first. Does not change run.json. Returns RUN_OK, RUN_FAILED
+ * (an iteration not ok), RUN_BAD_INPUT, RUN_INTERRUPTED (SIGINT/SIGTERM;
  * nothing stored).
  */
-int runner_boot(struct store *s, const char *run_id, const char *variant, unsigned int first,
-		const struct boot_opts *bo);
+enum run_outcome runner_boot(struct store *s, const char *run_id, const char *variant,
+			     unsigned int first, const struct boot_opts *bo);
 
 #endif

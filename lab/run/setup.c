@@ -24,7 +24,7 @@ int run_load_new(struct run *r, const struct run_opts *o)
 	if (o->job)
 		r->job = o->job;
 	else if (job_load(o->job_path, &r->job))
-		return EXIT_USAGE;
+		return -1;
 	if (o->observer_check)
 		run_add_observer_twins(r->job);
 	r->rec.order.mode = o->sequential ? RUN_ORDER_SEQUENTIAL : RUN_ORDER_RANDOM;
@@ -55,14 +55,14 @@ int run_load_resume(struct run *r, const char *run_arg)
 
 	r->id = store_run_resolve(r->store, run_arg);
 	if (!r->id || store_record_read(r->store, r->id, &r->rec))
-		return EXIT_USAGE;
+		return -1;
 	if (!r->spec->queued && !strcmp(run_record_status(&r->rec), "running")) {
 		lab_err("run %s is still running (pid %lld); wait for it or stop it first", r->id,
 			r->rec.pid);
-		return EXIT_USAGE;
+		return -1;
 	}
 	if (load_run_job(r))
-		return EXIT_USAGE;
+		return -1;
 	if (r->rec.observer_check)
 		run_add_observer_twins(r->job);
 	/* iterations --until-significant added before the run was interrupted */

@@ -11,8 +11,8 @@
  * (kill -9, a reboot). MMLAB_KEEP_STAGE=1 keeps stages for debugging (and
  * they are never swept).
  */
-#ifndef MMLAB_STAGE_H
-#define MMLAB_STAGE_H
+#ifndef MMLAB_RUN_STAGE_H
+#define MMLAB_RUN_STAGE_H
 
 /* a fresh staging directory (malloc'd path), or NULL after a message */
 char *stage_create(void);

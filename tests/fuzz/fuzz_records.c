@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
-	j = agent_parse_stream(out, n, "usemem");
+	j = guest_stream_parse(out, n, "usemem");
 	s = json_dumps(j, JSON_COMPACT);
 	if (!s)
 		abort();

@@ -12,7 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	json_t *j = agent_parse_stream(data, size, "usemem");
+	json_t *j = guest_stream_parse(data, size, "usemem");
 	char *s = json_dumps(j, JSON_COMPACT);
 
 	if (!s)

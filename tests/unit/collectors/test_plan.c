@@ -20,6 +20,7 @@
 #include "image/payload.h"
 #include "job/job.h"
 #include "job/job_own.h"
+#include "run/run.h"
 
 static struct plan p;
 
@@ -150,7 +151,8 @@ static void test_own_roundtrip(void **state)
 
 	(void)state;
 	assert_int_equal(job_load_buffer("t.yaml", yaml, strlen(yaml), "/tmp", &job), 0);
-	guest_plan(&plan, "run1", job, &job->variants[0], 0, 2);
+	assert_int_equal(job_workload_kind(&job->workload), WORKLOAD_OWN);
+	guest_plan(&plan, "run1", job, &job->variants[0], 0, 2, workload_own_ops.plan);
 	text = payload_plan_text(&plan);
 	assert_int_equal(parse(text), 0);
 	assert_string_equal(p.workload, "mine");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_agent.c - agent_parse_stream() on synthetic streams with exact
+ * test_agent.c - guest_stream_parse() on synthetic streams with exact
  * expected metrics, on hostile input, and on a stream captured from a real
  * TCG guest running usemem on 2 NUMA nodes (tests/unit/agent/).
  */
@@ -115,7 +115,7 @@ static void test_full_stream(void **state)
 	good_iteration(&s, 0);
 	rec(&s, MMREC_LOG, "level=info\nhello from the guest");
 	rec(&s, MMREC_DONE, "iterations=1");
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	h = json_object_get(root, "hello");
 	assert_string_equal(json_string_value(json_object_get(h, "release")), "6.9.0-rc1");
 	assert_string_equal(json_string_value(json_object_get(h, "agent")), "1");
@@ -182,7 +182,7 @@ static void test_hostile_metrics(void **state)
 	rec(&s, MMREC_SNAPSHOT, "iter=0 phase=middle name=vmstat\npgfault 9");
 	rec(&s, MMREC_RESULT, "iter=99999999999 exit=0");
 	rec(&s, MMREC_LOG, "level=panic\n\x1b[31mred\x01");
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	m = json_object_get(iter(root, 0), "metrics");
 	assert_true(num(m, "usemem.good:metric-1") == 2);
 	assert_true(num(m, "usemem.neg") == -2.5);
@@ -207,7 +207,7 @@ static void test_hostile_metrics(void **state)
 	assert_true(json_is_null(json_object_get(root, "hello")));
 	json_decref(root);
 	/* a hostile workload name falls back to "workload" */
-	root = agent_parse_stream(s.buf, s.len, "bad name");
+	root = guest_stream_parse(s.buf, s.len, "bad name");
 	assert_true(num(json_object_get(iter(root, 0), "metrics"), "workload.neg") == -2.5);
 	json_decref(root);
 	free(s.buf);
@@ -226,7 +226,7 @@ static void test_missing_after(void **state)
 	rec(&s, MMREC_ITER_END, "iter=4 status=ok");
 	good_iteration(&s, 2);
 	rec(&s, MMREC_ITER_BEGIN, "iter=7"); /* the guest died here */
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 3);
 	it = iter(root, 0); /* sorted by index */
 	assert_int_equal(json_integer_value(json_object_get(it, "index")), 2);
@@ -257,7 +257,7 @@ static void test_guest_failed(void **state)
 	rec(&s, MMREC_LOG, "level=error\niteration 0: workload exited before \"ready\"");
 	rec(&s, MMREC_RESULT, "iter=0 exit=-1 signal=9 user_s=0 system_s=0 elapsed_s=0.1");
 	rec(&s, MMREC_ITER_END, "iter=0 status=failed");
-	root = agent_parse_stream(s.buf, s.len, "crash");
+	root = guest_stream_parse(s.buf, s.len, "crash");
 	it = iter(root, 0);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
 	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 9);
@@ -278,14 +278,14 @@ static void test_garbage(void **state)
 	(void)state;
 	for (size_t i = 0; i < (1 << 16); i++)
 		b[i] = (uint8_t)rand_r(&seed);
-	root = agent_parse_stream(b, 1 << 16, "usemem");
+	root = guest_stream_parse(b, 1 << 16, "usemem");
 	assert_non_null(root);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 0);
 	assert_int_equal(json_integer_value(
 				 json_object_get(json_object_get(root, "stream"), "skipped_bytes")),
 			 1 << 16);
 	json_decref(root);
-	root = agent_parse_stream(NULL, 0, NULL);
+	root = guest_stream_parse(NULL, 0, NULL);
 	assert_non_null(root);
 	assert_true(json_is_false(json_object_get(root, "done")));
 	json_decref(root);
@@ -299,17 +299,17 @@ static void test_many_iterations(void **state)
 	char p[32];
 
 	(void)state;
-	for (int i = 0; i < AGENT_MAX_ITERATIONS + 100; i++) {
-		snprintf(p, sizeof(p), "iter=%d", AGENT_MAX_ITERATIONS + 99 - i);
+	for (int i = 0; i < GUEST_STREAM_MAX_ITERATIONS + 100; i++) {
+		snprintf(p, sizeof(p), "iter=%d", GUEST_STREAM_MAX_ITERATIONS + 99 - i);
 		rec(&s, MMREC_ITER_BEGIN, p);
 		rec(&s, MMREC_ITER_END, "iter=0007 status=ok"); /* = iteration 7 */
 	}
-	root = agent_parse_stream(s.buf, s.len, "noop");
+	root = guest_stream_parse(s.buf, s.len, "noop");
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
-			 AGENT_MAX_ITERATIONS);
+			 GUEST_STREAM_MAX_ITERATIONS);
 	assert_true(log_has(root, "more than 4096 iterations"));
 	assert_int_equal(json_integer_value(json_object_get(iter(root, 0), "index")), 7);
-	assert_int_equal(json_array_size(json_object_get(root, "log")), AGENT_MAX_LOG + 1);
+	assert_int_equal(json_array_size(json_object_get(root, "log")), GUEST_STREAM_MAX_LOG + 1);
 	json_decref(root);
 	free(s.buf);
 }
@@ -335,7 +335,7 @@ static void test_stream_totals(void **state)
 	struct strbuf sb = STRBUF_INIT;
 	struct stream s = { 0 };
 	json_t *root, *st;
-	size_t lines = 60, samples = AGENT_MAX_SAMPLES;
+	size_t lines = 60, samples = GUEST_STREAM_MAX_SAMPLES;
 
 	(void)state;
 	for (int it = 0; it < 2; it++) {
@@ -349,11 +349,11 @@ static void test_stream_totals(void **state)
 		}
 		rec(&s, MMREC_SERIES, sb.buf);
 	}
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	st = json_object_get(root, "stream");
-	/* 120 lines of 20000: the first 100 fit in AGENT_MAX_TOTAL_SAMPLES */
+	/* 120 lines of 20000: the first 100 fit in GUEST_STREAM_MAX_TOTAL_SAMPLES */
 	assert_int_equal(json_integer_value(json_object_get(st, "dropped_samples")),
-			 (2 * lines - AGENT_MAX_TOTAL_SAMPLES / samples) * samples);
+			 (2 * lines - GUEST_STREAM_MAX_TOTAL_SAMPLES / samples) * samples);
 	assert_int_equal(json_integer_value(json_object_get(st, "dropped_metrics")), 0);
 	json_decref(root);
 	strbuf_release(&sb);
@@ -364,7 +364,7 @@ static void test_real_capture(void **state)
 {
 	size_t len;
 	char *buf = fixture("real-usemem.bin", &len);
-	json_t *root = agent_parse_stream(buf, len, "usemem"), *it, *m, *st;
+	json_t *root = guest_stream_parse(buf, len, "usemem"), *it, *m, *st;
 
 	(void)state;
 	assert_string_equal(
@@ -400,14 +400,14 @@ static void test_save_snapshots(void **state)
 
 	(void)state;
 	good_iteration(&s, 0);
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	it = iter(root, 0);
 	/* a name that did not come from the parser must not escape dir */
 	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"), "../escape",
 			    json_string("x"));
 	dir = mkdtemp(tmpl);
 	assert_non_null(dir);
-	assert_int_equal(agent_save_snapshots(it, dir), 0);
+	assert_int_equal(guest_stream_save_snapshots(it, dir), 0);
 	assert_null(json_object_get(it, "snapshots"));
 	path = xasprintf("%s/after/node0.vmstat", dir);
 	got = read_file(path, &len, 4096);
@@ -421,7 +421,7 @@ static void test_save_snapshots(void **state)
 	path = xasprintf("%s/escape", dir);
 	assert_false(path_exists(path));
 	free(path);
-	assert_int_equal(agent_save_snapshots(it, dir), 0); /* nothing left */
+	assert_int_equal(guest_stream_save_snapshots(it, dir), 0); /* nothing left */
 	assert_int_equal(rm_rf(dir), 0);
 	json_decref(root);
 	free(s.buf);
@@ -445,7 +445,7 @@ static void test_collectors(void **state)
 	    "iter=0 interval_s=1 samples=3\n"
 	    "vmstat.nr_free_pages 10 9 8\nnode1.vmstat.nr_free_pages 5 4 3\n"
 	    "vmstat.short 1 2\ntime.bad 1 2 3\nvmstat.nan 1 x 3\n");
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	it = iter(root, 0);
 	m = json_object_get(it, "metrics");
 	assert_int_equal((int)num(m, "trace.compaction:mm_compaction_begin"), 12);
@@ -470,7 +470,7 @@ static void test_collectors(void **state)
 	json_decref(root);
 
 	rec(&s, MMREC_SETUP_ERROR, "what=collectors\ntracepoint 'a:b' matches no event");
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	assert_string_equal(
 		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
 		"tracepoint 'a:b' matches no event");
@@ -492,7 +492,7 @@ static void test_tiers(void **state)
 	    "node=1 cpus=- memory_kb=524288\n"
 	    "access=1 class=0 initiators=0 read_latency=300 read_bandwidth=4096\n"
 	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\n");
-	root = agent_parse_stream(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem");
 	t = json_object_get(iter(root, 0), "tiers");
 	assert_non_null(t);
 	assert_true(json_is_true(json_object_get(t, "demotion_enabled")));

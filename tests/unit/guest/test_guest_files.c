@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "guest/files.h"
+#include "guest/stream.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 #include "proto.h"
@@ -379,6 +380,73 @@ static void test_drop_files(void **state)
 	free(root);
 }
 
+/*
+ * One walk with the stream's parser and the files' handler (what run/boot.c
+ * does): the files stored, the stream kept without its FILE records only
+ * when it has some, and the parser sees every record once.
+ */
+static void test_one_walk(void **state)
+{
+	struct stream s = { 0 }, want = { 0 };
+	char *root = tmpdir(), *kept = xasprintf("%s/kept.bin", root), *got;
+	struct strlist asked = { 0 };
+	struct guest_files_stats st;
+	struct mmrec_reader rd;
+	size_t len;
+	int k;
+
+	(void)state;
+	strlist_push(&asked, "/x");
+	put_rec(&s, MMREC_HELLO, "agent=1", NULL, 0);
+	put_rec(&want, MMREC_HELLO, "agent=1", NULL, 0);
+	piece(&s, "/x", 3, 0, "abc", 3);
+	put_rec(&s, MMREC_DONE, "iterations=0", NULL, 0);
+	put_rec(&want, MMREC_DONE, "iterations=0", NULL, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		struct guest_stream_parser *sp = guest_stream_begin("usemem");
+		struct guest_files *gf =
+			guest_files_begin(pass ? want.buf : s.buf, &asked, root, kept);
+		const struct guest_record_handler h[] = { { guest_stream_record, sp },
+							  { guest_files_record, gf } };
+		const struct stream *in = pass ? &want : &s;
+		json_t *files, *root_j;
+
+		unlink(kept);
+		guest_records_walk(in->buf, in->len, h, 2, &rd);
+		root_j = guest_stream_end(sp, &rd);
+		files = guest_files_end(gf, in->len, &st, &k);
+		assert_int_equal(json_integer_value(json_object_get(
+					 json_object_get(root_j, "stream"), "records")),
+				 pass ? 2 : 3);
+		assert_true(json_is_true(json_object_get(root_j, "done")));
+		assert_int_equal(st.records, pass ? 0 : 1);
+		assert_int_equal(k, pass ? 0 : 1);
+		assert_int_equal(access(kept, F_OK) == 0, !pass);
+		if (!pass) {
+			assert_contents(root, "/x", "abc", 3);
+			got = read_file(kept, &len, 1 << 20);
+			assert_non_null(got);
+			assert_int_equal(len, want.len);
+			assert_memory_equal(got, want.buf, len);
+			free(got);
+		} else {
+			assert_string_equal(
+				error_of(files, "/x"),
+				"the guest sent nothing for it (the agent sends files "
+				"after its last iteration: did the guest get there? see "
+				"console.log)");
+		}
+		json_decref(files);
+		json_decref(root_j);
+	}
+	strlist_free(&asked);
+	free(s.buf);
+	free(want.buf);
+	rm_rf(root);
+	free(kept);
+	free(root);
+}
+
 static void test_path_codec(void **state)
 {
 	static const char *const paths[] = { "/var/log/x.log", "/a b/c%d", "/é/\t/=x y",
@@ -434,7 +502,7 @@ int main(void)
 		cmocka_unit_test(test_honest),	      cmocka_unit_test(test_not_asked),
 		cmocka_unit_test(test_unclean_asked), cmocka_unit_test(test_lies),
 		cmocka_unit_test(test_truncated),     cmocka_unit_test(test_drop_files),
-		cmocka_unit_test(test_path_codec),
+		cmocka_unit_test(test_path_codec),    cmocka_unit_test(test_one_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
