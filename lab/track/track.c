@@ -27,17 +27,20 @@ int track_add(const struct track_env *env, const char *file, char **name)
 	text = read_file(file, &len, 1u << 20);
 	if (text && !mkdir_p(dir, 0755) && !write_file_atomic(copy, text, len, 0644)) {
 		char now[TIME_STR_LEN];
-		json_t *st = path_exists(statef) ? json_load_file(statef, 0, NULL) : NULL;
+		struct track_state st;
 
-		if (!json_is_object(st)) {
-			json_decref(st);
-			st = json_pack("{s:s, s:s, s:[], s:{}}", "name", d.name, "created",
-				       time_iso_now(now), "points", "runs");
+		/* no state yet, or a damaged one: made anew */
+		if (track_state_try_load(statef, &st)) {
+			memset(&st, 0, sizeof(st));
+			st.name = xstrdup(d.name);
+			st.created = xstrdup(time_iso_now(now));
+			st.has_runs = true;
 		}
 		/* relative paths of the copy resolve against the file's directory */
-		json_object_set_new(st, "file", json_string(d.file));
-		ret = track_state_write(statef, st);
-		json_decref(st);
+		free(st.file);
+		st.file = xstrdup(d.file);
+		ret = track_state_write(statef, &st);
+		track_state_release(&st);
 	}
 	if (!ret)
 		*name = xstrdup(d.name);
@@ -58,17 +61,16 @@ json_t *track_list(const struct track_env *env)
 	struct dirent *e;
 
 	while (dh && (e = readdir(dh))) {
-		char *st = xasprintf("%s/%s/state.json", root, e->d_name);
-		json_t *j = e->d_name[0] != '.' ? json_load_file(st, 0, NULL) : NULL;
+		char *path = xasprintf("%s/%s/state.json", root, e->d_name);
+		struct track_state st;
 
-		if (json_is_object(j))
-			json_array_append_new(
-				out,
-				json_pack("{s:s, s:I, s:O?}", "name", e->d_name, "points",
-					  (json_int_t)json_array_size(json_object_get(j, "points")),
-					  "file", json_object_get(j, "file")));
-		json_decref(j);
-		free(st);
+		if (e->d_name[0] != '.' && !track_state_try_load(path, &st)) {
+			json_array_append_new(out, json_pack("{s:s, s:I, s:s?}", "name", e->d_name,
+							     "points", (json_int_t)st.npoints,
+							     "file", st.file));
+			track_state_release(&st);
+		}
+		free(path);
 	}
 	if (dh)
 		closedir(dh);
@@ -82,8 +84,7 @@ static void progress(struct track *t)
 
 	track_counts(t, &done, &queued, &failed);
 	lab_info("track %s: %zu kernels x %zu jobs: %u measured, %u queued, %u failed", t->def.name,
-		 json_array_size(json_object_get(t->state, "points")), t->def.njobs, done, queued,
-		 failed);
+		 t->state.npoints, t->def.njobs, done, queued, failed);
 }
 
 /* one pass: new points, measure, detect, confirm, bisect */
@@ -123,7 +124,7 @@ static int reload(struct track *t)
 {
 	char *file = xasprintf("%s/track.yaml", t->dir);
 	struct track_def d;
-	int ret = trackfile_load(file, json_string_value(json_object_get(t->state, "file")), &d);
+	int ret = trackfile_load(file, t->state.file, &d);
 
 	if (!ret) {
 		trackfile_release(&t->def);
@@ -152,21 +153,20 @@ json_t *track_status(const struct track_env *env, const char *name)
 {
 	struct track t;
 	unsigned int done, queued, failed;
-	json_t *st;
+	json_t *st, *jobs;
 
 	if (track_open(env, name, false, &t))
 		return NULL;
 	track_counts(&t, &done, &queued, &failed);
-	st = json_deep_copy(t.state);
-	json_object_set_new(
-		st, "counts",
-		json_pack("{s:I, s:I, s:I, s:I}", "kernels",
-			  (json_int_t)json_array_size(json_object_get(t.state, "points")),
-			  "measured", (json_int_t)done, "queued", (json_int_t)queued, "failed",
-			  (json_int_t)failed));
-	json_object_set_new(st, "jobs", json_array());
+	st = track_state_to_json(&t.state);
+	json_object_set_new(st, "counts",
+			    json_pack("{s:I, s:I, s:I, s:I}", "kernels",
+				      (json_int_t)t.state.npoints, "measured", (json_int_t)done,
+				      "queued", (json_int_t)queued, "failed", (json_int_t)failed));
+	jobs = json_array();
 	for (size_t i = 0; i < t.def.njobs; i++)
-		json_array_append_new(json_object_get(st, "jobs"), json_string(t.def.jobs[i].name));
+		json_array_append_new(jobs, json_string(t.def.jobs[i].name));
+	json_object_set_new(st, "jobs", jobs);
 	track_close(&t);
 	return st;
 }
