@@ -216,13 +216,9 @@ static void write_topology(FILE *f, const struct track_setup *su)
 static void write_kernel_config(const struct track *t, const struct track_setup *su, FILE *f)
 {
 	if (t->def.config) {
-		json_t *frag;
-		size_t i;
-
-		fprintf(f, "kernel config: %s",
-			json_string_value(json_object_get(t->def.config, "base")) ?: "tinyconfig");
-		json_array_foreach(json_object_get(t->def.config, "fragments"), i, frag)
-			fprintf(f, " + %s", json_string_value(frag));
+		fprintf(f, "kernel config: %s", t->def.config_base ?: "tinyconfig");
+		for (size_t i = 0; i < t->def.config_fragments.n; i++)
+			fprintf(f, " + %s", t->def.config_fragments.v[i]);
 		fputc('\n', f);
 		return;
 	}

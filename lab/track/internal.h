@@ -53,7 +53,9 @@ struct track_def {
 	char *tree; /* absolute, or NULL */
 	char *branch, *since, *tags;
 	unsigned int every;
-	json_t *config; /* {"base","fragments"} with absolute paths, or NULL */
+	json_t *config; /* {"base","fragments"} with absolute paths (job/rewrite.h), or NULL */
+	char *config_base; /* the same as fields: NULL (tinyconfig) unless given */
+	struct strlist config_fragments;
 	struct track_list_point *list; /* NULL: no list */
 	size_t nlist;
 	struct track_job jobs[TRACK_MAX_JOBS];

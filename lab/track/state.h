@@ -153,6 +153,8 @@ void track_state_release(struct track_state *st);
 
 /* a commit's record ({"commit","short","subject","author","date"}); -1: not one */
 int track_commit_from_json(const json_t *j, struct track_commit *c);
+/* the first bad commit of the bisect engine's result (bisect/session.h); -1: none */
+int track_result_first(const json_t *result, struct track_commit *c);
 void track_commit_release(struct track_commit *c);
 
 /*

@@ -303,6 +303,11 @@ int track_commit_from_json(const json_t *j, struct track_commit *cm)
 	return 0;
 }
 
+int track_result_first(const json_t *result, struct track_commit *cm)
+{
+	return track_commit_from_json(json_object_get(result, "first"), cm);
+}
+
 void track_commit_release(struct track_commit *cm)
 {
 	free(cm->commit);

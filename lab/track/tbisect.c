@@ -108,7 +108,7 @@ static void take_result(struct track_bisection *entry, json_t *result, int ret)
 {
 	struct track_commit first;
 
-	if (result && !track_commit_from_json(json_object_get(result, "first"), &first)) {
+	if (result && !track_result_first(result, &first)) {
 		track_commit_release(&entry->first);
 		entry->first = first;
 		entry->has_first = true;

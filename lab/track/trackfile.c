@@ -259,8 +259,10 @@ static void parse_config(struct tf *c, yaml_node_t *n)
 		bool named = !strcmp(base, "tinyconfig") || !strcmp(base, "defconfig") ||
 			     !strcmp(base, "distro");
 
-		json_object_set_new(cfg, "base",
-				    named ? json_string(base) : json_path(c->dir, base));
+		json_t *b = named ? json_string(base) : json_path(c->dir, base);
+
+		c->d->config_base = b ? xstrdup(json_string_value(b)) : NULL;
+		json_object_set_new(cfg, "base", b);
 	}
 	if (f[CF_FRAGMENTS].val && yf_seq(c->y, f[CF_FRAGMENTS].val, "kernels.config.fragments",
 					  "[kernels/lab.config]", 64)) {
@@ -269,8 +271,12 @@ static void parse_config(struct tf *c, yaml_node_t *n)
 			const char *v = yf_scalar(
 				c->y, it, yf_pidx(p, "kernels.config.fragments", i), "a path");
 
-			if (v)
-				json_array_append_new(frags, json_path(c->dir, v));
+			json_t *fp = v ? json_path(c->dir, v) : NULL;
+
+			if (!fp)
+				continue;
+			strlist_push(&c->d->config_fragments, json_string_value(fp));
+			json_array_append_new(frags, fp);
 		}
 	}
 	json_object_set_new(cfg, "fragments", frags);
@@ -589,6 +595,8 @@ void trackfile_release(struct track_def *d)
 	free(d->since);
 	free(d->tags);
 	json_decref(d->config);
+	free(d->config_base);
+	strlist_free(&d->config_fragments);
 	for (size_t i = 0; i < d->nlist; i++) {
 		free(d->list[i].name);
 		free(d->list[i].ref);

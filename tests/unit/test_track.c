@@ -149,7 +149,7 @@ static void test_track_good(void **state)
 	char *p = write_in("good.yaml", good_track);
 	struct track_def d;
 	struct capture c;
-	char *errs;
+	char *errs, *frag;
 
 	(void)state;
 	/* the two jobs have one name: refused, naming both */
@@ -161,7 +161,8 @@ static void test_track_good(void **state)
 	free(p);
 	p = write_in("good.yaml", "name: sweep\n"
 				  "kernels: { list: [distro, distro2, { name: x, kernel: distro }, "
-				  "{ name: y, ref: v1 }] }\n"
+				  "{ name: y, ref: v1 }], config: { base: defconfig, "
+				  "fragments: [x.config] } }\n"
 				  "jobs: [{ job: job.yaml, variant: tuned }]\n");
 	assert_int_equal(trackfile_load(p, NULL, &d), 0);
 	assert_int_equal(d.njobs, 1);
@@ -175,6 +176,12 @@ static void test_track_good(void **state)
 	assert_string_equal(d.list[3].name, "y");
 	assert_string_equal(d.list[3].ref, "v1");
 	assert_string_equal(json_string_value(json_object_get(d.list[3].set, "ref")), "v1");
+	/* kernels.config as fields, the fragments' paths absolute */
+	assert_string_equal(d.config_base, "defconfig");
+	assert_int_equal(d.config_fragments.n, 1);
+	frag = xasprintf("%s/x.config", dir);
+	assert_string_equal(d.config_fragments.v[0], frag);
+	free(frag);
 	assert_int_equal(d.iterations, 3);
 	assert_true(d.q == 0.05 && d.min_rel == 0.02 && d.bisect);
 	trackfile_release(&d);

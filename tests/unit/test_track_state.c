@@ -179,6 +179,17 @@ static void test_round_trip(void **state)
 	assert_string_equal(b->first.shortc, "222222222222");
 	assert_null(b->result);
 	assert_non_null(track_state_bisect(&st, "j/x..y")->result);
+	/* the bisect engine's result names its first bad commit */
+	{
+		struct track_commit first;
+
+		assert_int_equal(
+			track_result_first(track_state_bisect(&st, "j/x..y")->result, &first), 0);
+		assert_string_equal(first.commit, SHA_B);
+		assert_null(first.subject);
+		track_commit_release(&first);
+		assert_int_equal(track_result_first(st.rest, &first), -1);
+	}
 	again = track_state_dump(&st);
 	assert_string_equal(again, text);
 	free(again);
