@@ -14,6 +14,7 @@
 
 #include "lib/util.h"
 #include "track/state.h"
+#include "track/track.h"
 
 /* where a parse stands: the first error wins */
 struct pctx {
@@ -818,6 +819,17 @@ json_t *track_state_to_json(const struct track_state *st)
 	if (st->has_runs)
 		json_object_set_new(o, "runs", runs_to_json(st));
 	return o;
+}
+
+json_t *track_list_json(const struct track_info *l, size_t n)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out,
+				      json_pack("{s:s, s:I, s:s?}", "name", l[i].name, "points",
+						(json_int_t)l[i].points, "file", l[i].file));
+	return out;
 }
 
 char *track_state_dump(const struct track_state *st)

@@ -53,21 +53,24 @@ int track_add(const struct track_env *env, const char *file, char **name)
 	return ret;
 }
 
-json_t *track_list(const struct track_env *env)
+struct track_info *track_list(const struct track_env *env, size_t *n)
 {
 	char *root = track_root(env->results_dir);
 	DIR *dh = opendir(root);
-	json_t *out = json_array();
+	struct track_info *out = NULL;
 	struct dirent *e;
 
+	*n = 0;
 	while (dh && (e = readdir(dh))) {
 		char *path = xasprintf("%s/%s/state.json", root, e->d_name);
 		struct track_state st;
 
 		if (e->d_name[0] != '.' && !track_state_try_load(path, &st)) {
-			json_array_append_new(out, json_pack("{s:s, s:I, s:s?}", "name", e->d_name,
-							     "points", (json_int_t)st.npoints,
-							     "file", st.file));
+			out = xrealloc(out, (*n + 1) * sizeof(*out));
+			out[(*n)++] = (struct track_info){ .name = xstrdup(e->d_name),
+							   .points = st.npoints,
+							   .file = st.file };
+			st.file = NULL;
 			track_state_release(&st);
 		}
 		free(path);
@@ -76,6 +79,15 @@ json_t *track_list(const struct track_env *env)
 		closedir(dh);
 	free(root);
 	return out;
+}
+
+void track_list_free(struct track_info *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(l[i].name);
+		free(l[i].file);
+	}
+	free(l);
 }
 
 static void progress(struct track *t)

@@ -80,7 +80,17 @@ enum track_format { TRACK_TEXT, TRACK_JSON, TRACK_HTML, TRACK_MBOX };
 /* "track report NAME": the report to f */
 int track_report(const struct track_env *env, const char *name, enum track_format fmt, FILE *f);
 
-/* "track list": the tracks of the store, [{"name","points","file"}] (new reference) */
-json_t *track_list(const struct track_env *env);
+/* a track of the store, as "track list" names it */
+struct track_info {
+	char *name;
+	size_t points;
+	char *file; /* the track file as added, or NULL */
+};
+
+/* "track list": the tracks of the store (*n of them, malloc'd: track_list_free()) */
+struct track_info *track_list(const struct track_env *env, size_t *n);
+void track_list_free(struct track_info *l, size_t n);
+/* the list as "track list --json" prints it, [{"name","points","file"}]: a new reference */
+json_t *track_list_json(const struct track_info *l, size_t n);
 
 #endif
