@@ -194,8 +194,8 @@ static int dispatch(const struct track_env *env, const char *sub, int n, char **
 		    struct track_args *a)
 {
 	char *name = NULL;
+	bool bad;
 	json_t *st;
-	int ret;
 
 	if (!strcmp(sub, "list"))
 		return n ? (lab_err("'track list' takes no operand"), EXIT_USAGE) :
@@ -217,8 +217,9 @@ static int dispatch(const struct track_env *env, const char *sub, int n, char **
 			return EXIT_USAGE;
 		if (a->ro.slurm && slurm_setup(a))
 			return EXIT_RUN_FAILED;
-		ret = track_run(env, ops[0], &a->ro);
-		return ret < 0 ? EXIT_USAGE : ret ? EXIT_RUN_FAILED : 0;
+		if (!track_run(env, ops[0], &a->ro, &bad))
+			return 0;
+		return bad ? EXIT_USAGE : EXIT_RUN_FAILED;
 	}
 	if (!strcmp(sub, "status")) {
 		st = track_status(env, ops[0]);

@@ -99,29 +99,29 @@ static void progress(struct track *t)
 		 t->state.npoints, t->def.njobs, done, queued, failed);
 }
 
-/* one pass: new points, measure, detect, confirm, bisect */
+/* one pass: new points, measure, detect, confirm, bisect; 0 or -1 */
 static int run_once(struct track *t, const struct track_run_opts *o)
 {
 	size_t added;
 	int ret;
 
 	if (track_points_update(t, &added) || track_save(t))
-		return 1;
+		return -1;
 	if (added)
 		lab_info("track %s: %zu new kernel%s", t->def.name, added, added == 1 ? "" : "s");
 	ret = track_measure(t, o);
 	progress(t);
 	if (ret)
-		return 1;
+		return -1;
 	if (track_detect(t) || track_save(t))
-		return 1;
+		return -1;
 	if (o->no_confirm)
 		return 0;
 	if (track_confirm(t))
-		return 1;
+		return -1;
 	if (o->no_bisect || !t->def.bisect)
 		return 0;
-	return track_bisect(t) ? 1 : 0;
+	return track_bisect(t) ? -1 : 0;
 }
 
 /* --follow: wait poll_s seconds for the next look; false when interrupted */
@@ -146,13 +146,16 @@ static int reload(struct track *t)
 	return ret;
 }
 
-int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o)
+int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o,
+	      bool *bad_input)
 {
 	struct track t;
 	int ret;
 
+	*bad_input = true;
 	if (track_open(env, name, true, &t))
 		return -1;
+	*bad_input = false;
 	/* --follow ends at the first pass that fails or is interrupted */
 	while (!(ret = run_once(&t, o)) && o->follow)
 		if (!wait_poll(&t, o->poll_s ? o->poll_s : 600) || reload(&t))

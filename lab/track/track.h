@@ -67,10 +67,13 @@ struct track_run_opts {
 };
 
 /*
- * "track run NAME": measure, detect, confirm, bisect. 0 done, 1 a step
- * failed or was interrupted (state kept: run it again), -1 bad input.
+ * "track run NAME": measure, detect, confirm, bisect. 0 done; -1 after a
+ * message, *bad_input true when the track could not be opened (no such
+ * track, a damaged state, another track run holds it) and false when a
+ * step failed or was interrupted (state kept: run it again).
  */
-int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o);
+int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o,
+	      bool *bad_input);
 
 /* "track status NAME": the state as JSON (a new reference), NULL after a message */
 json_t *track_status(const struct track_env *env, const char *name);
