@@ -157,23 +157,21 @@ static int do_report(const struct track_env *env, const char *name, const struct
 
 static int do_list(const struct track_env *env, bool json)
 {
-	json_t *l = track_list(env), *t;
-	size_t i;
+	size_t n;
+	struct track_info *l = track_list(env, &n);
 
 	if (json) {
-		json_dumpf(l, stdout, JSON_INDENT(2));
+		json_t *j = track_list_json(l, n);
+
+		json_dumpf(j, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
-	} else if (!json_array_size(l)) {
+		json_decref(j);
+	} else if (!n) {
 		printf("no tracks in %s; add one with 'mmlab track add FILE'\n", env->results_dir);
 	}
-	json_array_foreach(l, i, t) {
-		if (!json)
-			printf("%-32s %5lld kernels  %s\n",
-			       json_string_value(json_object_get(t, "name")),
-			       (long long)json_integer_value(json_object_get(t, "points")),
-			       json_string_value(json_object_get(t, "file")) ?: "");
-	}
-	json_decref(l);
+	for (size_t i = 0; i < n && !json; i++)
+		printf("%-32s %5zu kernels  %s\n", l[i].name, l[i].points, l[i].file ?: "");
+	track_list_free(l, n);
 	return 0;
 }
 
@@ -196,8 +194,8 @@ static int dispatch(const struct track_env *env, const char *sub, int n, char **
 		    struct track_args *a)
 {
 	char *name = NULL;
+	bool bad;
 	json_t *st;
-	int ret;
 
 	if (!strcmp(sub, "list"))
 		return n ? (lab_err("'track list' takes no operand"), EXIT_USAGE) :
@@ -219,8 +217,9 @@ static int dispatch(const struct track_env *env, const char *sub, int n, char **
 			return EXIT_USAGE;
 		if (a->ro.slurm && slurm_setup(a))
 			return EXIT_RUN_FAILED;
-		ret = track_run(env, ops[0], &a->ro);
-		return ret < 0 ? EXIT_USAGE : ret ? EXIT_RUN_FAILED : 0;
+		if (!track_run(env, ops[0], &a->ro, &bad))
+			return 0;
+		return bad ? EXIT_USAGE : EXIT_RUN_FAILED;
 	}
 	if (!strcmp(sub, "status")) {
 		st = track_status(env, ops[0]);
