@@ -215,6 +215,7 @@ check:
 UNIT_RUN = $(if $(T),$(filter %/test_$(patsubst test_%,%,$(T)),$(UNIT_BINS)),$(UNIT_BINS))
 
 check-unit:
+	$(if $(wildcard tests/unit/test_*.c),$(error $(wildcard tests/unit/test_*.c): a suite goes in tests/unit/<folder>/, the lab/ folder it tests; here it would never run))
 	$(if $(T),$(if $(UNIT_RUN),,$(error T=$(T): no tests/unit/*/test_$(patsubst test_%,%,$(T)).c)))
 	scripts/install-deps unit
 	$(MAKE) all $(UNIT_RUN)
