@@ -320,7 +320,8 @@ install: all
 	done
 
 # ---- lint, format, clang: .clang-tidy, .clang-format, scripts/lint* ----
-#   make lint          the folder layers (lab/LAYERS), bench/run's awk under
+#   make lint          the folder layers (lab/LAYERS), the headers' include
+#                      guards (scripts/check-header-guards), bench/run's awk under
 #                      mawk and gawk, cppcheck, clang-tidy and the
 #                      include-cycle check on every source the build
 #                      compiles, then the linters'
@@ -356,12 +357,12 @@ LINT_KMOD_SRCS ?= $(filter %.c,$(MOD_SRCS))
 # cycle is gone, so the exception goes with it
 CYCLES_ALLOW :=
 
-.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers \
+.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers lint-guards \
 	lint-awk check-lint format-check
 
 lint:
-	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-awk lint-cycles \
-		lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-guards lint-awk \
+		lint-cycles lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
 lint-cycles:
@@ -375,6 +376,12 @@ lint-cycles:
 lint-layers:
 	$(call msg,LAYERS,lab/LAYERS)
 	$(Q)scripts/check-layers lab
+
+# each header's include guard names its file, and no two are the same
+# (scripts/check-header-guards; tests/lint/ holds planted headers)
+lint-guards:
+	$(call msg,GUARDS,headers)
+	$(Q)scripts/check-header-guards $(filter-out tests/lint/%,$(filter %.h,$(FORMAT_SRCS)))
 
 # the benchmarks' awk programs under mawk and gawk (Debian's awk is
 # either): they must parse, run and print the same with both
