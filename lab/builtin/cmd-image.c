@@ -404,25 +404,17 @@ static const struct {
 
 int cmd_image(int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
+	struct opt opts[ARRAY_SIZE(subcommands) + 1];
+	int sub = -1, n;
 
-	if (sub && (!strcmp(sub, "--help") || !strcmp(sub, "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	for (size_t i = 0; sub && i < ARRAY_SIZE(subcommands); i++) {
-		if (strcmp(sub, subcommands[i].name))
-			continue;
-		argv[1] = (char *)subcommands[i].full;
-		return subcommands[i].fn(argc - 1, argv + 1);
-	}
-	if (!sub)
-		usage(stderr);
-	else if (sub[0] == '-')
-		lab_err("image: '%s' before the subcommand; write 'mmlab image build|list|gc|"
-			"initrd [options]' (see 'mmlab image --help')",
-			sub);
-	else
-		lab_err("no 'image %s'; the subcommands are build, list, gc and initrd", sub);
-	return EXIT_USAGE;
+	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+		opts[i] = (struct opt)OPT_SUBCOMMAND(subcommands[i].name, &sub, (int)i);
+	opts[ARRAY_SIZE(subcommands)] = (struct opt)OPT_END();
+	n = parse_options(argc, argv, opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n == PARSE_OPT_HELP || !n)
+		usage(n ? stdout : stderr);
+	if (n <= 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	argv[0] = (char *)subcommands[sub].full;
+	return subcommands[sub].fn(n, argv);
 }

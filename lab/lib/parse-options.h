@@ -109,7 +109,10 @@ struct opt_usage {
 
 /* stop at the first operand (mmlab's global options before the command) */
 #define PARSE_OPT_STOP_AT_NON_OPTION 1u
-/* --help returns PARSE_OPT_HELP without printing: the command prints its help */
+/*
+ * --help returns PARSE_OPT_HELP without printing: the command prints its
+ * help (u may then be NULL)
+ */
 #define PARSE_OPT_NO_HELP_PRINT 2u
 
 #define PARSE_OPT_HELP (-2) /* --help was given and printed: exit 0 */

@@ -31,10 +31,8 @@ for c in $cmds; do
 	# more than the usage: what the command does
 	[ "$(wc -l <"$T/$c.help")" -gt 8 ] || fail "mmlab $c --help is only $(cat "$T/$c.help")"
 	[ ! -s "$T/err" ] || fail "mmlab $c --help wrote to stderr: $(cat "$T/err")"
-	if [ "$c" != track ]; then # track -h: exit 2 (its dispatch reads --help only)
-		expect 0 "$c" -h
-		cmp -s "$T/out" "$T/$c.help" || fail "mmlab $c -h differs from --help"
-	fi
+	expect 0 "$c" -h
+	cmp -s "$T/out" "$T/$c.help" || fail "mmlab $c -h differs from --help"
 	expect 0 help "$c"
 	cmp -s "$T/out" "$T/$c.help" || fail "mmlab help $c differs from mmlab $c --help"
 	for s in ${subs[$c]:-}; do

@@ -87,12 +87,32 @@ for c in results image queue kernel bisect track; do
 	expect 2 "$c"
 	has "$T/err" "^usage: mmlab $c "
 done
-# a subcommand that does not exist
-bad 2 "${E}no 'results bogus'; the subcommands are list, show, path, reindex and import" \
-	results bogus
-bad 2 "${E}no 'image bogus'; the subcommands are build, list, gc and initrd" image bogus
-bad 2 "${E}no queue command 'bogus'; 'mmlab queue --help' lists them" queue bogus
-bad 2 "${E}kernel: unknown subcommand 'bogus'; expected build, fetch, list, show or gc" kernel bogus
-bad 2 "${E}unknown bisect command 'bogus'; one of start, run, status, log, replay, reset" \
-	bisect bogus
+# a subcommand that does not exist (OPT_SUBCOMMAND): the same message for
+# every command, with the nearest subcommand when it is a near miss
+declare -A subs=(
+	[results]="list, show, path, reindex and import"
+	[image]="build, list, gc and initrd"
+	[queue]="add, run, status, cancel, retry, build, exec and finish"
+	[kernel]="build, fetch, list, show and gc"
+	[bisect]="start, run, status, log, replay and reset"
+	[track]="add, run, status, report and list"
+)
+for c in "${!subs[@]}"; do
+	bad 2 "${E}$c: no subcommand 'bogus'; the subcommands are ${subs[$c]}$" "$c" bogus
+	hasnt "$T/err" 'did you mean'
+	case $c in queue | bisect | track)
+		bad 2 "${E}$c: no subcommand 'stat' \(did you mean '(start|status)'\?\); the subcommands are ${subs[$c]}$" \
+			"$c" stat ;;
+	esac
+	# an option before the subcommand is the command's: it has none but --help
+	[ "$c" = results ] && continue
+	bad 2 "${E}$c: unknown option --json; see 'mmlab $c --help'" "$c" --json list
+done
+bad 2 "${E}results: no subcommand 'lst' \(did you mean 'list'\?\)" results lst
+bad 2 "${E}kernel: no subcommand 'bild' \(did you mean 'build'\?\)" kernel bild
+bad 2 "${E}image: no subcommand 'initr' \(did you mean 'initrd'\?\)" image initr
+# results takes --json before its subcommand, but only for one that has it
+expect 0 results --json list
+assert_jq "$T/out" 'length == 2'
+bad 2 "${E}results path: unknown option --json; see 'mmlab results path --help'" results --json path
 echo ok
