@@ -106,10 +106,13 @@ static bool is_help(const struct opt *o)
 	return o == &help_opt;
 }
 
-/* --name[=value]; *i is the index of the argument, advanced past a value */
-static int parse_long(int argc, char **argv, int *i, const struct opt *opts)
+/*
+ * --name[=value]; *i is the index of the argument, advanced past a value;
+ * cmd names the command (argv[0] may hold an operand by now)
+ */
+static int parse_long(const char *cmd, int argc, char **argv, int *i, const struct opt *opts)
 {
-	const char *cmd = argv[0], *name = argv[*i] + 2, *eq = strchr(name, '=');
+	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const struct opt *o = find_long(opts, name, len);
 	char *shown = xstrndup(name, len);
@@ -135,9 +138,9 @@ static int parse_long(int argc, char **argv, int *i, const struct opt *opts)
 }
 
 /* -abc, -xVALUE, -x VALUE */
-static int parse_short(int argc, char **argv, int *i, const struct opt *opts)
+static int parse_short(const char *cmd, int argc, char **argv, int *i, const struct opt *opts)
 {
-	const char *cmd = argv[0], *p = argv[*i] + 1;
+	const char *p = argv[*i] + 1;
 
 	for (; *p; p++) {
 		const struct opt *o = find_short(opts, *p);
@@ -215,6 +218,7 @@ int parse_options(int argc, char **argv, const struct opt *opts, const struct op
 		  unsigned int flags)
 {
 	bool subs = has_subcommands(opts);
+	const char *cmd = argv[0]; /* the operands move to argv[0..] as they come */
 	int n = 0, i;
 
 	for (i = 1; i < argc; i++) {
@@ -231,15 +235,15 @@ int parse_options(int argc, char **argv, const struct opt *opts, const struct op
 			argv[n++] = argv[i];
 			continue;
 		}
-		ret = a[1] == '-' ? parse_long(argc, argv, &i, opts) :
-				    parse_short(argc, argv, &i, opts);
+		ret = a[1] == '-' ? parse_long(cmd, argc, argv, &i, opts) :
+				    parse_short(cmd, argc, argv, &i, opts);
 		if (ret == PARSE_OPT_HELP && !(flags & PARSE_OPT_NO_HELP_PRINT))
 			usage_with_options(stdout, opts, u);
 		if (ret)
 			return ret;
 	}
 	/* the subcommand and what follows it, which its own table parses */
-	if (subs && i < argc && subcommand(argv[0], argv[i], opts))
+	if (subs && i < argc && subcommand(cmd, argv[i], opts))
 		return PARSE_OPT_ERROR;
 	while (i < argc)
 		argv[n++] = argv[i++];

@@ -27,6 +27,10 @@ hasnt "$T/err" 'did you mean'
 for c in run doctor compare report submit repro; do
 	bad 2 "${E}$c: unknown option --bogus; see 'mmlab $c --help'" "$c" --bogus
 done
+# also after an operand (it once named the operand as the command)
+bad 2 "${E}compare: unknown option --bogus; see 'mmlab compare --help'" compare ab12 --bogus
+bad 2 "${E}results show: unknown option --bogus; see 'mmlab results show --help'" \
+	results show ab12 --bogus
 for c in "results list" "image list" "queue status" "kernel list" "bisect status" "track list"; do
 	# shellcheck disable=SC2086 # the command and its subcommand
 	bad 2 "${E}$c: unknown option --bogus; see 'mmlab $c --help'" $c --bogus

@@ -150,6 +150,10 @@ static void test_options_errors(void **state)
 		{ NARGS("--iterations=1x"), ARGS("--iterations=1x"), "not '1x'" },
 		{ NARGS("--pct", "abc"), ARGS("--pct", "abc"), "--pct wants a number, not 'abc'" },
 		{ NARGS("--help=1"), ARGS("--help=1"), "--help takes no value" },
+		/* after an operand, the message still names the command, not the operand */
+		{ NARGS("RUN", "--bogus"), ARGS("RUN", "--bogus"),
+		  "mmlab: error: t: unknown option --bogus; see 'mmlab t --help'\n" },
+		{ NARGS("RUN", "-x"), ARGS("RUN", "-x"), "error: t: unknown option -x;" },
 	};
 
 	(void)state;
