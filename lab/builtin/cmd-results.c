@@ -257,7 +257,7 @@ int cmd_results(int argc, char **argv)
 	ret = parse_options(argc, argv, opts, &results_usage, 0);
 	if (ret == 0)
 		usage_with_options(stderr, opts, &results_usage);
-	if (ret <= 0)
+	if (ret <= 0 || at < 0) /* at >= 0 when ret > 0 */
 		return ret == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	sub = &results_subs[at];
 	ret = parse_sub(ret, argv, sub, &json);
