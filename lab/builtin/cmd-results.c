@@ -186,22 +186,6 @@ static int do_path(struct store *s, const char *run)
 	return 0;
 }
 
-/*
- * The index of the subcommand: the first argument that is not an option
- * (results options take no value), so that "results --json show" works
- * like "results show --json"; 0 when there is none.
- */
-static int find_sub(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return i + 1 < argc ? i + 1 : 0;
-		if (argv[i][0] != '-' || !argv[i][1])
-			return i;
-	}
-	return 0;
-}
-
 static int do_reindex(struct store *s)
 {
 	json_t *runs;
@@ -225,8 +209,8 @@ static int do_import(struct store *s, const char *dir)
 	return ret;
 }
 
-/* argv without the subcommand, parsed with the subcommand's options */
-static int parse_sub(int argc, char **argv, int at, const struct results_sub *sub, bool *json)
+/* argv[0] the subcommand: parsed with the subcommand's options */
+static int parse_sub(int argc, char **argv, const struct results_sub *sub, bool *json)
 {
 	struct opt json_opts[] = {
 		OPT_BOOL(0, "json", json, "machine-readable output"),
@@ -237,9 +221,12 @@ static int parse_sub(int argc, char **argv, int at, const struct results_sub *su
 	int n;
 
 	snprintf(name, sizeof(name), "results %s", sub->name);
-	memmove(argv + at, argv + at + 1, (size_t)(argc - at) * sizeof(*argv));
 	argv[0] = name;
-	n = parse_options(argc - 1, argv, sub->json ? json_opts : no_opts, &results_usage, 0);
+	if (*json && !sub->json) { /* "results --json path" */
+		lab_err("%s: unknown option --json; see 'mmlab %s --help'", name, name);
+		return EXIT_USAGE;
+	}
+	n = parse_options(argc, argv, sub->json ? json_opts : no_opts, &results_usage, 0);
 	if (n < 0)
 		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	if (n > 0 && !sub->run) {
@@ -253,42 +240,27 @@ static int parse_sub(int argc, char **argv, int at, const struct results_sub *su
 	return -1;
 }
 
-/* no subcommand: --help, an unknown option, or nothing */
-static int no_sub(int argc, char **argv)
-{
-	bool json = false;
-	struct opt opts[] = {
-		OPT_BOOL(0, "json", &json, "machine-readable output (list, show)"),
-		OPT_END(),
-	};
-	int n = parse_options(argc, argv, opts, &results_usage, 0);
-
-	if (n == PARSE_OPT_HELP)
-		return 0;
-	if (n == 0)
-		usage_with_options(stderr, opts, &results_usage);
-	return EXIT_USAGE;
-}
-
 int cmd_results(int argc, char **argv)
 {
-	int at = find_sub(argc, argv), ret;
-	const struct results_sub *sub = NULL;
+	struct opt opts[ARRAY_SIZE(results_subs) + 2];
+	const struct results_sub *sub;
 	const char *run;
 	bool json = false;
 	struct store *s;
+	int at = -1, ret;
 
-	if (!at)
-		return no_sub(argc, argv);
+	/* "results --json show" works like "results show --json" */
+	opts[0] = (struct opt)OPT_BOOL(0, "json", &json, "machine-readable output (list, show)");
 	for (size_t i = 0; i < ARRAY_SIZE(results_subs); i++)
-		if (!strcmp(argv[at], results_subs[i].name))
-			sub = &results_subs[i];
-	if (!sub) {
-		lab_err("no 'results %s'; the subcommands are list, show, path, reindex and import",
-			argv[at]);
-		return EXIT_USAGE;
-	}
-	ret = parse_sub(argc, argv, at, sub, &json);
+		opts[i + 1] = (struct opt)OPT_SUBCOMMAND(results_subs[i].name, &at, (int)i);
+	opts[ARRAY_SIZE(results_subs) + 1] = (struct opt)OPT_END();
+	ret = parse_options(argc, argv, opts, &results_usage, 0);
+	if (ret == 0)
+		usage_with_options(stderr, opts, &results_usage);
+	if (ret <= 0 || at < 0) /* at >= 0 when ret > 0 */
+		return ret == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	sub = &results_subs[at];
+	ret = parse_sub(ret, argv, sub, &json);
 	if (ret >= 0)
 		return ret;
 	run = argv[0]; /* NULL when not given */

@@ -248,28 +248,30 @@ int cmd_track(int argc, char **argv)
 				 .connect_uri = gopts.connect_uri };
 	struct track_args a = { 0 };
 	const struct opt_usage u = { track_synopsis, track_text, track_footer };
-	struct opt opts[12];
+	static const char *const subs[] = { "add", "run", "status", "report", "list" };
+	struct opt opts[12], sub_opts[ARRAY_SIZE(subs) + 1];
 	char name[32];
-	int n;
+	int sub = -1, n;
 
-	if (argc < 2 || argv[1][0] == '-') {
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
+		sub_opts[i] = (struct opt)OPT_SUBCOMMAND(subs[i], &sub, (int)i);
+	sub_opts[ARRAY_SIZE(subs)] = (struct opt)OPT_END();
+	n = parse_options(argc, argv, sub_opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n == PARSE_OPT_HELP || !n)
+		usage(n ? stdout : stderr);
+	if (n <= 0) {
 		free(results);
-		if (argc >= 2 && !strcmp(argv[1], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return EXIT_USAGE;
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	}
-	snprintf(name, sizeof(name), "track %s", argv[1]);
-	argv[1] = name;
+	snprintf(name, sizeof(name), "track %s", subs[sub]);
+	argv[0] = name;
 	track_options(&a, opts);
-	n = parse_options(argc - 1, argv + 1, opts, &u, 0);
+	n = parse_options(n, argv, opts, &u, 0);
 	if (n < 0) {
 		free(results);
 		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	}
-	n = dispatch(&env, name + 6, n, argv + 1, &a);
+	n = dispatch(&env, subs[sub], n, argv, &a);
 	free(results);
 	return n;
 }
