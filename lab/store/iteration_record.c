@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iteration_record.c - what readers ask of a struct iteration_record
+ * (iteration_record.h); its JSON is iteration_record_json.c's.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "store/iteration_record.h"
+
+bool iteration_ok(const struct iteration_record *rec)
+{
+	return rec->status && !strcmp(rec->status, "ok");
+}
+
+double iteration_metric(const struct iteration_record *rec, const char *name)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		if (!strcmp(rec->metrics[i].name, name))
+			return rec->metrics[i].value;
+	return NAN;
+}
+
+const struct iter_series *iteration_series(const struct iteration_record *rec, const char *name)
+{
+	for (size_t i = 0; i < rec->ts.nseries; i++)
+		if (!strcmp(rec->ts.series[i].name, name))
+			return &rec->ts.series[i];
+	return NULL;
+}
