@@ -9,7 +9,7 @@
  * JSON is converted in iteration_record_json.c only. The file is written
  * by the host but may come from anywhere (`mmlab results import`, a run
  * JSON given to `mmlab compare`): iteration_record_from_json() bounds what
- * it takes (ITER_MAX_*) and refuses a document that is not an iteration.
+ * it takes (ITER_MAX_*) and refuses a document that is not an object.
  * Every other key stays in "rest" as it was, and
  * iteration_record_to_json() writes it back.
  */
@@ -69,7 +69,7 @@ struct iter_phase {
 
 struct iteration_record {
 	unsigned int index;
-	char *status; /* ok, crashed, timeout, failed (or what an older run wrote) */
+	char *status; /* ok, crashed, timeout, failed (or what an older run wrote); NULL */
 	char *reason; /* why it is not ok; NULL */
 	char *kernel_release; /* "guest"."kernel_release"; NULL */
 	struct iter_node *nodes;

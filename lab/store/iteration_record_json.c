@@ -3,8 +3,11 @@
  * iteration_record_json.c - iteration.json <-> struct iteration_record
  * (iteration_record.h): the only place that reads an iteration's keys.
  * The document is untrusted (an imported run, a file given to compare):
- * every list is bounded and a value of the wrong type is refused or, where
- * older runs wrote it so, left out as it always was.
+ * every list and name is bounded (a document past a bound is refused, not
+ * cut), a document that is not an object or whose index is not an
+ * iteration number is refused; a value of another type than the one
+ * written is left out, as the readers always left it out (a status that
+ * is not a string is not "ok", metrics that are not an object are none).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,12 +38,8 @@ static int read_metrics(struct iteration_record *r, const json_t *m, const char 
 	const char *key;
 	json_t *val;
 
-	if (!m)
-		return 0;
-	if (!json_is_object(m)) {
-		lab_err("%s: \"metrics\" is not an object", where);
-		return -1;
-	}
+	if (!json_is_object(m))
+		return 0; /* has_metrics false: an ok iteration without is the reader's error */
 	if (json_object_size(m) > ITER_MAX_METRICS) {
 		lab_err("%s: %zu metrics (at most %d)", where, json_object_size(m),
 			ITER_MAX_METRICS);
@@ -103,12 +102,8 @@ static int read_timeseries(struct iter_timeseries *ts, const json_t *t, const ch
 	size_t points = 0;
 
 	ts->samples = -1;
-	if (!t)
-		return 0;
-	if (!json_is_object(t)) {
-		lab_err("%s: \"timeseries\" is not an object", where);
-		return -1;
-	}
+	if (!json_is_object(t))
+		return 0; /* no series, as readers always took it */
 	ts->present = true;
 	if (json_is_number(iv) && json_number_value(iv) > 0)
 		ts->interval_s = json_number_value(iv);
@@ -175,8 +170,8 @@ int iteration_record_from_json(const json_t *j, struct iteration_record *rec, co
 
 	memset(rec, 0, sizeof(*rec));
 	rec->ts.samples = -1;
-	if (!json_is_object(j) || !json_is_string(json_object_get(j, "status"))) {
-		lab_err("%s: not an iteration (an object with a \"status\" string); "
+	if (!json_is_object(j)) {
+		lab_err("%s: an iteration that is not a JSON object; "
 			"check the run with `mmlab results show`",
 			where);
 		return -1;
@@ -278,7 +273,8 @@ json_t *iteration_record_to_json(const struct iteration_record *rec)
 	json_t *m = json_object();
 
 	json_object_set_new(j, "index", json_integer(rec->index));
-	set_str(j, "status", rec->status ? rec->status : "failed");
+	if (rec->status) /* else what was read stays */
+		set_str(j, "status", rec->status);
 	set_str(j, "reason", rec->reason);
 	for (size_t i = 0; i < rec->nmetrics; i++)
 		json_object_set_new(m, rec->metrics[i].name, number(rec->metrics[i].value));

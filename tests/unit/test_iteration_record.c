@@ -43,7 +43,7 @@ static const char crashed_json[] =
 static json_t *parse(const char *text)
 {
 	json_error_t e;
-	json_t *j = json_loads(text, 0, &e);
+	json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
 
 	if (!j)
 		fail_msg("%d:%d: %s", e.line, e.column, e.text);
@@ -160,12 +160,29 @@ static void test_refusals(void **state)
 {
 	(void)state;
 	refused("[1, 2]");
-	refused("{\"metrics\": {}}");
-	refused("{\"status\": 3}");
+	refused("\"ok\"");
 	refused("{\"status\": \"ok\", \"index\": -1}");
 	refused("{\"status\": \"ok\", \"index\": \"2\"}");
-	refused("{\"status\": \"ok\", \"metrics\": [1]}");
-	refused("{\"status\": \"ok\", \"timeseries\": [1]}");
+	refused("{\"status\": \"ok\", \"index\": 1000001}");
+}
+
+/* values of another type than written: left out, as the readers did */
+static void test_odd_values(void **state)
+{
+	json_t *j = parse("{\"status\": 3, \"metrics\": [1], \"timeseries\": [1],"
+			  " \"guest\": {\"nodes\": 4}, \"boot\": {\"phases\": {\"a\": \"x\"}}}");
+	struct iteration_record r;
+
+	(void)state;
+	assert_int_equal(iteration_record_from_json(j, &r, "t"), 0);
+	assert_null(r.status);
+	assert_false(iteration_ok(&r));
+	assert_false(r.has_metrics);
+	assert_false(r.ts.present);
+	assert_int_equal(r.nnodes, 0);
+	assert_int_equal(r.nphases, 0);
+	iteration_record_release(&r);
+	json_decref(j);
 }
 
 /* a document past a bound is refused, not truncated */
@@ -234,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_crashed_and_old_series),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_odd_values),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_store_read),
 	};
