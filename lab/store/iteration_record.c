@@ -4,6 +4,7 @@
  * (iteration_record.h); its JSON is iteration_record_json.c's.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/iteration_record.h"
@@ -27,4 +28,22 @@ const struct iter_series *iteration_series(const struct iteration_record *rec, c
 		if (!strcmp(rec->ts.series[i].name, name))
 			return &rec->ts.series[i];
 	return NULL;
+}
+
+void iter_timeseries_release(struct iter_timeseries *ts)
+{
+	for (size_t i = 0; i < ts->nseries; i++) {
+		free(ts->series[i].name);
+		free(ts->series[i].v);
+	}
+	free(ts->series);
+	memset(ts, 0, sizeof(*ts));
+	ts->samples = -1;
+}
+
+void iteration_records_free(struct iteration_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		iteration_record_release(&recs[i]);
+	free(recs);
 }

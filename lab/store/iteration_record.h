@@ -91,9 +91,20 @@ struct iteration_record {
  * ("run X variant Y iteration 2"). 0, or -1 after a message (rec released).
  */
 int iteration_record_from_json(const json_t *j, struct iteration_record *rec, const char *where);
+/*
+ * Every element of a JSON array of iterations (a variant's "iterations" in
+ * the run of store_load_run()) into *recs, *n of them (an element that is
+ * not an object: a record with no status, not ok). 0, or -1 after a
+ * message. iteration_records_free() them.
+ */
+int iteration_records_from_json(const json_t *its, struct iteration_record **recs, size_t *n,
+				const char *where);
+void iteration_records_free(struct iteration_record *recs, size_t n);
 /* rec as iteration.json (new reference): rest with the typed fields over it */
 json_t *iteration_record_to_json(const struct iteration_record *rec);
 void iteration_record_release(struct iteration_record *rec);
+/* frees a time series (one moved out of its record) */
+void iter_timeseries_release(struct iter_timeseries *ts);
 
 /* the largest iteration.json read */
 #define ITER_MAX_FILE (64u << 20)

@@ -197,6 +197,34 @@ int iteration_record_from_json(const json_t *j, struct iteration_record *rec, co
 	return 0;
 }
 
+int iteration_records_from_json(const json_t *its, struct iteration_record **recs, size_t *n,
+				const char *where)
+{
+	size_t i;
+	json_t *it;
+
+	*n = 0;
+	*recs = xcalloc(json_array_size(its) + 1, sizeof(**recs));
+	json_array_foreach(its, i, it) {
+		char *w = xasprintf("%s iteration %zu", where, i);
+		int rc = 0;
+
+		if (json_is_object(it))
+			rc = iteration_record_from_json(it, &(*recs)[*n], w);
+		else
+			(*recs)[*n].ts.samples = -1;
+		free(w);
+		if (rc) {
+			iteration_records_free(*recs, *n);
+			*recs = NULL;
+			*n = 0;
+			return -1;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
 /* an integral value as JSON's integer, as the guest stream wrote it */
 static json_t *number(double v)
 {
@@ -294,16 +322,12 @@ void iteration_record_release(struct iteration_record *rec)
 {
 	for (size_t i = 0; i < rec->nmetrics; i++)
 		free(rec->metrics[i].name);
-	for (size_t i = 0; i < rec->ts.nseries; i++) {
-		free(rec->ts.series[i].name);
-		free(rec->ts.series[i].v);
-	}
+	iter_timeseries_release(&rec->ts);
 	for (size_t i = 0; i < rec->nnodes; i++)
 		free(rec->nodes[i].cpus);
 	for (size_t i = 0; i < rec->nphases; i++)
 		free(rec->phases[i].name);
 	free(rec->metrics);
-	free(rec->ts.series);
 	free(rec->nodes);
 	free(rec->phases);
 	free(rec->status);
