@@ -33,6 +33,8 @@
 struct iter_metric {
 	char *name;
 	double value;
+	bool integer; /* a JSON integer: ivalue holds it exactly */
+	long long ivalue;
 };
 
 /* one named series of "timeseries"; NaN for a sample that is not a number */
@@ -76,7 +78,7 @@ struct iteration_record {
 	size_t nnodes;
 	struct iter_phase *phases;
 	size_t nphases;
-	bool console_excerpt; /* a crash excerpt of the console is stored (read only) */
+	char *console_excerpt; /* the console around a crash; NULL */
 	bool has_metrics; /* "metrics" is there (an object) */
 	struct iter_metric *metrics; /* in the file's order */
 	size_t nmetrics;

@@ -53,6 +53,8 @@ static int read_metrics(struct iteration_record *r, const json_t *m, const char 
 		if (!name_ok(key, "metric", where))
 			return -1;
 		r->metrics[r->nmetrics].name = xstrdup(key);
+		r->metrics[r->nmetrics].integer = json_is_integer(val);
+		r->metrics[r->nmetrics].ivalue = json_integer_value(val);
 		r->metrics[r->nmetrics++].value = json_number_value(val);
 	}
 	return 0;
@@ -185,7 +187,7 @@ int iteration_record_from_json(const json_t *j, struct iteration_record *rec, co
 	rec->index = (unsigned int)json_integer_value(idx);
 	rec->status = opt_str(j, "status");
 	rec->reason = opt_str(j, "reason");
-	rec->console_excerpt = json_object_get(j, "console_excerpt") != NULL;
+	rec->console_excerpt = opt_str(j, "console_excerpt");
 	rec->mmtests = json_is_object(mm) ? json_object_get(rec->rest, "mmtests") : NULL;
 	if (read_metrics(rec, json_object_get(j, "metrics"), where) ||
 	    read_timeseries(&rec->ts, json_object_get(j, "timeseries"), where) ||
@@ -304,8 +306,11 @@ json_t *iteration_record_to_json(const struct iteration_record *rec)
 	if (rec->status) /* else what was read stays */
 		set_str(j, "status", rec->status);
 	set_str(j, "reason", rec->reason);
+	set_str(j, "console_excerpt", rec->console_excerpt);
 	for (size_t i = 0; i < rec->nmetrics; i++)
-		json_object_set_new(m, rec->metrics[i].name, number(rec->metrics[i].value));
+		json_object_set_new(m, rec->metrics[i].name,
+				    rec->metrics[i].integer ? json_integer(rec->metrics[i].ivalue) :
+							      json_real(rec->metrics[i].value));
 	if (rec->has_metrics || rec->nmetrics)
 		json_object_set_new(j, "metrics", m);
 	else
@@ -333,6 +338,7 @@ void iteration_record_release(struct iteration_record *rec)
 	free(rec->status);
 	free(rec->reason);
 	free(rec->kernel_release);
+	free(rec->console_excerpt);
 	json_decref(rec->rest);
 	memset(rec, 0, sizeof(*rec));
 	rec->ts.samples = -1;

@@ -84,7 +84,10 @@ static void test_read_ok(void **state)
 	assert_true(isnan(s->v[2]));
 	assert_null(iteration_series(&r, "nope"));
 	assert_null(r.mmtests);
-	assert_false(r.console_excerpt);
+	assert_null(r.console_excerpt);
+	assert_true(r.metrics[1].integer);
+	assert_int_equal(r.metrics[1].ivalue, 1200);
+	assert_false(r.metrics[0].integer);
 	iteration_record_release(&r);
 	json_decref(in);
 }
@@ -128,7 +131,7 @@ static void test_crashed_and_old_series(void **state)
 	assert_int_equal(iteration_record_from_json(in, &r, "t"), 0);
 	assert_false(iteration_ok(&r));
 	assert_string_equal(r.reason, "the guest kernel crashed");
-	assert_true(r.console_excerpt);
+	assert_string_equal(r.console_excerpt, "BUG: x");
 	assert_false(r.ts.present);
 	assert_int_equal(r.nmetrics, 0);
 	iteration_record_release(&r);
