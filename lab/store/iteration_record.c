@@ -47,3 +47,24 @@ void iteration_records_free(struct iteration_record *recs, size_t n)
 		iteration_record_release(&recs[i]);
 	free(recs);
 }
+
+void iteration_record_release(struct iteration_record *rec)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		free(rec->metrics[i].name);
+	iter_timeseries_release(&rec->ts);
+	for (size_t i = 0; i < rec->nnodes; i++)
+		free(rec->nodes[i].cpus);
+	for (size_t i = 0; i < rec->nphases; i++)
+		free(rec->phases[i].name);
+	free(rec->metrics);
+	free(rec->nodes);
+	free(rec->phases);
+	free(rec->status);
+	free(rec->reason);
+	free(rec->kernel_release);
+	free(rec->console_excerpt);
+	json_decref(rec->rest);
+	memset(rec, 0, sizeof(*rec));
+	rec->ts.samples = -1;
+}

@@ -322,24 +322,3 @@ json_t *iteration_record_to_json(const struct iteration_record *rec)
 	guest_boot_json(rec, j);
 	return j;
 }
-
-void iteration_record_release(struct iteration_record *rec)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++)
-		free(rec->metrics[i].name);
-	iter_timeseries_release(&rec->ts);
-	for (size_t i = 0; i < rec->nnodes; i++)
-		free(rec->nodes[i].cpus);
-	for (size_t i = 0; i < rec->nphases; i++)
-		free(rec->phases[i].name);
-	free(rec->metrics);
-	free(rec->nodes);
-	free(rec->phases);
-	free(rec->status);
-	free(rec->reason);
-	free(rec->kernel_release);
-	free(rec->console_excerpt);
-	json_decref(rec->rest);
-	memset(rec, 0, sizeof(*rec));
-	rec->ts.samples = -1;
-}
