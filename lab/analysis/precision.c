@@ -113,13 +113,27 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int precision_check(const json_t *run, const struct precision_opts *o, json_t **detail)
+static void add_entry(struct precision_result *res, const char *metric, const char *variant,
+		      size_t n, double mean, double hw)
+{
+	struct precision_entry *e;
+
+	res->e = xrealloc(res->e, (res->n + 1) * sizeof(*res->e));
+	e = &res->e[res->n++];
+	e->metric = xstrdup(metric);
+	e->variant = xstrdup(variant ? variant : "?");
+	e->n = n;
+	e->mean = mean;
+	e->halfwidth_rel = isfinite(hw) ? hw : NAN;
+}
+
+int precision_check(const json_t *run, const struct precision_opts *o, struct precision_result *out)
 {
 	const char *globs = o->globs ? o->globs : PRECISION_DEFAULT_METRICS;
-	json_t *list = json_array(), *worst = NULL;
+	struct precision_result res = { 0 };
 	struct strlist sorted = { 0 };
 	double worst_hw = -1;
-	size_t nv;
+	size_t nv, worst = 0;
 	struct pvar *pv = read_variants(run, &nv);
 	int ret;
 
@@ -128,35 +142,35 @@ int precision_check(const json_t *run, const struct precision_opts *o, json_t **
 	if (sorted.n)
 		qsort(sorted.v, sorted.n, sizeof(*sorted.v), cmp_str);
 	for (size_t m = 0; m < sorted.n; m++) {
-		const char *metric = sorted.v[m];
-
 		for (size_t i = 0; i < nv; i++) {
 			size_t n;
-			double mean, hw = halfwidth(&pv[i], metric, o->conf, &n, &mean);
-			json_t *e = json_pack("{s:s, s:s, s:I}", "metric", metric, "variant",
-					      pv[i].name ? pv[i].name : "?", "n", (json_int_t)n);
+			double mean, hw = halfwidth(&pv[i], sorted.v[m], o->conf, &n, &mean);
 
-			/* jansson refuses non-finite reals: null instead */
-			json_object_set_new(e, "mean",
-					    isfinite(mean) ? json_real(mean) : json_null());
-			json_object_set_new(e, "halfwidth_rel",
-					    isfinite(hw) ? json_real(hw) : json_null());
 			if (!(hw < o->precision))
 				ret = 0;
 			if (!isfinite(hw) || hw > worst_hw) {
 				worst_hw = isfinite(hw) ? hw : INFINITY;
-				worst = e;
+				worst = res.n;
 			}
-			json_array_append_new(list, e);
+			add_entry(&res, sorted.v[m], pv[i].name, n, mean, hw);
 		}
 	}
-	if (detail) {
-		*detail = json_pack("{s:O}", "metrics", list);
-		if (worst)
-			json_object_set(*detail, "worst", worst);
-	}
-	json_decref(list);
+	res.worst = res.n ? worst : 0;
 	free_variants(pv, nv);
 	strlist_free(&sorted);
+	if (out)
+		*out = res;
+	else
+		precision_result_release(&res);
 	return ret;
+}
+
+void precision_result_release(struct precision_result *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		free(res->e[i].metric);
+		free(res->e[i].variant);
+	}
+	free(res->e);
+	memset(res, 0, sizeof(*res));
 }
