@@ -461,6 +461,8 @@ static int boot_watch(struct run *r, const struct boot *b, const struct boot *ne
 	if (vr->outcome == VM_ERROR) {
 		lab_err("variant '%s' iteration %u: the domain did not start: %s", v->name,
 			b->first, vr->detail);
+		/* the run's record must say so: a run of 0/0 iterations would look complete */
+		record_not_started(r, b, vr->detail);
 		return -1;
 	}
 	return vr->outcome == VM_INTERRUPTED ? 1 : 0;

@@ -292,26 +292,47 @@ int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 }
 
 /* a variant whose kernel failed to build: its iterations, failed, with the log */
-int record_build_failed(struct run *r, const struct boot *b, struct progress *pg)
+/* every iteration of boot b stored as failed, with reason (and the build log, if any) */
+static int record_failed(struct run *r, const struct boot *b, const char *reason,
+			 const char *build_log)
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
-	const struct kernel_info *ki = &r->kernels[b->variant];
 	int ret = 0;
 
 	for (unsigned int i = 0; i < b->count; i++) {
 		unsigned int idx = b->first + i;
 		json_t *it = json_pack("{s:i, s:s, s:s, s:s?, s:o}", "index", (int)idx, "status",
-				       "failed", "reason", "the kernel build failed", "build_log",
-				       ki->build_log, "metrics", json_object());
+				       "failed", "reason", reason, "build_log", build_log,
+				       "metrics", json_object());
 		char *dir = store_iteration_path(r->store, r->id, v->name, idx);
 
 		if (mkdir_p(dir, 0755) || store_iteration_write(r->store, r->id, v->name, idx, it))
 			ret = -1;
-		r->failed_iterations++;
-		progress_step_done(pg, 0, "%s iteration %u: failed (kernel build; log %s)", v->name,
-				   idx, ki->build_log ? ki->build_log : "none");
 		json_decref(it);
 		free(dir);
 	}
+	return ret;
+}
+
+int record_build_failed(struct run *r, const struct boot *b, struct progress *pg)
+{
+	const struct job_variant *v = &r->job->variants[b->variant];
+	const struct kernel_info *ki = &r->kernels[b->variant];
+	int ret = record_failed(r, b, "the kernel build failed", ki->build_log);
+
+	for (unsigned int i = 0; i < b->count; i++) {
+		r->failed_iterations++;
+		progress_step_done(pg, 0, "%s iteration %u: failed (kernel build; log %s)", v->name,
+				   b->first + i, ki->build_log ? ki->build_log : "none");
+	}
+	return ret;
+}
+
+int record_not_started(struct run *r, const struct boot *b, const char *detail)
+{
+	char *reason = xasprintf("the domain did not start: %s", detail);
+	int ret = record_failed(r, b, reason, NULL);
+
+	free(reason);
 	return ret;
 }

@@ -205,6 +205,11 @@ json_t *record_phases(const struct boot_out *out, double store_s);
 int record_boot(struct run *r, const struct boot *b, const struct boot_out *out,
 		struct progress *pg);
 int record_build_failed(struct run *r, const struct boot *b, struct progress *pg);
+/*
+ * every iteration of boot b stored as failed: its domain did not start
+ * (detail: libvirt's error), so no guest ran and nothing else says why
+ */
+int record_not_started(struct run *r, const struct boot *b, const char *detail);
 
 /*
  * A kind of workload (enum workload_kind, job/job.h), as the runner sees

@@ -824,11 +824,19 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 		dom = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
 	res->t.started = now_monotonic();
 	if (!dom) {
+		/* libvirtd gone mid-call: its files are not what is wrong */
+		bool lost = virConnectIsAlive(h->conn) != 1;
+
 		res->outcome = VM_ERROR;
 		res->elapsed_s = now_monotonic() - t0;
-		snprintf(res->detail, sizeof(res->detail), "%s", vm_errbuf);
+		snprintf(res->detail, sizeof(res->detail), "%s%s",
+			 lost ? "libvirtd closed the connection while it created the domain: " : "",
+			 vm_errbuf);
 		flatten(res->detail);
-		if (!h->quiet)
+		if (!h->quiet && lost)
+			lab_err("cannot start domain %s at %s: %s; is libvirtd running? (scripts/start-libvirt starts it)",
+				name, h->uri, res->detail);
+		else if (!h->quiet)
 			lab_err("cannot start domain %s at %s: %s; check that the kernel and initrd are readable by the QEMU user (libvirt-qemu) and see /var/log/libvirt/qemu/%s.log",
 				name, h->uri, res->detail, name);
 		events_unregister(h, &ev);

@@ -2,6 +2,12 @@
 # iteration is recorded as failed with the reason, the run goes on with
 # the next boot, and no domain is left behind.
 #
+# Then libvirtd killed while it creates a domain (issue 31): a hook of
+# the private libvirtd (/etc/libvirt/hooks/qemu, "prepare begin", run by
+# libvirtd inside virDomainCreateXML before QEMU starts) kills it -9 once;
+# the test starts it again. The run reports a clear error (or retries),
+# and no domain or QEMU of the run is left.
+#
 # The host's libvirtd (qemu:///system) serves every engineer's and test's
 # guests, so this test never touches it: it starts a private virtlogd and
 # libvirtd of its own in a mount namespace (unshare -m, held open by a
@@ -13,7 +19,8 @@
 # with --connect 'qemu:///system?socket=...'. Before any kill, the pid is
 # checked to be a process of the private mount namespace; only those, and
 # the QEMU of this test's run, are ever killed. Without root or unshare the
-# test is skipped, saying why.
+# test is skipped, saying why. (The hook of the second part is the test's
+# own, in the private /etc/libvirt.)
 . "$MMLAB_SRCDIR/tests/integration/lib.sh"
 if [ "$(id -u)" != 0 ] || ! unshare -m --propagation private true 2>/dev/null; then
 	echo "skipped: a private libvirtd needs root and unshare -m (the host's is never restarted)"
@@ -128,6 +135,61 @@ assert_jq "$T/r.json" '.variants[0].iterations[1].reason | test("destroyed the d
 assert_jq "$T/r.json" '.variants[0].iterations[0].status == "ok"'
 assert_jq "$T/r.json" '.variants[0].iterations[2].status == "ok"'
 # nothing left: in the private libvirtd, and no QEMU of this run anywhere
+left=$(virsh -c "$URI" list --all --name | grep "^mmlab-$run" || true)
+[ -z "$left" ] || fail "domains left behind: $left"
+! pgrep -f "guest=mmlab-$run" >/dev/null || fail "a QEMU of run $run still runs"
+
+# libvirtd killed inside virDomainCreateXML: the hook kills it once
+mkdir -p "$P/etc/hooks"
+cat >"$P/etc/hooks/qemu" <<HOOK
+#!/bin/sh
+[ "\$2" = prepare ] && [ "\$3" = begin ] || exit 0
+[ -e "$T/hook-fired" ] && exit 0
+echo "\$1" >"$T/hook-fired"
+kill -9 "\$(cat "$P/libvirtd.pid")"
+HOOK
+chmod 755 "$P/etc/hooks/qemu"
+# wait_gone PID: until the process PID has exited
+wait_gone() { for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; fail "pid $1 did not exit"; }
+# libvirtd looks for hooks when it starts: start it again
+lvpid=$(private_pid "$P/libvirtd.pid")
+[ -n "$lvpid" ] || fail "no private libvirtd to restart"
+kill "$lvpid"
+wait_gone "$lvpid"
+start_libvirtd
+j=$(job create '{ name: noop }')
+"$MMLAB" --connect "$URI" run "$j" >"$T/out2" 2>&1 &
+pid=$! mmlab_pid=$!
+for _ in $(seq 1 1200); do
+	[ -s "$T/hook-fired" ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
+[ -s "$T/hook-fired" ] || { cat "$T/out2"; fail "libvirtd never ran the hook of a domain's creation"; }
+dom=$(cat "$T/hook-fired")
+run=${dom#mmlab-}
+run=${run%-base-0*}
+echo "$run" >"$T/run-id"
+echo "libvirtd was killed while it created $dom"
+wait_gone "$(cat "$P/libvirtd.pid")"
+start_libvirtd
+set +e
+wait $pid; rc=$?
+set -e
+mmlab_pid=""
+cat "$T/out2"
+[ $rc -lt 128 ] || fail "mmlab died of a signal ($rc)"
+"$MMLAB" results show --json "$run" >"$T/r2.json"
+jq '[.variants[0].iterations[] | {index, status, reason}]' "$T/r2.json"
+if [ $rc = 0 ]; then
+	# retried: the iteration is stored once, ok
+	assert_jq "$T/r2.json" '[.variants[0].iterations[]] | length == 1 and .[0].status == "ok"'
+else
+	[ $rc = 1 ] || fail "a run whose domain could not be created gave exit $rc"
+	assert_jq "$T/r2.json" '.variants[0].iterations[0].status == "failed"'
+	assert_jq "$T/r2.json" '.variants[0].iterations[0].reason | test("libvirt")'
+	grep -q "libvirt" "$T/out2" || fail "the run's output does not name libvirt"
+fi
 left=$(virsh -c "$URI" list --all --name | grep "^mmlab-$run" || true)
 [ -z "$left" ] || fail "domains left behind: $left"
 ! pgrep -f "guest=mmlab-$run" >/dev/null || fail "a QEMU of run $run still runs"
