@@ -22,12 +22,19 @@
 #include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "guest/extract.h"
+#include "job/job.h"
+#include "kernel/gitops.h"
 #include "lib/pkgname.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
 #define LIST_FILE_MAX (1u << 20)
 #define LINE_MAX_SHOWN 160
+#define TAG_MAX 200
+#define TAG_CHARS                    \
+	"abcdefghijklmnopqrstuvwxyz" \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"0123456789._-/+~^"
 
 bool bisect_is_list(const struct bisect_params *p)
 {
@@ -142,11 +149,28 @@ static void abs_files(json_t *k, const char *dir)
 	}
 }
 
+/* an entry's tag: absent, or a git ref as a word (not an option, no spaces) */
+static bool tag_ok(const json_t *tag, char *err, size_t len)
+{
+	const char *t = json_string_value(tag);
+
+	if (!tag)
+		return true;
+	if (!t || !*t || strlen(t) > TAG_MAX || t[0] == '-' || strspn(t, TAG_CHARS) != strlen(t)) {
+		snprintf(err, len,
+			 "'tag' is the release's git ref (a tag, branch or commit id of at most "
+			 "%d characters: letters, digits and ._-/+~^), not %s",
+			 TAG_MAX, t ? "that" : "a list, mapping or number");
+		return false;
+	}
+	return true;
+}
+
 /* one entry as a rewrite "set" (job/rewrite.h), NULL + err */
 static json_t *entry_set(json_t *v, const char *dir, char *err, size_t len)
 {
-	static const char *const keys[] = { "kernel", "cmdline", "sysctl", "thp" };
-	json_t *set, *k;
+	static const char *const keys[] = { "kernel", "cmdline", "sysctl", "thp", "tag" };
+	json_t *set, *k, *tag = NULL;
 	const char *key;
 
 	if (json_is_string(v)) {
@@ -158,10 +182,16 @@ static json_t *entry_set(json_t *v, const char *dir, char *err, size_t len)
 			 json_is_array(v) ? "a list" : "a number or null");
 		return NULL;
 	}
-	if (!json_object_get(v, "kernel")) /* { package: ..., version: ... } alone */
-		v = json_pack("{s:O}", "kernel", v);
-	else
+	if (!json_object_get(v, "kernel")) { /* { package: ..., version: ..., tag: ... } alone */
+		tag = json_object_get(v, "tag");
+		v = json_deep_copy(v);
+		json_object_del(v, "tag");
+		v = json_pack("{s:o}", "kernel", v);
+		if (tag)
+			json_object_set(v, "tag", tag);
+	} else {
 		json_incref(v);
+	}
 	set = json_deep_copy(v);
 	json_decref(v);
 	json_object_foreach(set, key, k) {
@@ -170,13 +200,18 @@ static json_t *entry_set(json_t *v, const char *dir, char *err, size_t len)
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 			known |= !strcmp(key, keys[i]);
 		if (!known) {
-			snprintf(err, len,
-				 "unknown key '%.32s' (an entry has kernel, cmdline, sysctl, thp; "
-				 "or is a kernel mapping: package, version, deb, rpm, modules)",
-				 key);
+			snprintf(
+				err, len,
+				"unknown key '%.32s' (an entry has kernel, cmdline, sysctl, thp, tag; "
+				"or is a kernel mapping: package, version, deb, rpm, modules)",
+				key);
 			json_decref(set);
 			return NULL;
 		}
+	}
+	if (!tag_ok(json_object_get(set, "tag"), err, len)) {
+		json_decref(set);
+		return NULL;
 	}
 	k = json_object_get(set, "kernel");
 	if (json_is_string(k)) {
@@ -381,4 +416,97 @@ json_t *bisect_list_commit_json(const struct bisect_params *p, const char *commi
 
 	free(line);
 	return o;
+}
+
+/* ---- --tree: the list's answer bisected as commits ------------------------ */
+
+static const char *entry_tag(const struct bisect_params *p, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(p->kernels, i), "tag"));
+}
+
+/* the job builds a kernel from the tree (kernels.config): refused now, not after the list */
+static int tree_job_check(const struct bisect_params *p, const char *commit, const char *file)
+{
+	char err[256], *yaml;
+	struct job *job = NULL;
+
+	yaml = bisect_step_yaml(p->job_text, strlen(p->job_text), p->variant, "bisect-check",
+				"c-tree", commit, p->tree, p->iterations, p->iterations_per_boot,
+				err, sizeof(err));
+	if (!yaml || job_load_buffer(p->job_file, yaml, strlen(yaml), p->job_dir, &job)) {
+		lab_err("--kernels %s --tree %s: %s does not make a job that builds a commit of "
+			"the tree: %s",
+			file, p->tree, p->job_file, yaml ? "see above" : err);
+		free(yaml);
+		return -1;
+	}
+	job_free(job);
+	free(yaml);
+	return 0;
+}
+
+int bisect_list_set_tree(struct bisect_params *p, const char *tree, const char *file)
+{
+	size_t n = json_array_size(p->kernels);
+
+	p->tree = path_abs(tree);
+	for (size_t i = 0; i < n; i++) {
+		char *what = xasprintf("--kernels %s: entry %zu: tag", file, i + 1), *c = NULL;
+
+		if (!entry_tag(p, i))
+			lab_err("--kernels %s: entry %zu has no tag; with --tree every entry names "
+				"its release's git ref in %s ('tag: v6.1.52'; docs/bisect.md)",
+				file, i + 1, p->tree);
+		else
+			c = git_resolve_commit(p->tree, entry_tag(p, i), what);
+		free(what);
+		if (!c)
+			return -1;
+		if (i == 0 && tree_job_check(p, c, file)) {
+			free(c);
+			return -1;
+		}
+		free(c);
+	}
+	return 0;
+}
+
+bool bisect_list_tree_args(struct bisect_session *s, struct bisect_start_args *a)
+{
+	const struct bisect_params *p = s->p;
+	size_t n = json_array_size(p->kernels), lo, hi, open;
+	char *m = list_marks(s);
+	const char *old_tag, *new_tag;
+
+	list_bounds(m, n, &lo, &hi, &open);
+	free(m);
+	old_tag = entry_tag(p, lo);
+	new_tag = entry_tag(p, hi);
+	if (!old_tag || !new_tag) {
+		lab_err("bisect: k%zu or k%zu has no tag to bisect the commits between", lo + 1,
+			hi + 1);
+		return false;
+	}
+	*a = (struct bisect_start_args){
+		.job = p->job_file,
+		.job_dir = p->job_dir,
+		.variant = p->variant_name,
+		.good = p->reverse ? new_tag : old_tag,
+		.bad = p->reverse ? old_tag : new_tag,
+		.metric = p->metric,
+		.signature = p->signature,
+		.better = p->better,
+		.min_change = p->min_change,
+		.alpha = p->alpha,
+		.k = p->k,
+		.iterations = p->iterations,
+		.max_iterations = p->max_iterations,
+		.reverse = p->reverse,
+		.tree = p->tree,
+	};
+	lab_info("bisect: the list's first %s entry is k%zu (%s), after k%zu (%s); bisecting "
+		 "the commits between them in %s",
+		 session_new_term(s), hi + 1, new_tag, lo + 1, old_tag, p->tree);
+	return true;
 }

@@ -44,4 +44,19 @@ json_t *bisect_list_candidates(const char *out);
 /* the result's {"commit", "short", "subject", "kernel"} of an entry */
 json_t *bisect_list_commit_json(const struct bisect_params *p, const char *commit);
 
+/*
+ * --tree DIR: every entry's "tag" resolves to a commit in DIR (p->tree set);
+ * 0, or -1 after a message naming the entry.
+ */
+int bisect_list_set_tree(struct bisect_params *p, const char *tree, const char *file);
+/*
+ * The list named its first new entry: the start of the commit bisection
+ * between the tags of the last old entry and that one in p->tree, with
+ * the same job, mode and statistics (a's strings borrowed from s); false
+ * after a message when one of the two has no tag. measure.c runs it in
+ * the state directory's tree/.
+ */
+struct bisect_start_args;
+bool bisect_list_tree_args(struct bisect_session *s, struct bisect_start_args *a);
+
 #endif

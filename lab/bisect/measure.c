@@ -536,6 +536,41 @@ static int search(struct bisect_session *s, json_t **result)
 	return bisect_conclude(s, s->state.progress, result);
 }
 
+/*
+ * --kernels with --tree: the commits between the two releases the list
+ * named, a commit bisection in the state's tree/ (started, or resumed);
+ * its result, with the list's as "list". The exit status.
+ */
+static int list_then_tree(struct bisect_session *s, json_t **result)
+{
+	struct bisect_env env = *s->env;
+	struct bisect_start_args a;
+	struct bisect_params tp;
+	char *dir = xasprintf("%s/tree", s->dir), *db = xasprintf("%s/bisect.db", dir);
+	char *progress = NULL;
+	json_t *tres = NULL;
+	int ret = EXIT_RUN_FAILED;
+
+	env.state_dir = dir;
+	if (path_exists(db) ||
+	    (bisect_list_tree_args(s, &a) && !bisect_start(&env, &a, &tp, &progress))) {
+		if (progress) {
+			lab_info("bisect: git: %s", progress);
+			bisect_params_release(&tp);
+		}
+		ret = bisect_run(&env, &tres);
+	}
+	if (tres) {
+		json_object_set(tres, "list", *result);
+		json_decref(*result);
+		*result = tres;
+	}
+	free(progress);
+	free(db);
+	free(dir);
+	return ret;
+}
+
 int bisect_run(const struct bisect_env *env, json_t **result)
 {
 	struct bisect_session s;
@@ -565,6 +600,8 @@ int bisect_run(const struct bisect_env *env, json_t **result)
 	if (!ret)
 		ret = search(&s, result);
 out:
+	if (!ret && *result && bisect_is_list(s.p) && s.p->tree)
+		ret = list_then_tree(&s, result);
 	session_close(&s);
 	return ret;
 }

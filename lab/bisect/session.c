@@ -292,6 +292,13 @@ int bisect_reset(const struct bisect_env *env, char **kept)
 		return EXIT_USAGE;
 	}
 	remove_worktree(s.p->tree, s.wt);
+	if (bisect_is_list(s.p) && s.p->tree) { /* --tree's commit bisection in tree/ */
+		char *wt = xasprintf("%s/tree/wt", s.dir);
+
+		if (path_exists(wt))
+			remove_worktree(s.p->tree, wt);
+		free(wt);
+	}
 	time_stamp(time(NULL), true, stamp);
 	to = xasprintf("%s-%s", s.dir, stamp);
 	/* two resets in one second: the second gets a suffix */

@@ -160,7 +160,7 @@ static int resolve_list(const struct bisect_start_args *a, struct bisect_params 
 	char *first, *last;
 
 	p->kernels = bisect_list_read(a->kernels);
-	if (!p->kernels)
+	if (!p->kernels || (a->tree && bisect_list_set_tree(p, a->tree, a->kernels)))
 		return -1;
 	n = json_array_size(p->kernels);
 	first = xstrdup("k1");

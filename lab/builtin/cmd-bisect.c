@@ -24,7 +24,7 @@ static const char *const bisect_synopsis[] = {
 	"                          [--reverse] [--paths PATH]... [--tree DIR] [--variant NAME]\n"
 	"                          [--iterations N] [--max-iterations M] [--alpha A]\n"
 	"mmlab bisect start --job JOB --kernels FILE (--metric ... | --signature ...)\n"
-	"                          [--reverse] [--variant NAME] [--iterations N] ...",
+	"                          [--tree DIR] [--reverse] [--variant NAME] [--iterations N] ...",
 	"mmlab bisect run [--json]",
 	"mmlab bisect status [--json]",
 	"mmlab bisect log",
@@ -181,7 +181,9 @@ static const struct opt start_opts[] = {
 	OPT_STRLIST(0, "paths", &start_cli.paths, "PATH",
 		    "only commits touching PATH (repeatable; git bisect -- PATH)"),
 	OPT_STRING(0, "tree", &start_cli.a.tree, "DIR",
-		   "the git tree (default: the job's kernels.tree)"),
+		   "the git tree (default: the job's kernels.tree); with --kernels,\n"
+		   "bisect then the commits between the tags of the last good\n"
+		   "and the first bad entries in DIR (each entry's 'tag:')"),
 	OPT_STRING(0, "variant", &start_cli.a.variant, "NAME",
 		   "the job's variant giving the settings (default: the first)"),
 	OPT_UINT(0, "iterations", &start_cli.a.iterations, 1, 1000, "N",
@@ -201,9 +203,9 @@ static int check_start(const struct start_cli *c, int argn, char **argv)
 
 	if (argn) {
 		lab_err("bisect start: unexpected '%s'; see 'mmlab bisect --help'", argv[0]);
-	} else if (a->kernels && (a->good || a->bad || a->tree || c->paths.n)) {
+	} else if (a->kernels && (a->good || a->bad || c->paths.n)) {
 		lab_err("--kernels bisects a list: its first and last entries are the endpoints; "
-			"--good, --bad, --tree and --paths are for a commit bisection");
+			"--good, --bad and --paths are for a commit bisection");
 	} else if (!a->job || (!a->kernels && (!a->good || !a->bad))) {
 		lab_err("bisect start needs --job, and --good and --bad (or --kernels FILE); see "
 			"'mmlab bisect --help'");
@@ -244,9 +246,10 @@ static int do_start(int argc, char **argv)
 	if (bisect_start(&env, &c->a, &p, &progress))
 		goto out;
 	if (p.kernels)
-		printf("bisect: %s over the %zu kernels of %s: good %s, bad %s\n",
+		printf("bisect: %s over the %zu kernels of %s: good %s, bad %s%s%s\n",
 		       p.metric ? p.metric : p.signature, json_array_size(p.kernels), c->a.kernels,
-		       p.good, p.bad);
+		       p.good, p.bad, p.tree ? "; then the commits between their tags in " : "",
+		       p.tree ? p.tree : "");
 	else
 		printf("bisect: %s between good %s (%.12s) and bad %s (%.12s) in %s\n",
 		       p.metric ? p.metric : p.signature, c->a.good, p.good, c->a.bad, p.bad,

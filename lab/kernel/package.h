@@ -85,8 +85,12 @@ int pkg_get_apt(const char *cache_dir, const char *name, const char *version, co
 
 /* apt's side (package_apt.c): the candidate version, or NULL + message */
 char *pkg_apt_candidate(const char *name, const char *where, char **source);
-/* the version exists for name: 0, or -1 + a message listing the versions there are */
-int pkg_apt_check_version(const char *name, const char *version, const char *where);
+/*
+ * The version exists for name: 0 and *source (malloc'd, NULL when apt does
+ * not say) the apt source that has it, or -1 + a message listing the
+ * versions there are.
+ */
+int pkg_apt_check_version(const char *name, const char *version, const char *where, char **source);
 /* apt-get download name=version into dir: 0 and *file (malloc'd), or -1 + message */
 int pkg_apt_download(const char *name, const char *version, const char *dir, const char *source,
 		     const char *where, char **file);

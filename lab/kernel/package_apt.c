@@ -214,7 +214,29 @@ int pkg_madison(char *out, const char *version, struct strbuf *others, size_t *n
 	return found;
 }
 
-int pkg_apt_check_version(const char *name, const char *version, const char *where)
+/* in apt-cache madison's output: the source of version's first line, or NULL */
+static char *madison_source(const char *out, const char *version)
+{
+	size_t n = strlen(version);
+
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *v = memchr(l, '|', strcspn(l, "\n")), *src;
+
+		if (!v)
+			continue;
+		v += 1 + strspn(v + 1, " ");
+		if (strncmp(v, version, n) || v[n] != ' ')
+			continue;
+		src = memchr(v, '|', strcspn(v, "\n"));
+		if (!src)
+			continue;
+		src += 1 + strspn(src + 1, " ");
+		return xstrndup(src, strcspn(src, "\n"));
+	}
+	return NULL;
+}
+
+int pkg_apt_check_version(const char *name, const char *version, const char *where, char **source)
 {
 	const char *argv[] = { "apt-cache", "madison", name, NULL };
 	char *out = apt_out(argv, where);
@@ -222,8 +244,10 @@ int pkg_apt_check_version(const char *name, const char *version, const char *whe
 	size_t n;
 	int ret = -1;
 
+	*source = NULL;
 	if (!out)
 		return -1;
+	*source = madison_source(out, version);
 	if (pkg_madison(out, version, &sb, &n))
 		ret = 0;
 	else if (!n)
@@ -231,6 +255,10 @@ int pkg_apt_check_version(const char *name, const char *version, const char *whe
 	else
 		lab_err("%s: apt has no version %s of %s; it has: %s%s (apt-cache madison %s)",
 			where, version, name, sb.buf, n > PKG_VERSIONS_SHOWN ? ", ..." : "", name);
+	if (ret) {
+		free(*source);
+		*source = NULL;
+	}
 	strbuf_release(&sb);
 	free(out);
 	return ret;

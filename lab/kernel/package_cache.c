@@ -288,7 +288,7 @@ int pkg_get_apt(const char *cache_dir, const char *name, const char *version, co
 		free(source);
 		return 0;
 	}
-	ret = cand ? 0 : pkg_apt_check_version(name, version, where);
+	ret = cand ? 0 : pkg_apt_check_version(name, version, where, &source);
 	if (!ret)
 		ret = fetch_unpack(cache_dir, name, version, source, where, e);
 	free(cand);

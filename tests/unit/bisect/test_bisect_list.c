@@ -5,7 +5,9 @@
  * file read (every form of entry, and a wrong one), then five entries of
  * which k3.. are "bad" by a fake measure, found with the same verdicts and
  * statistics as a commit bisection, resumed after an interruption, in
- * pass/fail mode too, and with --reverse.
+ * pass/fail mode too, and with --reverse; with --tree, the entries' tags
+ * checked at start and the commits between the last good and the first
+ * bad entry's tags bisected next, in a real git tree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,8 @@
 #include "capture.h"
 #include "bisect/bisect_list.h"
 #include "bisect/internal.h"
+#include "kernel/gitops.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #define N 5
@@ -31,6 +35,8 @@ struct fixture {
 	unsigned int calls[N];
 	unsigned int total, interrupt_at;
 	bool reverse; /* the bad ones are then k1..k2 */
+	char *bad_commits; /* --tree: the commits measured bad, one id a line */
+	unsigned int commit_calls;
 };
 
 static int fake_measure(void *ctx, const struct bisect_params *p, const struct bisect_round *r,
@@ -40,11 +46,18 @@ static int fake_measure(void *ctx, const struct bisect_params *p, const struct b
 	long i = bisect_list_index(p, r->commit);
 	bool bad;
 
-	assert_true(i >= 0 && i < N);
-	bad = f->reverse ? i < FIRST_BAD : i >= FIRST_BAD;
-	if (++f->total == f->interrupt_at)
-		return 1;
-	f->calls[i]++;
+	if (i < 0) { /* a commit of --tree's bisection */
+		assert_non_null(f->bad_commits);
+		assert_int_equal(strlen(r->commit), 40);
+		bad = strstr(f->bad_commits, r->commit) != NULL;
+		f->commit_calls++;
+	} else {
+		assert_true(i < N);
+		bad = f->reverse ? i < FIRST_BAD : i >= FIRST_BAD;
+		if (++f->total == f->interrupt_at)
+			return 1;
+		f->calls[i]++;
+	}
 	if (!json_object_get(data, "runs")) {
 		json_object_set_new(data, "runs", json_array());
 		json_object_set_new(data, "values", json_array());
@@ -101,6 +114,7 @@ static int teardown(void **state)
 	free(f->results);
 	free(f->job);
 	free(f->list);
+	free(f->bad_commits);
 	free(f);
 	return 0;
 }
@@ -277,6 +291,145 @@ static void test_signature_reverse(void **state)
 	reset(f);
 }
 
+/* git ARGS in dir; its output (chomped) */
+static char *git(const char *dir, const char *const args[])
+{
+	char *out = git_out(dir, args);
+
+	assert_non_null(out);
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+/*
+ * A tree whose releases r1..r5 are the list's five entries; between r2
+ * (the last good entry) and r3 (the first bad) are commits a, b and r3
+ * itself, b the first bad one.
+ */
+static char *make_tree(struct fixture *f, char **b)
+{
+	static const char *const commits[] = { "r1", "r2", "a", "b", "r3", "r4", "r5" };
+	char *tree = xasprintf("%s/tree", f->dir), *c;
+	struct strbuf bad = STRBUF_INIT;
+
+	assert_int_equal(mkdir_p(tree, 0755), 0);
+	setenv("GIT_AUTHOR_NAME", "t", 1);
+	setenv("GIT_AUTHOR_EMAIL", "t@t.invalid", 1);
+	setenv("GIT_COMMITTER_NAME", "t", 1);
+	setenv("GIT_COMMITTER_EMAIL", "t@t.invalid", 1);
+	free(git(tree, (const char *[]){ "init", "-q", NULL }));
+	for (size_t i = 0; i < ARRAY_SIZE(commits); i++) {
+		free(git(tree, (const char *[]){ "commit", "-q", "--allow-empty", "-m", commits[i],
+						 NULL }));
+		if (commits[i][0] == 'r')
+			free(git(tree, (const char *[]){ "tag", commits[i], NULL }));
+		c = git(tree, (const char *[]){ "rev-parse", "HEAD", NULL });
+		if (i >= 3) /* b and after */
+			strbuf_addf(&bad, "%s\n", c);
+		if (i == 3)
+			*b = xstrdup(c);
+		free(c);
+	}
+	f->bad_commits = strbuf_detach(&bad);
+	return tree;
+}
+
+static void start_tree(struct fixture *f, const char *tree, int want)
+{
+	struct bisect_start_args a = {
+		.job = f->job,
+		.kernels = f->list,
+		.metric = "usemem.elapsed_s",
+		.min_change = 0.05,
+		.alpha = 0.05,
+		.tree = tree,
+	};
+	struct bisect_params p;
+	char *progress = NULL;
+
+	assert_int_equal(bisect_start(&f->env, &a, &p, &progress), want);
+	if (!want) {
+		assert_string_equal(p.tree, tree);
+		assert_string_equal(
+			json_string_value(json_object_get(json_array_get(p.kernels, 2), "tag")),
+			"r3");
+		bisect_params_release(&p);
+	}
+	free(progress);
+}
+
+/* start with --tree, refused with a message holding want */
+static void refused(struct fixture *f, const char *tree, const char *want)
+{
+	struct capture c;
+	char *e;
+
+	capture_start(&c);
+	start_tree(f, tree, -1);
+	e = capture_end(&c);
+	if (!strstr(e, want))
+		fail_msg("'%s' is not in: %s", want, e);
+	free(e);
+}
+
+static void test_tree(void **state)
+{
+	struct fixture *f = *state;
+	char *b = NULL, *tree = make_tree(f, &b), *e;
+	json_t *res = NULL, *again = NULL, *list;
+	unsigned int calls;
+
+	e = xasprintf("name: t\nkernels: { tree: %s, config: { base: tinyconfig } }\n"
+		      "variants: [ { name: k, kernel: distro } ]\n"
+		      "topology: { nodes: 2, cpus_per_node: 1, memory_per_node: 256M }\n"
+		      "workload: { name: usemem, params: { size: 16M } }\niterations: 3\n",
+		      tree);
+	put(f->job, e);
+	free(e);
+	/* an entry without a tag, then one whose tag is not in the tree */
+	put(f->list, "- { kernel: distro, tag: r1 }\n- distro\n");
+	refused(f, tree, "entry 2 has no tag; with --tree every entry names");
+	put(f->list, "- { kernel: distro, tag: r1 }\n- { package: linux-image-6.1.0-47-amd64, "
+		     "tag: nope }\n");
+	refused(f, tree, "entry 2: tag: 'nope' is not a commit in");
+	put(f->list, "- { kernel: distro, tag: --output=x }\n- { kernel: distro, tag: r2 }\n");
+	refused(f, tree, "entry 1: 'tag' is the release's git ref");
+	e = xasprintf("%s/bisect/bisect.db", f->results);
+	assert_false(path_exists(e)); /* a refused start leaves no bisection */
+	free(e);
+
+	/* five releases, bad from r3 on: k3, then b between r2 and r3 */
+	put(f->list, "- { kernel: distro, tag: r1 }\n"
+		     "- { package: linux-image-6.1.0-47-amd64, tag: r2 }\n"
+		     "- { kernel: distro, cmdline: a=1, tag: r3 }\n"
+		     "- { kernel: distro, cmdline: a=1, tag: r4 }\n"
+		     "- { kernel: distro, cmdline: a=1, tag: r5 }\n");
+	start_tree(f, tree, 0);
+	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(res, "first"), "commit")), b);
+	list = json_object_get(res, "list");
+	assert_first(list, "k3");
+	/* the commits' endpoints r2 and r3, then what git picks between them */
+	assert_int_equal(json_integer_value(json_object_get(res, "range_commits")), 3);
+	assert_true(f->commit_calls >= 3);
+	assert_true(json_number_value(json_object_get(res, "confidence_value")) > 0.9);
+	/* again: the same answer, nothing measured */
+	calls = f->commit_calls + f->total;
+	assert_int_equal(bisect_run(&f->env, &again), 0);
+	assert_int_equal(f->commit_calls + f->total, calls);
+	assert_true(json_equal(res, again));
+	json_decref(res);
+	json_decref(again);
+	reset(f);
+	/* reset removed the commit bisection's worktree too */
+	e = git(tree, (const char *[]){ "worktree", "list", "--porcelain", NULL });
+	assert_null(strstr(e, "/tree/wt"));
+	free(e);
+	free(tree);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_metric, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signature_reverse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tree, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,9 @@
  * package cache (lab/kernel/package_cache.c): a package file unpacked
  * once then found by its sha256, the apt memo that answers a fetch seen
  * before without apt, kernel list with the runs that used each package,
- * and gc.
+ * and gc; a source apt cannot reach, named in the refusal.
  */
+#include <arpa/inet.h>
 #include <archive.h>
 #include <archive_entry.h>
 #include <setjmp.h>
@@ -16,6 +17,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -280,12 +283,111 @@ static void test_cache(void **state)
 	free(results);
 }
 
+/* a port on 127.0.0.1 that nothing listens on: bound, read, closed */
+static int closed_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+
+	assert_int_equal(write_file_atomic(p, text, strlen(text), 0644), 0);
+	free(p);
+}
+
+/*
+ * An apt of its own (APT_CONFIG): one source, http://127.0.0.1:PORT on a
+ * closed port, whose package index (written here, as 'apt-get update'
+ * would) names one kernel package. apt-cache finds the package, apt-get
+ * download cannot reach the archive: the refusal names the apt source,
+ * with the version apt's candidate or the one asked for, and nothing is
+ * stored. The real apt runs; no network is used.
+ */
+static void test_unreachable(void **state)
+{
+	char t[] = "/tmp/test_package_apt.XXXXXX", *d = mkdtemp(t), *cache, *conf, *list, *src;
+	char *want, *err;
+	const char *name = "linux-image-0.0.0-1-mmlabtest", *saved = getenv("APT_CONFIG");
+	int port = closed_port();
+	struct capture c;
+	struct pkg_entry e;
+
+	(void)state;
+	if (access("/usr/bin/apt-get", X_OK) || access("/usr/bin/apt-cache", X_OK))
+		skip();
+	for (const char *sub = "etc/sources.list.d:lists/partial:cache/archives/partial:"
+			       "etc/preferences.d";
+	     *sub; sub += strcspn(sub, ":") + (sub[strcspn(sub, ":")] == ':')) {
+		char *p = xasprintf("%s/%.*s", d, (int)strcspn(sub, ":"), sub);
+
+		assert_int_equal(mkdir_p(p, 0755), 0);
+		free(p);
+	}
+	src = xasprintf("deb [trusted=yes] http://127.0.0.1:%d/mmlab-test bookworm main\n", port);
+	put(d, "etc/sources.list", src);
+	put(d, "status", "");
+	list = xasprintf("lists/127.0.0.1:%d_mmlab-test_dists_bookworm_main_binary-amd64_Packages",
+			 port);
+	put(d, list,
+	    "Package: linux-image-0.0.0-1-mmlabtest\nVersion: 0.0.0-1\nArchitecture: amd64\n"
+	    "Filename: pool/main/l/linux/linux-image-0.0.0-1-mmlabtest_0.0.0-1_amd64.deb\n"
+	    "Size: 1000\nSHA256: "
+	    "0000000000000000000000000000000000000000000000000000000000000000\n"
+	    "Description: a kernel package in no reachable archive\n\n");
+	conf = xasprintf("Dir::Etc \"%s/etc\";\nDir::State::lists \"%s/lists\";\n"
+			 "Dir::State::status \"%s/status\";\nDir::Cache \"%s/cache\";\n"
+			 "APT::Architecture \"amd64\";\nAcquire::Retries \"0\";\n",
+			 d, d, d, d);
+	put(d, "apt.conf", conf);
+	free(conf);
+	conf = xasprintf("%s/apt.conf", d);
+	setenv("APT_CONFIG", conf, 1);
+	cache = xasprintf("%s/cache-mmlab", d);
+	want = xasprintf("the archive is not reachable (apt source: http://127.0.0.1:%d/mmlab-test "
+			 "bookworm/main amd64 Packages)",
+			 port);
+	/* apt's candidate, then the version asked for (apt-cache madison's source) */
+	for (int i = 0; i < 2; i++) {
+		capture_start(&c);
+		assert_int_equal(pkg_get_apt(cache, name, i ? "0.0.0-1" : NULL,
+					     "job.yaml:4:14: variants[0].kernel", &e),
+				 -1);
+		err = capture_end(&c);
+		if (!strstr(err, want))
+			fail_msg("the refusal does not name the apt source: %s", err);
+		assert_non_null(strstr(err, "job.yaml:4:14: variants[0].kernel: cannot fetch "
+					    "linux-image-0.0.0-1-mmlabtest=0.0.0-1"));
+		free(err);
+		assert_int_equal(count_entries(cache), 0);
+	}
+	if (saved)
+		setenv("APT_CONFIG", saved, 1);
+	else
+		unsetenv("APT_CONFIG");
+	rm_rf(d);
+	free(want);
+	free(cache);
+	free(conf);
+	free(list);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy),	     cmocka_unit_test(test_madison),
 		cmocka_unit_test(test_madison_many), cmocka_unit_test(test_nearest),
-		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache),	     cmocka_unit_test(test_unreachable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
