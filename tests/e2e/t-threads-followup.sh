@@ -3,12 +3,11 @@
 # rewritten: base e2e-c5, the series (c6 as an mbox, `git format-patch`,
 # applied on c5) and base with e2e-c5 reverted (a real `git revert` of a
 # commit of the history). Each variant's tree is one the content cache
-# already holds (c5; c6; c4, which c5 reverted gives), so no kernel is
-# built once t-bisect and t-variants ran, but for one config line: the
-# job's defconfig is tinyconfig + kernels/lab.config here (the e2e
-# tree's config), and mmtests' scripts need CONFIG_BINFMT_SCRIPT, which
-# tinyconfig leaves out, so this test's three kernels are built once
-# (incrementally, ccache) and cached. One iteration per variant.
+# already holds (c5; c6; c4, which c5 reverted gives) with the config of
+# the e2e tests (the job's defconfig becomes tinyconfig +
+# kernels/lab.config, whose CONFIG_BINFMT_SCRIPT mmtests' #! scripts
+# need), so no kernel is built once t-bisect and t-variants ran. One
+# iteration per variant.
 # Checks the three-variant layout: three variants in the run,
 # `mmlab compare RUN --mmtests` prints mmtests' usemem table with three
 # columns, `mmlab compare RUN` prints mmlab's table. Skipped (exit 77)
@@ -28,17 +27,15 @@ tar -xzf "$tarball" -C "$T"
 mkdir -p "$T/jobs/threads/patches" "$T/jobs/files" "$T/kernels"
 cp "$MMLAB_SRCDIR/jobs/files/config-workload-usemem-stress-numa-compact-tcg" "$T/jobs/files/"
 cp "$LAB_CONFIG" "$T/kernels/lab.config"
-# #! scripts (run-mmtests.sh and its shellpacks are bash scripts)
-printf 'CONFIG_BINFMT_SCRIPT=y\n' >"$T/kernels/scripts.config"
 git -C "$REPO" format-patch -q --stdout e2e-c5..e2e-c6 >"$T/jobs/threads/patches/compaction-followup.mbox"
 job=$T/jobs/threads/compaction-followup.yaml
-sed -e "s|tree: ~/src/linux|tree: $REPO|" -e 's/base: defconfig, fragments: \[\.\.\/\.\.\/kernels\/lab\.config\]/base: tinyconfig, fragments: [..\/..\/kernels\/lab.config, ..\/..\/kernels\/scripts.config]/' \
+sed -e "s|tree: ~/src/linux|tree: $REPO|" -e 's/base: defconfig, fragments: \[\.\.\/\.\.\/kernels\/lab\.config\]/base: tinyconfig, fragments: [..\/..\/kernels\/lab.config]/' \
 	-e 's/v6\.4-rc2/e2e-c5/g' -e 's/revert: \[7efc3b726103\]/revert: [e2e-c5]/' \
 	-e "s|dir: ~/src/mmtests|dir: $T/mmtests|" -e "s|mirror: ~/src/mmtests-mirror|mirror: $mirror|" \
 	-e 's/^iterations: 3$/iterations: 1/' \
 	"$MMLAB_SRCDIR/jobs/threads/compaction-followup.yaml" >"$job"
 # each rewrite took: the job has not changed under the test
-for want in "tree: $REPO" "base: tinyconfig, fragments: [../../kernels/lab.config, ../../kernels/scripts.config]" "{ name: base, ref: e2e-c5 }" \
+for want in "tree: $REPO" "base: tinyconfig, fragments: [../../kernels/lab.config]" "{ name: base, ref: e2e-c5 }" \
 	"{ name: series, ref: e2e-c5, apply: [patches/compaction-followup.mbox] }" \
 	"{ name: revert, ref: e2e-c5, revert: [e2e-c5] }" "dir: $T/mmtests" \
 	"mirror: $mirror" "iterations: 1"; do
