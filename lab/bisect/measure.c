@@ -102,9 +102,13 @@ static void collect_iteration(struct bisect_session *s, json_t *it, const char *
 	if (s->sig_mode) {
 		json_int_t idx = json_integer_value(json_object_get(it, "index"));
 		char *console = repro_read_console(run_dir, vname, idx);
-		int o = repro_eval_run(&s->sig, st, metrics, console, NULL);
+		enum repro_outcome o = repro_eval_run(&s->sig, st, metrics, console, NULL);
 
-		add_count(data, o > 0 ? "met" : o == 0 ? "not_met" : "unknown", 1);
+		add_count(data,
+			  o == REPRO_MET     ? "met" :
+			  o == REPRO_NOT_MET ? "not_met" :
+					       "unknown",
+			  1);
 		free(console);
 	} else if (!strcmp(st, "ok") &&
 		   !expr_eval(s->metric, lookup, metrics, &v, err, sizeof(err)) && isfinite(v)) {

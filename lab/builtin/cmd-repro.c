@@ -13,6 +13,7 @@
 
 #include "builtin/builtin.h"
 #include "repro/repro.h"
+#include "repro/repro_json.h"
 #include "repro/reproduce.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
@@ -43,13 +44,18 @@ static const struct opt_usage repro_usage = {
 		  "the run could not be made), 2 bad recipe or usage.",
 };
 
-/* {"run", "recipe", "repro"} as JSON or as the verdict and its tables */
-static void print_verdict(json_t *out, bool json)
+/* {"run", "recipe", "repro"} as JSON or as the verdict and its tables; the exit status */
+static int print_verdict(const struct repro_report *rep, bool json)
 {
-	if (json)
+	if (json) {
+		json_t *out = repro_report_to_json(rep);
+
 		print_json(out);
-	else
-		repro_print(stdout, json_object_get(out, "repro"), json_object_get(out, "recipe"));
+		json_decref(out);
+	} else {
+		repro_print(stdout, rep);
+	}
+	return repro_verdict_exit(rep->eval.verdict);
 }
 
 static int do_list(bool json)
@@ -88,12 +94,13 @@ static int do_list(bool json)
 static int do_show(const char *run, bool json)
 {
 	struct repro_env env = { gopts.results_dir, gopts.cache_dir, gopts.connect_uri };
-	json_t *out;
-	int ret = repro_show(&env, run, &out);
+	struct repro_report rep;
+	int ret;
 
-	if (out)
-		print_verdict(out, json);
-	json_decref(out);
+	if (repro_show(&env, run, &rep))
+		return EXIT_USAGE;
+	ret = print_verdict(&rep, json);
+	repro_report_release(&rep);
 	return ret;
 }
 
@@ -104,7 +111,8 @@ static int do_recipe(const char *arg, const struct repro_overrides *ov, const st
 	struct repro_env env = { gopts.results_dir, gopts.cache_dir, gopts.connect_uri };
 	char *path = repro_find_recipe(arg);
 	struct recipe *r = NULL;
-	json_t *out = NULL;
+	struct repro_report rep;
+	enum repro_failure why;
 	int ret;
 
 	if (!path)
@@ -118,12 +126,12 @@ static int do_recipe(const char *arg, const struct repro_overrides *ov, const st
 		       r->path, r->bug_id, r->bug_title, r->job->nvariants,
 		       r->job->nvariants == 1 ? "" : "s", r->job->iterations,
 		       r->job->iterations == 1 ? "" : "s", r->nexpect, r->nexpect == 1 ? "" : "s");
+	} else if (repro_run(&env, r, o, &rep, &why)) {
+		ret = why == REPRO_BAD_JOB ? REPRO_EXIT_BAD_RECIPE : REPRO_EXIT_INCONCLUSIVE;
 	} else {
-		ret = repro_run(&env, r, o, &out);
-		if (out)
-			print_verdict(out, json);
+		ret = print_verdict(&rep, json);
+		repro_report_release(&rep);
 	}
-	json_decref(out);
 	recipe_free(r);
 	return ret;
 }
