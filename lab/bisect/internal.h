@@ -70,7 +70,7 @@ bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len);
 
 /* result.c */
 json_t *bisect_make_result(struct bisect_session *s, const char *out);
-/* git finished: store the result and the log; the exit status */
+/* git finished: store the result and the log; 0, or -1 without a first bad commit */
 int bisect_conclude(struct bisect_session *s, const char *out, json_t **result);
 int bisect_write_log(struct bisect_session *s);
 /*

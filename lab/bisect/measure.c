@@ -455,8 +455,8 @@ out:
 	return ret;
 }
 
-/* the endpoints measured and worth bisecting: 0, or the exit status */
-static int check_endpoints(struct bisect_session *s)
+/* the endpoints measured and worth bisecting: 0, or -1 with *why */
+static int check_endpoints(struct bisect_session *s, enum bisect_failure *fail)
 {
 	char why[1024];
 	json_t *r;
@@ -466,11 +466,12 @@ static int check_endpoints(struct bisect_session *s)
 		rc = endpoint(s, i ? "bad" : "good");
 		if (rc > 0) {
 			lab_err("bisect: interrupted; 'mmlab bisect run' goes on from here");
-			return BISECT_EXIT_INTERRUPTED;
+			*fail = BISECT_FAIL_INTERRUPTED;
+			return -1;
 		}
 		if (rc) {
 			bstore_set_status(s->bs, bisect_status_name(BISECT_FAILED), NULL);
-			return EXIT_RUN_FAILED;
+			return -1;
 		}
 	}
 	if (!step_endpoints_ok(s, why, sizeof(why))) {
@@ -480,7 +481,7 @@ static int check_endpoints(struct bisect_session *s)
 		bisect_write_log(s);
 		lab_err("bisect: refusing to bisect: the endpoints do not differ as asked: %s",
 			why);
-		return EXIT_RUN_FAILED;
+		return -1;
 	}
 	lab_info("bisect: the endpoints differ: %s", why);
 	bisect_write_log(s);
@@ -501,8 +502,8 @@ static unsigned int steps_done(struct bisect_session *s)
 	return n;
 }
 
-/* steps until git is finished; the exit status */
-static int search(struct bisect_session *s, json_t **result)
+/* steps until git is finished: 0, or -1 with *why */
+static int search(struct bisect_session *s, json_t **result, enum bisect_failure *why)
 {
 	unsigned int stepno = steps_done(s) + 1;
 	char *commit = NULL;
@@ -512,7 +513,7 @@ static int search(struct bisect_session *s, json_t **result)
 		const char *out;
 
 		if (bisect_is_list(s->p) && list_update(s, NULL))
-			return EXIT_RUN_FAILED;
+			return -1;
 		out = s->state.progress ? s->state.progress : "";
 
 		if (bisect_git_finished(out, session_new_term(s)))
@@ -526,29 +527,32 @@ static int search(struct bisect_session *s, json_t **result)
 		free(commit);
 		if (bisect_is_list(s->p) ? list_update(s, &commit) || !commit :
 					   session_head(s, &commit))
-			return EXIT_RUN_FAILED;
+			return -1;
 		rc = step(s, commit, stepno);
 		if (rc) {
 			free(commit);
 			if (rc < 0)
-				return EXIT_RUN_FAILED;
+				return -1;
 			lab_err("bisect: interrupted; 'mmlab bisect run' goes on from here");
-			return BISECT_EXIT_INTERRUPTED;
+			*why = BISECT_FAIL_INTERRUPTED;
+			return -1;
 		}
 	}
 	free(commit);
 	return bisect_conclude(s, s->state.progress, result);
 }
 
-int bisect_run(const struct bisect_env *env, json_t **result)
+int bisect_run(const struct bisect_env *env, json_t **result, enum bisect_failure *why)
 {
 	struct bisect_session s;
-	int ret = EXIT_RUN_FAILED;
+	int ret = -1;
 
 	*result = NULL;
+	*why = BISECT_FAIL_RUN;
 	if (session_open(&s, env) || session_lock(&s, "wait for it or stop it first")) {
 		session_close(&s);
-		return EXIT_USAGE;
+		*why = BISECT_FAIL_USAGE;
+		return -1;
 	}
 	switch (s.state.status) {
 	case BISECT_DONE:
@@ -565,9 +569,9 @@ int bisect_run(const struct bisect_env *env, json_t **result)
 	s.store = store_open(env->results_dir);
 	if (!s.store || bstore_set_status(s.bs, bisect_status_name(BISECT_RUNNING), NULL))
 		goto out;
-	ret = check_endpoints(&s);
+	ret = check_endpoints(&s, why);
 	if (!ret)
-		ret = search(&s, result);
+		ret = search(&s, result, why);
 out:
 	session_close(&s);
 	return ret;

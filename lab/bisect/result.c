@@ -221,10 +221,10 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 int bisect_conclude(struct bisect_session *s, const char *out, json_t **result)
 {
 	json_t *res = bisect_make_result(s, out);
-	int ret = json_is_object(json_object_get(res, "first")) ? 0 : EXIT_RUN_FAILED;
+	int ret = json_is_object(json_object_get(res, "first")) ? 0 : -1;
 
 	if (bstore_set_status(s->bs, bisect_status_name(BISECT_DONE), res) || bisect_write_log(s))
-		ret = EXIT_RUN_FAILED;
+		ret = -1;
 	*result = res;
 	return ret;
 }

@@ -280,16 +280,18 @@ int session_create(struct bisect_session *s, const struct bisect_env *env,
 
 /* reset, status, log ----------------------------------------------------------- */
 
-int bisect_reset(const struct bisect_env *env, char **kept)
+int bisect_reset(const struct bisect_env *env, char **kept, enum bisect_failure *why)
 {
 	struct bisect_session s;
 	char stamp[TIME_STR_LEN], *to;
 	int ret = 0;
 
 	*kept = NULL;
+	*why = BISECT_FAIL_RUN;
 	if (session_open(&s, env) || session_lock(&s, "stop it before resetting")) {
 		session_close(&s);
-		return EXIT_USAGE;
+		*why = BISECT_FAIL_USAGE;
+		return -1;
 	}
 	remove_worktree(s.p->tree, s.wt);
 	time_stamp(time(NULL), true, stamp);
@@ -301,7 +303,7 @@ int bisect_reset(const struct bisect_env *env, char **kept)
 	}
 	if (rename(s.dir, to)) {
 		lab_err("cannot move %s to %s: %s", s.dir, to, strerror(errno));
-		ret = EXIT_RUN_FAILED;
+		ret = -1;
 		free(to);
 	} else {
 		*kept = to;
@@ -317,7 +319,7 @@ int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_
 	memset(r, 0, sizeof(*r));
 	if (session_open(&s, env)) {
 		session_close(&s);
-		return EXIT_USAGE;
+		return -1;
 	}
 	r->steps = bstore_steps(s.bs);
 	if (with_result)

@@ -109,6 +109,7 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 	double up = json_number_value(json_object_get(test, "mean_after")) -
 		    json_number_value(json_object_get(test, "mean_before"));
 	char *job_file = NULL, *jdir = NULL, *progress = NULL;
+	enum bisect_failure why = BISECT_FAIL_RUN;
 	struct bisect_params p = { 0 };
 	json_t *result = NULL;
 	int ret = -1;
@@ -153,12 +154,12 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 	json_object_set_new(entry, "status", json_string("running"));
 	if (track_save(t))
 		goto out;
-	ret = bisect_run(&env, &result);
+	ret = bisect_run(&env, &result, &why);
 	if (result && json_is_object(json_object_get(result, "first"))) {
 		json_object_set(entry, "first", json_object_get(result, "first"));
 		json_object_set(entry, "result", result);
 		json_object_set_new(entry, "status", json_string("done"));
-	} else if (ret == 2 || ret == 1) {
+	} else if (ret && why != BISECT_FAIL_INTERRUPTED) {
 		json_object_set_new(entry, "status", json_string("failed"));
 		json_object_set_new(entry, "why",
 				    json_string("the bisection stopped without a first bad commit: "

@@ -24,6 +24,9 @@
 #include "kernel/gitops.h"
 #include "lib/util.h"
 
+/* why the last engine call failed */
+static enum bisect_failure fail;
+
 #define NCOMMITS 8
 #define FIRST_BAD 5
 
@@ -185,7 +188,7 @@ static void reset(struct fixture *f)
 {
 	char *kept;
 
-	assert_int_equal(bisect_reset(&f->env, &kept), 0);
+	assert_int_equal(bisect_reset(&f->env, &kept, &fail), 0);
 	assert_non_null(kept);
 	assert_true(is_dir(kept));
 	free(kept);
@@ -368,7 +371,7 @@ static void test_metric(void **state)
 		assert_non_null(strstr(err, "a bisection is already in"));
 		free(err);
 	}
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	steps = json_object_get(res, "steps");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(steps, 0), "role")),
@@ -384,7 +387,7 @@ static void test_metric(void **state)
 	assert_int_equal(json_integer_value(json_object_get(res, "log2_range")), 3);
 	/* run again: the same answer, nothing measured */
 	total = f->total;
-	assert_int_equal(bisect_run(&f->env, &again), 0);
+	assert_int_equal(bisect_run(&f->env, &again, &fail), 0);
 	assert_int_equal(f->total, total);
 	assert_true(json_equal(json_object_get(res, "first"), json_object_get(again, "first")));
 	assert_int_equal(bisect_status(&f->env, true, &r), 0);
@@ -409,7 +412,8 @@ static void test_refused(void **state)
 	f->bad_value = 100; /* the endpoints alike */
 	start(f, "vmstat.compact_stall", NULL);
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), EXIT_RUN_FAILED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_RUN);
 	err = capture_end(&c);
 	assert_null(res);
 	assert_non_null(strstr(err, "refusing to bisect"));
@@ -418,7 +422,8 @@ static void test_refused(void **state)
 	assert_int_equal(f->total, 2);
 	/* again: the same refusal, nothing measured again */
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), EXIT_RUN_FAILED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_RUN);
 	free(capture_end(&c));
 	assert_int_equal(f->total, 2);
 	assert_int_equal(bisect_status(&f->env, false, &r), 0);
@@ -462,7 +467,8 @@ static void test_resume(void **state)
 		struct capture c;
 
 		capture_start(&c);
-		assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+		assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+		assert_int_equal(fail, BISECT_FAIL_INTERRUPTED);
 		free(capture_end(&c));
 	}
 	assert_null(res);
@@ -490,7 +496,7 @@ static void test_resume(void **state)
 
 	/* run again: the endpoints and the decided step are not measured again */
 	f->interrupt_at = 0;
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	assert_int_equal(f->calls[0], 1);
 	assert_int_equal(f->calls[7], 1);
@@ -520,7 +526,7 @@ static void test_replay(void **state)
 	unsigned int total;
 
 	start(f, "vmstat.compact_stall", NULL);
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	log = bisect_log(&f->env, &len);
 	assert_non_null(log);
 	assert_non_null(strstr(log, BISECT_LOG_TAG "params {"));
@@ -528,7 +534,7 @@ static void test_replay(void **state)
 	assert_int_equal(write_file_atomic(path, log, len, 0644), 0);
 	reset(f);
 	total = f->total;
-	assert_int_equal(bisect_replay(&f->env, path, &replayed), 0);
+	assert_int_equal(bisect_replay(&f->env, path, &replayed, &fail), 0);
 	assert_non_null(replayed);
 	assert_found(f, replayed);
 	assert_int_equal(f->total, total); /* nothing measured */
@@ -544,7 +550,8 @@ static void test_replay(void **state)
 		char *err;
 
 		capture_start(&c);
-		assert_int_equal(bisect_replay(&f->env, path, &replayed), EXIT_USAGE);
+		assert_int_equal(bisect_replay(&f->env, path, &replayed, &fail), -1);
+		assert_int_equal(fail, BISECT_FAIL_USAGE);
 		err = capture_end(&c);
 		assert_non_null(strstr(err, "is not a log of 'mmlab bisect'"));
 		free(err);
@@ -566,16 +573,17 @@ static void test_replay_unfinished(void **state)
 	start(f, "vmstat.compact_stall", NULL);
 	f->interrupt_at = 4; /* the endpoints and one step done */
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_INTERRUPTED);
 	free(capture_end(&c));
 	log = bisect_log(&f->env, &len);
 	assert_non_null(log);
 	assert_int_equal(write_file_atomic(path, log, len, 0644), 0);
 	memcpy(calls, f->calls, sizeof(calls));
 	reset(f);
-	assert_int_equal(bisect_replay(&f->env, path, &res), 0);
+	assert_int_equal(bisect_replay(&f->env, path, &res, &fail), 0);
 	assert_null(res); /* not finished */
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	/* the logged commits were not measured again */
 	for (int i = 0; i < NCOMMITS; i++)
@@ -592,7 +600,7 @@ static void test_signature(void **state)
 	json_t *res = NULL;
 
 	start(f, NULL, "crash");
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	assert_string_equal(json_string_value(json_object_get(res, "mode")), "signature");
 	assert_non_null(strstr(json_string_value(json_object_get(res, "confidence")), "100 %"));
