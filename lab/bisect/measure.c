@@ -22,7 +22,9 @@
 #include "repro/repro.h"
 #include "run/runner.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "bisect/step_data.h"
+#include "bisect/step_json.h"
 #include "lib/util.h"
 
 static void add_count(json_t *data, const char *key, json_int_t by)
@@ -88,11 +90,10 @@ static int lookup(void *ctx, const char *name, double *val)
 }
 
 /* one iteration of the run into data */
-static void collect_iteration(struct bisect_session *s, json_t *it, const char *run_dir,
-			      const char *vname, json_t *data)
+static void collect_iteration(struct bisect_session *s, const struct repro_iter *it,
+			      const char *run_dir, const char *vname, json_t *data)
 {
-	const char *st = json_string_value(json_object_get(it, "status")) ?: "missing";
-	json_t *metrics = json_object_get(it, "metrics");
+	const char *st = it->status ? it->status : "missing";
 	double v;
 	char err[256];
 
@@ -100,9 +101,8 @@ static void collect_iteration(struct bisect_session *s, json_t *it, const char *
 	if (strcmp(st, "failed"))
 		add_count(data, "vm_runs", 1);
 	if (s->sig_mode) {
-		json_int_t idx = json_integer_value(json_object_get(it, "index"));
-		char *console = repro_read_console(run_dir, vname, idx);
-		enum repro_outcome o = repro_eval_run(&s->sig, st, metrics, console, NULL);
+		char *console = repro_read_console(run_dir, vname, it->index);
+		enum repro_outcome o = repro_eval_run(&s->sig, st, it->metrics, console, NULL);
 
 		add_count(data,
 			  o == REPRO_MET     ? "met" :
@@ -111,7 +111,8 @@ static void collect_iteration(struct bisect_session *s, json_t *it, const char *
 			  1);
 		free(console);
 	} else if (!strcmp(st, "ok") &&
-		   !expr_eval(s->metric, lookup, metrics, &v, err, sizeof(err)) && isfinite(v)) {
+		   !expr_eval(s->metric, lookup, it->metrics, &v, err, sizeof(err)) &&
+		   isfinite(v)) {
 		json_array_append_new(array_of(data, "values"), json_real(v));
 	} else if (!strcmp(st, "ok")) {
 		add_count(data, "missing", 1);
@@ -121,26 +122,32 @@ static void collect_iteration(struct bisect_session *s, json_t *it, const char *
 /* fold a finished run of one commit into data */
 static void collect(struct bisect_session *s, const char *run_id, json_t *data)
 {
-	json_t *run = store_load_run(s->store, run_id);
-	json_t *var = json_array_get(json_object_get(run, "variants"), 0);
-	json_t *kernel = json_object_get(var, "kernel"), *it;
-	const char *vname = json_string_value(json_object_get(var, "name"));
+	struct run_record rec;
+	struct repro_run run = { 0 };
+	const struct run_kernel *k;
 	char *run_dir = store_run_path(s->store, run_id);
-	size_t i;
 
 	array_of(data, "values");
 	array_of(data, "statuses");
-	if (json_is_true(json_object_get(kernel, "build_failed"))) {
-		json_object_set_new(data, "build_failed", json_true());
-		json_object_set(data, "build_log", json_object_get(kernel, "build_log"));
-		add_count(data, "builds", 1);
-	} else if (json_is_false(json_object_get(kernel, "cache_hit"))) {
-		add_count(data, "builds", 1);
+	if (!store_record_read(s->store, run_id, &rec) && rec.nvariants) {
+		k = rec.variants[0].has_kernel ? &rec.variants[0].kernel : NULL;
+		if (k && k->build_failed) {
+			json_object_set_new(data, "build_failed", json_true());
+			if (k->build_log)
+				json_object_set_new(data, "build_log", json_string(k->build_log));
+			add_count(data, "builds", 1);
+		} else if (k && step_kernel_built(k)) {
+			add_count(data, "builds", 1);
+		}
+		repro_run_from_record(s->store, &rec, run_id, &run);
 	}
-	json_array_foreach(json_object_get(var, "iterations"), i, it)
-		collect_iteration(s, it, run_dir, vname, data);
+	/* the first variant's iterations: the round's job has one variant */
+	for (size_t i = 0; run.nvariants && i < run.variants[0].niters; i++)
+		collect_iteration(s, &run.variants[0].iters[i], run_dir, run.variants[0].name,
+				  data);
+	repro_run_release(&run);
+	run_record_release(&rec);
 	free(run_dir);
-	json_decref(run);
 }
 
 /* the job measuring the round, written to RESULTS/bisect/jobs/NAME.yaml */

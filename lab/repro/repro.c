@@ -190,7 +190,7 @@ static unsigned int eval_rows(const struct recipe *r, const struct repro_run_var
 		char *console = NULL;
 
 		row->index = it->index;
-		row->status = xstrdup(it->status);
+		row->status = xstrdup(it->status ? it->status : "failed");
 		row->cells = xcalloc(r->nexpect + 1, sizeof(*row->cells));
 		row->ncells = r->nexpect;
 		for (size_t j = 0; j < r->nexpect; j++)
@@ -199,7 +199,7 @@ static unsigned int eval_rows(const struct recipe *r, const struct repro_run_var
 		for (size_t j = 0; j < r->nexpect; j++) {
 			struct repro_cell *c = &row->cells[j];
 
-			eval_one(&r->expect[j], it->status, it->metrics, console, c);
+			eval_one(&r->expect[j], row->status, it->metrics, console, c);
 			met[j] += c->outcome == REPRO_MET;
 			no[j] += c->outcome == REPRO_NOT_MET;
 			unk[j] += c->outcome == REPRO_UNKNOWN;
@@ -467,6 +467,28 @@ static void load_iters(struct store *s, const char *run, struct repro_run_varian
 	free(run_dir);
 }
 
+void repro_run_from_record(struct store *s, const struct run_record *rec, const char *run,
+			   struct repro_run *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->run = xstrdup(rec->run ? rec->run : run);
+	out->iterations = repro_job_iterations(rec->job_resolved);
+	out->variants = xcalloc(rec->nvariants + 1, sizeof(*out->variants));
+	for (size_t i = 0; i < rec->nvariants; i++) {
+		struct repro_run_variant *v = &out->variants[out->nvariants];
+		const char *rel = rec->variants[i].has_kernel ?
+					  repro_kernel_release(&rec->variants[i].kernel) :
+					  NULL;
+
+		if (!plain_name(rec->variants[i].name))
+			continue;
+		v->name = xstrdup(rec->variants[i].name);
+		v->kernel = rel ? xstrdup(rel) : NULL;
+		load_iters(s, out->run, v);
+		out->nvariants++;
+	}
+}
+
 int repro_run_load(struct store *s, const char *run, struct repro_run *out)
 {
 	struct run_record rec;
@@ -474,22 +496,7 @@ int repro_run_load(struct store *s, const char *run, struct repro_run *out)
 	memset(out, 0, sizeof(*out));
 	if (store_record_read(s, run, &rec))
 		return -1;
-	out->run = xstrdup(rec.run ? rec.run : run);
-	out->iterations = repro_job_iterations(rec.job_resolved);
-	out->variants = xcalloc(rec.nvariants + 1, sizeof(*out->variants));
-	for (size_t i = 0; i < rec.nvariants; i++) {
-		struct repro_run_variant *v = &out->variants[out->nvariants];
-		const char *rel = rec.variants[i].has_kernel ?
-					  repro_kernel_release(&rec.variants[i].kernel) :
-					  NULL;
-
-		if (!plain_name(rec.variants[i].name))
-			continue;
-		v->name = xstrdup(rec.variants[i].name);
-		v->kernel = rel ? xstrdup(rel) : NULL;
-		load_iters(s, out->run, v);
-		out->nvariants++;
-	}
+	repro_run_from_record(s, &rec, run, out);
 	run_record_release(&rec);
 	return 0;
 }

@@ -27,6 +27,10 @@
  */
 struct store;
 int repro_run_load(struct store *s, const char *run, struct repro_run *out);
+/* the same from the record of run, already read */
+struct run_record;
+void repro_run_from_record(struct store *s, const struct run_record *rec, const char *run,
+			   struct repro_run *out);
 
 /*
  * Evaluate the recipe's expectations on run; run_dir is the run's

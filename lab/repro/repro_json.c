@@ -77,7 +77,7 @@ int repro_iter_from_json(const json_t *j, long long index, struct repro_iter *it
 	if (!json_is_object(j))
 		return -1;
 	it->index = json_is_integer(idx) ? json_integer_value(idx) : index;
-	it->status = xstrdup(json_string_value(json_object_get(j, "status")) ?: "failed");
+	it->status = dup_or_null(json_object_get(j, "status"));
 	it->metrics = json_is_object(m) ? json_incref((json_t *)m) : NULL;
 	return 0;
 }

@@ -28,7 +28,7 @@ enum repro_outcome { REPRO_MET, REPRO_NOT_MET, REPRO_UNKNOWN };
 
 struct repro_iter {
 	long long index;
-	char *status; /* "ok", "crashed", "timeout", "failed" ("failed" when absent) */
+	char *status; /* "ok", "crashed", "timeout", "failed"; NULL when absent */
 	json_t *metrics; /* {"name": number}, a new reference (NULL: none) */
 };
 
