@@ -251,6 +251,63 @@ json_t *bstore_steps(struct bstore *b)
 	return a;
 }
 
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? xstrdup(s) : NULL;
+}
+
+static double col_double(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+void bstore_step_list(struct bstore *b, struct bstore_steps *out)
+{
+	sqlite3_stmt *st = prep(b, "SELECT seq, commit_id, role, state, data, started, finished "
+				   "FROM steps ORDER BY seq");
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct bstore_step *r;
+
+		if (out->n == cap) {
+			cap = cap ? 2 * cap : 16;
+			out->v = xrealloc(out->v, cap * sizeof(*out->v));
+		}
+		r = &out->v[out->n++];
+		r->seq = sqlite3_column_int64(st, 0);
+		r->commit = col_str(st, 1);
+		r->role = col_str(st, 2);
+		r->state = col_str(st, 3);
+		r->data = col_json(st, 4);
+		r->started = col_double(st, 5);
+		r->finished = col_double(st, 6);
+	}
+	if (st)
+		sqlite3_finalize(st);
+}
+
+void bstore_steps_release(struct bstore_steps *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].commit);
+		free(l->v[i].role);
+		free(l->v[i].state);
+		json_decref(l->v[i].data);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+bool bstore_step_is(const struct bstore_step *st, const char *role, const char *state)
+{
+	return (!role || (st->role && !strcmp(st->role, role))) &&
+	       (!state || (st->state && !strcmp(st->state, state)));
+}
+
 /* the typed state ---------------------------------------------------------- */
 
 static const char *const status_names[] = {

@@ -84,4 +84,20 @@ int bstore_step_add_done(struct bstore *b, const char *commit, const char *role,
 /* [{"seq", "commit", "role", "state", "data", "started", "finished"}] by seq */
 json_t *bstore_steps(struct bstore *b);
 
+/* a step row, typed */
+struct bstore_step {
+	long long seq;
+	char *commit, *role, *state; /* NULL when the column is */
+	json_t *data; /* the step's data (step_data.h), a new reference; JSON null when none */
+	double started, finished; /* NaN when not set */
+};
+struct bstore_steps {
+	struct bstore_step *v;
+	size_t n;
+};
+/* the steps by seq (none when the table cannot be read: a message) */
+void bstore_step_list(struct bstore *b, struct bstore_steps *out);
+void bstore_steps_release(struct bstore_steps *l);
+bool bstore_step_is(const struct bstore_step *st, const char *role, const char *state);
+
 #endif

@@ -63,8 +63,8 @@ int session_tell_git(struct bisect_session *s, const char *term, const char *com
  * why; *final false when it is unsure and may grow. Sets "position" and
  * "p_wrong" in data.
  */
-enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data, char *why,
-			     size_t len, bool *final);
+enum bisect_call step_decide(struct bisect_session *s, const struct bstore_steps *steps,
+			     json_t *data, char *why, size_t len, bool *final);
 /* are the endpoints worth bisecting? why gets the numbers */
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len);
 

@@ -248,10 +248,13 @@ static int measure(struct bisect_session *s, const struct bisect_round *r, json_
 
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
 {
-	json_t *steps = bstore_steps(s->bs);
-	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
+	struct bstore_steps steps;
+	json_t *g, *bd;
 	bool ok;
 
+	bstore_step_list(s->bs, &steps);
+	g = step_endpoint(&steps, "good");
+	bd = step_endpoint(&steps, "bad");
 	if (s->sig_mode) {
 		unsigned int gm = step_count(g, "met"), gu = step_count(g, "unknown");
 		unsigned int bm = step_count(bd, "met");
@@ -271,13 +274,13 @@ bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
 		free(xg);
 		free(xb);
 	}
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	return ok;
 }
 
 /* metric mode: the step's values against the endpoints' */
-static enum bisect_call decide_metric(struct bisect_session *s, json_t *steps, json_t *data,
-				      double *pw, char *why, size_t len)
+static enum bisect_call decide_metric(struct bisect_session *s, const struct bstore_steps *steps,
+				      json_t *data, double *pw, char *why, size_t len)
 {
 	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
 	size_t ng, nb, ns;
@@ -293,8 +296,8 @@ static enum bisect_call decide_metric(struct bisect_session *s, json_t *steps, j
 	return c;
 }
 
-enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data, char *why,
-			     size_t len, bool *final)
+enum bisect_call step_decide(struct bisect_session *s, const struct bstore_steps *steps,
+			     json_t *data, char *why, size_t len, bool *final)
 {
 	enum bisect_call c;
 	double pw = NAN;
@@ -327,13 +330,16 @@ enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *da
 static int endpoint(struct bisect_session *s, const char *role)
 {
 	const char *commit = strcmp(role, "good") ? s->p->bad : s->p->good;
-	json_t *steps = bstore_steps(s->bs), *data;
+	struct bstore_steps steps;
 	struct bisect_round r = { .commit = commit, .n = s->p->iterations };
-	bool done = step_endpoint(steps, role) != NULL;
+	bool done;
+	json_t *data;
 	char *line;
 	int ret;
 
-	json_decref(steps);
+	bstore_step_list(s->bs, &steps);
+	done = step_endpoint(&steps, role) != NULL;
+	bstore_steps_release(&steps);
 	if (done)
 		return 0;
 	r.seq = bstore_step_open(s->bs, commit, role);
@@ -362,8 +368,8 @@ static int endpoint(struct bisect_session *s, const char *role)
 }
 
 /* rounds of the step until its verdict is clear or final; 0, 1, -1 */
-static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_round *r,
-			json_t *data, char *why, size_t len)
+static int measure_step(struct bisect_session *s, const struct bstore_steps *steps,
+			struct bisect_round *r, json_t *data, char *why, size_t len)
 {
 	enum bisect_call c = BISECT_UNSURE;
 	bool final = false;
@@ -399,14 +405,15 @@ static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_r
 }
 
 /* the data of the step's row (a copy), or a new object */
-static json_t *step_data(json_t *steps, long long seq)
+static json_t *step_data(const struct bstore_steps *steps, long long seq)
 {
-	json_t *st, *data = NULL;
-	size_t i;
+	json_t *data = NULL;
 
-	json_array_foreach(steps, i, st)
-		if (json_integer_value(json_object_get(st, "seq")) == seq)
-			data = json_deep_copy(json_object_get(st, "data"));
+	for (size_t i = 0; i < steps->n; i++)
+		if (steps->v[i].seq == seq) {
+			json_decref(data);
+			data = json_deep_copy(steps->v[i].data);
+		}
 	return data ? data : json_object();
 }
 
@@ -424,7 +431,8 @@ static int list_update(struct bisect_session *s, char **next)
 static int step(struct bisect_session *s, const char *commit, unsigned int stepno)
 {
 	struct bisect_round r = { .commit = commit };
-	json_t *steps = NULL, *data = NULL;
+	struct bstore_steps steps = { 0 };
+	json_t *data = NULL;
 	const char *term;
 	char why[512], *line = NULL, *out = NULL;
 	int ret = -1;
@@ -432,12 +440,12 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 	r.seq = bstore_step_open(s->bs, commit, "step");
 	if (r.seq < 0)
 		return -1;
-	steps = bstore_steps(s->bs);
-	data = step_data(steps, r.seq);
+	bstore_step_list(s->bs, &steps);
+	data = step_data(&steps, r.seq);
 	line = session_commit_line(s, commit);
 	if (!json_object_get(data, "verdict")) {
 		lab_info("bisect: step %u: testing %s", stepno, line ? line : commit);
-		ret = measure_step(s, steps, &r, data, why, sizeof(why));
+		ret = measure_step(s, &steps, &r, data, why, sizeof(why));
 		if (ret)
 			goto out;
 		ret = -1;
@@ -458,7 +466,7 @@ out:
 	free(out);
 	free(line);
 	json_decref(data);
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	return ret;
 }
 
@@ -498,14 +506,13 @@ static int check_endpoints(struct bisect_session *s, enum bisect_failure *fail)
 /* the steps a run before this one finished */
 static unsigned int steps_done(struct bisect_session *s)
 {
-	json_t *steps = bstore_steps(s->bs), *st;
+	struct bstore_steps steps;
 	unsigned int n = 0;
-	size_t i;
 
-	json_array_foreach(steps, i, st)
-		n += !strcmp(json_string_value(json_object_get(st, "role")) ?: "", "step") &&
-		     !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
-	json_decref(steps);
+	bstore_step_list(s->bs, &steps);
+	for (size_t i = 0; i < steps.n; i++)
+		n += bstore_step_is(&steps.v[i], "step", "done");
+	bstore_steps_release(&steps);
 	return n;
 }
 

@@ -85,22 +85,17 @@ static bool is_done(json_t *st)
 	return !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
 }
 
-static bool has_role(json_t *st, const char *role)
-{
-	return !strcmp(json_string_value(json_object_get(st, "role")) ?: "", role);
-}
-
 /* the table row of a done step */
-static json_t *step_row(struct bisect_session *s, json_t *st)
+static json_t *step_row(struct bisect_session *s, const struct bstore_step *st)
 {
-	json_t *d = json_object_get(st, "data"), *sample;
-	json_t *row = row_commit(s, json_string_value(json_object_get(st, "commit")));
+	json_t *d = st->data, *sample;
+	json_t *row = row_commit(s, st->commit);
 	size_t n;
 	double *x = step_values(d, &n);
 
 	sample = bisect_sample_json(x, n);
 	free(x);
-	json_object_set(row, "role", json_object_get(st, "role"));
+	json_object_set_new(row, "role", st->role ? json_string(st->role) : json_null());
 	json_object_set(row, "verdict", json_object_get(d, "verdict"));
 	json_object_set(row, "why", json_object_get(d, "why"));
 	json_object_set_new(row, "iterations", json_integer(step_iterations(d)));
@@ -123,14 +118,14 @@ struct totals {
 	unsigned int calls;
 };
 
-static void add_totals(struct totals *t, json_t *st)
+static void add_totals(struct totals *t, const struct bstore_step *st)
 {
-	json_t *d = json_object_get(st, "data");
+	json_t *d = st->data;
 
 	t->builds += step_count(d, "builds");
 	t->vm_runs += step_count(d, "vm_runs");
 	t->wall += json_number_value(json_object_get(d, "wall_s"));
-	if (has_role(st, "bad") && step_iterations(d))
+	if (bstore_step_is(st, "bad", NULL) && step_iterations(d))
 		t->rate = (double)step_count(d, "met") / step_iterations(d);
 	if (json_is_number(json_object_get(d, "p_wrong"))) {
 		t->sum_p += json_number_value(json_object_get(d, "p_wrong"));
@@ -139,12 +134,10 @@ static void add_totals(struct totals *t, json_t *st)
 }
 
 /* the confidence statement into conf; its value */
-static double confidence(struct bisect_session *s, json_t *steps, const struct totals *t,
-			 char *conf, size_t len)
+static double confidence(struct bisect_session *s, const struct bstore_steps *steps,
+			 const struct totals *t, char *conf, size_t len)
 {
 	double good_ok = 1;
-	json_t *st;
-	size_t i;
 
 	if (!s->sig_mode) {
 		snprintf(conf, len,
@@ -154,11 +147,11 @@ static double confidence(struct bisect_session *s, json_t *steps, const struct t
 			 t->calls, t->sum_p < 1 ? 1 - t->sum_p : 0.0);
 		return t->sum_p < 1 ? 1 - t->sum_p : 0;
 	}
-	json_array_foreach(steps, i, st) {
-		json_t *d = json_object_get(st, "data");
+	for (size_t i = 0; i < steps->n; i++) {
+		json_t *d = steps->v[i].data;
 
 		if (!strcmp(json_string_value(json_object_get(d, "verdict")) ?: "", "good") &&
-		    has_role(st, "step"))
+		    bstore_step_is(&steps->v[i], "step", NULL))
 			good_ok *= 1 - bisect_miss_prob(t->rate, step_iterations(d));
 	}
 	snprintf(conf, len,
@@ -187,20 +180,21 @@ static char *first_commit(struct bisect_session *s, const char *out)
 
 json_t *bisect_make_result(struct bisect_session *s, const char *out)
 {
-	json_t *steps = bstore_steps(s->bs), *rows = json_array(), *st, *res;
+	struct bstore_steps steps;
+	json_t *rows = json_array(), *res;
 	struct totals t = { .rate = NAN };
 	unsigned long long range = s->p->range_commits;
 	char *first = first_commit(s, out), conf[512];
 	double value;
-	size_t i;
 
-	json_array_foreach(steps, i, st) {
-		if (!is_done(st))
+	bstore_step_list(s->bs, &steps);
+	for (size_t i = 0; i < steps.n; i++) {
+		if (!bstore_step_is(&steps.v[i], NULL, "done"))
 			continue;
-		json_array_append_new(rows, step_row(s, st));
-		add_totals(&t, st);
+		json_array_append_new(rows, step_row(s, &steps.v[i]));
+		add_totals(&t, &steps.v[i]);
 	}
-	value = confidence(s, steps, &t, conf, sizeof(conf));
+	value = confidence(s, &steps, &t, conf, sizeof(conf));
 	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}", "mode",
 			s->sig_mode ? "signature" : "metric", "looked_for",
 			s->sig_mode ? s->p->signature : s->p->metric, "first",
@@ -214,7 +208,7 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 			"confidence_value", value);
 	json_object_set_new(res, "term", json_string(session_new_term(s)));
 	free(first);
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	return res;
 }
 

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "bisect/bisect_store.h"
 #include "bisect/step_data.h"
 #include "lib/util.h"
 
@@ -32,14 +33,10 @@ unsigned int step_iterations(json_t *data)
 	return (unsigned int)json_array_size(json_object_get(data, "statuses"));
 }
 
-json_t *step_endpoint(json_t *steps, const char *role)
+json_t *step_endpoint(const struct bstore_steps *steps, const char *role)
 {
-	json_t *st;
-	size_t i;
-
-	json_array_foreach(steps, i, st)
-		if (!strcmp(json_string_value(json_object_get(st, "role")) ?: "", role) &&
-		    !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done"))
-			return json_object_get(st, "data");
+	for (size_t i = 0; i < steps->n; i++)
+		if (bstore_step_is(&steps->v[i], role, "done"))
+			return steps->v[i].data;
 	return NULL;
 }

@@ -18,7 +18,8 @@
 double *step_values(json_t *data, size_t *n); /* malloc'd, n >= 0 */
 unsigned int step_count(json_t *data, const char *key);
 unsigned int step_iterations(json_t *data);
-/* the done endpoint's data among the steps (role "good" or "bad"), or NULL */
-json_t *step_endpoint(json_t *steps, const char *role);
+/* the done endpoint's data among the steps (role "good" or "bad"), borrowed; or NULL */
+struct bstore_steps;
+json_t *step_endpoint(const struct bstore_steps *steps, const char *role);
 
 #endif

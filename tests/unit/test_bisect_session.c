@@ -262,14 +262,19 @@ static void test_lock(void **state)
 
 /* verdicts from stored measurements ---------------------------------------------- */
 
-static json_t *endpoint_row(const char *role, double mean)
+/* a done endpoint of three values around mean */
+static struct bstore_step endpoint_row(const char *role, double mean)
 {
-	return json_pack("{s:s, s:s, s:{s:[f, f, f], s:[s, s, s]}}", "role", role, "state", "done",
-			 "data", "values", mean - 1, mean, mean + 1, "statuses", "ok", "ok", "ok");
+	return (struct bstore_step){
+		.role = xstrdup(role),
+		.state = xstrdup("done"),
+		.data = json_pack("{s:[f, f, f], s:[s, s, s]}", "values", mean - 1, mean, mean + 1,
+				  "statuses", "ok", "ok", "ok"),
+	};
 }
 
-static enum bisect_call decide(struct bisect_session *s, json_t *steps, const char *data_json,
-			       bool *final, char *why, size_t len)
+static enum bisect_call decide(struct bisect_session *s, const struct bstore_steps *steps,
+			       const char *data_json, bool *final, char *why, size_t len)
 {
 	json_t *data = json_loads(data_json, 0, NULL);
 	enum bisect_call c;
@@ -287,24 +292,26 @@ static void test_decide(void **state)
 		.p = &p,
 		.rule = { .alpha = 0.05, .min_change = 0.05, .near = 1.0 / 3 },
 	};
-	json_t *steps = json_pack("[o, o]", endpoint_row("good", 100), endpoint_row("bad", 120));
+	struct bstore_steps steps = { .v = xcalloc(2, sizeof(*steps.v)), .n = 2 };
 	char why[512];
 	bool final;
 
 	(void)state;
-	assert_int_equal(decide(&s, steps,
+	steps.v[0] = endpoint_row("good", 100);
+	steps.v[1] = endpoint_row("bad", 120);
+	assert_int_equal(decide(&s, &steps,
 				"{\"runs\": [\"r\"], \"values\": [99, 100, 101], "
 				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_GOOD);
 	assert_true(final);
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"values\": [119, 120, 121], "
 				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_BAD);
 	/* in between with room to grow: not final; at max_iterations: final (skip) */
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"values\": [109, 110, 111], "
 				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
@@ -312,18 +319,18 @@ static void test_decide(void **state)
 	assert_false(final);
 	assert_non_null(strstr(why, "in between"));
 	p.max_iterations = 3;
-	decide(&s, steps, "{\"values\": [109, 110, 111], \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+	decide(&s, &steps, "{\"values\": [109, 110, 111], \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 	       &final, why, sizeof(why));
 	assert_true(final);
 	/* a crashed iteration or a failed build is no measurement: skipped at once */
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"values\": [100, 100], "
 				"\"statuses\": [\"ok\", \"crashed\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_UNSURE);
 	assert_true(final);
 	assert_non_null(strstr(why, "an iteration crashed"));
-	assert_int_equal(decide(&s, steps, "{\"build_failed\": true, \"build_log\": \"/l\"}",
+	assert_int_equal(decide(&s, &steps, "{\"build_failed\": true, \"build_log\": \"/l\"}",
 				&final, why, sizeof(why)),
 			 BISECT_UNSURE);
 	assert_true(final);
@@ -331,18 +338,18 @@ static void test_decide(void **state)
 	/* pass/fail mode: k = 2 of the runs */
 	s.sig_mode = true;
 	p.max_iterations = 9;
-	assert_int_equal(decide(&s, steps, "{\"met\": 2, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+	assert_int_equal(decide(&s, &steps, "{\"met\": 2, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_BAD);
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"not_met\": 3, \"statuses\": [\"ok\", \"ok\", \"ok\"]}", &final,
 				why, sizeof(why)),
 			 BISECT_GOOD);
-	assert_int_equal(decide(&s, steps, "{\"met\": 1, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+	assert_int_equal(decide(&s, &steps, "{\"met\": 1, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_UNSURE);
 	assert_false(final);
-	json_decref(steps);
+	bstore_steps_release(&steps);
 }
 
 /* whole bisections --------------------------------------------------------------- */
