@@ -322,8 +322,13 @@ int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_
 		return -1;
 	}
 	r->steps = bstore_steps(s.bs);
-	if (with_result)
-		r->result = bisect_make_result(&s, NULL);
+	if (with_result) {
+		json_t *res = bisect_make_result(&s, NULL);
+
+		/* made here: it reads */
+		r->has_result = !bisect_result_from_json(res, &r->result);
+		json_decref(res);
+	}
 	/* the state moves to the report */
 	r->state = s.state;
 	memset(&s.state, 0, sizeof(s.state));
@@ -335,7 +340,7 @@ void bisect_report_release(struct bisect_report *r)
 {
 	bisect_state_release(&r->state);
 	json_decref(r->steps);
-	json_decref(r->result);
+	bisect_result_release(&r->result);
 	memset(r, 0, sizeof(*r));
 }
 

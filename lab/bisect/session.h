@@ -30,6 +30,7 @@
 
 #include "bisect/bisect_store.h"
 #include "bisect/params.h"
+#include "bisect/result_json.h"
 
 /* why an engine call returned -1 */
 enum bisect_failure {
@@ -104,7 +105,8 @@ int bisect_run(const struct bisect_env *env, json_t **result, enum bisect_failur
 struct bisect_report {
 	struct bisect_state state;
 	json_t *steps; /* bstore_steps() */
-	json_t *result; /* the result so far (its "steps"); NULL unless asked */
+	bool has_result; /* asked for: */
+	struct bisect_result result; /* the result so far (its rows) */
 };
 /* 0, or -1 after a message when there is no bisection */
 int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_report *r);
@@ -128,8 +130,8 @@ int bisect_reset(const struct bisect_env *env, char **kept, enum bisect_failure 
 int bisect_replay(const struct bisect_env *env, const char *file, json_t **result,
 		  enum bisect_failure *why);
 
-/* the result (bisect_run(), bisect_replay()) and the status for a terminal */
-void bisect_print_result(FILE *f, json_t *result);
+/* the result (bisect_run(), bisect_replay(): bisect_result_from_json()) and the status for a terminal */
+void bisect_print_result(FILE *f, const struct bisect_result *r);
 void bisect_print_status(FILE *f, const struct bisect_report *r);
 
 /* "Bisecting: 3 revisions left to test after this (roughly 2 steps)" of git's output */

@@ -79,10 +79,17 @@ static struct bisect_env env_of_gopts(void)
 
 static void print_result(json_t *res, bool json)
 {
-	if (json)
+	struct bisect_result r;
+
+	if (json) {
 		print_json(res);
-	else
-		bisect_print_result(stdout, res);
+	} else if (bisect_result_from_json(res, &r)) {
+		lab_err("bisect: the result stored in the state does not read as one; "
+			"'mmlab bisect run --json' prints it as it is");
+	} else {
+		bisect_print_result(stdout, &r);
+		bisect_result_release(&r);
+	}
 }
 
 /* start ----------------------------------------------------------------------- */

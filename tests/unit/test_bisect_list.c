@@ -219,6 +219,15 @@ static void test_metric(void **state)
 
 	start(f, "usemem.elapsed_s", NULL);
 	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
+	{
+		/* what the engine made reads as a result, and prints its first commit */
+		struct bisect_result typed;
+
+		assert_int_equal(bisect_result_from_json(res, &typed), 0);
+		assert_true(typed.has_first);
+		assert_true(typed.nrows >= 2);
+		bisect_result_release(&typed);
+	}
 	assert_first(res, "k3");
 	assert_int_equal(f->calls[0], 1);
 	assert_int_equal(f->calls[4], 1);
