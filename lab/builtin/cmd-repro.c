@@ -60,33 +60,33 @@ static int print_verdict(const struct repro_report *rep, bool json)
 
 static int do_list(bool json)
 {
+	struct repro_entries l;
 	char *dir;
-	json_t *list = repro_list(&dir), *o;
-	size_t i;
 
-	if (!list) {
+	if (repro_list(&dir, &l)) {
 		free(dir);
 		return EXIT_USAGE;
 	}
 	if (json) {
-		print_json(list);
-	} else if (!json_array_size(list)) {
+		json_t *o = repro_entries_json(&l);
+
+		print_json(o);
+		json_decref(o);
+	} else if (!l.n) {
 		printf("no recipes in %s\n", dir);
 	} else {
 		printf("%-20s %-20s %s\n", "RECIPE", "BUG", "TITLE");
-		json_array_foreach(list, i, o) {
-			const char *name = json_string_value(json_object_get(o, "name"));
+		for (size_t i = 0; i < l.n; i++) {
+			const struct repro_entry *e = &l.v[i];
 
-			if (json_is_true(json_object_get(o, "runnable")))
-				printf("%-20s %-20s %s\n", name,
-				       json_string_value(json_object_get(o, "bug")),
-				       json_string_value(json_object_get(o, "title")));
+			if (e->runnable)
+				printf("%-20s %-20s %s\n", e->name, e->bug, e->title);
 			else
-				printf("%-20s %-20s not runnable in this build: %s\n", name, "-",
-				       json_string_value(json_object_get(o, "why")));
+				printf("%-20s %-20s not runnable in this build: %s\n", e->name, "-",
+				       e->why);
 		}
 	}
-	json_decref(list);
+	repro_entries_release(&l);
 	free(dir);
 	return 0;
 }

@@ -451,3 +451,25 @@ int repro_report_store(struct run_record *rec, json_t *recipe, json_t *eval)
 		return -1;
 	return 0;
 }
+
+json_t *repro_entries_json(const struct repro_entries *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct repro_entry *e = &l->v[i];
+		json_t *o = json_pack("{s:s, s:s}", "name", e->name, "file", e->file);
+
+		if (e->runnable) {
+			json_object_set_new(o, "bug", json_string(e->bug));
+			json_object_set_new(o, "title", json_string(e->title));
+			json_object_set_new(o, "workload", json_string(e->workload));
+			json_object_set_new(o, "runnable", json_true());
+		} else {
+			json_object_set_new(o, "runnable", json_false());
+			json_object_set_new(o, "why", json_string(e->why));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}

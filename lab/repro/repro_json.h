@@ -35,4 +35,11 @@ int repro_report_from_record(const struct run_record *rec, struct repro_report *
 /* recipe (recipe_json()) and eval (repro_eval_to_json()) set in rec; 0 */
 int repro_report_store(struct run_record *rec, json_t *recipe, json_t *eval);
 
+/*
+ * "mmlab repro --list --json": [{"name", "file", "bug", "title",
+ * "workload", "runnable": true} or {"name", "file", "runnable": false,
+ * "why"}]
+ */
+json_t *repro_entries_json(const struct repro_entries *l);
+
 #endif

@@ -110,41 +110,37 @@ static int yaml_files(const char *dir, struct strlist *files)
 	return 0;
 }
 
-static json_t *list_entry(const char *dir, const char *file)
+static void list_entry(const char *dir, const char *file, struct repro_entry *e)
 {
 	char *path = xasprintf("%s/%s", dir, file), first[512];
-	char *name = xstrndup(file, strlen(file) - 5);
 	struct recipe *r = load_quiet(path, first, sizeof(first));
-	json_t *o = json_pack("{s:s, s:s}", "name", name, "file", path);
 
+	e->name = xstrndup(file, strlen(file) - 5);
+	e->file = path;
+	e->runnable = r != NULL;
 	if (r) {
-		json_object_set_new(o, "bug", json_string(r->bug_id));
-		json_object_set_new(o, "title", json_string(r->bug_title));
-		json_object_set_new(o, "workload", json_string(r->job->workload.name));
-		json_object_set_new(o, "runnable", json_true());
+		e->bug = xstrdup(r->bug_id);
+		e->title = xstrdup(r->bug_title);
+		e->workload = xstrdup(r->job->workload.name);
 	} else {
-		json_object_set_new(o, "runnable", json_false());
-		json_object_set_new(o, "why", json_string(first));
+		e->why = xstrdup(first);
 	}
 	recipe_free(r);
-	free(name);
-	free(path);
-	return o;
 }
 
-json_t *repro_list(char **dir)
+int repro_list(char **dir, struct repro_entries *out)
 {
 	struct strlist files = { 0 };
-	json_t *out;
 
+	memset(out, 0, sizeof(*out));
 	*dir = repro_recipe_dir();
 	if (yaml_files(*dir, &files))
-		return NULL;
-	out = json_array();
+		return -1;
+	out->v = xcalloc(files.n + 1, sizeof(*out->v));
 	for (size_t i = 0; i < files.n; i++)
-		json_array_append_new(out, list_entry(*dir, files.v[i]));
+		list_entry(*dir, files.v[i], &out->v[out->n++]);
 	strlist_free(&files);
-	return out;
+	return 0;
 }
 
 /* narrowing a recipe ------------------------------------------------------------ */

@@ -37,12 +37,11 @@ char *repro_recipe_dir(void);
 char *repro_find_recipe(const char *arg);
 
 /*
- * The recipes (*.yaml) of the recipe directory, sorted: [{"name", "file",
- * "runnable": true, "bug", "title", "workload"} or {"name", "file",
- * "runnable": false, "why": its first error}]. NULL + message when the
- * directory cannot be read. *dir (malloc'd) is the directory.
+ * The recipes (*.yaml) of the recipe directory, sorted, into out
+ * (repro_entries_release()); -1 + message when the directory cannot be
+ * read. *dir (malloc'd) is the directory.
  */
-json_t *repro_list(char **dir);
+int repro_list(char **dir, struct repro_entries *out);
 
 /* what the options change in a recipe */
 struct repro_overrides {

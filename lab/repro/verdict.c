@@ -93,3 +93,17 @@ void repro_run_release(struct repro_run *r)
 	free(r->run);
 	memset(r, 0, sizeof(*r));
 }
+
+void repro_entries_release(struct repro_entries *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].file);
+		free(l->v[i].bug);
+		free(l->v[i].title);
+		free(l->v[i].workload);
+		free(l->v[i].why);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

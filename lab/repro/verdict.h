@@ -125,6 +125,19 @@ struct repro_report {
 void repro_report_release(struct repro_report *rep);
 
 void repro_run_release(struct repro_run *r);
+
+/* a recipe of the recipe directory ("mmlab repro --list") */
+struct repro_entry {
+	char *name, *file;
+	bool runnable; /* it loads; else why is its first error */
+	char *bug, *title, *workload; /* when runnable */
+	char *why;
+};
+struct repro_entries {
+	struct repro_entry *v;
+	size_t n;
+};
+void repro_entries_release(struct repro_entries *l);
 void repro_cell_release(struct repro_cell *c);
 
 /* "REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE" */

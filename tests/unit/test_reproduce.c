@@ -90,6 +90,7 @@ static void test_find(void **state)
 static void test_list(void **state)
 {
 	char *ldir = xasprintf("%s/list", dir), *got;
+	struct repro_entries entries;
 	json_t *l, *e;
 	struct capture c;
 	char *err;
@@ -99,10 +100,15 @@ static void test_list(void **state)
 	free(write_in("list", "broken.yaml", "bug: { id: x, title: y }\nvariants: 3\n"));
 	free(write_in("list", "README", "not a recipe"));
 	setenv("MMLAB_REPRO_DIR", ldir, 1);
-	l = repro_list(&got);
-	assert_non_null(l);
+	assert_int_equal(repro_list(&got, &entries), 0);
 	assert_string_equal(got, ldir);
-	assert_int_equal(json_array_size(l), 2); /* sorted, *.yaml only */
+	assert_int_equal(entries.n, 2); /* sorted, *.yaml only */
+	assert_string_equal(entries.v[0].name, "broken");
+	assert_false(entries.v[0].runnable);
+	assert_string_equal(entries.v[1].workload, "usemem");
+	/* --list --json */
+	l = repro_entries_json(&entries);
+	repro_entries_release(&entries);
 	e = json_array_get(l, 0);
 	assert_string_equal(json_string_value(json_object_get(e, "name")), "broken");
 	assert_true(json_is_false(json_object_get(e, "runnable")));
@@ -117,8 +123,9 @@ static void test_list(void **state)
 	/* a directory that is not there */
 	setenv("MMLAB_REPRO_DIR", "/nonexistent/recipes", 1);
 	capture_start(&c);
-	assert_null(repro_list(&got));
+	assert_int_equal(repro_list(&got, &entries), -1);
 	err = capture_end(&c);
+	assert_int_equal(entries.n, 0);
 	assert_non_null(strstr(err, "cannot read the recipe directory /nonexistent/recipes"));
 	free(err);
 	free(got);
