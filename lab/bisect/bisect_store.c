@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "bisect/bisect_store.h"
+#include "bisect/step_json.h"
 #include "lib/db.h"
 #include "lib/util.h"
 
@@ -283,6 +284,10 @@ void bstore_step_list(struct bstore *b, struct bstore_steps *out)
 		r->role = col_str(st, 2);
 		r->state = col_str(st, 3);
 		r->data = col_json(st, 4);
+		if (step_data_from_json(r->data, &r->d))
+			lab_err("bisect state %s: the data of step %lld does not read as a "
+				"step's; it counts as not measured",
+				b->path, r->seq);
 		r->started = col_double(st, 5);
 		r->finished = col_double(st, 6);
 	}
@@ -297,6 +302,7 @@ void bstore_steps_release(struct bstore_steps *l)
 		free(l->v[i].role);
 		free(l->v[i].state);
 		json_decref(l->v[i].data);
+		step_data_release(&l->v[i].d);
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
@@ -306,6 +312,14 @@ bool bstore_step_is(const struct bstore_step *st, const char *role, const char *
 {
 	return (!role || (st->role && !strcmp(st->role, role))) &&
 	       (!state || (st->state && !strcmp(st->state, state)));
+}
+
+const struct step_data *bstore_step_endpoint(const struct bstore_steps *steps, const char *role)
+{
+	for (size_t i = 0; i < steps->n; i++)
+		if (bstore_step_is(&steps->v[i], role, "done"))
+			return &steps->v[i].d;
+	return NULL;
 }
 
 /* the typed state ---------------------------------------------------------- */

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "bisect/params.h"
+#include "bisect/step_data.h"
 
 struct bstore;
 
@@ -88,7 +89,8 @@ json_t *bstore_steps(struct bstore *b);
 struct bstore_step {
 	long long seq;
 	char *commit, *role, *state; /* NULL when the column is */
-	json_t *data; /* the step's data (step_data.h), a new reference; JSON null when none */
+	json_t *data; /* the step's data, a new reference; JSON null when none */
+	struct step_data d; /* the same, typed (empty when it does not read: a message) */
 	double started, finished; /* NaN when not set */
 };
 struct bstore_steps {
@@ -99,5 +101,7 @@ struct bstore_steps {
 void bstore_step_list(struct bstore *b, struct bstore_steps *out);
 void bstore_steps_release(struct bstore_steps *l);
 bool bstore_step_is(const struct bstore_step *st, const char *role, const char *state);
+/* the done endpoint's data among the steps (role "good" or "bad"), or NULL */
+const struct step_data *bstore_step_endpoint(const struct bstore_steps *steps, const char *role);
 
 #endif

@@ -45,14 +45,11 @@ static json_t *array_of(json_t *data, const char *key)
 }
 
 /* a crash, timeout or lost iteration among the statuses (metric mode skips) */
-static const char *bad_status(json_t *data)
+static const char *bad_status(const struct step_data *d)
 {
-	json_t *s;
-	size_t i;
-
-	json_array_foreach(json_object_get(data, "statuses"), i, s)
-		if (strcmp(json_string_value(s) ?: "", "ok"))
-			return json_string_value(s);
+	for (size_t i = 0; i < d->statuses.n; i++)
+		if (strcmp(d->statuses.v[i], "ok"))
+			return d->statuses.v[i];
 	return NULL;
 }
 
@@ -248,31 +245,27 @@ static int measure(struct bisect_session *s, const struct bisect_round *r, json_
 
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
 {
+	static const struct step_data none;
 	struct bstore_steps steps;
-	json_t *g, *bd;
+	const struct step_data *g, *bd;
 	bool ok;
 
 	bstore_step_list(s->bs, &steps);
-	g = step_endpoint(&steps, "good");
-	bd = step_endpoint(&steps, "bad");
+	g = bstore_step_endpoint(&steps, "good") ?: &none;
+	bd = bstore_step_endpoint(&steps, "bad") ?: &none;
 	if (s->sig_mode) {
-		unsigned int gm = step_count(g, "met"), gu = step_count(g, "unknown");
-		unsigned int bm = step_count(bd, "met");
-
 		snprintf(why, len,
 			 "signature in %u of %u runs at the good endpoint%s, in %u of %u "
 			 "at the bad one (%u needed)",
-			 gm, step_iterations(g), gu ? " (some ended before it could be seen)" : "",
-			 bm, step_iterations(bd), s->p->k);
-		ok = !gm && !gu && bm >= s->p->k;
+			 g->met, (unsigned int)g->statuses.n,
+			 g->unknown ? " (some ended before it could be seen)" : "", bd->met,
+			 (unsigned int)bd->statuses.n, s->p->k);
+		ok = !g->met && !g->unknown && bd->met >= s->p->k;
 	} else {
 		struct stats_test t;
-		size_t ng, nb;
-		double *xg = step_values(g, &ng), *xb = step_values(bd, &nb);
 
-		ok = bisect_endpoints_ok(xg, ng, xb, nb, &s->rule, &t, why, len);
-		free(xg);
-		free(xb);
+		ok = bisect_endpoints_ok(g->values, g->nvalues, bd->values, bd->nvalues, &s->rule,
+					 &t, why, len);
 	}
 	bstore_steps_release(&steps);
 	return ok;
@@ -280,47 +273,64 @@ bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
 
 /* metric mode: the step's values against the endpoints' */
 static enum bisect_call decide_metric(struct bisect_session *s, const struct bstore_steps *steps,
-				      json_t *data, double *pw, char *why, size_t len)
+				      const struct step_data *d, json_t *data, double *pw,
+				      char *why, size_t len)
 {
-	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
-	size_t ng, nb, ns;
-	double *xg = step_values(g, &ng), *xb = step_values(bd, &nb);
-	double *xs = step_values(data, &ns), pos;
+	static const struct step_data none;
+	const struct step_data *g = bstore_step_endpoint(steps, "good") ?: &none;
+	const struct step_data *bd = bstore_step_endpoint(steps, "bad") ?: &none;
+	enum bisect_call c;
+	double pos;
+
+	c = bisect_call_metric(g->values, g->nvalues, bd->values, bd->nvalues, d->values,
+			       d->nvalues, &s->rule, &pos, pw, why, len);
+	json_object_set_new(data, "position", isfinite(pos) ? json_real(pos) : json_null());
+	return c;
+}
+
+/* the call on d: *final false when it is unsure and may grow */
+static enum bisect_call decide(struct bisect_session *s, const struct bstore_steps *steps,
+			       const struct step_data *d, json_t *data, double *pw, char *why,
+			       size_t len, bool *final)
+{
 	enum bisect_call c;
 
-	c = bisect_call_metric(xg, ng, xb, nb, xs, ns, &s->rule, &pos, pw, why, len);
-	json_object_set_new(data, "position", isfinite(pos) ? json_real(pos) : json_null());
-	free(xg);
-	free(xb);
-	free(xs);
+	*final = true;
+	if (d->build_failed) {
+		snprintf(why, len, "the build failed: %s", d->build_log ?: "no log");
+		return BISECT_UNSURE;
+	}
+	if (s->sig_mode) {
+		c = bisect_call_signature(d->met, d->unknown, (unsigned int)d->statuses.n, s->p->k,
+					  why, len);
+	} else if (bad_status(d)) {
+		snprintf(why, len, "an iteration %s (not a measurement): skipped", bad_status(d));
+		return BISECT_UNSURE;
+	} else {
+		c = decide_metric(s, steps, d, data, pw, why, len);
+	}
+	if (c == BISECT_UNSURE && d->statuses.n < s->p->max_iterations)
+		*final = false;
 	return c;
 }
 
 enum bisect_call step_decide(struct bisect_session *s, const struct bstore_steps *steps,
 			     json_t *data, char *why, size_t len, bool *final)
 {
+	struct step_data d;
 	enum bisect_call c;
 	double pw = NAN;
 
-	*final = true;
-	if (json_is_true(json_object_get(data, "build_failed"))) {
-		snprintf(why, len, "the build failed: %s",
-			 json_string_value(json_object_get(data, "build_log")) ?: "no log");
+	if (step_data_from_json(data, &d)) {
+		*final = true;
+		snprintf(why, len, "the step's data does not read as one: skipped");
 		return BISECT_UNSURE;
 	}
-	if (s->sig_mode) {
-		c = bisect_call_signature(step_count(data, "met"), step_count(data, "unknown"),
-					  step_iterations(data), s->p->k, why, len);
-	} else if (bad_status(data)) {
-		snprintf(why, len, "an iteration %s (not a measurement): skipped",
-			 bad_status(data));
-		return BISECT_UNSURE;
-	} else {
-		c = decide_metric(s, steps, data, &pw, why, len);
-	}
-	json_object_set_new(data, "p_wrong", isfinite(pw) ? json_real(pw) : json_null());
-	if (c == BISECT_UNSURE && step_iterations(data) < s->p->max_iterations)
-		*final = false;
+	c = decide(s, steps, &d, data, &pw, why, len, final);
+	/* no p_wrong after a failed build or a bad status, as always */
+	if (!d.build_failed && (s->sig_mode || !bad_status(&d)))
+		json_object_set_new(data, "p_wrong", isfinite(pw) ? json_real(pw) : json_null());
+	step_data_release(&d);
 	return c;
 }
 
@@ -338,7 +348,7 @@ static int endpoint(struct bisect_session *s, const char *role)
 	int ret;
 
 	bstore_step_list(s->bs, &steps);
-	done = step_endpoint(&steps, role) != NULL;
+	done = bstore_step_endpoint(&steps, role) != NULL;
 	bstore_steps_release(&steps);
 	if (done)
 		return 0;
@@ -367,20 +377,38 @@ static int endpoint(struct bisect_session *s, const char *role)
 	return ret;
 }
 
+/* the runs (rounds) and iterations of a step's data so far; 0 or -1 */
+static int data_counts(json_t *data, unsigned int *runs, unsigned int *iterations)
+{
+	struct step_data d;
+
+	*runs = *iterations = 0;
+	if (step_data_from_json(data, &d))
+		return -1;
+	*runs = (unsigned int)d.runs.n;
+	*iterations = (unsigned int)d.statuses.n;
+	step_data_release(&d);
+	return 0;
+}
+
 /* rounds of the step until its verdict is clear or final; 0, 1, -1 */
 static int measure_step(struct bisect_session *s, const struct bstore_steps *steps,
 			struct bisect_round *r, json_t *data, char *why, size_t len)
 {
 	enum bisect_call c = BISECT_UNSURE;
+	unsigned int runs, have;
 	bool final = false;
 	int ret;
 
-	r->round = (unsigned int)json_array_size(json_object_get(data, "runs"));
+	data_counts(data, &r->round, &have);
 	for (;;) {
-		unsigned int have = step_iterations(data);
-
+		if (data_counts(data, &runs, &have)) {
+			/* skipped, not measured again and again */
+			snprintf(why, len, "the step's data does not read as one");
+			break;
+		}
 		/* a failed build has runs but no iterations: step_decide() skips it */
-		if (json_array_size(json_object_get(data, "runs"))) {
+		if (runs) {
 			c = step_decide(s, steps, data, why, len, &final);
 			if (final || c != BISECT_UNSURE)
 				break;

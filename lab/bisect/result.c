@@ -14,6 +14,7 @@
 #include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "bisect/step_data.h"
+#include "bisect/step_json.h"
 #include "kernel/gitops.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
@@ -88,26 +89,26 @@ static bool is_done(json_t *st)
 /* the table row of a done step */
 static json_t *step_row(struct bisect_session *s, const struct bstore_step *st)
 {
-	json_t *d = st->data, *sample;
+	const struct step_data *d = &st->d;
 	json_t *row = row_commit(s, st->commit);
-	size_t n;
-	double *x = step_values(d, &n);
+	json_t *sample = bisect_sample_json(d->values, d->nvalues);
 
-	sample = bisect_sample_json(x, n);
-	free(x);
 	json_object_set_new(row, "role", st->role ? json_string(st->role) : json_null());
-	json_object_set(row, "verdict", json_object_get(d, "verdict"));
-	json_object_set(row, "why", json_object_get(d, "why"));
-	json_object_set_new(row, "iterations", json_integer(step_iterations(d)));
+	if (d->verdict)
+		json_object_set_new(row, "verdict", json_string(d->verdict));
+	if (d->why)
+		json_object_set_new(row, "why", json_string(d->why));
+	json_object_set_new(row, "iterations", json_integer((json_int_t)d->statuses.n));
 	if (s->sig_mode) {
-		json_object_set_new(row, "met", json_integer(step_count(d, "met")));
+		json_object_set_new(row, "met", json_integer(d->met));
 	} else {
 		json_object_set(row, "mean", json_object_get(sample, "mean"));
 		json_object_set(row, "ci95", json_object_get(sample, "ci95"));
 		json_object_set(row, "n", json_object_get(sample, "n"));
 	}
 	json_decref(sample);
-	json_object_set(row, "runs", json_object_get(d, "runs"));
+	if (d->has_runs)
+		json_object_set_new(row, "runs", step_runs_json(d));
 	return row;
 }
 
@@ -120,15 +121,15 @@ struct totals {
 
 static void add_totals(struct totals *t, const struct bstore_step *st)
 {
-	json_t *d = st->data;
+	const struct step_data *d = &st->d;
 
-	t->builds += step_count(d, "builds");
-	t->vm_runs += step_count(d, "vm_runs");
-	t->wall += json_number_value(json_object_get(d, "wall_s"));
-	if (bstore_step_is(st, "bad", NULL) && step_iterations(d))
-		t->rate = (double)step_count(d, "met") / step_iterations(d);
-	if (json_is_number(json_object_get(d, "p_wrong"))) {
-		t->sum_p += json_number_value(json_object_get(d, "p_wrong"));
+	t->builds += d->builds;
+	t->vm_runs += d->vm_runs;
+	t->wall += d->wall_s;
+	if (bstore_step_is(st, "bad", NULL) && d->statuses.n)
+		t->rate = (double)d->met / (double)d->statuses.n;
+	if (d->has_p_wrong) {
+		t->sum_p += d->p_wrong;
 		t->calls++;
 	}
 }
@@ -148,11 +149,11 @@ static double confidence(struct bisect_session *s, const struct bstore_steps *st
 		return t->sum_p < 1 ? 1 - t->sum_p : 0;
 	}
 	for (size_t i = 0; i < steps->n; i++) {
-		json_t *d = steps->v[i].data;
+		const struct step_data *d = &steps->v[i].d;
 
-		if (!strcmp(json_string_value(json_object_get(d, "verdict")) ?: "", "good") &&
+		if (d->verdict && !strcmp(d->verdict, "good") &&
 		    bstore_step_is(&steps->v[i], "step", NULL))
-			good_ok *= 1 - bisect_miss_prob(t->rate, step_iterations(d));
+			good_ok *= 1 - bisect_miss_prob(t->rate, (unsigned int)d->statuses.n);
 	}
 	snprintf(conf, len,
 		 "the signature occurred in %.0f %% of the runs at the "

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_bisect_result.c - a bisection's result read from its JSON
- * (bisect/result_json.h): written again the same, printed, and refused
- * when a field is of the wrong kind or an array too long.
+ * test_bisect_result.c - a bisection's result (bisect/result_json.h) and
+ * a step's data (bisect/step_json.h) read from their JSON: written again
+ * the same, printed, and refused when a field is of the wrong kind or an
+ * array too long.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 
 #include "bisect/result_json.h"
 #include "bisect/session.h"
+#include "bisect/step_json.h"
 #include "lib/util.h"
 
 static json_t *metric_result(void)
@@ -130,11 +132,65 @@ static void test_refuses(void **state)
 	assert_int_equal(bisect_result_from_json(json_null(), &r), -1);
 }
 
+static void test_step_data(void **state)
+{
+	json_t *j = json_pack("{s:[s, s], s:[s, s, s], s:[f, f], s:i, s:i, s:i, s:i, s:i, s:i, "
+			      "s:b, s:s, s:f, s:s, s:s, s:f}",
+			      "runs", "r0", "r1", "statuses", "ok", "ok", "crashed", "values", 1.5,
+			      2.5, "met", 1, "not_met", 2, "unknown", 3, "missing", 4, "builds", 5,
+			      "vm_runs", 6, "build_failed", 1, "build_log", "/l", "wall_s", 7.5,
+			      "verdict", "good", "why", "because", "p_wrong", 0.01);
+	json_t *again, *bad, *many = json_array();
+	struct step_data d;
+
+	(void)state;
+	assert_int_equal(step_data_from_json(j, &d), 0);
+	assert_int_equal(d.statuses.n, 3);
+	assert_int_equal(d.nvalues, 2);
+	assert_true(d.values[1] == 2.5);
+	assert_int_equal(d.vm_runs, 6);
+	assert_true(d.build_failed);
+	assert_true(d.has_p_wrong);
+	again = step_data_to_json(&d);
+	assert_true(json_equal(j, again));
+	json_decref(again);
+	step_data_release(&d);
+	/* no data yet: an empty step */
+	assert_int_equal(step_data_from_json(json_null(), &d), 0);
+	assert_int_equal(d.statuses.n, 0);
+	assert_false(d.has_runs);
+	step_data_release(&d);
+	/* refused: each field of the wrong kind, and more values than a step has */
+	static const char *const keys[] = { "runs",   "statuses",     "values",
+					    "met",    "build_failed", "build_log",
+					    "wall_s", "verdict",      "p_wrong" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		bad = json_deep_copy(j);
+		json_object_set_new(bad, keys[i], json_object());
+		assert_int_equal(step_data_from_json(bad, &d), -1);
+		assert_null(d.values);
+		json_decref(bad);
+	}
+	bad = json_deep_copy(j);
+	json_object_set_new(bad, "met", json_integer(-1));
+	assert_int_equal(step_data_from_json(bad, &d), -1);
+	json_decref(bad);
+	for (unsigned int i = 0; i <= 1000000; i++)
+		json_array_append_new(many, json_real(1));
+	json_object_set_new(j, "values", many);
+	assert_int_equal(step_data_from_json(j, &d), -1);
+	json_decref(j);
+	j = json_array();
+	assert_int_equal(step_data_from_json(j, &d), -1);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_step_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

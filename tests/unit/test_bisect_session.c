@@ -21,6 +21,7 @@
 #include "capture.h"
 #include "bisect/bisect_git.h"
 #include "bisect/internal.h"
+#include "bisect/step_json.h"
 #include "kernel/gitops.h"
 #include "lib/util.h"
 
@@ -262,15 +263,18 @@ static void test_lock(void **state)
 
 /* verdicts from stored measurements ---------------------------------------------- */
 
-/* a done endpoint of three values around mean */
+/* a done endpoint of three values around mean, as bstore_step_list() reads it */
 static struct bstore_step endpoint_row(const char *role, double mean)
 {
-	return (struct bstore_step){
+	struct bstore_step st = {
 		.role = xstrdup(role),
 		.state = xstrdup("done"),
 		.data = json_pack("{s:[f, f, f], s:[s, s, s]}", "values", mean - 1, mean, mean + 1,
 				  "statuses", "ok", "ok", "ok"),
 	};
+
+	assert_int_equal(step_data_from_json(st.data, &st.d), 0);
+	return st;
 }
 
 static enum bisect_call decide(struct bisect_session *s, const struct bstore_steps *steps,
