@@ -67,8 +67,6 @@ void bisect_print_status(FILE *f, const struct bisect_report *r)
 {
 	const struct bisect_params *p = &r->state.params;
 	const char *progress = r->state.progress;
-	json_t *st;
-	size_t i;
 
 	fprintf(f, "bisection of %s, %s: good %.12s, bad %.12s%s\n",
 		p->metric ? p->metric : p->signature, p->tree ? p->tree : "a list of kernels",
@@ -84,14 +82,12 @@ void bisect_print_status(FILE *f, const struct bisect_report *r)
 		fprintf(f, "\n");
 		print_table(f, r->result.rows, r->result.nrows, p->signature != NULL);
 	}
-	json_array_foreach(r->steps, i, st) {
-		json_t *statuses = json_object_get(json_object_get(st, "data"), "statuses");
+	for (size_t i = 0; i < r->rows.n; i++) {
+		const struct bstore_step *st = &r->rows.v[i];
 
-		if (strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done"))
+		if (!bstore_step_is(st, NULL, "done"))
 			fprintf(f, "\nin progress: %s %.12s (%zu iterations so far)\n",
-				json_string_value(json_object_get(st, "role")),
-				json_string_value(json_object_get(st, "commit")),
-				json_array_size(statuses));
+				st->role ?: "(null)", st->commit ?: "(null)", st->d.statuses.n);
 	}
 	if (r->state.status == BISECT_REFUSED)
 		fprintf(f, "\nrefused: %s\n",

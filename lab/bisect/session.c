@@ -322,6 +322,7 @@ int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_
 		return -1;
 	}
 	r->steps = bstore_steps(s.bs);
+	bstore_step_list(s.bs, &r->rows);
 	if (with_result) {
 		json_t *res = bisect_make_result(&s, NULL);
 
@@ -341,6 +342,7 @@ void bisect_report_release(struct bisect_report *r)
 	bisect_state_release(&r->state);
 	json_decref(r->steps);
 	bisect_result_release(&r->result);
+	bstore_steps_release(&r->rows);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -104,7 +104,8 @@ int bisect_run(const struct bisect_env *env, json_t **result, enum bisect_failur
 /* "mmlab bisect status" */
 struct bisect_report {
 	struct bisect_state state;
-	json_t *steps; /* bstore_steps() */
+	json_t *steps; /* bstore_steps(): for --json */
+	struct bstore_steps rows; /* the same, typed: for the text */
 	bool has_result; /* asked for: */
 	struct bisect_result result; /* the result so far (its rows) */
 };

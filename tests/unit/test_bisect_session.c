@@ -496,6 +496,19 @@ static void test_resume(void **state)
 	assert_int_equal(json_array_size(r.steps), 3);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(r.steps, 2), "state")),
 			    "running");
+	assert_int_equal(r.rows.n, 3);
+	{
+		/* the text names the step in progress */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+
+		bisect_print_status(out, &r);
+		fclose(out);
+		assert_non_null(strstr(text, "\nin progress: step "));
+		assert_non_null(strstr(text, "status: running\n"));
+		free(text);
+	}
 	bisect_report_release(&r);
 
 	/* a kill after the verdict was stored, before git heard it */
