@@ -363,37 +363,52 @@ json_t *bisect_state_json(const struct bisect_state *st)
 			 isfinite(st->finished) ? json_real(st->finished) : json_null());
 }
 
+/* the bisection row's columns into st; 0, or -1 with why in err */
+static int load_row(sqlite3_stmt *q, struct bisect_state *st, char *err, size_t len)
+{
+	json_t *params = col_json(q, 0), *result = col_json(q, 3);
+	const char *status = (const char *)sqlite3_column_text(q, 1);
+	int ret = -1;
+
+	if (bisect_params_from_json(params, &st->params, err, len))
+		goto out;
+	if (status_from_name(status, &st->status)) {
+		snprintf(err, len, "the status '%s' is not one mmlab writes",
+			 status ? status : "(none)");
+		goto out;
+	}
+	st->progress = col_str(q, 2);
+	st->result = json_is_null(result) ? NULL : json_incref(result);
+	st->started = sqlite3_column_double(q, 4);
+	st->finished = col_double(q, 5);
+	ret = 0;
+out:
+	json_decref(params);
+	json_decref(result);
+	return ret;
+}
+
 int bstore_load(struct bstore *b, struct bisect_state *st)
 {
-	json_t *row = bstore_get(b), *v;
-	const char *status = json_string_value(json_object_get(row, "status"));
+	sqlite3_stmt *q = prep(b, "SELECT params, status, progress, result, started, finished "
+				  "FROM bisect WHERE id = 1");
 	char err[256];
+	int ret = 1;
 
 	memset(st, 0, sizeof(*st));
-	if (!row)
+	if (!q)
 		return 1;
-	if (bisect_params_from_json(json_object_get(row, "params"), &st->params, err, sizeof(err)))
-		goto damaged;
-	if (status_from_name(status, &st->status)) {
-		snprintf(err, sizeof(err), "the status '%s' is not one mmlab writes",
-			 status ? status : "(none)");
-		goto damaged;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		ret = load_row(q, st, err, sizeof(err));
+		if (ret) {
+			lab_err("the bisect state in %s is damaged (%s); 'mmlab bisect reset' and "
+				"start again",
+				b->path, err);
+			bisect_state_release(st);
+		}
 	}
-	v = json_object_get(row, "progress");
-	st->progress = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
-	v = json_object_get(row, "result");
-	st->result = json_is_null(v) ? NULL : json_incref(v);
-	st->started = json_number_value(json_object_get(row, "started"));
-	v = json_object_get(row, "finished");
-	st->finished = json_is_number(v) ? json_number_value(v) : NAN;
-	json_decref(row);
-	return 0;
-damaged:
-	lab_err("the bisect state in %s is damaged (%s); 'mmlab bisect reset' and start again",
-		b->path, err);
-	bisect_state_release(st);
-	json_decref(row);
-	return -1;
+	sqlite3_finalize(q);
+	return ret;
 }
 
 int bstore_create(struct bstore *b, const struct bisect_params *p)
