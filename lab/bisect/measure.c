@@ -234,10 +234,13 @@ static int measure(struct bisect_session *s, const struct bisect_round *r, json_
 		ret = s->env->measure(s->env->measure_ctx, s->p, r, data);
 	else
 		ret = measure_round(s, r, data);
-	if (!ret)
-		json_object_set_new(data, "wall_s",
-				    json_real(json_number_value(json_object_get(data, "wall_s")) +
-					      now_monotonic() - start));
+	if (!ret) {
+		struct step_data d;
+		double before = step_data_from_json(data, &d) ? 0 : d.wall_s;
+
+		step_data_release(&d);
+		json_object_set_new(data, "wall_s", json_real(before + now_monotonic() - start));
+	}
 	return ret;
 }
 
@@ -362,16 +365,22 @@ static int endpoint(struct bisect_session *s, const char *role)
 	data = json_object();
 	ret = measure(s, &r, data);
 	if (!ret) {
+		struct step_data d;
+
 		json_object_set_new(data, "verdict", json_string(role));
 		json_object_set_new(data, "why", json_string("endpoint"));
-		if (json_is_true(json_object_get(data, "build_failed"))) {
+		if (step_data_from_json(data, &d)) {
+			lab_err("bisect: the %s endpoint %.12s: its data does not read as a step's",
+				role, commit);
+			ret = -1;
+		} else if (d.build_failed) {
 			lab_err("bisect: the %s endpoint %.12s does not build; see %s", role,
-				commit,
-				json_string_value(json_object_get(data, "build_log")) ?: "its log");
+				commit, d.build_log ?: "its log");
 			ret = -1;
 		} else if (bstore_step_set(s->bs, r.seq, "done", data)) {
 			ret = -1;
 		}
+		step_data_release(&d);
 	}
 	json_decref(data);
 	return ret;
@@ -460,6 +469,7 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 {
 	struct bisect_round r = { .commit = commit };
 	struct bstore_steps steps = { 0 };
+	struct step_data d = { 0 };
 	json_t *data = NULL;
 	const char *term;
 	char why[512], *line = NULL, *out = NULL;
@@ -471,16 +481,18 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 	bstore_step_list(s->bs, &steps);
 	data = step_data(&steps, r.seq);
 	line = session_commit_line(s, commit);
-	if (!json_object_get(data, "verdict")) {
+	step_data_from_json(data, &d); /* a step whose data does not read is measured */
+	if (!d.verdict) {
 		lab_info("bisect: step %u: testing %s", stepno, line ? line : commit);
 		ret = measure_step(s, &steps, &r, data, why, sizeof(why));
 		if (ret)
 			goto out;
 		ret = -1;
+		step_data_release(&d);
+		step_data_from_json(data, &d);
 	}
-	term = json_string_value(json_object_get(data, "verdict")) ?: "skip";
-	lab_info("bisect: %s is %s: %s", line ? line : commit, term,
-		 json_string_value(json_object_get(data, "why")) ?: "");
+	term = d.verdict ?: "skip";
+	lab_info("bisect: %s is %s: %s", line ? line : commit, term, d.why ?: "");
 	if (strcmp(term, "skip"))
 		term = session_term(s, !strcmp(term, "bad"));
 	if (!bisect_is_list(s->p) && !session_git_has_verdict(s, commit) &&
@@ -491,6 +503,7 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 		goto out;
 	ret = 0;
 out:
+	step_data_release(&d);
 	free(out);
 	free(line);
 	json_decref(data);
