@@ -169,13 +169,15 @@ enum repro_outcome repro_eval_run(const struct expectation *e, const char *statu
 				  const char *console, struct repro_cell *cell)
 {
 	struct repro_cell c;
+	enum repro_outcome o;
 
 	eval_one(e, status, metrics, console, &c);
+	o = c.outcome;
 	if (cell)
 		*cell = c;
 	else
 		repro_cell_release(&c);
-	return c.outcome;
+	return o;
 }
 
 /* the rows of a variant's runs; the counts per expectation */

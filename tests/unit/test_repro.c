@@ -266,6 +266,14 @@ static void test_dmesg(void **state)
 	assert_string_equal(vverdict(eval, 0), "REPRODUCED");
 	json_decref(eval);
 	json_decref(run);
+	/* one run alone, as a bisect step judges it: no detail asked */
+	assert_int_equal(repro_eval_run(&r->expect[0], "ok", NULL, "nothing\n", NULL),
+			 REPRO_NOT_MET);
+	assert_int_equal(repro_eval_run(&r->expect[0], "ok", NULL,
+					"WARNING: CPU: 1 PID: 30 at mm/compaction.c:1\n", NULL),
+			 REPRO_MET);
+	assert_int_equal(repro_eval_run(&r->expect[0], "timeout", NULL, "x\n", NULL),
+			 REPRO_UNKNOWN);
 	recipe_free(r);
 }
 
