@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "bisect/bisect_store.h"
+#include "bisect/step_json.h"
 #include "lib/db.h"
 #include "lib/util.h"
 
@@ -251,6 +252,76 @@ json_t *bstore_steps(struct bstore *b)
 	return a;
 }
 
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? xstrdup(s) : NULL;
+}
+
+static double col_double(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+void bstore_step_list(struct bstore *b, struct bstore_steps *out)
+{
+	sqlite3_stmt *st = prep(b, "SELECT seq, commit_id, role, state, data, started, finished "
+				   "FROM steps ORDER BY seq");
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct bstore_step *r;
+
+		if (out->n == cap) {
+			cap = cap ? 2 * cap : 16;
+			out->v = xrealloc(out->v, cap * sizeof(*out->v));
+		}
+		r = &out->v[out->n++];
+		r->seq = sqlite3_column_int64(st, 0);
+		r->commit = col_str(st, 1);
+		r->role = col_str(st, 2);
+		r->state = col_str(st, 3);
+		r->data = col_json(st, 4);
+		if (step_data_from_json(r->data, &r->d))
+			lab_err("bisect state %s: the data of step %lld does not read as a "
+				"step's; it counts as not measured",
+				b->path, r->seq);
+		r->started = col_double(st, 5);
+		r->finished = col_double(st, 6);
+	}
+	if (st)
+		sqlite3_finalize(st);
+}
+
+void bstore_steps_release(struct bstore_steps *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].commit);
+		free(l->v[i].role);
+		free(l->v[i].state);
+		json_decref(l->v[i].data);
+		step_data_release(&l->v[i].d);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+bool bstore_step_is(const struct bstore_step *st, const char *role, const char *state)
+{
+	return (!role || (st->role && !strcmp(st->role, role))) &&
+	       (!state || (st->state && !strcmp(st->state, state)));
+}
+
+const struct step_data *bstore_step_endpoint(const struct bstore_steps *steps, const char *role)
+{
+	for (size_t i = 0; i < steps->n; i++)
+		if (bstore_step_is(&steps->v[i], role, "done"))
+			return &steps->v[i].d;
+	return NULL;
+}
+
 /* the typed state ---------------------------------------------------------- */
 
 static const char *const status_names[] = {
@@ -292,37 +363,52 @@ json_t *bisect_state_json(const struct bisect_state *st)
 			 isfinite(st->finished) ? json_real(st->finished) : json_null());
 }
 
+/* the bisection row's columns into st; 0, or -1 with why in err */
+static int load_row(sqlite3_stmt *q, struct bisect_state *st, char *err, size_t len)
+{
+	json_t *params = col_json(q, 0), *result = col_json(q, 3);
+	const char *status = (const char *)sqlite3_column_text(q, 1);
+	int ret = -1;
+
+	if (bisect_params_from_json(params, &st->params, err, len))
+		goto out;
+	if (status_from_name(status, &st->status)) {
+		snprintf(err, len, "the status '%s' is not one mmlab writes",
+			 status ? status : "(none)");
+		goto out;
+	}
+	st->progress = col_str(q, 2);
+	st->result = json_is_null(result) ? NULL : json_incref(result);
+	st->started = sqlite3_column_double(q, 4);
+	st->finished = col_double(q, 5);
+	ret = 0;
+out:
+	json_decref(params);
+	json_decref(result);
+	return ret;
+}
+
 int bstore_load(struct bstore *b, struct bisect_state *st)
 {
-	json_t *row = bstore_get(b), *v;
-	const char *status = json_string_value(json_object_get(row, "status"));
+	sqlite3_stmt *q = prep(b, "SELECT params, status, progress, result, started, finished "
+				  "FROM bisect WHERE id = 1");
 	char err[256];
+	int ret = 1;
 
 	memset(st, 0, sizeof(*st));
-	if (!row)
+	if (!q)
 		return 1;
-	if (bisect_params_from_json(json_object_get(row, "params"), &st->params, err, sizeof(err)))
-		goto damaged;
-	if (status_from_name(status, &st->status)) {
-		snprintf(err, sizeof(err), "the status '%s' is not one mmlab writes",
-			 status ? status : "(none)");
-		goto damaged;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		ret = load_row(q, st, err, sizeof(err));
+		if (ret) {
+			lab_err("the bisect state in %s is damaged (%s); 'mmlab bisect reset' and "
+				"start again",
+				b->path, err);
+			bisect_state_release(st);
+		}
 	}
-	v = json_object_get(row, "progress");
-	st->progress = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
-	v = json_object_get(row, "result");
-	st->result = json_is_null(v) ? NULL : json_incref(v);
-	st->started = json_number_value(json_object_get(row, "started"));
-	v = json_object_get(row, "finished");
-	st->finished = json_is_number(v) ? json_number_value(v) : NAN;
-	json_decref(row);
-	return 0;
-damaged:
-	lab_err("the bisect state in %s is damaged (%s); 'mmlab bisect reset' and start again",
-		b->path, err);
-	bisect_state_release(st);
-	json_decref(row);
-	return -1;
+	sqlite3_finalize(q);
+	return ret;
 }
 
 int bstore_create(struct bstore *b, const struct bisect_params *p)

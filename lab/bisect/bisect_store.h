@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "bisect/params.h"
+#include "bisect/step_data.h"
 
 struct bstore;
 
@@ -83,5 +84,24 @@ int bstore_step_add_done(struct bstore *b, const char *commit, const char *role,
 			 double started, double finished);
 /* [{"seq", "commit", "role", "state", "data", "started", "finished"}] by seq */
 json_t *bstore_steps(struct bstore *b);
+
+/* a step row, typed */
+struct bstore_step {
+	long long seq;
+	char *commit, *role, *state; /* NULL when the column is */
+	json_t *data; /* the step's data, a new reference; JSON null when none */
+	struct step_data d; /* the same, typed (empty when it does not read: a message) */
+	double started, finished; /* NaN when not set */
+};
+struct bstore_steps {
+	struct bstore_step *v;
+	size_t n;
+};
+/* the steps by seq (none when the table cannot be read: a message) */
+void bstore_step_list(struct bstore *b, struct bstore_steps *out);
+void bstore_steps_release(struct bstore_steps *l);
+bool bstore_step_is(const struct bstore_step *st, const char *role, const char *state);
+/* the done endpoint's data among the steps (role "good" or "bad"), or NULL */
+const struct step_data *bstore_step_endpoint(const struct bstore_steps *steps, const char *role);
 
 #endif

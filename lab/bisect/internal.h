@@ -63,14 +63,14 @@ int session_tell_git(struct bisect_session *s, const char *term, const char *com
  * why; *final false when it is unsure and may grow. Sets "position" and
  * "p_wrong" in data.
  */
-enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data, char *why,
-			     size_t len, bool *final);
+enum bisect_call step_decide(struct bisect_session *s, const struct bstore_steps *steps,
+			     json_t *data, char *why, size_t len, bool *final);
 /* are the endpoints worth bisecting? why gets the numbers */
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len);
 
 /* result.c */
 json_t *bisect_make_result(struct bisect_session *s, const char *out);
-/* git finished: store the result and the log; the exit status */
+/* git finished: store the result and the log; 0, or -1 without a first bad commit */
 int bisect_conclude(struct bisect_session *s, const char *out, json_t **result);
 int bisect_write_log(struct bisect_session *s);
 /*

@@ -22,7 +22,9 @@
 #include "repro/repro.h"
 #include "run/runner.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "bisect/step_data.h"
+#include "bisect/step_json.h"
 #include "lib/util.h"
 
 static void add_count(json_t *data, const char *key, json_int_t by)
@@ -43,14 +45,11 @@ static json_t *array_of(json_t *data, const char *key)
 }
 
 /* a crash, timeout or lost iteration among the statuses (metric mode skips) */
-static const char *bad_status(json_t *data)
+static const char *bad_status(const struct step_data *d)
 {
-	json_t *s;
-	size_t i;
-
-	json_array_foreach(json_object_get(data, "statuses"), i, s)
-		if (strcmp(json_string_value(s) ?: "", "ok"))
-			return json_string_value(s);
+	for (size_t i = 0; i < d->statuses.n; i++)
+		if (strcmp(d->statuses.v[i], "ok"))
+			return d->statuses.v[i];
 	return NULL;
 }
 
@@ -88,11 +87,10 @@ static int lookup(void *ctx, const char *name, double *val)
 }
 
 /* one iteration of the run into data */
-static void collect_iteration(struct bisect_session *s, json_t *it, const char *run_dir,
-			      const char *vname, json_t *data)
+static void collect_iteration(struct bisect_session *s, const struct repro_iter *it,
+			      const char *run_dir, const char *vname, json_t *data)
 {
-	const char *st = json_string_value(json_object_get(it, "status")) ?: "missing";
-	json_t *metrics = json_object_get(it, "metrics");
+	const char *st = it->status ? it->status : "missing";
 	double v;
 	char err[256];
 
@@ -100,14 +98,18 @@ static void collect_iteration(struct bisect_session *s, json_t *it, const char *
 	if (strcmp(st, "failed"))
 		add_count(data, "vm_runs", 1);
 	if (s->sig_mode) {
-		json_int_t idx = json_integer_value(json_object_get(it, "index"));
-		char *console = repro_read_console(run_dir, vname, idx);
-		int o = repro_eval_run(&s->sig, st, metrics, console, NULL);
+		char *console = repro_read_console(run_dir, vname, it->index);
+		enum repro_outcome o = repro_eval_run(&s->sig, st, it->metrics, console, NULL);
 
-		add_count(data, o > 0 ? "met" : o == 0 ? "not_met" : "unknown", 1);
+		add_count(data,
+			  o == REPRO_MET     ? "met" :
+			  o == REPRO_NOT_MET ? "not_met" :
+					       "unknown",
+			  1);
 		free(console);
 	} else if (!strcmp(st, "ok") &&
-		   !expr_eval(s->metric, lookup, metrics, &v, err, sizeof(err)) && isfinite(v)) {
+		   !expr_eval(s->metric, lookup, it->metrics, &v, err, sizeof(err)) &&
+		   isfinite(v)) {
 		json_array_append_new(array_of(data, "values"), json_real(v));
 	} else if (!strcmp(st, "ok")) {
 		add_count(data, "missing", 1);
@@ -117,26 +119,32 @@ static void collect_iteration(struct bisect_session *s, json_t *it, const char *
 /* fold a finished run of one commit into data */
 static void collect(struct bisect_session *s, const char *run_id, json_t *data)
 {
-	json_t *run = store_load_run(s->store, run_id);
-	json_t *var = json_array_get(json_object_get(run, "variants"), 0);
-	json_t *kernel = json_object_get(var, "kernel"), *it;
-	const char *vname = json_string_value(json_object_get(var, "name"));
+	struct run_record rec;
+	struct repro_run run = { 0 };
+	const struct run_kernel *k;
 	char *run_dir = store_run_path(s->store, run_id);
-	size_t i;
 
 	array_of(data, "values");
 	array_of(data, "statuses");
-	if (json_is_true(json_object_get(kernel, "build_failed"))) {
-		json_object_set_new(data, "build_failed", json_true());
-		json_object_set(data, "build_log", json_object_get(kernel, "build_log"));
-		add_count(data, "builds", 1);
-	} else if (json_is_false(json_object_get(kernel, "cache_hit"))) {
-		add_count(data, "builds", 1);
+	if (!store_record_read(s->store, run_id, &rec) && rec.nvariants) {
+		k = rec.variants[0].has_kernel ? &rec.variants[0].kernel : NULL;
+		if (k && k->build_failed) {
+			json_object_set_new(data, "build_failed", json_true());
+			if (k->build_log)
+				json_object_set_new(data, "build_log", json_string(k->build_log));
+			add_count(data, "builds", 1);
+		} else if (k && step_kernel_built(k)) {
+			add_count(data, "builds", 1);
+		}
+		repro_run_from_record(s->store, &rec, run_id, &run);
 	}
-	json_array_foreach(json_object_get(var, "iterations"), i, it)
-		collect_iteration(s, it, run_dir, vname, data);
+	/* the first variant's iterations: the round's job has one variant */
+	for (size_t i = 0; run.nvariants && i < run.variants[0].niters; i++)
+		collect_iteration(s, &run.variants[0].iters[i], run_dir, run.variants[0].name,
+				  data);
+	repro_run_release(&run);
+	run_record_release(&rec);
 	free(run_dir);
-	json_decref(run);
 }
 
 /* the job measuring the round, written to RESULTS/bisect/jobs/NAME.yaml */
@@ -226,10 +234,13 @@ static int measure(struct bisect_session *s, const struct bisect_round *r, json_
 		ret = s->env->measure(s->env->measure_ctx, s->p, r, data);
 	else
 		ret = measure_round(s, r, data);
-	if (!ret)
-		json_object_set_new(data, "wall_s",
-				    json_real(json_number_value(json_object_get(data, "wall_s")) +
-					      now_monotonic() - start));
+	if (!ret) {
+		struct step_data d;
+		double before = step_data_from_json(data, &d) ? 0 : d.wall_s;
+
+		step_data_release(&d);
+		json_object_set_new(data, "wall_s", json_real(before + now_monotonic() - start));
+	}
 	return ret;
 }
 
@@ -237,76 +248,92 @@ static int measure(struct bisect_session *s, const struct bisect_round *r, json_
 
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len)
 {
-	json_t *steps = bstore_steps(s->bs);
-	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
+	static const struct step_data none;
+	struct bstore_steps steps;
+	const struct step_data *g, *bd;
 	bool ok;
 
+	bstore_step_list(s->bs, &steps);
+	g = bstore_step_endpoint(&steps, "good") ?: &none;
+	bd = bstore_step_endpoint(&steps, "bad") ?: &none;
 	if (s->sig_mode) {
-		unsigned int gm = step_count(g, "met"), gu = step_count(g, "unknown");
-		unsigned int bm = step_count(bd, "met");
-
 		snprintf(why, len,
 			 "signature in %u of %u runs at the good endpoint%s, in %u of %u "
 			 "at the bad one (%u needed)",
-			 gm, step_iterations(g), gu ? " (some ended before it could be seen)" : "",
-			 bm, step_iterations(bd), s->p->k);
-		ok = !gm && !gu && bm >= s->p->k;
+			 g->met, (unsigned int)g->statuses.n,
+			 g->unknown ? " (some ended before it could be seen)" : "", bd->met,
+			 (unsigned int)bd->statuses.n, s->p->k);
+		ok = !g->met && !g->unknown && bd->met >= s->p->k;
 	} else {
 		struct stats_test t;
-		size_t ng, nb;
-		double *xg = step_values(g, &ng), *xb = step_values(bd, &nb);
 
-		ok = bisect_endpoints_ok(xg, ng, xb, nb, &s->rule, &t, why, len);
-		free(xg);
-		free(xb);
+		ok = bisect_endpoints_ok(g->values, g->nvalues, bd->values, bd->nvalues, &s->rule,
+					 &t, why, len);
 	}
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	return ok;
 }
 
 /* metric mode: the step's values against the endpoints' */
-static enum bisect_call decide_metric(struct bisect_session *s, json_t *steps, json_t *data,
-				      double *pw, char *why, size_t len)
+static enum bisect_call decide_metric(struct bisect_session *s, const struct bstore_steps *steps,
+				      const struct step_data *d, json_t *data, double *pw,
+				      char *why, size_t len)
 {
-	json_t *g = step_endpoint(steps, "good"), *bd = step_endpoint(steps, "bad");
-	size_t ng, nb, ns;
-	double *xg = step_values(g, &ng), *xb = step_values(bd, &nb);
-	double *xs = step_values(data, &ns), pos;
+	static const struct step_data none;
+	const struct step_data *g = bstore_step_endpoint(steps, "good") ?: &none;
+	const struct step_data *bd = bstore_step_endpoint(steps, "bad") ?: &none;
 	enum bisect_call c;
+	double pos;
 
-	c = bisect_call_metric(xg, ng, xb, nb, xs, ns, &s->rule, &pos, pw, why, len);
+	c = bisect_call_metric(g->values, g->nvalues, bd->values, bd->nvalues, d->values,
+			       d->nvalues, &s->rule, &pos, pw, why, len);
 	json_object_set_new(data, "position", isfinite(pos) ? json_real(pos) : json_null());
-	free(xg);
-	free(xb);
-	free(xs);
 	return c;
 }
 
-enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *data, char *why,
-			     size_t len, bool *final)
+/* the call on d: *final false when it is unsure and may grow */
+static enum bisect_call decide(struct bisect_session *s, const struct bstore_steps *steps,
+			       const struct step_data *d, json_t *data, double *pw, char *why,
+			       size_t len, bool *final)
 {
 	enum bisect_call c;
-	double pw = NAN;
 
 	*final = true;
-	if (json_is_true(json_object_get(data, "build_failed"))) {
-		snprintf(why, len, "the build failed: %s",
-			 json_string_value(json_object_get(data, "build_log")) ?: "no log");
+	if (d->build_failed) {
+		snprintf(why, len, "the build failed: %s", d->build_log ?: "no log");
 		return BISECT_UNSURE;
 	}
 	if (s->sig_mode) {
-		c = bisect_call_signature(step_count(data, "met"), step_count(data, "unknown"),
-					  step_iterations(data), s->p->k, why, len);
-	} else if (bad_status(data)) {
-		snprintf(why, len, "an iteration %s (not a measurement): skipped",
-			 bad_status(data));
+		c = bisect_call_signature(d->met, d->unknown, (unsigned int)d->statuses.n, s->p->k,
+					  why, len);
+	} else if (bad_status(d)) {
+		snprintf(why, len, "an iteration %s (not a measurement): skipped", bad_status(d));
 		return BISECT_UNSURE;
 	} else {
-		c = decide_metric(s, steps, data, &pw, why, len);
+		c = decide_metric(s, steps, d, data, pw, why, len);
 	}
-	json_object_set_new(data, "p_wrong", isfinite(pw) ? json_real(pw) : json_null());
-	if (c == BISECT_UNSURE && step_iterations(data) < s->p->max_iterations)
+	if (c == BISECT_UNSURE && d->statuses.n < s->p->max_iterations)
 		*final = false;
+	return c;
+}
+
+enum bisect_call step_decide(struct bisect_session *s, const struct bstore_steps *steps,
+			     json_t *data, char *why, size_t len, bool *final)
+{
+	struct step_data d;
+	enum bisect_call c;
+	double pw = NAN;
+
+	if (step_data_from_json(data, &d)) {
+		*final = true;
+		snprintf(why, len, "the step's data does not read as one: skipped");
+		return BISECT_UNSURE;
+	}
+	c = decide(s, steps, &d, data, &pw, why, len, final);
+	/* no p_wrong after a failed build or a bad status, as always */
+	if (!d.build_failed && (s->sig_mode || !bad_status(&d)))
+		json_object_set_new(data, "p_wrong", isfinite(pw) ? json_real(pw) : json_null());
+	step_data_release(&d);
 	return c;
 }
 
@@ -316,13 +343,16 @@ enum bisect_call step_decide(struct bisect_session *s, json_t *steps, json_t *da
 static int endpoint(struct bisect_session *s, const char *role)
 {
 	const char *commit = strcmp(role, "good") ? s->p->bad : s->p->good;
-	json_t *steps = bstore_steps(s->bs), *data;
+	struct bstore_steps steps;
 	struct bisect_round r = { .commit = commit, .n = s->p->iterations };
-	bool done = step_endpoint(steps, role) != NULL;
+	bool done;
+	json_t *data;
 	char *line;
 	int ret;
 
-	json_decref(steps);
+	bstore_step_list(s->bs, &steps);
+	done = bstore_step_endpoint(&steps, role) != NULL;
+	bstore_steps_release(&steps);
 	if (done)
 		return 0;
 	r.seq = bstore_step_open(s->bs, commit, role);
@@ -335,35 +365,59 @@ static int endpoint(struct bisect_session *s, const char *role)
 	data = json_object();
 	ret = measure(s, &r, data);
 	if (!ret) {
+		struct step_data d;
+
 		json_object_set_new(data, "verdict", json_string(role));
 		json_object_set_new(data, "why", json_string("endpoint"));
-		if (json_is_true(json_object_get(data, "build_failed"))) {
+		if (step_data_from_json(data, &d)) {
+			lab_err("bisect: the %s endpoint %.12s: its data does not read as a step's",
+				role, commit);
+			ret = -1;
+		} else if (d.build_failed) {
 			lab_err("bisect: the %s endpoint %.12s does not build; see %s", role,
-				commit,
-				json_string_value(json_object_get(data, "build_log")) ?: "its log");
+				commit, d.build_log ?: "its log");
 			ret = -1;
 		} else if (bstore_step_set(s->bs, r.seq, "done", data)) {
 			ret = -1;
 		}
+		step_data_release(&d);
 	}
 	json_decref(data);
 	return ret;
 }
 
+/* the runs (rounds) and iterations of a step's data so far; 0 or -1 */
+static int data_counts(json_t *data, unsigned int *runs, unsigned int *iterations)
+{
+	struct step_data d;
+
+	*runs = *iterations = 0;
+	if (step_data_from_json(data, &d))
+		return -1;
+	*runs = (unsigned int)d.runs.n;
+	*iterations = (unsigned int)d.statuses.n;
+	step_data_release(&d);
+	return 0;
+}
+
 /* rounds of the step until its verdict is clear or final; 0, 1, -1 */
-static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_round *r,
-			json_t *data, char *why, size_t len)
+static int measure_step(struct bisect_session *s, const struct bstore_steps *steps,
+			struct bisect_round *r, json_t *data, char *why, size_t len)
 {
 	enum bisect_call c = BISECT_UNSURE;
+	unsigned int runs, have;
 	bool final = false;
 	int ret;
 
-	r->round = (unsigned int)json_array_size(json_object_get(data, "runs"));
+	data_counts(data, &r->round, &have);
 	for (;;) {
-		unsigned int have = step_iterations(data);
-
+		if (data_counts(data, &runs, &have)) {
+			/* skipped, not measured again and again */
+			snprintf(why, len, "the step's data does not read as one");
+			break;
+		}
 		/* a failed build has runs but no iterations: step_decide() skips it */
-		if (json_array_size(json_object_get(data, "runs"))) {
+		if (runs) {
 			c = step_decide(s, steps, data, why, len, &final);
 			if (final || c != BISECT_UNSURE)
 				break;
@@ -388,14 +442,15 @@ static int measure_step(struct bisect_session *s, json_t *steps, struct bisect_r
 }
 
 /* the data of the step's row (a copy), or a new object */
-static json_t *step_data(json_t *steps, long long seq)
+static json_t *step_data(const struct bstore_steps *steps, long long seq)
 {
-	json_t *st, *data = NULL;
-	size_t i;
+	json_t *data = NULL;
 
-	json_array_foreach(steps, i, st)
-		if (json_integer_value(json_object_get(st, "seq")) == seq)
-			data = json_deep_copy(json_object_get(st, "data"));
+	for (size_t i = 0; i < steps->n; i++)
+		if (steps->v[i].seq == seq) {
+			json_decref(data);
+			data = json_deep_copy(steps->v[i].data);
+		}
 	return data ? data : json_object();
 }
 
@@ -413,7 +468,9 @@ static int list_update(struct bisect_session *s, char **next)
 static int step(struct bisect_session *s, const char *commit, unsigned int stepno)
 {
 	struct bisect_round r = { .commit = commit };
-	json_t *steps = NULL, *data = NULL;
+	struct bstore_steps steps = { 0 };
+	struct step_data d = { 0 };
+	json_t *data = NULL;
 	const char *term;
 	char why[512], *line = NULL, *out = NULL;
 	int ret = -1;
@@ -421,19 +478,21 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 	r.seq = bstore_step_open(s->bs, commit, "step");
 	if (r.seq < 0)
 		return -1;
-	steps = bstore_steps(s->bs);
-	data = step_data(steps, r.seq);
+	bstore_step_list(s->bs, &steps);
+	data = step_data(&steps, r.seq);
 	line = session_commit_line(s, commit);
-	if (!json_object_get(data, "verdict")) {
+	step_data_from_json(data, &d); /* a step whose data does not read is measured */
+	if (!d.verdict) {
 		lab_info("bisect: step %u: testing %s", stepno, line ? line : commit);
-		ret = measure_step(s, steps, &r, data, why, sizeof(why));
+		ret = measure_step(s, &steps, &r, data, why, sizeof(why));
 		if (ret)
 			goto out;
 		ret = -1;
+		step_data_release(&d);
+		step_data_from_json(data, &d);
 	}
-	term = json_string_value(json_object_get(data, "verdict")) ?: "skip";
-	lab_info("bisect: %s is %s: %s", line ? line : commit, term,
-		 json_string_value(json_object_get(data, "why")) ?: "");
+	term = d.verdict ?: "skip";
+	lab_info("bisect: %s is %s: %s", line ? line : commit, term, d.why ?: "");
 	if (strcmp(term, "skip"))
 		term = session_term(s, !strcmp(term, "bad"));
 	if (!bisect_is_list(s->p) && !session_git_has_verdict(s, commit) &&
@@ -444,15 +503,16 @@ static int step(struct bisect_session *s, const char *commit, unsigned int stepn
 		goto out;
 	ret = 0;
 out:
+	step_data_release(&d);
 	free(out);
 	free(line);
 	json_decref(data);
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	return ret;
 }
 
-/* the endpoints measured and worth bisecting: 0, or the exit status */
-static int check_endpoints(struct bisect_session *s)
+/* the endpoints measured and worth bisecting: 0, or -1 with *why */
+static int check_endpoints(struct bisect_session *s, enum bisect_failure *fail)
 {
 	char why[1024];
 	json_t *r;
@@ -462,11 +522,12 @@ static int check_endpoints(struct bisect_session *s)
 		rc = endpoint(s, i ? "bad" : "good");
 		if (rc > 0) {
 			lab_err("bisect: interrupted; 'mmlab bisect run' goes on from here");
-			return BISECT_EXIT_INTERRUPTED;
+			*fail = BISECT_FAIL_INTERRUPTED;
+			return -1;
 		}
 		if (rc) {
 			bstore_set_status(s->bs, bisect_status_name(BISECT_FAILED), NULL);
-			return EXIT_RUN_FAILED;
+			return -1;
 		}
 	}
 	if (!step_endpoints_ok(s, why, sizeof(why))) {
@@ -476,7 +537,7 @@ static int check_endpoints(struct bisect_session *s)
 		bisect_write_log(s);
 		lab_err("bisect: refusing to bisect: the endpoints do not differ as asked: %s",
 			why);
-		return EXIT_RUN_FAILED;
+		return -1;
 	}
 	lab_info("bisect: the endpoints differ: %s", why);
 	bisect_write_log(s);
@@ -486,19 +547,18 @@ static int check_endpoints(struct bisect_session *s)
 /* the steps a run before this one finished */
 static unsigned int steps_done(struct bisect_session *s)
 {
-	json_t *steps = bstore_steps(s->bs), *st;
+	struct bstore_steps steps;
 	unsigned int n = 0;
-	size_t i;
 
-	json_array_foreach(steps, i, st)
-		n += !strcmp(json_string_value(json_object_get(st, "role")) ?: "", "step") &&
-		     !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
-	json_decref(steps);
+	bstore_step_list(s->bs, &steps);
+	for (size_t i = 0; i < steps.n; i++)
+		n += bstore_step_is(&steps.v[i], "step", "done");
+	bstore_steps_release(&steps);
 	return n;
 }
 
-/* steps until git is finished; the exit status */
-static int search(struct bisect_session *s, json_t **result)
+/* steps until git is finished: 0, or -1 with *why */
+static int search(struct bisect_session *s, json_t **result, enum bisect_failure *why)
 {
 	unsigned int stepno = steps_done(s) + 1;
 	char *commit = NULL;
@@ -508,7 +568,7 @@ static int search(struct bisect_session *s, json_t **result)
 		const char *out;
 
 		if (bisect_is_list(s->p) && list_update(s, NULL))
-			return EXIT_RUN_FAILED;
+			return -1;
 		out = s->state.progress ? s->state.progress : "";
 
 		if (bisect_git_finished(out, session_new_term(s)))
@@ -522,14 +582,15 @@ static int search(struct bisect_session *s, json_t **result)
 		free(commit);
 		if (bisect_is_list(s->p) ? list_update(s, &commit) || !commit :
 					   session_head(s, &commit))
-			return EXIT_RUN_FAILED;
+			return -1;
 		rc = step(s, commit, stepno);
 		if (rc) {
 			free(commit);
 			if (rc < 0)
-				return EXIT_RUN_FAILED;
+				return -1;
 			lab_err("bisect: interrupted; 'mmlab bisect run' goes on from here");
-			return BISECT_EXIT_INTERRUPTED;
+			*why = BISECT_FAIL_INTERRUPTED;
+			return -1;
 		}
 	}
 	free(commit);
@@ -539,9 +600,9 @@ static int search(struct bisect_session *s, json_t **result)
 /*
  * --kernels with --tree: the commits between the two releases the list
  * named, a commit bisection in the state's tree/ (started, or resumed);
- * its result, with the list's as "list". The exit status.
+ * its result, with the list's as "list". 0, or -1 with why.
  */
-static int list_then_tree(struct bisect_session *s, json_t **result)
+static int list_then_tree(struct bisect_session *s, json_t **result, enum bisect_failure *why)
 {
 	struct bisect_env env = *s->env;
 	struct bisect_start_args a;
@@ -549,8 +610,9 @@ static int list_then_tree(struct bisect_session *s, json_t **result)
 	char *dir = xasprintf("%s/tree", s->dir), *db = xasprintf("%s/bisect.db", dir);
 	char *progress = NULL;
 	json_t *tres = NULL;
-	int ret = EXIT_RUN_FAILED;
+	int ret = -1;
 
+	*why = BISECT_FAIL_RUN;
 	env.state_dir = dir;
 	if (path_exists(db) ||
 	    (bisect_list_tree_args(s, &a) && !bisect_start(&env, &a, &tp, &progress))) {
@@ -558,7 +620,7 @@ static int list_then_tree(struct bisect_session *s, json_t **result)
 			lab_info("bisect: git: %s", progress);
 			bisect_params_release(&tp);
 		}
-		ret = bisect_run(&env, &tres);
+		ret = bisect_run(&env, &tres, why);
 	}
 	if (tres) {
 		json_object_set(tres, "list", *result);
@@ -571,15 +633,17 @@ static int list_then_tree(struct bisect_session *s, json_t **result)
 	return ret;
 }
 
-int bisect_run(const struct bisect_env *env, json_t **result)
+int bisect_run(const struct bisect_env *env, json_t **result, enum bisect_failure *why)
 {
 	struct bisect_session s;
-	int ret = EXIT_RUN_FAILED;
+	int ret = -1;
 
 	*result = NULL;
+	*why = BISECT_FAIL_RUN;
 	if (session_open(&s, env) || session_lock(&s, "wait for it or stop it first")) {
 		session_close(&s);
-		return EXIT_USAGE;
+		*why = BISECT_FAIL_USAGE;
+		return -1;
 	}
 	switch (s.state.status) {
 	case BISECT_DONE:
@@ -596,12 +660,12 @@ int bisect_run(const struct bisect_env *env, json_t **result)
 	s.store = store_open(env->results_dir);
 	if (!s.store || bstore_set_status(s.bs, bisect_status_name(BISECT_RUNNING), NULL))
 		goto out;
-	ret = check_endpoints(&s);
+	ret = check_endpoints(&s, why);
 	if (!ret)
-		ret = search(&s, result);
+		ret = search(&s, result, why);
 out:
 	if (!ret && *result && bisect_is_list(s.p) && s.p->tree)
-		ret = list_then_tree(&s, result);
+		ret = list_then_tree(&s, result, why);
 	session_close(&s);
 	return ret;
 }

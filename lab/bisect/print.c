@@ -10,79 +10,63 @@
 
 #include "bisect/session.h"
 
-static void print_table(FILE *f, json_t *rows, bool sig)
+static void print_table(FILE *f, const struct bisect_row *rows, size_t n, bool sig)
 {
-	json_t *r;
-	size_t i;
-
 	fprintf(f, "  %-5s %-12s %-40s %5s  %-22s %-7s %s\n", "role", "commit", "subject",
 		sig ? "runs" : "n", sig ? "signature" : "mean ± 95% CI", "verdict", "why");
-	json_array_foreach(rows, i, r) {
+	for (size_t i = 0; i < n; i++) {
+		const struct bisect_row *r = &rows[i];
 		char val[64] = "-";
-		json_t *mean = json_object_get(r, "mean"), *ci = json_object_get(r, "ci95");
 
 		if (sig)
-			snprintf(val, sizeof(val), "in %lld",
-				 (long long)json_integer_value(json_object_get(r, "met")));
-		else if (json_is_number(mean))
-			snprintf(val, sizeof(val), "%.6g ± %.3g", json_number_value(mean),
-				 json_is_number(ci) ? json_number_value(ci) : 0.0);
-		fprintf(f, "  %-5s %-12.12s %-40.40s %5lld  %-22s %-7s %s\n",
-			json_string_value(json_object_get(r, "role")),
-			json_string_value(json_object_get(r, "short")) ?:
-				json_string_value(json_object_get(r, "commit")),
-			json_string_value(json_object_get(r, "subject")) ?: "",
-			(long long)json_integer_value(json_object_get(r, "iterations")), val,
-			json_string_value(json_object_get(r, "verdict")) ?: "-",
-			json_string_value(json_object_get(r, "why")) ?: "");
+			snprintf(val, sizeof(val), "in %u", r->met);
+		else if (r->has_mean)
+			snprintf(val, sizeof(val), "%.6g ± %.3g", r->mean,
+				 isnan(r->ci95) ? 0.0 : r->ci95);
+		fprintf(f, "  %-5s %-12.12s %-40.40s %5u  %-22s %-7s %s\n", r->role ?: "(null)",
+			r->short_id	  ?:
+				r->commit ?:
+					    "(null)",
+			r->subject ?: "", r->iterations, val, r->verdict ?: "-", r->why ?: "");
 	}
 }
 
-static void print_first(FILE *f, json_t *res)
+static void print_first(FILE *f, const struct bisect_result *r)
 {
-	json_t *first = json_object_get(res, "first"), *c;
-	const char *term = json_string_value(json_object_get(res, "term"));
-	size_t i;
+	const char *term = r->term ?: "(null)";
 
-	if (json_is_object(first)) {
-		fprintf(f, "first %s commit: %s %s\n", term,
-			json_string_value(json_object_get(first, "commit")),
-			json_string_value(json_object_get(first, "subject")));
-		fprintf(f, "  author %s, %s\n", json_string_value(json_object_get(first, "author")),
-			json_string_value(json_object_get(first, "date")));
+	if (r->has_first) {
+		fprintf(f, "first %s commit: %s %s\n", term, r->first_commit ?: "(null)",
+			r->first_subject ?: "(null)");
+		fprintf(f, "  author %s, %s\n", r->first_author ?: "(null)",
+			r->first_date ?: "(null)");
 		return;
 	}
 	fprintf(f, "no single first %s commit: only skipped commits are left; it is one of:\n",
 		term);
-	json_array_foreach(json_object_get(res, "candidates"), i, c)
-		fprintf(f, "  %s\n", json_string_value(c));
+	for (size_t i = 0; i < r->candidates.n; i++)
+		fprintf(f, "  %s\n", r->candidates.v[i]);
 }
 
-void bisect_print_result(FILE *f, json_t *res)
+void bisect_print_result(FILE *f, const struct bisect_result *r)
 {
-	double wall = json_number_value(json_object_get(res, "wall_s"));
+	double wall = r->wall_s;
 
-	print_first(f, res);
-	fprintf(f, "looked for: %s\n\n", json_string_value(json_object_get(res, "looked_for")));
-	print_table(f, json_object_get(res, "steps"),
-		    !strcmp(json_string_value(json_object_get(res, "mode")), "signature"));
+	print_first(f, r);
+	fprintf(f, "looked for: %s\n\n", r->looked_for ?: "(null)");
+	print_table(f, r->rows, r->nrows, r->signature);
 	fprintf(f,
 		"\n%lld kernel builds, %lld VM runs, %.0f min %.0f s building and running; "
 		"%lld commits in the range, ceil(log2) = %lld\n",
-		(long long)json_integer_value(json_object_get(res, "builds")),
-		(long long)json_integer_value(json_object_get(res, "vm_runs")), floor(wall / 60),
-		fmod(wall, 60),
-		(long long)json_integer_value(json_object_get(res, "range_commits")),
-		(long long)json_integer_value(json_object_get(res, "log2_range")));
-	fprintf(f, "confidence: %s\n", json_string_value(json_object_get(res, "confidence")));
+		r->builds, r->vm_runs, floor(wall / 60), fmod(wall, 60), r->range_commits,
+		r->log2_range);
+	fprintf(f, "confidence: %s\n", r->confidence ?: "(null)");
 }
 
 void bisect_print_status(FILE *f, const struct bisect_report *r)
 {
 	const struct bisect_params *p = &r->state.params;
 	const char *progress = r->state.progress;
-	json_t *st;
-	size_t i;
 
 	fprintf(f, "bisection of %s, %s: good %.12s, bad %.12s%s\n",
 		p->metric ? p->metric : p->signature, p->tree ? p->tree : "a list of kernels",
@@ -94,18 +78,16 @@ void bisect_print_status(FILE *f, const struct bisect_report *r)
 		fprintf(f, "git: %s\n", l);
 		free(l);
 	}
-	if (json_array_size(json_object_get(r->result, "steps"))) {
+	if (r->has_result && r->result.nrows) {
 		fprintf(f, "\n");
-		print_table(f, json_object_get(r->result, "steps"), p->signature != NULL);
+		print_table(f, r->result.rows, r->result.nrows, p->signature != NULL);
 	}
-	json_array_foreach(r->steps, i, st) {
-		json_t *statuses = json_object_get(json_object_get(st, "data"), "statuses");
+	for (size_t i = 0; i < r->rows.n; i++) {
+		const struct bstore_step *st = &r->rows.v[i];
 
-		if (strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done"))
+		if (!bstore_step_is(st, NULL, "done"))
 			fprintf(f, "\nin progress: %s %.12s (%zu iterations so far)\n",
-				json_string_value(json_object_get(st, "role")),
-				json_string_value(json_object_get(st, "commit")),
-				json_array_size(statuses));
+				st->role ?: "(null)", st->commit ?: "(null)", st->d.statuses.n);
 	}
 	if (r->state.status == BISECT_REFUSED)
 		fprintf(f, "\nrefused: %s\n",

@@ -38,16 +38,18 @@ static int replay_params(const char *file, const char *text, struct bisect_param
 
 /* the replayed bisection: made, and concluded when git finished */
 static int replay_create(const struct bisect_env *env, const struct bisect_params *p, json_t *steps,
-			 const char *file, const char *afile, json_t **result)
+			 const char *file, const char *afile, json_t **result,
+			 enum bisect_failure *why)
 {
 	struct bisect_session s;
 	char *out = NULL;
-	int ret = EXIT_USAGE;
+	int ret = -1;
 
 	if (session_create(&s, env, p, steps, afile, &out))
 		goto out;
 	lab_info("bisect: replayed %zu measured commits from %s", json_array_size(steps), file);
 	ret = 0;
+	*why = BISECT_FAIL_RUN;
 	if (bisect_git_finished(out, session_new_term(&s)))
 		ret = bisect_conclude(&s, out, result);
 out:
@@ -56,19 +58,21 @@ out:
 	return ret;
 }
 
-int bisect_replay(const struct bisect_env *env, const char *file, json_t **result)
+int bisect_replay(const struct bisect_env *env, const char *file, json_t **result,
+		  enum bisect_failure *why)
 {
 	char *text = read_file(file, NULL, 64u << 20), *afile;
 	json_t *steps = json_array();
 	struct bisect_params p = { 0 };
-	int ret = EXIT_USAGE;
+	int ret = -1;
 
 	*result = NULL;
+	*why = BISECT_FAIL_USAGE;
 	if (!text) {
 		lab_err("cannot read the bisect log %s", file);
 	} else if (!replay_params(file, text, &p, steps)) {
 		afile = path_abs(file);
-		ret = replay_create(env, &p, steps, file, afile, result);
+		ret = replay_create(env, &p, steps, file, afile, result, why);
 		free(afile);
 	}
 	bisect_params_release(&p);

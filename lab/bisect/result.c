@@ -14,6 +14,7 @@
 #include "bisect/bisect_list.h"
 #include "bisect/internal.h"
 #include "bisect/step_data.h"
+#include "bisect/step_json.h"
 #include "kernel/gitops.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
@@ -85,34 +86,29 @@ static bool is_done(json_t *st)
 	return !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
 }
 
-static bool has_role(json_t *st, const char *role)
-{
-	return !strcmp(json_string_value(json_object_get(st, "role")) ?: "", role);
-}
-
 /* the table row of a done step */
-static json_t *step_row(struct bisect_session *s, json_t *st)
+static json_t *step_row(struct bisect_session *s, const struct bstore_step *st)
 {
-	json_t *d = json_object_get(st, "data"), *sample;
-	json_t *row = row_commit(s, json_string_value(json_object_get(st, "commit")));
-	size_t n;
-	double *x = step_values(d, &n);
+	const struct step_data *d = &st->d;
+	json_t *row = row_commit(s, st->commit);
+	json_t *sample = bisect_sample_json(d->values, d->nvalues);
 
-	sample = bisect_sample_json(x, n);
-	free(x);
-	json_object_set(row, "role", json_object_get(st, "role"));
-	json_object_set(row, "verdict", json_object_get(d, "verdict"));
-	json_object_set(row, "why", json_object_get(d, "why"));
-	json_object_set_new(row, "iterations", json_integer(step_iterations(d)));
+	json_object_set_new(row, "role", st->role ? json_string(st->role) : json_null());
+	if (d->verdict)
+		json_object_set_new(row, "verdict", json_string(d->verdict));
+	if (d->why)
+		json_object_set_new(row, "why", json_string(d->why));
+	json_object_set_new(row, "iterations", json_integer((json_int_t)d->statuses.n));
 	if (s->sig_mode) {
-		json_object_set_new(row, "met", json_integer(step_count(d, "met")));
+		json_object_set_new(row, "met", json_integer(d->met));
 	} else {
 		json_object_set(row, "mean", json_object_get(sample, "mean"));
 		json_object_set(row, "ci95", json_object_get(sample, "ci95"));
 		json_object_set(row, "n", json_object_get(sample, "n"));
 	}
 	json_decref(sample);
-	json_object_set(row, "runs", json_object_get(d, "runs"));
+	if (d->has_runs)
+		json_object_set_new(row, "runs", step_runs_json(d));
 	return row;
 }
 
@@ -123,28 +119,26 @@ struct totals {
 	unsigned int calls;
 };
 
-static void add_totals(struct totals *t, json_t *st)
+static void add_totals(struct totals *t, const struct bstore_step *st)
 {
-	json_t *d = json_object_get(st, "data");
+	const struct step_data *d = &st->d;
 
-	t->builds += step_count(d, "builds");
-	t->vm_runs += step_count(d, "vm_runs");
-	t->wall += json_number_value(json_object_get(d, "wall_s"));
-	if (has_role(st, "bad") && step_iterations(d))
-		t->rate = (double)step_count(d, "met") / step_iterations(d);
-	if (json_is_number(json_object_get(d, "p_wrong"))) {
-		t->sum_p += json_number_value(json_object_get(d, "p_wrong"));
+	t->builds += d->builds;
+	t->vm_runs += d->vm_runs;
+	t->wall += d->wall_s;
+	if (bstore_step_is(st, "bad", NULL) && d->statuses.n)
+		t->rate = (double)d->met / (double)d->statuses.n;
+	if (d->has_p_wrong) {
+		t->sum_p += d->p_wrong;
 		t->calls++;
 	}
 }
 
 /* the confidence statement into conf; its value */
-static double confidence(struct bisect_session *s, json_t *steps, const struct totals *t,
-			 char *conf, size_t len)
+static double confidence(struct bisect_session *s, const struct bstore_steps *steps,
+			 const struct totals *t, char *conf, size_t len)
 {
 	double good_ok = 1;
-	json_t *st;
-	size_t i;
 
 	if (!s->sig_mode) {
 		snprintf(conf, len,
@@ -154,12 +148,12 @@ static double confidence(struct bisect_session *s, json_t *steps, const struct t
 			 t->calls, t->sum_p < 1 ? 1 - t->sum_p : 0.0);
 		return t->sum_p < 1 ? 1 - t->sum_p : 0;
 	}
-	json_array_foreach(steps, i, st) {
-		json_t *d = json_object_get(st, "data");
+	for (size_t i = 0; i < steps->n; i++) {
+		const struct step_data *d = &steps->v[i].d;
 
-		if (!strcmp(json_string_value(json_object_get(d, "verdict")) ?: "", "good") &&
-		    has_role(st, "step"))
-			good_ok *= 1 - bisect_miss_prob(t->rate, step_iterations(d));
+		if (d->verdict && !strcmp(d->verdict, "good") &&
+		    bstore_step_is(&steps->v[i], "step", NULL))
+			good_ok *= 1 - bisect_miss_prob(t->rate, (unsigned int)d->statuses.n);
 	}
 	snprintf(conf, len,
 		 "the signature occurred in %.0f %% of the runs at the "
@@ -187,20 +181,21 @@ static char *first_commit(struct bisect_session *s, const char *out)
 
 json_t *bisect_make_result(struct bisect_session *s, const char *out)
 {
-	json_t *steps = bstore_steps(s->bs), *rows = json_array(), *st, *res;
+	struct bstore_steps steps;
+	json_t *rows = json_array(), *res;
 	struct totals t = { .rate = NAN };
 	unsigned long long range = s->p->range_commits;
 	char *first = first_commit(s, out), conf[512];
 	double value;
-	size_t i;
 
-	json_array_foreach(steps, i, st) {
-		if (!is_done(st))
+	bstore_step_list(s->bs, &steps);
+	for (size_t i = 0; i < steps.n; i++) {
+		if (!bstore_step_is(&steps.v[i], NULL, "done"))
 			continue;
-		json_array_append_new(rows, step_row(s, st));
-		add_totals(&t, st);
+		json_array_append_new(rows, step_row(s, &steps.v[i]));
+		add_totals(&t, &steps.v[i]);
 	}
-	value = confidence(s, steps, &t, conf, sizeof(conf));
+	value = confidence(s, &steps, &t, conf, sizeof(conf));
 	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}", "mode",
 			s->sig_mode ? "signature" : "metric", "looked_for",
 			s->sig_mode ? s->p->signature : s->p->metric, "first",
@@ -214,17 +209,17 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 			"confidence_value", value);
 	json_object_set_new(res, "term", json_string(session_new_term(s)));
 	free(first);
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	return res;
 }
 
 int bisect_conclude(struct bisect_session *s, const char *out, json_t **result)
 {
 	json_t *res = bisect_make_result(s, out);
-	int ret = json_is_object(json_object_get(res, "first")) ? 0 : EXIT_RUN_FAILED;
+	int ret = json_is_object(json_object_get(res, "first")) ? 0 : -1;
 
 	if (bstore_set_status(s->bs, bisect_status_name(BISECT_DONE), res) || bisect_write_log(s))
-		ret = EXIT_RUN_FAILED;
+		ret = -1;
 	*result = res;
 	return ret;
 }

@@ -280,16 +280,18 @@ int session_create(struct bisect_session *s, const struct bisect_env *env,
 
 /* reset, status, log ----------------------------------------------------------- */
 
-int bisect_reset(const struct bisect_env *env, char **kept)
+int bisect_reset(const struct bisect_env *env, char **kept, enum bisect_failure *why)
 {
 	struct bisect_session s;
 	char stamp[TIME_STR_LEN], *to;
 	int ret = 0;
 
 	*kept = NULL;
+	*why = BISECT_FAIL_RUN;
 	if (session_open(&s, env) || session_lock(&s, "stop it before resetting")) {
 		session_close(&s);
-		return EXIT_USAGE;
+		*why = BISECT_FAIL_USAGE;
+		return -1;
 	}
 	remove_worktree(s.p->tree, s.wt);
 	if (bisect_is_list(s.p) && s.p->tree) { /* --tree's commit bisection in tree/ */
@@ -308,7 +310,7 @@ int bisect_reset(const struct bisect_env *env, char **kept)
 	}
 	if (rename(s.dir, to)) {
 		lab_err("cannot move %s to %s: %s", s.dir, to, strerror(errno));
-		ret = EXIT_RUN_FAILED;
+		ret = -1;
 		free(to);
 	} else {
 		*kept = to;
@@ -324,11 +326,17 @@ int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_
 	memset(r, 0, sizeof(*r));
 	if (session_open(&s, env)) {
 		session_close(&s);
-		return EXIT_USAGE;
+		return -1;
 	}
 	r->steps = bstore_steps(s.bs);
-	if (with_result)
-		r->result = bisect_make_result(&s, NULL);
+	bstore_step_list(s.bs, &r->rows);
+	if (with_result) {
+		json_t *res = bisect_make_result(&s, NULL);
+
+		/* made here: it reads */
+		r->has_result = !bisect_result_from_json(res, &r->result);
+		json_decref(res);
+	}
 	/* the state moves to the report */
 	r->state = s.state;
 	memset(&s.state, 0, sizeof(s.state));
@@ -340,7 +348,8 @@ void bisect_report_release(struct bisect_report *r)
 {
 	bisect_state_release(&r->state);
 	json_decref(r->steps);
-	json_decref(r->result);
+	bisect_result_release(&r->result);
+	bstore_steps_release(&r->rows);
 	memset(r, 0, sizeof(*r));
 }
 

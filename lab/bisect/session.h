@@ -9,8 +9,9 @@
  *
  * Every function prints its own error (lib/util.h's convention) and says
  * what it did on stderr (lab_info); what the command prints on stdout is
- * handed back. Return values are exit statuses (docs/bisect.md, "Exit
- * status") unless said otherwise.
+ * handed back. Functions return 0 or -1 unless said otherwise; where the
+ * command's exit status (docs/bisect.md, "Exit status") depends on why,
+ * an enum bisect_failure says it, and lab/builtin/cmd-bisect.c maps it.
  *
  * The engine files: session.c (the state directory, its lock, the
  * worktree and git; start, reset, status, log), start.c (the parameters
@@ -29,8 +30,14 @@
 
 #include "bisect/bisect_store.h"
 #include "bisect/params.h"
+#include "bisect/result_json.h"
 
-#define BISECT_EXIT_INTERRUPTED 130
+/* why an engine call returned -1 */
+enum bisect_failure {
+	BISECT_FAIL_USAGE, /* no bisection here, its lock held, a log that does not read */
+	BISECT_FAIL_RUN, /* refused, an endpoint failed, only skips left, a write failed */
+	BISECT_FAIL_INTERRUPTED, /* SIGINT/SIGTERM: 'run' goes on from where it stopped */
+};
 
 /* one round of measuring a commit (a run of n iterations) */
 struct bisect_round {
@@ -89,16 +96,20 @@ int bisect_start(const struct bisect_env *env, const struct bisect_start_args *a
  * Measure the endpoints, refuse when they do not differ as asked, then
  * test the commits git picks until it names the first bad one. Resumes
  * where an earlier run stopped. *result (NULL unless git finished, also
- * when it had before) is the result (docs/bisect.md, "Result").
+ * when it had before) is the result (docs/bisect.md, "Result"). 0 when it
+ * names a first bad commit, else -1 with *why.
  */
-int bisect_run(const struct bisect_env *env, json_t **result);
+int bisect_run(const struct bisect_env *env, json_t **result, enum bisect_failure *why);
 
 /* "mmlab bisect status" */
 struct bisect_report {
 	struct bisect_state state;
-	json_t *steps; /* bstore_steps() */
-	json_t *result; /* the result so far (its "steps"); NULL unless asked */
+	json_t *steps; /* bstore_steps(): for --json */
+	struct bstore_steps rows; /* the same, typed: for the text */
+	bool has_result; /* asked for: */
+	struct bisect_result result; /* the result so far (its rows) */
 };
+/* 0, or -1 after a message when there is no bisection */
 int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_report *r);
 void bisect_report_release(struct bisect_report *r);
 /* state, with "steps": what 'status --json' prints */
@@ -107,18 +118,21 @@ json_t *bisect_report_json(const struct bisect_report *r);
 /* the replayable log's text (malloc'd, *len bytes), NULL after a message */
 char *bisect_log(const struct bisect_env *env, size_t *len);
 
-/* end the bisection; *kept (malloc'd) is the directory its state moved to */
-int bisect_reset(const struct bisect_env *env, char **kept);
+/* end the bisection; *kept (malloc'd) is the directory its state moved to; 0 or -1, *why */
+int bisect_reset(const struct bisect_env *env, char **kept, enum bisect_failure *why);
 
 /*
  * Start a bisection from a log 'mmlab bisect log' printed: its parameters
  * and measured steps, and git's verdicts replayed. *result as for
- * bisect_run(): NULL when git has not finished ('run' goes on).
+ * bisect_run(): NULL when git has not finished ('run' goes on). 0, or -1
+ * with *why (USAGE: the log or the new state; RUN: git finished without a
+ * first bad commit).
  */
-int bisect_replay(const struct bisect_env *env, const char *file, json_t **result);
+int bisect_replay(const struct bisect_env *env, const char *file, json_t **result,
+		  enum bisect_failure *why);
 
-/* the result (bisect_run(), bisect_replay()) and the status for a terminal */
-void bisect_print_result(FILE *f, json_t *result);
+/* the result (bisect_run(), bisect_replay(): bisect_result_from_json()) and the status for a terminal */
+void bisect_print_result(FILE *f, const struct bisect_result *r);
 void bisect_print_status(FILE *f, const struct bisect_report *r);
 
 /* "Bisecting: 3 revisions left to test after this (roughly 2 steps)" of git's output */

@@ -1,45 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * step_data.c - reading a measured step's data (step_data.h), for the
- * verdict loop (measure.c) and the result (result.c).
+ * step_data.c - a measured step's data (step_data.h): its release.
  */
+#include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "bisect/step_data.h"
-#include "lib/util.h"
 
-double *step_values(json_t *data, size_t *n)
+void step_data_release(struct step_data *d)
 {
-	json_t *a = json_object_get(data, "values"), *v;
-	double *x = xcalloc(json_array_size(a) + 1, sizeof(*x));
-	size_t i;
-
-	*n = 0;
-	json_array_foreach(a, i, v)
-		x[(*n)++] = json_number_value(v);
-	return x;
-}
-
-unsigned int step_count(json_t *data, const char *key)
-{
-	return (unsigned int)json_integer_value(json_object_get(data, key));
-}
-
-unsigned int step_iterations(json_t *data)
-{
-	return (unsigned int)json_array_size(json_object_get(data, "statuses"));
-}
-
-json_t *step_endpoint(json_t *steps, const char *role)
-{
-	json_t *st;
-	size_t i;
-
-	json_array_foreach(steps, i, st)
-		if (!strcmp(json_string_value(json_object_get(st, "role")) ?: "", role) &&
-		    !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done"))
-			return json_object_get(st, "data");
-	return NULL;
+	strlist_free(&d->runs);
+	strlist_free(&d->statuses);
+	free(d->values);
+	free(d->build_log);
+	free(d->verdict);
+	free(d->why);
+	memset(d, 0, sizeof(*d));
 }

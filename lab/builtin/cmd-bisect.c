@@ -17,6 +17,9 @@
 #include "lib/parse-options.h"
 #include "lib/util.h"
 
+/* "interrupted: run again to go on" (docs/bisect.md; the shell's 128 + SIGINT) */
+#define BISECT_EXIT_INTERRUPTED 130
+
 static const char *const bisect_synopsis[] = {
 	"mmlab bisect start --job JOB --good REF --bad REF\n"
 	"                          (--metric EXPR [--direction lower|higher] [--min-change P%]\n"
@@ -76,10 +79,17 @@ static struct bisect_env env_of_gopts(void)
 
 static void print_result(json_t *res, bool json)
 {
-	if (json)
+	struct bisect_result r;
+
+	if (json) {
 		print_json(res);
-	else
-		bisect_print_result(stdout, res);
+	} else if (bisect_result_from_json(res, &r)) {
+		lab_err("bisect: the result stored in the state does not read as one; "
+			"'mmlab bisect run --json' prints it as it is");
+	} else {
+		bisect_print_result(stdout, &r);
+		bisect_result_release(&r);
+	}
 }
 
 /* start ----------------------------------------------------------------------- */
@@ -293,20 +303,35 @@ static int parse_simple(int argc, char **argv, const char *syn, const char *text
 	return -1;
 }
 
+/* the exit status of a failed engine call (docs/bisect.md, "Exit status") */
+static int failure_exit(enum bisect_failure why)
+{
+	switch (why) {
+	case BISECT_FAIL_USAGE:
+		return EXIT_USAGE;
+	case BISECT_FAIL_INTERRUPTED:
+		return BISECT_EXIT_INTERRUPTED;
+	case BISECT_FAIL_RUN:
+		break;
+	}
+	return EXIT_RUN_FAILED;
+}
+
 static int do_run(int argc, char **argv)
 {
 	struct bisect_env env = env_of_gopts();
+	enum bisect_failure why;
 	json_t *res = NULL;
 	bool json = false;
 	int ret = parse_simple(argc, argv, "mmlab bisect run [--json]", RUN_TEXT, &json, 0);
 
 	if (ret >= 0)
 		return ret;
-	ret = bisect_run(&env, &res);
+	ret = bisect_run(&env, &res, &why);
 	if (res)
 		print_result(res, json);
 	json_decref(res);
-	return ret;
+	return ret ? failure_exit(why) : 0;
 }
 
 static int do_status(int argc, char **argv)
@@ -318,9 +343,8 @@ static int do_status(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	ret = bisect_status(&env, !json, &r);
-	if (ret)
-		return ret;
+	if (bisect_status(&env, !json, &r))
+		return EXIT_USAGE;
 	if (json) {
 		json_t *o = bisect_report_json(&r);
 
@@ -354,20 +378,22 @@ static int do_reset(int argc, char **argv)
 {
 	struct bisect_env env = env_of_gopts();
 	int ret = parse_simple(argc, argv, "mmlab bisect reset", RESET_TEXT, NULL, 0);
+	enum bisect_failure why;
 	char *kept;
 
 	if (ret >= 0)
 		return ret;
-	ret = bisect_reset(&env, &kept);
+	ret = bisect_reset(&env, &kept, &why);
 	if (kept)
 		printf("bisect: ended; its state and log are kept in %s\n", kept);
 	free(kept);
-	return ret;
+	return ret ? failure_exit(why) : 0;
 }
 
 static int do_replay(int argc, char **argv)
 {
 	struct bisect_env env = env_of_gopts();
+	enum bisect_failure why;
 	json_t *res = NULL;
 	bool json = false;
 	int ret = parse_simple(argc, argv, "mmlab bisect replay FILE [--json]", REPLAY_TEXT, &json,
@@ -375,13 +401,13 @@ static int do_replay(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	ret = bisect_replay(&env, argv[0], &res);
+	ret = bisect_replay(&env, argv[0], &res, &why);
 	if (res)
 		print_result(res, json);
 	else if (!ret)
 		printf("bisect: replayed; not finished: 'mmlab bisect run' goes on\n");
 	json_decref(res);
-	return ret;
+	return ret ? failure_exit(why) : 0;
 }
 
 int cmd_bisect(int argc, char **argv)

@@ -13,6 +13,7 @@
 
 #include "builtin/builtin.h"
 #include "repro/repro.h"
+#include "repro/repro_json.h"
 #include "repro/reproduce.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
@@ -43,44 +44,49 @@ static const struct opt_usage repro_usage = {
 		  "the run could not be made), 2 bad recipe or usage.",
 };
 
-/* {"run", "recipe", "repro"} as JSON or as the verdict and its tables */
-static void print_verdict(json_t *out, bool json)
+/* {"run", "recipe", "repro"} as JSON or as the verdict and its tables; the exit status */
+static int print_verdict(const struct repro_report *rep, bool json)
 {
-	if (json)
+	if (json) {
+		json_t *out = repro_report_to_json(rep);
+
 		print_json(out);
-	else
-		repro_print(stdout, json_object_get(out, "repro"), json_object_get(out, "recipe"));
+		json_decref(out);
+	} else {
+		repro_print(stdout, rep);
+	}
+	return repro_verdict_exit(rep->eval.verdict);
 }
 
 static int do_list(bool json)
 {
+	struct repro_entries l;
 	char *dir;
-	json_t *list = repro_list(&dir), *o;
-	size_t i;
 
-	if (!list) {
+	if (repro_list(&dir, &l)) {
 		free(dir);
 		return EXIT_USAGE;
 	}
 	if (json) {
-		print_json(list);
-	} else if (!json_array_size(list)) {
+		json_t *o = repro_entries_json(&l);
+
+		print_json(o);
+		json_decref(o);
+	} else if (!l.n) {
 		printf("no recipes in %s\n", dir);
 	} else {
 		printf("%-20s %-20s %s\n", "RECIPE", "BUG", "TITLE");
-		json_array_foreach(list, i, o) {
-			const char *name = json_string_value(json_object_get(o, "name"));
+		for (size_t i = 0; i < l.n; i++) {
+			const struct repro_entry *e = &l.v[i];
 
-			if (json_is_true(json_object_get(o, "runnable")))
-				printf("%-20s %-20s %s\n", name,
-				       json_string_value(json_object_get(o, "bug")),
-				       json_string_value(json_object_get(o, "title")));
+			if (e->runnable)
+				printf("%-20s %-20s %s\n", e->name, e->bug, e->title);
 			else
-				printf("%-20s %-20s not runnable in this build: %s\n", name, "-",
-				       json_string_value(json_object_get(o, "why")));
+				printf("%-20s %-20s not runnable in this build: %s\n", e->name, "-",
+				       e->why);
 		}
 	}
-	json_decref(list);
+	repro_entries_release(&l);
 	free(dir);
 	return 0;
 }
@@ -88,12 +94,13 @@ static int do_list(bool json)
 static int do_show(const char *run, bool json)
 {
 	struct repro_env env = { gopts.results_dir, gopts.cache_dir, gopts.connect_uri };
-	json_t *out;
-	int ret = repro_show(&env, run, &out);
+	struct repro_report rep;
+	int ret;
 
-	if (out)
-		print_verdict(out, json);
-	json_decref(out);
+	if (repro_show(&env, run, &rep))
+		return EXIT_USAGE;
+	ret = print_verdict(&rep, json);
+	repro_report_release(&rep);
 	return ret;
 }
 
@@ -104,7 +111,8 @@ static int do_recipe(const char *arg, const struct repro_overrides *ov, const st
 	struct repro_env env = { gopts.results_dir, gopts.cache_dir, gopts.connect_uri };
 	char *path = repro_find_recipe(arg);
 	struct recipe *r = NULL;
-	json_t *out = NULL;
+	struct repro_report rep;
+	enum repro_failure why;
 	int ret;
 
 	if (!path)
@@ -118,12 +126,12 @@ static int do_recipe(const char *arg, const struct repro_overrides *ov, const st
 		       r->path, r->bug_id, r->bug_title, r->job->nvariants,
 		       r->job->nvariants == 1 ? "" : "s", r->job->iterations,
 		       r->job->iterations == 1 ? "" : "s", r->nexpect, r->nexpect == 1 ? "" : "s");
+	} else if (repro_run(&env, r, o, &rep, &why)) {
+		ret = why == REPRO_BAD_JOB ? REPRO_EXIT_BAD_RECIPE : REPRO_EXIT_INCONCLUSIVE;
 	} else {
-		ret = repro_run(&env, r, o, &out);
-		if (out)
-			print_verdict(out, json);
+		ret = print_verdict(&rep, json);
+		repro_report_release(&rep);
 	}
-	json_decref(out);
 	recipe_free(r);
 	return ret;
 }

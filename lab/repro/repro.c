@@ -20,29 +20,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <dirent.h>
 
 #include <gsl/gsl_randist.h>
 
 #include "repro/repro.h"
+#include "repro/repro_json.h"
 #include "analysis/stats.h"
 #include "guest/console.h"
+#include "store/results.h"
+#include "store/run_record.h"
 #include "lib/util.h"
 
 #define CONSOLE_MAX (16u << 20)
+#define ITERATION_MAX (16u << 20) /* the largest iteration.json read */
 #define LINES_KEPT 5 /* matched console lines kept per run and expectation */
 #define LINE_MAX_SHOWN 300
-
-enum outcome { MET, NOT_MET, UNKNOWN };
-
-static const char *const outcome_names[] = { "met", "not met", "unknown" };
-
-enum verdict { V_REPRODUCED, V_NOT_REPRODUCED, V_INCONCLUSIVE };
-
-static const char *const verdict_names[] = {
-	"REPRODUCED",
-	"NOT REPRODUCED",
-	"INCONCLUSIVE",
-};
 
 /* "the run crashed", "the run timed out" */
 static const char *ended(const char *status)
@@ -67,7 +61,7 @@ static int lookup(void *ctx, const char *name, double *val)
 }
 
 /* append console lines matching re (at most LINES_KEPT) to lines; true if any */
-static bool match_console(const char *console, const regex_t *re, json_t *lines)
+static bool match_console(const char *console, const regex_t *re, struct strlist *lines)
 {
 	const char *p = console;
 	bool any = false;
@@ -79,10 +73,14 @@ static bool match_console(const char *console, const regex_t *re, json_t *lines)
 		line[strcspn(line, "\r")] = '\0';
 		if (!regexec(re, line, 0, NULL, 0)) {
 			any = true;
-			if (json_array_size(lines) < LINES_KEPT) {
+			if (lines->n < LINES_KEPT) {
+				json_t *t;
+
 				if (strlen(line) > LINE_MAX_SHOWN)
 					line[LINE_MAX_SHOWN] = '\0';
-				json_array_append_new(lines, console_json_text(line, strlen(line)));
+				t = console_json_text(line, strlen(line));
+				strlist_push(lines, json_string_value(t));
+				json_decref(t);
 			}
 		}
 		free(line);
@@ -91,72 +89,74 @@ static bool match_console(const char *console, const regex_t *re, json_t *lines)
 	return any;
 }
 
-static json_t *eval_one(const struct expectation *e, const char *status, json_t *metrics,
-			const char *console, enum outcome *o)
+static enum repro_outcome eval_metric(const struct expectation *e, bool ok, const char *status,
+				      json_t *metrics, struct repro_cell *c)
 {
-	json_t *res = json_object();
-	bool ok = !strcmp(status, "ok"), crashed = !strcmp(status, "crashed");
-	bool timeout = !strcmp(status, "timeout");
 	char err[256];
 	double v;
 
-	*o = UNKNOWN;
+	if (!ok) {
+		c->why = xasprintf("no metrics: the run %s", ended(status));
+	} else if (expr_eval(e->expr, lookup, metrics, &v, err, sizeof(err)) < 0) {
+		c->why = xstrdup(err);
+	} else if (isnan(v)) {
+		c->why = xstrdup("the expression is not a number");
+	} else {
+		c->has_value = true;
+		c->value = v;
+		return expect_op_holds(e->op, v, e->value) ? REPRO_MET : REPRO_NOT_MET;
+	}
+	return REPRO_UNKNOWN;
+}
+
+static void eval_one(const struct expectation *e, const char *status, json_t *metrics,
+		     const char *console, struct repro_cell *c)
+{
+	bool ok = !strcmp(status, "ok"), crashed = !strcmp(status, "crashed");
+	bool timeout = !strcmp(status, "timeout");
+	enum repro_outcome o = REPRO_UNKNOWN;
+
+	memset(c, 0, sizeof(*c));
 	switch (e->kind) {
 	case EXPECT_METRIC:
-		if (!ok) {
-			json_object_set_new(res, "why",
-					    json_sprintf("no metrics: the run %s", ended(status)));
-		} else if (expr_eval(e->expr, lookup, metrics, &v, err, sizeof(err)) < 0) {
-			json_object_set_new(res, "why", json_string(err));
-		} else if (isnan(v)) {
-			json_object_set_new(res, "why",
-					    json_string("the expression is not a number"));
-		} else {
-			json_object_set_new(res, "value", json_real(v));
-			*o = expect_op_holds(e->op, v, e->value) ? MET : NOT_MET;
-		}
+		o = eval_metric(e, ok, status, metrics, c);
 		break;
-	case EXPECT_DMESG: {
-		json_t *lines = json_array();
-
+	case EXPECT_DMESG:
+		c->has_lines = true;
 		if (!console)
-			json_object_set_new(res, "why", json_string("no console.log stored"));
-		else if (match_console(console, &e->re, lines))
-			*o = MET;
+			c->why = xstrdup("no console.log stored");
+		else if (match_console(console, &e->re, &c->lines))
+			o = REPRO_MET;
 		else if (ok || crashed)
-			*o = NOT_MET;
+			o = REPRO_NOT_MET;
 		else
-			json_object_set_new(res, "why",
-					    json_sprintf("no match, but the run %s before its end",
-							 ended(status)));
-		json_object_set_new(res, "lines", lines);
+			c->why =
+				xasprintf("no match, but the run %s before its end", ended(status));
 		break;
-	}
 	case EXPECT_CRASH:
-		*o = crashed ? MET : ok ? NOT_MET : UNKNOWN;
+		o = crashed ? REPRO_MET : ok ? REPRO_NOT_MET : REPRO_UNKNOWN;
 		break;
 	case EXPECT_HANG:
-		*o = timeout ? MET : (ok || crashed) ? NOT_MET : UNKNOWN;
+		o = timeout ? REPRO_MET : (ok || crashed) ? REPRO_NOT_MET : REPRO_UNKNOWN;
 		break;
 	}
-	if (*o == UNKNOWN && !json_object_get(res, "why"))
-		json_object_set_new(res, "why", json_sprintf("the run %s", ended(status)));
-	json_object_set_new(res, "outcome", json_string(outcome_names[*o]));
-	return res;
+	if (o == REPRO_UNKNOWN && !c->why)
+		c->why = xasprintf("the run %s", ended(status));
+	c->outcome = o;
 }
 
-static enum verdict expect_verdict(unsigned int met, unsigned int unknown, unsigned int k)
+static enum repro_verdict expect_verdict(unsigned int met, unsigned int unknown, unsigned int k)
 {
 	if (met >= k)
-		return V_REPRODUCED;
+		return REPRO_REPRODUCED;
 	if (!met && !unknown)
-		return V_NOT_REPRODUCED;
-	return V_INCONCLUSIVE;
+		return REPRO_NOT_REPRODUCED;
+	return REPRO_INCONCLUSIVE;
 }
 
-static char *read_console(const char *run_dir, const char *variant, json_int_t idx)
+char *repro_read_console(const char *run_dir, const char *variant, long long index)
 {
-	char *p = xasprintf("%s/%s/%lld/console.log", run_dir, variant, (long long)idx);
+	char *p = xasprintf("%s/%s/%lld/console.log", run_dir, variant, index);
 	char *text = NULL;
 
 	if (path_exists(p))
@@ -165,92 +165,89 @@ static char *read_console(const char *run_dir, const char *variant, json_int_t i
 	return text;
 }
 
-int repro_eval_run(const struct expectation *e, const char *status, json_t *metrics,
-		   const char *console, json_t **detail)
+enum repro_outcome repro_eval_run(const struct expectation *e, const char *status, json_t *metrics,
+				  const char *console, struct repro_cell *cell)
 {
-	enum outcome o;
-	json_t *res = eval_one(e, status, metrics, console, &o);
+	struct repro_cell c;
+	enum repro_outcome o;
 
-	if (detail)
-		*detail = res;
+	eval_one(e, status, metrics, console, &c);
+	o = c.outcome;
+	if (cell)
+		*cell = c;
 	else
-		json_decref(res);
-	return o == MET ? 1 : o == NOT_MET ? 0 : -1;
+		repro_cell_release(&c);
+	return o;
 }
 
-char *repro_read_console(const char *run_dir, const char *variant, long long index)
+/* the rows of a variant's runs; the counts per expectation */
+static unsigned int eval_rows(const struct recipe *r, const struct repro_run_variant *rv,
+			      const char *run_dir, struct repro_variant *v, unsigned int *met,
+			      unsigned int *no, unsigned int *unk)
 {
-	return read_console(run_dir, variant, index);
-}
-
-static json_t *eval_variant(const struct recipe *r, json_t *var, unsigned int runs,
-			    const char *run_dir)
-{
-	const char *name = json_string_value(json_object_get(var, "name"));
-	json_t *iters = json_object_get(var, "iterations"), *it, *runs_j = json_array();
-	json_t *ex = json_array();
-	unsigned int *met = xcalloc(r->nexpect, sizeof(*met));
-	unsigned int *unk = xcalloc(r->nexpect, sizeof(*unk));
-	unsigned int *no = xcalloc(r->nexpect, sizeof(*no));
-	unsigned int seen = 0;
-	bool any_rep = false, all_not = true;
-	size_t i;
-
-	json_array_foreach(iters, i, it) {
-		const char *status = json_string_value(json_object_get(it, "status"));
-		json_int_t idx = json_integer_value(json_object_get(it, "index"));
+	v->rows = xcalloc(rv->niters + 1, sizeof(*v->rows));
+	for (size_t i = 0; i < rv->niters; i++) {
+		const struct repro_iter *it = &rv->iters[i];
+		struct repro_row *row = &v->rows[v->nrows++];
 		char *console = NULL;
-		json_t *results = json_array();
 
-		if (!status)
-			status = "failed";
+		row->index = it->index;
+		row->status = xstrdup(it->status ? it->status : "failed");
+		row->cells = xcalloc(r->nexpect + 1, sizeof(*row->cells));
+		row->ncells = r->nexpect;
 		for (size_t j = 0; j < r->nexpect; j++)
 			if (r->expect[j].kind == EXPECT_DMESG && !console)
-				console = read_console(run_dir, name, idx);
+				console = repro_read_console(run_dir, rv->name, it->index);
 		for (size_t j = 0; j < r->nexpect; j++) {
-			enum outcome o;
+			struct repro_cell *c = &row->cells[j];
 
-			json_array_append_new(results, eval_one(&r->expect[j], status,
-								json_object_get(it, "metrics"),
-								console, &o));
-			met[j] += o == MET;
-			no[j] += o == NOT_MET;
-			unk[j] += o == UNKNOWN;
+			eval_one(&r->expect[j], row->status, it->metrics, console, c);
+			met[j] += c->outcome == REPRO_MET;
+			no[j] += c->outcome == REPRO_NOT_MET;
+			unk[j] += c->outcome == REPRO_UNKNOWN;
 		}
-		json_array_append_new(runs_j, json_pack("{s:I, s:s, s:o}", "index", idx, "status",
-							status, "results", results));
 		free(console);
-		seen++;
 	}
+	return (unsigned int)v->nrows;
+}
+
+static void eval_variant(const struct recipe *r, const struct repro_run_variant *rv,
+			 unsigned int runs, const char *run_dir, struct repro_variant *v)
+{
+	unsigned int *met = xcalloc(r->nexpect + 1, sizeof(*met));
+	unsigned int *unk = xcalloc(r->nexpect + 1, sizeof(*unk));
+	unsigned int *no = xcalloc(r->nexpect + 1, sizeof(*no));
+	unsigned int seen = eval_rows(r, rv, run_dir, v, met, no, unk);
+	bool any_rep = false, all_not = true;
+
+	v->name = xstrdup(rv->name);
+	v->kernel = rv->kernel ? xstrdup(rv->kernel) : NULL;
+	v->good = r->good && !strcmp(r->good, rv->name);
+	v->runs = seen > runs ? seen : runs;
+	v->expect = xcalloc(r->nexpect + 1, sizeof(*v->expect));
+	v->nexpect = r->nexpect;
 	for (size_t j = 0; j < r->nexpect; j++) {
-		char *d = expect_describe(&r->expect[j]);
-		enum verdict v;
+		struct repro_expect_row *e = &v->expect[j];
 
 		/* runs never stored count as unknown */
 		if (seen < runs)
 			unk[j] += runs - seen;
-		v = expect_verdict(met[j], unk[j], r->expect[j].k);
-		any_rep |= v == V_REPRODUCED;
-		all_not &= v == V_NOT_REPRODUCED;
-		json_array_append_new(ex, json_pack("{s:i, s:s, s:i, s:i, s:i, s:i, s:s}", "index",
-						    (int)j, "describe", d, "k", (int)r->expect[j].k,
-						    "met", (int)met[j], "not_met", (int)no[j],
-						    "unknown", (int)unk[j], "verdict",
-						    verdict_names[v]));
-		free(d);
+		e->index = (unsigned int)j;
+		e->describe = expect_describe(&r->expect[j]);
+		e->k = r->expect[j].k;
+		e->met = met[j];
+		e->not_met = no[j];
+		e->unknown = unk[j];
+		e->verdict = expect_verdict(met[j], unk[j], r->expect[j].k);
+		any_rep |= e->verdict == REPRO_REPRODUCED;
+		all_not &= e->verdict == REPRO_NOT_REPRODUCED;
 	}
+	v->verdict = any_rep ? REPRO_REPRODUCED :
+		     all_not ? REPRO_NOT_REPRODUCED :
+			       REPRO_INCONCLUSIVE;
 	free(met);
 	free(unk);
 	free(no);
-	return json_pack(
-		"{s:s, s:s?, s:s, s:i, s:s, s:o, s:o}", "name", name, "kernel",
-		json_string_value(json_object_get(json_object_get(var, "kernel"), "release")),
-		"role", r->good && !strcmp(r->good, name) ? "good" : "test", "runs",
-		(int)(seen > runs ? seen : runs), "verdict",
-		verdict_names[any_rep ? V_REPRODUCED :
-			      all_not ? V_NOT_REPRODUCED :
-					V_INCONCLUSIVE],
-		"expect", ex, "runs_table", runs_j);
 }
 
 double repro_fisher(unsigned int a, unsigned int b, unsigned int c, unsigned int d)
@@ -271,311 +268,366 @@ double repro_fisher(unsigned int a, unsigned int b, unsigned int c, unsigned int
 	return p > 1 ? 1 : p;
 }
 
-/* the finite values of expectation j in a variant's ok runs */
-static size_t metric_values(json_t *var, size_t j, double **out)
+/* the values of expectation j in a variant's runs */
+static size_t metric_values(const struct repro_variant *v, size_t j, double **out)
 {
-	json_t *it, *res;
-	size_t i, n = 0;
+	size_t n = 0;
 
-	*out = xcalloc(json_array_size(json_object_get(var, "runs_table")) + 1, sizeof(double));
-	json_array_foreach(json_object_get(var, "runs_table"), i, it) {
-		res = json_array_get(json_object_get(it, "results"), j);
-		if (json_is_number(json_object_get(res, "value")))
-			(*out)[n++] = json_number_value(json_object_get(res, "value"));
-	}
+	*out = xcalloc(v->nrows + 1, sizeof(double));
+	for (size_t i = 0; i < v->nrows; i++)
+		if (j < v->rows[i].ncells && v->rows[i].cells[j].has_value)
+			(*out)[n++] = v->rows[i].cells[j].value;
 	return n;
 }
 
-static json_t *num_or_null(double x)
+static double finite_or_nan(double x)
 {
-	return isfinite(x) ? json_real(x) : json_null();
+	return isfinite(x) ? x : NAN;
 }
 
-static json_t *compare_metric(json_t *bad, json_t *good, size_t j)
+static void compare_metric(const struct repro_variant *bad, const struct repro_variant *good,
+			   size_t j, struct repro_comparison *c)
 {
 	struct stats_summary sb, sg;
 	struct stats_test t;
 	double *vb, *vg;
 	size_t nb = metric_values(bad, j, &vb), ng = metric_values(good, j, &vg);
-	json_t *o;
 
 	stats_summarize(vb, nb, false, &sb);
 	stats_summarize(vg, ng, false, &sg);
 	stats_welch(&sg, &sb, 0.95, &t);
-	o = json_pack("{s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, s:o}}", "test", "welch", "bad", "n",
-		      (int)sb.n, "mean", num_or_null(sb.mean), "stddev", num_or_null(sb.stddev),
-		      "good", "n", (int)sg.n, "mean", num_or_null(sg.mean), "stddev",
-		      num_or_null(sg.stddev));
+	c->welch = true;
+	c->n = (unsigned int)sb.n;
+	c->mean = finite_or_nan(sb.mean);
+	c->stddev = finite_or_nan(sb.stddev);
 	if (t.valid) {
-		json_object_set_new(o, "p", json_real(t.p));
-		if (isfinite(t.rel))
-			json_object_set_new(o, "rel", json_real(t.rel));
-		json_object_set_new(o, "significant", json_boolean(t.p < 0.05));
+		c->has_p = true;
+		c->p = t.p;
+		c->has_rel = isfinite(t.rel);
+		c->rel = t.rel;
+		c->significant = t.p < 0.05;
 	} else {
-		json_object_set_new(o, "significant", json_false());
-		json_object_set_new(o, "why", json_string(t.why ? t.why : "no test possible"));
+		c->why = xstrdup(t.why ? t.why : "no test possible");
 	}
 	free(vb);
 	free(vg);
-	return o;
 }
 
-static json_t *compare_counts(json_t *bad, json_t *good, size_t j)
+static void compare_counts(const struct repro_variant *bad, const struct repro_variant *good,
+			   size_t j, struct repro_comparison *c)
 {
-	json_t *eb = json_array_get(json_object_get(bad, "expect"), j);
-	json_t *eg = json_array_get(json_object_get(good, "expect"), j);
-	unsigned int a = (unsigned int)json_integer_value(json_object_get(eb, "met"));
-	unsigned int b = (unsigned int)json_integer_value(json_object_get(eb, "not_met"));
-	unsigned int c = (unsigned int)json_integer_value(json_object_get(eg, "met"));
-	unsigned int d = (unsigned int)json_integer_value(json_object_get(eg, "not_met"));
-	double p = repro_fisher(a, b, c, d);
-	json_t *o = json_pack("{s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:b}", "test", "fisher", "bad",
-			      "met", (int)a, "not_met", (int)b, "good", "met", (int)c, "not_met",
-			      (int)d, "significant", a + b && c + d && p < 0.05);
+	unsigned int a = bad->expect[j].met, b = bad->expect[j].not_met;
+	unsigned int gm = good->expect[j].met, gn = good->expect[j].not_met;
+	double p = repro_fisher(a, b, gm, gn);
 
-	if (a + b && c + d)
-		json_object_set_new(o, "p", json_real(p));
-	else
-		json_object_set_new(o, "why", json_string("no run that tells on one side"));
-	return o;
-}
-
-static void add_comparisons(const struct recipe *r, json_t *vars, json_t *out)
-{
-	json_t *good = NULL, *v;
-	size_t i;
-
-	json_array_foreach(vars, i, v) {
-		if (!strcmp(json_string_value(json_object_get(v, "role")), "good"))
-			good = v;
+	c->met = a;
+	c->not_met = b;
+	c->significant = a + b && gm + gn && p < 0.05;
+	if (a + b && gm + gn) {
+		c->has_p = true;
+		c->p = p;
+	} else {
+		c->why = xstrdup("no run that tells on one side");
 	}
+}
+
+static void add_comparisons(const struct recipe *r, struct repro_eval *ev)
+{
+	const struct repro_variant *good = NULL;
+
+	for (size_t i = 0; i < ev->nvariants; i++)
+		if (ev->variants[i].good)
+			good = &ev->variants[i];
 	if (!good)
 		return;
-	json_array_foreach(vars, i, v) {
+	ev->cmp = xcalloc(ev->nvariants * r->nexpect + 1, sizeof(*ev->cmp));
+	for (size_t i = 0; i < ev->nvariants; i++) {
+		const struct repro_variant *v = &ev->variants[i];
+
 		if (v == good)
 			continue;
 		for (size_t j = 0; j < r->nexpect; j++) {
-			json_t *c = r->expect[j].kind == EXPECT_METRIC ?
-					    compare_metric(v, good, j) :
-					    compare_counts(v, good, j);
-			char *d = expect_describe(&r->expect[j]);
+			struct repro_comparison *c = &ev->cmp[ev->ncmp++];
 
-			json_object_set_new(c, "variant",
-					    json_object_get(v, "name") ?
-						    json_copy(json_object_get(v, "name")) :
-						    json_null());
-			json_object_set(c, "good", json_object_get(good, "name"));
-			json_object_set_new(c, "expect", json_integer((json_int_t)j));
-			json_object_set_new(c, "describe", json_string(d));
-			json_array_append_new(out, c);
-			free(d);
+			c->mean = c->stddev = NAN;
+			if (r->expect[j].kind == EXPECT_METRIC)
+				compare_metric(v, good, j, c);
+			else
+				compare_counts(v, good, j, c);
+			c->variant = xstrdup(v->name);
+			c->good = xstrdup(good->name);
+			c->expect = (unsigned int)j;
+			c->describe = expect_describe(&r->expect[j]);
 		}
 	}
 }
 
-json_t *repro_evaluate(const struct recipe *r, json_t *run, const char *run_dir)
+void repro_evaluate(const struct recipe *r, const struct repro_run *run, const char *run_dir,
+		    struct repro_eval *ev)
 {
-	json_t *vars = json_array(), *v, *cmp = json_array(), *notes = json_array();
-	unsigned int runs = (unsigned int)json_integer_value(
-		json_object_get(json_object_get(run, "job_resolved"), "iterations"));
 	bool rep = false, inc = false, tested = false, good_rep = false;
-	int code;
-	size_t i;
 
-	json_array_foreach(json_object_get(run, "variants"), i, v) {
-		if (!json_string_value(json_object_get(v, "name")))
-			continue;
-		json_array_append_new(vars, eval_variant(r, v, runs, run_dir));
-	}
+	memset(ev, 0, sizeof(*ev));
+	ev->variants = xcalloc(run->nvariants + 1, sizeof(*ev->variants));
+	for (size_t i = 0; i < run->nvariants; i++)
+		eval_variant(r, &run->variants[i], run->iterations, run_dir,
+			     &ev->variants[ev->nvariants++]);
 	/* the verdict is the tested variants'; the known-good one alone only if it is all */
 	for (int pass = 0; pass < 2 && !tested; pass++) {
-		json_array_foreach(vars, i, v) {
-			const char *role = json_string_value(json_object_get(v, "role"));
-			const char *vd = json_string_value(json_object_get(v, "verdict"));
+		for (size_t i = 0; i < ev->nvariants; i++) {
+			const struct repro_variant *v = &ev->variants[i];
 
-			if (!pass && !strcmp(role, "good")) {
-				good_rep |= !strcmp(vd, verdict_names[V_REPRODUCED]);
+			if (!pass && v->good) {
+				good_rep |= v->verdict == REPRO_REPRODUCED;
 				continue;
 			}
 			tested = true;
-			rep |= !strcmp(vd, verdict_names[V_REPRODUCED]);
-			inc |= !strcmp(vd, verdict_names[V_INCONCLUSIVE]);
+			rep |= v->verdict == REPRO_REPRODUCED;
+			inc |= v->verdict == REPRO_INCONCLUSIVE;
 		}
 	}
 	if (!tested)
 		inc = true;
 	if (good_rep)
-		json_array_append_new(
-			notes,
-			json_sprintf(
-				"the known-good variant '%s' reproduces too: the recipe does not tell the kernels apart",
-				r->good));
-	add_comparisons(r, vars, cmp);
-	code = rep ? REPRO_EXIT_REPRODUCED :
-	       inc ? REPRO_EXIT_INCONCLUSIVE :
-		     REPRO_EXIT_NOT_REPRODUCED;
-	return json_pack("{s:s, s:i, s:s?, s:o, s:o, s:o}", "verdict",
-			 verdict_names[rep ? V_REPRODUCED :
-				       inc ? V_INCONCLUSIVE :
-					     V_NOT_REPRODUCED],
-			 "exit", code, "run", json_string_value(json_object_get(run, "run")),
-			 "notes", notes, "variants", vars, "comparisons", cmp);
+		strlist_pushf(
+			&ev->notes,
+			"the known-good variant '%s' reproduces too: the recipe does not tell the kernels apart",
+			r->good);
+	add_comparisons(r, ev);
+	ev->verdict = rep ? REPRO_REPRODUCED : inc ? REPRO_INCONCLUSIVE : REPRO_NOT_REPRODUCED;
+	ev->run = run->run ? xstrdup(run->run) : NULL;
+}
+
+/* ---- the stored run, typed ---- */
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the iteration directories of a variant (numbers), sorted */
+static long long *iteration_indices(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long long *idx = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		char *end;
+		unsigned long long v = strtoull(e->d_name, &end, 10);
+
+		if (!*e->d_name || *end || *e->d_name < '0' || *e->d_name > '9' ||
+		    v >= STORE_MAX_ITERATIONS)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			idx = xrealloc(idx, cap * sizeof(*idx));
+		}
+		idx[(*n)++] = (long long)v;
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(idx, *n, sizeof(*idx), cmp_ll);
+	return idx;
+}
+
+/* a name that is one directory below the run's */
+static bool plain_name(const char *s)
+{
+	return s && *s && strcmp(s, ".") && strcmp(s, "..") && !strchr(s, '/');
+}
+
+static void load_iters(struct store *s, const char *run, struct repro_run_variant *v)
+{
+	char *run_dir = store_run_path(s, run), *vdir = xasprintf("%s/%s", run_dir, v->name);
+	size_t n;
+	long long *idx = iteration_indices(vdir, &n);
+
+	v->iters = xcalloc(n + 1, sizeof(*v->iters));
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%lld/iteration.json", vdir, idx[i]), *text;
+		size_t len = 0;
+		json_t *j = NULL;
+
+		text = path_exists(p) ? read_file(p, &len, ITERATION_MAX) : NULL;
+		if (text)
+			j = json_loadb(text, len, 0, NULL);
+		free(text);
+
+		if (j && !repro_iter_from_json(j, idx[i], &v->iters[v->niters]))
+			v->niters++;
+		json_decref(j);
+		free(p);
+	}
+	free(idx);
+	free(vdir);
+	free(run_dir);
+}
+
+void repro_run_from_record(struct store *s, const struct run_record *rec, const char *run,
+			   struct repro_run *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->run = xstrdup(rec->run ? rec->run : run);
+	out->iterations = repro_job_iterations(rec->job_resolved);
+	out->variants = xcalloc(rec->nvariants + 1, sizeof(*out->variants));
+	for (size_t i = 0; i < rec->nvariants; i++) {
+		struct repro_run_variant *v = &out->variants[out->nvariants];
+		const char *rel = rec->variants[i].has_kernel ?
+					  repro_kernel_release(&rec->variants[i].kernel) :
+					  NULL;
+
+		if (!plain_name(rec->variants[i].name))
+			continue;
+		v->name = xstrdup(rec->variants[i].name);
+		v->kernel = rel ? xstrdup(rel) : NULL;
+		load_iters(s, out->run, v);
+		out->nvariants++;
+	}
+}
+
+int repro_run_load(struct store *s, const char *run, struct repro_run *out)
+{
+	struct run_record rec;
+
+	memset(out, 0, sizeof(*out));
+	if (store_record_read(s, run, &rec))
+		return -1;
+	repro_run_from_record(s, &rec, run, out);
+	run_record_release(&rec);
+	return 0;
 }
 
 /* ---- text ---- */
 
-static void cell(char *buf, size_t len, json_t *res)
+static void cell(char *buf, size_t len, const struct repro_cell *c)
 {
-	const char *o = json_string_value(json_object_get(res, "outcome"));
-	json_t *val = json_object_get(res, "value");
-
-	if (json_is_number(val))
-		snprintf(buf, len, "%s (%.4g)", !strcmp(o, "met") ? "yes" : "no",
-			 json_number_value(val));
+	if (c->has_value)
+		snprintf(buf, len, "%s (%.4g)", c->outcome == REPRO_MET ? "yes" : "no", c->value);
 	else
 		snprintf(buf, len, "%s",
-			 !strcmp(o, "met")     ? "yes" :
-			 !strcmp(o, "not met") ? "no" :
-						 "?");
+			 c->outcome == REPRO_MET     ? "yes" :
+			 c->outcome == REPRO_NOT_MET ? "no" :
+						       "?");
 }
 
-static void print_variant(FILE *f, json_t *v)
+static void print_expect(FILE *f, const struct repro_variant *v)
 {
-	json_t *e, *it, *res, *line;
-	size_t i, j, k;
-	bool any_lines = false, any_why = false;
 	char c[64];
 
-	fprintf(f, "\nvariant %s%s (kernel %s): %s\n",
-		json_string_value(json_object_get(v, "name")),
-		!strcmp(json_string_value(json_object_get(v, "role")), "good") ? " [known good]" :
-										 "",
-		json_string_value(json_object_get(v, "kernel")) ?: "?",
-		json_string_value(json_object_get(v, "verdict")));
 	fprintf(f, "  %-4s %-44s %4s %5s %7s %7s  %s\n", "", "expectation", "k", "met", "not met",
 		"unknown", "verdict");
-	json_array_foreach(json_object_get(v, "expect"), i, e) {
-		fprintf(f, "  [%zu]  %-44.44s %4lld %5lld %7lld %7lld  %s\n", i,
-			json_string_value(json_object_get(e, "describe")),
-			json_integer_value(json_object_get(e, "k")),
-			json_integer_value(json_object_get(e, "met")),
-			json_integer_value(json_object_get(e, "not_met")),
-			json_integer_value(json_object_get(e, "unknown")),
-			json_string_value(json_object_get(e, "verdict")));
+	for (size_t i = 0; i < v->nexpect; i++) {
+		const struct repro_expect_row *e = &v->expect[i];
+
+		fprintf(f, "  [%zu]  %-44.44s %4u %5u %7u %7u  %s\n", i, e->describe, e->k, e->met,
+			e->not_met, e->unknown, repro_verdict_name(e->verdict));
 	}
 	fprintf(f, "  %-4s %-9s", "run", "status");
-	json_array_foreach(json_object_get(v, "expect"), i, e) {
+	for (size_t i = 0; i < v->nexpect; i++) {
 		snprintf(c, sizeof(c), "[%zu]", i);
 		fprintf(f, " %-16s", c);
 	}
 	fputc('\n', f);
-	json_array_foreach(json_object_get(v, "runs_table"), i, it) {
-		fprintf(f, "  %-4lld %-9s", json_integer_value(json_object_get(it, "index")),
-			json_string_value(json_object_get(it, "status")));
-		json_array_foreach(json_object_get(it, "results"), j, res) {
-			cell(c, sizeof(c), res);
+}
+
+static void print_variant(FILE *f, const struct repro_variant *v)
+{
+	bool any_lines = false, any_why = false;
+	char c[64];
+
+	fprintf(f, "\nvariant %s%s (kernel %s): %s\n", v->name, v->good ? " [known good]" : "",
+		v->kernel ?: "?", repro_verdict_name(v->verdict));
+	print_expect(f, v);
+	for (size_t i = 0; i < v->nrows; i++) {
+		fprintf(f, "  %-4lld %-9s", v->rows[i].index, v->rows[i].status);
+		for (size_t j = 0; j < v->rows[i].ncells; j++) {
+			cell(c, sizeof(c), &v->rows[i].cells[j]);
 			fprintf(f, " %-16s", c);
-			any_lines |= json_array_size(json_object_get(res, "lines")) > 0;
-			any_why |= json_string_value(json_object_get(res, "why")) != NULL;
+			any_lines |= v->rows[i].cells[j].lines.n > 0;
+			any_why |= v->rows[i].cells[j].why != NULL;
 		}
 		fputc('\n', f);
 	}
 	if (any_why) {
 		fprintf(f, "  ? = cannot tell:\n");
-		json_array_foreach(json_object_get(v, "runs_table"), i, it) {
-			json_array_foreach(json_object_get(it, "results"), j, res) {
-				if (json_string_value(json_object_get(res, "why")))
-					fprintf(f, "    run %lld [%zu]: %s\n",
-						json_integer_value(json_object_get(it, "index")), j,
-						json_string_value(json_object_get(res, "why")));
-			}
-		}
+		for (size_t i = 0; i < v->nrows; i++)
+			for (size_t j = 0; j < v->rows[i].ncells; j++)
+				if (v->rows[i].cells[j].why)
+					fprintf(f, "    run %lld [%zu]: %s\n", v->rows[i].index, j,
+						v->rows[i].cells[j].why);
 	}
 	if (!any_lines)
 		return;
 	fprintf(f, "  console lines that matched:\n");
-	json_array_foreach(json_object_get(v, "runs_table"), i, it) {
-		json_array_foreach(json_object_get(it, "results"), j, res) {
-			json_array_foreach(json_object_get(res, "lines"), k, line) {
-				fprintf(f, "    run %lld [%zu]: %s\n",
-					json_integer_value(json_object_get(it, "index")), j,
-					json_string_value(line));
-			}
-		}
-	}
+	for (size_t i = 0; i < v->nrows; i++)
+		for (size_t j = 0; j < v->rows[i].ncells; j++)
+			for (size_t k = 0; k < v->rows[i].cells[j].lines.n; k++)
+				fprintf(f, "    run %lld [%zu]: %s\n", v->rows[i].index, j,
+					v->rows[i].cells[j].lines.v[k]);
 }
 
-static const char *fmt_num(char *buf, size_t len, json_t *v)
+static const char *fmt_num(char *buf, size_t len, double v)
 {
-	if (json_is_number(v))
-		snprintf(buf, len, "%.4g", json_number_value(v));
+	if (!isnan(v))
+		snprintf(buf, len, "%.4g", v);
 	else
 		snprintf(buf, len, "-");
 	return buf;
 }
 
-static void print_comparison(FILE *f, json_t *c)
+/*
+ * The known-good side of a comparison is not kept (its "good" is the
+ * variant's name), so it shows as "-" (n=0) and 0/0, as it always has.
+ */
+static void print_comparison(FILE *f, const struct repro_comparison *c)
 {
-	const char *test = json_string_value(json_object_get(c, "test"));
-	json_t *b = json_object_get(c, "bad"), *g = json_object_get(c, "good");
-	json_t *p = json_object_get(c, "p");
 	char pbuf[32] = "-", bm[32], gm[32];
 
-	if (json_is_number(p))
-		snprintf(pbuf, sizeof(pbuf), "%.3g", json_number_value(p));
-	fprintf(f, "  %s vs %s, [%lld] %s: ", json_string_value(json_object_get(c, "variant")),
-		json_string_value(json_object_get(c, "good")),
-		json_integer_value(json_object_get(c, "expect")),
-		json_string_value(json_object_get(c, "describe")));
-	if (!strcmp(test, "welch"))
-		fprintf(f, "mean %s (n=%lld) vs %s (n=%lld), Welch p = %s",
-			fmt_num(bm, sizeof(bm), json_object_get(b, "mean")),
-			json_integer_value(json_object_get(b, "n")),
-			fmt_num(gm, sizeof(gm), json_object_get(g, "mean")),
-			json_integer_value(json_object_get(g, "n")), pbuf);
-	else
-		fprintf(f, "met %lld/%lld vs %lld/%lld, Fisher p = %s",
-			json_integer_value(json_object_get(b, "met")),
-			json_integer_value(json_object_get(b, "met")) +
-				json_integer_value(json_object_get(b, "not_met")),
-			json_integer_value(json_object_get(g, "met")),
-			json_integer_value(json_object_get(g, "met")) +
-				json_integer_value(json_object_get(g, "not_met")),
+	if (c->has_p)
+		snprintf(pbuf, sizeof(pbuf), "%.3g", c->p);
+	fprintf(f, "  %s vs %s, [%u] %s: ", c->variant ?: "(null)", c->good ?: "(null)", c->expect,
+		c->describe ?: "(null)");
+	if (c->welch)
+		fprintf(f, "mean %s (n=%u) vs %s (n=%d), Welch p = %s",
+			fmt_num(bm, sizeof(bm), c->mean), c->n, fmt_num(gm, sizeof(gm), NAN), 0,
 			pbuf);
-	if (json_string_value(json_object_get(c, "why")))
-		fprintf(f, " (no test: %s)\n", json_string_value(json_object_get(c, "why")));
+	else
+		fprintf(f, "met %u/%u vs %d/%d, Fisher p = %s", c->met, c->met + c->not_met, 0, 0,
+			pbuf);
+	if (c->why)
+		fprintf(f, " (no test: %s)\n", c->why);
 	else
 		fprintf(f, ": %s\n",
-			json_is_true(json_object_get(c, "significant")) ?
-				"differs significantly (alpha 0.05)" :
-				"no significant difference");
+			c->significant ? "differs significantly (alpha 0.05)" :
+					 "no significant difference");
 }
 
-void repro_print(FILE *f, json_t *eval, json_t *recipe)
+void repro_print(FILE *f, const struct repro_report *rep)
 {
-	json_t *bug = json_object_get(recipe, "bug"), *v, *n;
-	size_t i;
+	const struct repro_recipe_info *in = &rep->info;
+	const struct repro_eval *ev = &rep->eval;
 
-	fprintf(f, "recipe %s: %s %s\n", json_string_value(json_object_get(recipe, "file")),
-		json_string_value(json_object_get(bug, "id")),
-		json_string_value(json_object_get(bug, "title")));
-	if (json_string_value(json_object_get(bug, "url")))
-		fprintf(f, "  %s\n", json_string_value(json_object_get(bug, "url")));
-	if (json_string_value(json_object_get(eval, "run")))
-		fprintf(f, "run %s ('mmlab results show --json %s' has every metric)\n",
-			json_string_value(json_object_get(eval, "run")),
-			json_string_value(json_object_get(eval, "run")));
-	json_array_foreach(json_object_get(eval, "variants"), i, v) {
-		print_variant(f, v);
-	}
-	if (json_array_size(json_object_get(eval, "comparisons"))) {
+	fprintf(f, "recipe %s: %s %s\n", in->file ?: "(null)", in->bug_id ?: "(null)",
+		in->bug_title ?: "(null)");
+	if (in->bug_url)
+		fprintf(f, "  %s\n", in->bug_url);
+	if (ev->run)
+		fprintf(f, "run %s ('mmlab results show --json %s' has every metric)\n", ev->run,
+			ev->run);
+	for (size_t i = 0; i < ev->nvariants; i++)
+		print_variant(f, &ev->variants[i]);
+	if (ev->ncmp) {
 		fprintf(f, "\nagainst the known-good variant:\n");
-		json_array_foreach(json_object_get(eval, "comparisons"), i, v) {
-			print_comparison(f, v);
-		}
+		for (size_t i = 0; i < ev->ncmp; i++)
+			print_comparison(f, &ev->cmp[i]);
 	}
-	json_array_foreach(json_object_get(eval, "notes"), i, n) {
-		fprintf(f, "note: %s\n", json_string_value(n));
-	}
-	fprintf(f, "\nverdict: %s\n", json_string_value(json_object_get(eval, "verdict")));
+	for (size_t i = 0; i < ev->notes.n; i++)
+		fprintf(f, "note: %s\n", ev->notes.v[i]);
+	fprintf(f, "\nverdict: %s\n", repro_verdict_name(ev->verdict));
 }

@@ -7,47 +7,51 @@
 #ifndef MMLAB_REPRO_H
 #define MMLAB_REPRO_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
 
 #include "repro/recipe.h"
+#include "repro/verdict.h"
 
-/* exit codes of "mmlab repro" */
+/* exit codes of "mmlab repro" (lab/builtin/cmd-repro.c; "exit" of the verdict) */
 #define REPRO_EXIT_REPRODUCED 0
 #define REPRO_EXIT_NOT_REPRODUCED 1
 #define REPRO_EXIT_BAD_RECIPE 2
 #define REPRO_EXIT_INCONCLUSIVE 3
 
 /*
- * Evaluate the recipe's expectations on run (the shape of "mmlab results
- * show --json"); run_dir is the run's directory, holding
- * <variant>/<i>/console.log for the dmesg expectations. Returns
- *
- *   {"verdict", "exit", "run", "notes": [..],
- *    "variants": [{"name", "kernel", "role": "good"|"test", "runs",
- *      "verdict", "expect": [{"index", "describe", "k", "met", "not_met",
- *      "unknown", "verdict"}],
- *      "runs": [{"index", "status", "results": [{"outcome": "met"|
- *        "not met"|"unknown", "value", "lines": [..], "why"}]}]}],
- *    "comparisons": [{"variant", "good", "expect", "describe", "test":
- *      "welch"|"fisher", ...}]}
+ * The run id run of the store s, typed: run.json (store_record_read())
+ * and the iteration.json of each variant; 0, or -1 after a message.
  */
-json_t *repro_evaluate(const struct recipe *r, json_t *run, const char *run_dir);
+struct store;
+int repro_run_load(struct store *s, const char *run, struct repro_run *out);
+/* the same from the record of run, already read */
+struct run_record;
+void repro_run_from_record(struct store *s, const struct run_record *rec, const char *run,
+			   struct repro_run *out);
+
+/*
+ * Evaluate the recipe's expectations on run; run_dir is the run's
+ * directory, holding <variant>/<i>/console.log for the dmesg
+ * expectations. ev gets the verdict (repro_eval_release()).
+ */
+void repro_evaluate(const struct recipe *r, const struct repro_run *run, const char *run_dir,
+		    struct repro_eval *ev);
 
 /*
  * One expectation on one run (iteration): its status ("ok", "crashed",
- * ...), metrics and console text (NULL when none). 1 met, 0 not met, -1
- * unknown (the run ended before it could be seen); *detail (when not NULL)
- * gets {"outcome", "value", "lines", "why"}.
+ * ...), metrics and console text (NULL when none). The outcome; cell
+ * (when not NULL) gets the detail (repro_cell_release()).
  */
-int repro_eval_run(const struct expectation *e, const char *status, json_t *metrics,
-		   const char *console, json_t **detail);
+enum repro_outcome repro_eval_run(const struct expectation *e, const char *status, json_t *metrics,
+				  const char *console, struct repro_cell *cell);
 /* <run_dir>/<variant>/<index>/console.log's text, or NULL */
 char *repro_read_console(const char *run_dir, const char *variant, long long index);
 
 /* the verdict and tables for a terminal or an email */
-void repro_print(FILE *f, json_t *eval, json_t *recipe);
+void repro_print(FILE *f, const struct repro_report *rep);
 
 /*
  * Fisher's exact test, two-sided, of the 2x2 table [[a, b], [c, d]]

@@ -11,7 +11,9 @@
 
 #include "repro/reproduce.h"
 #include "repro/repro.h"
+#include "repro/repro_json.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/util.h"
 
 /* finding and listing recipes ------------------------------------------------ */
@@ -108,41 +110,37 @@ static int yaml_files(const char *dir, struct strlist *files)
 	return 0;
 }
 
-static json_t *list_entry(const char *dir, const char *file)
+static void list_entry(const char *dir, const char *file, struct repro_entry *e)
 {
 	char *path = xasprintf("%s/%s", dir, file), first[512];
-	char *name = xstrndup(file, strlen(file) - 5);
 	struct recipe *r = load_quiet(path, first, sizeof(first));
-	json_t *o = json_pack("{s:s, s:s}", "name", name, "file", path);
 
+	e->name = xstrndup(file, strlen(file) - 5);
+	e->file = path;
+	e->runnable = r != NULL;
 	if (r) {
-		json_object_set_new(o, "bug", json_string(r->bug_id));
-		json_object_set_new(o, "title", json_string(r->bug_title));
-		json_object_set_new(o, "workload", json_string(r->job->workload.name));
-		json_object_set_new(o, "runnable", json_true());
+		e->bug = xstrdup(r->bug_id);
+		e->title = xstrdup(r->bug_title);
+		e->workload = xstrdup(r->job->workload.name);
 	} else {
-		json_object_set_new(o, "runnable", json_false());
-		json_object_set_new(o, "why", json_string(first));
+		e->why = xstrdup(first);
 	}
 	recipe_free(r);
-	free(name);
-	free(path);
-	return o;
 }
 
-json_t *repro_list(char **dir)
+int repro_list(char **dir, struct repro_entries *out)
 {
 	struct strlist files = { 0 };
-	json_t *out;
 
+	memset(out, 0, sizeof(*out));
 	*dir = repro_recipe_dir();
 	if (yaml_files(*dir, &files))
-		return NULL;
-	out = json_array();
+		return -1;
+	out->v = xcalloc(files.n + 1, sizeof(*out->v));
 	for (size_t i = 0; i < files.n; i++)
-		json_array_append_new(out, list_entry(*dir, files.v[i]));
+		list_entry(*dir, files.v[i], &out->v[out->n++]);
 	strlist_free(&files);
-	return out;
+	return 0;
 }
 
 /* narrowing a recipe ------------------------------------------------------------ */
@@ -243,61 +241,64 @@ int repro_apply_overrides(struct recipe *r, const struct repro_overrides *ov)
 
 /* running and showing ------------------------------------------------------------ */
 
-static json_t *verdict_json(json_t *run_id, json_t *recipe, json_t *eval)
-{
-	return json_pack("{s:O, s:O, s:O}", "run", run_id, "recipe", recipe, "repro", eval);
-}
-
-/* repro_judge() with the recipe's JSON made before its job went to the runner */
+/* the verdict of r on run id into rep, stored in its run.json with recipe (recipe_json()) */
 static int judge(struct store *s, const char *id, const struct recipe *r, json_t *recipe,
-		 json_t **out)
+		 struct repro_report *rep)
 {
-	json_t *run = store_load_run(s, id), *eval, *rj;
-	char *dir = store_run_path(s, id);
-	int ret;
+	struct repro_run run;
+	struct run_record rec;
+	char *dir;
+	json_t *eval;
 
-	*out = NULL;
-	if (!run) {
-		free(dir);
-		return REPRO_EXIT_INCONCLUSIVE;
-	}
-	eval = repro_evaluate(r, run, dir);
-	rj = store_run_read(s, id);
-	if (!rj || json_object_set(rj, "recipe", recipe) || json_object_set(rj, "repro", eval) ||
-	    store_run_write(s, id, rj))
+	memset(rep, 0, sizeof(*rep));
+	if (repro_run_load(s, id, &run))
+		return -1;
+	dir = store_run_path(s, id);
+	repro_evaluate(r, &run, dir, &rep->eval);
+	rep->run = xstrdup(run.run);
+	rep->recipe = json_incref(recipe);
+	rep->info.file = xstrdup(r->path);
+	rep->info.bug_id = xstrdup(r->bug_id);
+	rep->info.bug_title = xstrdup(r->bug_title);
+	rep->info.bug_url = r->bug_url ? xstrdup(r->bug_url) : NULL;
+	eval = repro_eval_to_json(&rep->eval);
+	if (store_record_read(s, id, &rec) || repro_report_store(&rec, recipe, eval) ||
+	    store_record_write(s, id, &rec))
 		lab_warn("run %s: the verdict could not be stored with the run; it is only "
 			 "printed here",
 			 id);
-	*out = verdict_json(json_object_get(run, "run"), recipe, eval);
-	ret = (int)json_integer_value(json_object_get(eval, "exit"));
-	json_decref(rj);
+	run_record_release(&rec);
 	json_decref(eval);
-	json_decref(run);
+	repro_run_release(&run);
 	free(dir);
-	return ret;
+	return 0;
 }
 
-int repro_judge(struct store *s, const char *id, const struct recipe *r, json_t **out)
+int repro_judge(struct store *s, const char *id, const struct recipe *r, struct repro_report *rep)
 {
 	json_t *recipe = recipe_json(r);
-	int ret = judge(s, id, r, recipe, out);
+	int ret = judge(s, id, r, recipe, rep);
 
 	json_decref(recipe);
 	return ret;
 }
 
-int repro_run(const struct repro_env *env, struct recipe *r, const struct run_opts *o, json_t **out)
+int repro_run(const struct repro_env *env, struct recipe *r, const struct run_opts *o,
+	      struct repro_report *rep, enum repro_failure *why)
 {
 	struct run_opts ro = *o;
 	struct run_result res;
 	json_t *recipe = recipe_json(r); /* its "runs" is the job's */
 	struct store *s = store_open(env->results_dir);
+	char *path = xstrdup(r->path);
 	int ret;
 
-	*out = NULL;
+	memset(rep, 0, sizeof(*rep));
+	*why = REPRO_NO_RUN;
 	if (!s) {
 		json_decref(recipe);
-		return REPRO_EXIT_INCONCLUSIVE;
+		free(path);
+		return -1;
 	}
 	lab_info("reproducing %s (%s) from %s", r->bug_id, r->bug_title, r->path);
 	ro.job = r->job;
@@ -307,43 +308,50 @@ int repro_run(const struct repro_env *env, struct recipe *r, const struct run_op
 	ret = runner_run(s, &ro, &res);
 	if (!res.run_id) {
 		if (ret != EXIT_USAGE)
-			lab_err("no verdict: the run of %s could not be made (see above)", r->path);
-		ret = ret == EXIT_USAGE ? REPRO_EXIT_BAD_RECIPE : REPRO_EXIT_INCONCLUSIVE;
+			lab_err("no verdict: the run of %s could not be made (see above)", path);
+		else
+			*why = REPRO_BAD_JOB;
+		ret = -1;
 	} else {
 		if (res.interrupted)
 			lab_warn(
 				"run %s was interrupted; the verdict covers the runs stored so far",
 				res.run_id);
-		ret = judge(s, res.run_id, r, recipe, out);
+		ret = judge(s, res.run_id, r, recipe, rep);
 	}
 	run_result_release(&res);
 	store_close(s);
 	json_decref(recipe);
+	free(path);
 	return ret;
 }
 
-int repro_show(const struct repro_env *env, const char *run, json_t **out)
+int repro_show(const struct repro_env *env, const char *run, struct repro_report *rep)
 {
 	struct store *s = store_open(env->results_dir);
-	json_t *rj = s ? store_load_run(s, run) : NULL;
-	json_t *recipe, *eval;
-	int ret = EXIT_USAGE;
+	char *id = s ? store_run_resolve(s, run) : NULL;
+	struct run_record rec = { 0 };
+	int ret = -1;
 
-	*out = NULL;
-	if (!rj)
+	memset(rep, 0, sizeof(*rep));
+	if (!id || store_record_read(s, id, &rec))
 		goto out;
-	recipe = json_object_get(rj, "recipe");
-	eval = json_object_get(rj, "repro");
-	if (!recipe || !eval) {
+	ret = repro_report_from_record(&rec, rep);
+	if (ret > 0)
 		lab_err("run %s is not a repro run (it has no verdict); 'mmlab repro RECIPE' "
 			"makes one",
-			json_string_value(json_object_get(rj, "run")));
-		goto out;
+			rec.run ? rec.run : id);
+	else if (ret < 0)
+		lab_err("run %s: the verdict stored in its run.json does not read as one "
+			"(docs/repro.md, RESULTS)",
+			rec.run ? rec.run : id);
+	if (ret) {
+		repro_report_release(rep);
+		ret = -1;
 	}
-	*out = verdict_json(json_object_get(rj, "run"), recipe, eval);
-	ret = (int)json_integer_value(json_object_get(eval, "exit"));
 out:
-	json_decref(rj);
+	run_record_release(&rec);
+	free(id);
 	store_close(s);
 	return ret;
 }

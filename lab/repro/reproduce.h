@@ -7,7 +7,9 @@
  * again. lab/builtin/cmd-repro.c parses the options and prints.
  *
  * Errors are printed here, once (lib/util.h); what is printed on stdout
- * is handed back as {"run", "recipe", "repro"} (repro_print() or JSON).
+ * is handed back as a struct repro_report (repro.h: repro_print(), or
+ * repro_report_to_json() for --json). The functions return 0 or -1; the
+ * exit status of the command is lab/builtin/cmd-repro.c's.
  */
 #ifndef MMLAB_REPRODUCE_H
 #define MMLAB_REPRODUCE_H
@@ -15,6 +17,7 @@
 #include <jansson.h>
 
 #include "repro/recipe.h"
+#include "repro/repro.h"
 #include "run/runner.h"
 
 /* what the engine needs from the command line's global options */
@@ -34,12 +37,11 @@ char *repro_recipe_dir(void);
 char *repro_find_recipe(const char *arg);
 
 /*
- * The recipes (*.yaml) of the recipe directory, sorted: [{"name", "file",
- * "runnable": true, "bug", "title", "workload"} or {"name", "file",
- * "runnable": false, "why": its first error}]. NULL + message when the
- * directory cannot be read. *dir (malloc'd) is the directory.
+ * The recipes (*.yaml) of the recipe directory, sorted, into out
+ * (repro_entries_release()); -1 + message when the directory cannot be
+ * read. *dir (malloc'd) is the directory.
  */
-json_t *repro_list(char **dir);
+int repro_list(char **dir, struct repro_entries *out);
 
 /* what the options change in a recipe */
 struct repro_overrides {
@@ -51,24 +53,30 @@ struct repro_overrides {
 /* narrow r as ov asks; 0, or -1 after a message (no such variant, k > runs) */
 int repro_apply_overrides(struct recipe *r, const struct repro_overrides *ov);
 
+/* why repro_run() made no verdict */
+enum repro_failure {
+	REPRO_NO_RUN, /* the run could not be made (libvirt, a probe) or read */
+	REPRO_BAD_JOB, /* the runner refused the recipe's job (usage) */
+};
+
 /*
  * Run r (its job moves to the runner) with o's order, seed and accel,
  * evaluate every stored run, store the verdict and the recipe in the
- * run's run.json. Returns the exit status (REPRO_EXIT_*, repro.h); *out is
- * {"run", "recipe", "repro"} when there is a verdict, else NULL.
+ * run's run.json. 0 with the verdict in *rep (repro_report_release()), or
+ * -1 after a message with *why.
  */
 int repro_run(const struct repro_env *env, struct recipe *r, const struct run_opts *o,
-	      json_t **out);
+	      struct repro_report *rep, enum repro_failure *why);
 
 /*
  * The verdict of r on the stored run id (the run made of r's job), stored
- * in its run.json with the recipe: the exit status, *out as for
- * repro_run(); INCONCLUSIVE with *out NULL when the run cannot be read.
+ * in its run.json with the recipe: 0 with *rep, or -1 after a message when
+ * the run cannot be read.
  */
 struct store;
-int repro_judge(struct store *s, const char *id, const struct recipe *r, json_t **out);
+int repro_judge(struct store *s, const char *id, const struct recipe *r, struct repro_report *rep);
 
-/* the verdict stored with a repro run: *out as for repro_run(); its exit status */
-int repro_show(const struct repro_env *env, const char *run, json_t **out);
+/* the verdict stored with a repro run: 0 with *rep, or -1 after a message */
+int repro_show(const struct repro_env *env, const char *run, struct repro_report *rep);
 
 #endif

@@ -104,7 +104,8 @@ static void set_str(char **field, const char *s)
 }
 
 /* the bisect engine's result into the entry: done with a first bad commit, or failed */
-static void take_result(struct track_bisection *entry, json_t *result, int ret)
+static void take_result(struct track_bisection *entry, json_t *result, int ret,
+			enum bisect_failure why)
 {
 	struct track_commit first;
 
@@ -115,7 +116,7 @@ static void take_result(struct track_bisection *entry, json_t *result, int ret)
 		json_decref(entry->result);
 		entry->result = json_incref(result);
 		set_str(&entry->status, "done");
-	} else if (ret == 2 || ret == 1) {
+	} else if (ret && why != BISECT_FAIL_INTERRUPTED) {
 		set_str(&entry->status, "failed");
 		set_str(&entry->why, "the bisection stopped without a first bad commit: 'mmlab "
 				     "bisect status' with its state directory");
@@ -148,6 +149,7 @@ static int run_bisection(struct track *t, const char *key, const struct track_po
 			track_point_slot((struct track_point *)after, t->def.jobs[j].name) :
 			NULL;
 	char *jdir = NULL, *progress = NULL;
+	enum bisect_failure why = BISECT_FAIL_RUN;
 	struct bisect_params p = { 0 };
 	struct track_bisection *entry;
 	json_t *result = NULL;
@@ -179,8 +181,8 @@ static int run_bisection(struct track *t, const char *key, const struct track_po
 	set_str(&entry->status, "running");
 	if (track_save(t))
 		goto out;
-	ret = bisect_run(&env, &result);
-	take_result(track_state_bisect(&t->state, key), result, ret);
+	ret = bisect_run(&env, &result, &why);
+	take_result(track_state_bisect(&t->state, key), result, ret, why);
 	ret = track_save(t);
 out:
 	bisect_params_release(&p);

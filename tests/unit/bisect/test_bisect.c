@@ -218,6 +218,7 @@ static void test_store(void **state)
 	char t[] = "/tmp/test_bisect.XXXXXX";
 	struct bstore *b;
 	json_t *params = json_pack("{s:s}", "id", "abc"), *st, *steps, *d1, *d2;
+	struct bstore_steps list;
 	long long seq, again;
 
 	(void)state;
@@ -259,6 +260,19 @@ static void test_store(void **state)
 			    "good");
 	assert_true(json_is_number(json_object_get(json_array_get(steps, 0), "finished")));
 	json_decref(steps);
+	/* the same rows, typed */
+	bstore_step_list(b, &list);
+	assert_int_equal(list.n, 2);
+	assert_int_equal(list.v[0].seq, seq);
+	assert_string_equal(list.v[0].commit, "c1");
+	assert_true(bstore_step_is(&list.v[0], "step", "done"));
+	assert_false(bstore_step_is(&list.v[0], "good", NULL));
+	assert_string_equal(json_string_value(json_object_get(list.v[0].data, "verdict")), "good");
+	assert_false(isnan(list.v[0].finished));
+	/* the new row: running, not finished */
+	assert_true(bstore_step_is(&list.v[1], "step", "running"));
+	assert_true(isnan(list.v[1].finished));
+	bstore_steps_release(&list);
 	json_decref(st);
 	bstore_close(b);
 	json_decref(params);

@@ -25,6 +25,9 @@
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
+/* why the last engine call failed */
+static enum bisect_failure fail;
+
 #define N 5
 #define FIRST_BAD 2 /* k3 */
 
@@ -147,7 +150,7 @@ static void reset(struct fixture *f)
 {
 	char *kept;
 
-	assert_int_equal(bisect_reset(&f->env, &kept), 0);
+	assert_int_equal(bisect_reset(&f->env, &kept, &fail), 0);
 	free(kept);
 	memset(f->calls, 0, sizeof(f->calls));
 	f->total = 0;
@@ -229,7 +232,16 @@ static void test_metric(void **state)
 	unsigned int total;
 
 	start(f, "usemem.elapsed_s", NULL);
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
+	{
+		/* what the engine made reads as a result, and prints its first commit */
+		struct bisect_result typed;
+
+		assert_int_equal(bisect_result_from_json(res, &typed), 0);
+		assert_true(typed.has_first);
+		assert_true(typed.nrows >= 2);
+		bisect_result_release(&typed);
+	}
 	assert_first(res, "k3");
 	assert_int_equal(f->calls[0], 1);
 	assert_int_equal(f->calls[4], 1);
@@ -238,7 +250,7 @@ static void test_metric(void **state)
 	assert_true(json_number_value(json_object_get(res, "confidence_value")) > 0.9);
 	/* again: the same answer, nothing measured */
 	total = f->total;
-	assert_int_equal(bisect_run(&f->env, &again), 0);
+	assert_int_equal(bisect_run(&f->env, &again, &fail), 0);
 	assert_int_equal(f->total, total);
 	assert_true(json_equal(json_object_get(res, "first"), json_object_get(again, "first")));
 	assert_int_equal(bisect_status(&f->env, true, &r), 0);
@@ -259,11 +271,12 @@ static void test_resume(void **state)
 	start(f, "usemem.elapsed_s", NULL);
 	f->interrupt_at = 3; /* the first step, after both endpoints */
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_INTERRUPTED);
 	free(capture_end(&c));
 	assert_null(res);
 	f->interrupt_at = 0;
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_first(res, "k3");
 	assert_int_equal(f->calls[0], 1); /* the endpoints not measured again */
 	assert_int_equal(f->calls[4], 1);
@@ -277,14 +290,14 @@ static void test_signature_reverse(void **state)
 	json_t *res = NULL;
 
 	start(f, NULL, "crash");
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_first(res, "k3");
 	json_decref(res);
 	reset(f);
 	/* looking for the fix: k1, k2 broken, k3.. fixed */
 	f->reverse = true;
 	start(f, "usemem.elapsed_s", NULL);
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_first(res, "k3");
 	assert_string_equal(json_string_value(json_object_get(res, "term")), "fixed");
 	json_decref(res);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_bisect_params.c - lab/bisect/params.c: a bisection's parameters to
+ * test_bisect_params.c - lab/bisect/params_json.c: a bisection's parameters to
  * their stored JSON and back (every field), the error naming a missing or
  * ill-typed key, and bisect_store.c's typed load of them (a damaged state
  * is an error, not a silent NULL).

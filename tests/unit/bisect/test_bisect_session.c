@@ -21,8 +21,12 @@
 #include "capture.h"
 #include "bisect/bisect_git.h"
 #include "bisect/internal.h"
+#include "bisect/step_json.h"
 #include "kernel/gitops.h"
 #include "lib/util.h"
+
+/* why the last engine call failed */
+static enum bisect_failure fail;
 
 #define NCOMMITS 8
 #define FIRST_BAD 5
@@ -185,7 +189,7 @@ static void reset(struct fixture *f)
 {
 	char *kept;
 
-	assert_int_equal(bisect_reset(&f->env, &kept), 0);
+	assert_int_equal(bisect_reset(&f->env, &kept, &fail), 0);
 	assert_non_null(kept);
 	assert_true(is_dir(kept));
 	free(kept);
@@ -259,14 +263,22 @@ static void test_lock(void **state)
 
 /* verdicts from stored measurements ---------------------------------------------- */
 
-static json_t *endpoint_row(const char *role, double mean)
+/* a done endpoint of three values around mean, as bstore_step_list() reads it */
+static struct bstore_step endpoint_row(const char *role, double mean)
 {
-	return json_pack("{s:s, s:s, s:{s:[f, f, f], s:[s, s, s]}}", "role", role, "state", "done",
-			 "data", "values", mean - 1, mean, mean + 1, "statuses", "ok", "ok", "ok");
+	struct bstore_step st = {
+		.role = xstrdup(role),
+		.state = xstrdup("done"),
+		.data = json_pack("{s:[f, f, f], s:[s, s, s]}", "values", mean - 1, mean, mean + 1,
+				  "statuses", "ok", "ok", "ok"),
+	};
+
+	assert_int_equal(step_data_from_json(st.data, &st.d), 0);
+	return st;
 }
 
-static enum bisect_call decide(struct bisect_session *s, json_t *steps, const char *data_json,
-			       bool *final, char *why, size_t len)
+static enum bisect_call decide(struct bisect_session *s, const struct bstore_steps *steps,
+			       const char *data_json, bool *final, char *why, size_t len)
 {
 	json_t *data = json_loads(data_json, 0, NULL);
 	enum bisect_call c;
@@ -284,24 +296,26 @@ static void test_decide(void **state)
 		.p = &p,
 		.rule = { .alpha = 0.05, .min_change = 0.05, .near = 1.0 / 3 },
 	};
-	json_t *steps = json_pack("[o, o]", endpoint_row("good", 100), endpoint_row("bad", 120));
+	struct bstore_steps steps = { .v = xcalloc(2, sizeof(*steps.v)), .n = 2 };
 	char why[512];
 	bool final;
 
 	(void)state;
-	assert_int_equal(decide(&s, steps,
+	steps.v[0] = endpoint_row("good", 100);
+	steps.v[1] = endpoint_row("bad", 120);
+	assert_int_equal(decide(&s, &steps,
 				"{\"runs\": [\"r\"], \"values\": [99, 100, 101], "
 				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_GOOD);
 	assert_true(final);
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"values\": [119, 120, 121], "
 				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_BAD);
 	/* in between with room to grow: not final; at max_iterations: final (skip) */
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"values\": [109, 110, 111], "
 				"\"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
@@ -309,18 +323,18 @@ static void test_decide(void **state)
 	assert_false(final);
 	assert_non_null(strstr(why, "in between"));
 	p.max_iterations = 3;
-	decide(&s, steps, "{\"values\": [109, 110, 111], \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+	decide(&s, &steps, "{\"values\": [109, 110, 111], \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 	       &final, why, sizeof(why));
 	assert_true(final);
 	/* a crashed iteration or a failed build is no measurement: skipped at once */
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"values\": [100, 100], "
 				"\"statuses\": [\"ok\", \"crashed\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_UNSURE);
 	assert_true(final);
 	assert_non_null(strstr(why, "an iteration crashed"));
-	assert_int_equal(decide(&s, steps, "{\"build_failed\": true, \"build_log\": \"/l\"}",
+	assert_int_equal(decide(&s, &steps, "{\"build_failed\": true, \"build_log\": \"/l\"}",
 				&final, why, sizeof(why)),
 			 BISECT_UNSURE);
 	assert_true(final);
@@ -328,18 +342,18 @@ static void test_decide(void **state)
 	/* pass/fail mode: k = 2 of the runs */
 	s.sig_mode = true;
 	p.max_iterations = 9;
-	assert_int_equal(decide(&s, steps, "{\"met\": 2, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+	assert_int_equal(decide(&s, &steps, "{\"met\": 2, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_BAD);
-	assert_int_equal(decide(&s, steps,
+	assert_int_equal(decide(&s, &steps,
 				"{\"not_met\": 3, \"statuses\": [\"ok\", \"ok\", \"ok\"]}", &final,
 				why, sizeof(why)),
 			 BISECT_GOOD);
-	assert_int_equal(decide(&s, steps, "{\"met\": 1, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
+	assert_int_equal(decide(&s, &steps, "{\"met\": 1, \"statuses\": [\"ok\", \"ok\", \"ok\"]}",
 				&final, why, sizeof(why)),
 			 BISECT_UNSURE);
 	assert_false(final);
-	json_decref(steps);
+	bstore_steps_release(&steps);
 }
 
 /* whole bisections --------------------------------------------------------------- */
@@ -368,7 +382,16 @@ static void test_metric(void **state)
 		assert_non_null(strstr(err, "a bisection is already in"));
 		free(err);
 	}
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
+	{
+		/* what the engine made reads as a result, and prints its first commit */
+		struct bisect_result typed;
+
+		assert_int_equal(bisect_result_from_json(res, &typed), 0);
+		assert_true(typed.has_first);
+		assert_true(typed.nrows >= 2);
+		bisect_result_release(&typed);
+	}
 	assert_found(f, res);
 	steps = json_object_get(res, "steps");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(steps, 0), "role")),
@@ -384,14 +407,13 @@ static void test_metric(void **state)
 	assert_int_equal(json_integer_value(json_object_get(res, "log2_range")), 3);
 	/* run again: the same answer, nothing measured */
 	total = f->total;
-	assert_int_equal(bisect_run(&f->env, &again), 0);
+	assert_int_equal(bisect_run(&f->env, &again, &fail), 0);
 	assert_int_equal(f->total, total);
 	assert_true(json_equal(json_object_get(res, "first"), json_object_get(again, "first")));
 	assert_int_equal(bisect_status(&f->env, true, &r), 0);
 	assert_int_equal(r.state.status, BISECT_DONE);
 	assert_string_equal(r.state.params.metric, "vmstat.compact_stall");
-	assert_int_equal(json_array_size(json_object_get(r.result, "steps")),
-			 json_array_size(steps));
+	assert_int_equal(r.result.nrows, json_array_size(steps));
 	bisect_report_release(&r);
 	json_decref(res);
 	json_decref(again);
@@ -409,7 +431,8 @@ static void test_refused(void **state)
 	f->bad_value = 100; /* the endpoints alike */
 	start(f, "vmstat.compact_stall", NULL);
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), EXIT_RUN_FAILED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_RUN);
 	err = capture_end(&c);
 	assert_null(res);
 	assert_non_null(strstr(err, "refusing to bisect"));
@@ -418,7 +441,8 @@ static void test_refused(void **state)
 	assert_int_equal(f->total, 2);
 	/* again: the same refusal, nothing measured again */
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), EXIT_RUN_FAILED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_RUN);
 	free(capture_end(&c));
 	assert_int_equal(f->total, 2);
 	assert_int_equal(bisect_status(&f->env, false, &r), 0);
@@ -462,7 +486,8 @@ static void test_resume(void **state)
 		struct capture c;
 
 		capture_start(&c);
-		assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+		assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+		assert_int_equal(fail, BISECT_FAIL_INTERRUPTED);
 		free(capture_end(&c));
 	}
 	assert_null(res);
@@ -471,6 +496,19 @@ static void test_resume(void **state)
 	assert_int_equal(json_array_size(r.steps), 3);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(r.steps, 2), "state")),
 			    "running");
+	assert_int_equal(r.rows.n, 3);
+	{
+		/* the text names the step in progress */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+
+		bisect_print_status(out, &r);
+		fclose(out);
+		assert_non_null(strstr(text, "\nin progress: step "));
+		assert_non_null(strstr(text, "status: running\n"));
+		free(text);
+	}
 	bisect_report_release(&r);
 
 	/* a kill after the verdict was stored, before git heard it */
@@ -490,7 +528,7 @@ static void test_resume(void **state)
 
 	/* run again: the endpoints and the decided step are not measured again */
 	f->interrupt_at = 0;
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	assert_int_equal(f->calls[0], 1);
 	assert_int_equal(f->calls[7], 1);
@@ -520,7 +558,7 @@ static void test_replay(void **state)
 	unsigned int total;
 
 	start(f, "vmstat.compact_stall", NULL);
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	log = bisect_log(&f->env, &len);
 	assert_non_null(log);
 	assert_non_null(strstr(log, BISECT_LOG_TAG "params {"));
@@ -528,7 +566,7 @@ static void test_replay(void **state)
 	assert_int_equal(write_file_atomic(path, log, len, 0644), 0);
 	reset(f);
 	total = f->total;
-	assert_int_equal(bisect_replay(&f->env, path, &replayed), 0);
+	assert_int_equal(bisect_replay(&f->env, path, &replayed, &fail), 0);
 	assert_non_null(replayed);
 	assert_found(f, replayed);
 	assert_int_equal(f->total, total); /* nothing measured */
@@ -544,7 +582,8 @@ static void test_replay(void **state)
 		char *err;
 
 		capture_start(&c);
-		assert_int_equal(bisect_replay(&f->env, path, &replayed), EXIT_USAGE);
+		assert_int_equal(bisect_replay(&f->env, path, &replayed, &fail), -1);
+		assert_int_equal(fail, BISECT_FAIL_USAGE);
 		err = capture_end(&c);
 		assert_non_null(strstr(err, "is not a log of 'mmlab bisect'"));
 		free(err);
@@ -566,16 +605,17 @@ static void test_replay_unfinished(void **state)
 	start(f, "vmstat.compact_stall", NULL);
 	f->interrupt_at = 4; /* the endpoints and one step done */
 	capture_start(&c);
-	assert_int_equal(bisect_run(&f->env, &res), BISECT_EXIT_INTERRUPTED);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), -1);
+	assert_int_equal(fail, BISECT_FAIL_INTERRUPTED);
 	free(capture_end(&c));
 	log = bisect_log(&f->env, &len);
 	assert_non_null(log);
 	assert_int_equal(write_file_atomic(path, log, len, 0644), 0);
 	memcpy(calls, f->calls, sizeof(calls));
 	reset(f);
-	assert_int_equal(bisect_replay(&f->env, path, &res), 0);
+	assert_int_equal(bisect_replay(&f->env, path, &res, &fail), 0);
 	assert_null(res); /* not finished */
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	/* the logged commits were not measured again */
 	for (int i = 0; i < NCOMMITS; i++)
@@ -592,7 +632,7 @@ static void test_signature(void **state)
 	json_t *res = NULL;
 
 	start(f, NULL, "crash");
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_found(f, res);
 	assert_string_equal(json_string_value(json_object_get(res, "mode")), "signature");
 	assert_non_null(strstr(json_string_value(json_object_get(res, "confidence")), "100 %"));

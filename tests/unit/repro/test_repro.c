@@ -18,6 +18,7 @@
 
 #include "repro/recipe.h"
 #include "repro/repro.h"
+#include "repro/repro_json.h"
 #include "lib/util.h"
 
 static char tmpdir[] = "/tmp/mmlab-test-repro-XXXXXX";
@@ -76,6 +77,31 @@ static json_t *variant(const char *name, json_t *iters)
 			 "iterations", iters);
 }
 
+/*
+ * repro_evaluate() on run (the shape of "mmlab results show --json"), as
+ * the "repro" document; that document read back (repro_eval_from_json())
+ * is written again the same.
+ */
+static json_t *evaluate(const struct recipe *r, json_t *run)
+{
+	struct repro_run in;
+	struct repro_eval ev, back;
+	json_t *j, *again;
+
+	assert_int_equal(repro_run_from_json(run, &in), 0);
+	repro_evaluate(r, &in, tmpdir, &ev);
+	j = repro_eval_to_json(&ev);
+	assert_non_null(j);
+	assert_int_equal(repro_eval_from_json(j, &back), 0);
+	again = repro_eval_to_json(&back);
+	assert_true(json_equal(j, again));
+	json_decref(again);
+	repro_eval_release(&back);
+	repro_eval_release(&ev);
+	repro_run_release(&in);
+	return j;
+}
+
 static json_t *ex(json_t *eval, size_t var, size_t e)
 {
 	return json_array_get(
@@ -103,7 +129,7 @@ static void test_crash_k_of_n(void **state)
 		"[o]", variant("bad", json_pack("[o, o, o]", iter("bad", 0, "crashed", NULL, NULL),
 						iter("bad", 1, "ok", "time.elapsed_s=1", NULL),
 						iter("bad", 2, "crashed", NULL, NULL)))));
-	json_t *eval = repro_evaluate(r, run, tmpdir);
+	json_t *eval = evaluate(r, run);
 
 	(void)state;
 	assert_int_equal(num(ex(eval, 0, 0), "met"), 2);
@@ -141,7 +167,7 @@ static void test_metric(void **state)
 					 iter("bad", 1, "ok",
 					      "vmstat.compact_stall=50,time.elapsed_s=2", NULL),
 					 iter("bad", 2, "ok", "time.elapsed_s=2", NULL)))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_int_equal(num(ex(eval, 0, 0), "met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "not_met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 1);
@@ -177,7 +203,7 @@ static void test_metric(void **state)
 					 iter("bad", 1, "ok",
 					      "vmstat.compact_stall=5,time.elapsed_s=0", NULL),
 					 iter("bad", 2, "crashed", NULL, NULL)))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 2);
 	assert_string_equal(vverdict(eval, 0), "INCONCLUSIVE");
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_INCONCLUSIVE);
@@ -193,7 +219,7 @@ static void test_metric(void **state)
 					      "vmstat.compact_stall=1,time.elapsed_s=1", NULL),
 					 iter("bad", 2, "ok",
 					      "vmstat.compact_stall=0,time.elapsed_s=1", NULL)))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_string_equal(vverdict(eval, 0), "NOT REPRODUCED");
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_NOT_REPRODUCED);
 	json_decref(eval);
@@ -218,7 +244,7 @@ static void test_dmesg(void **state)
 				iter("bad", 1, "ok", NULL,
 				     "WARNING: CPU: 1 PID: 30 at mm/slub.c:1\n"),
 				iter("bad", 2, "timeout", NULL, "nothing yet")))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_int_equal(num(ex(eval, 0, 0), "met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "not_met"), 1);
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 1);
@@ -240,6 +266,14 @@ static void test_dmesg(void **state)
 	assert_string_equal(vverdict(eval, 0), "REPRODUCED");
 	json_decref(eval);
 	json_decref(run);
+	/* one run alone, as a bisect step judges it: no detail asked */
+	assert_int_equal(repro_eval_run(&r->expect[0], "ok", NULL, "nothing\n", NULL),
+			 REPRO_NOT_MET);
+	assert_int_equal(repro_eval_run(&r->expect[0], "ok", NULL,
+					"WARNING: CPU: 1 PID: 30 at mm/compaction.c:1\n", NULL),
+			 REPRO_MET);
+	assert_int_equal(repro_eval_run(&r->expect[0], "timeout", NULL, "x\n", NULL),
+			 REPRO_UNKNOWN);
 	recipe_free(r);
 }
 
@@ -249,7 +283,7 @@ static void test_missing_runs(void **state)
 	struct recipe *r = recipe("[ { name: bad } ]", "", "  - { crash: true }\n");
 	json_t *run = run_of(json_pack(
 		"[o]", variant("bad", json_pack("[o]", iter("bad", 0, "ok", NULL, NULL)))));
-	json_t *eval = repro_evaluate(r, run, tmpdir);
+	json_t *eval = evaluate(r, run);
 
 	(void)state;
 	assert_int_equal(num(ex(eval, 0, 0), "unknown"), 2);
@@ -265,6 +299,7 @@ static void test_good_variant(void **state)
 				  "  - { metric: \"time.system_s\", op: \">\", value: 5 }\n"
 				  "  - { crash: true }\n");
 	json_t *run, *eval, *cmp;
+	struct repro_report rep = { 0 };
 	FILE *f;
 	char *text = NULL;
 	size_t len = 0;
@@ -280,7 +315,7 @@ static void test_good_variant(void **state)
 			json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
 				  iter("fine", 1, "ok", "time.system_s=1.5", NULL),
 				  iter("fine", 2, "ok", "time.system_s=2", NULL)))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_string_equal(vverdict(eval, 0), "REPRODUCED");
 	assert_string_equal(vverdict(eval, 1), "NOT REPRODUCED");
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_REPRODUCED);
@@ -299,16 +334,19 @@ static void test_good_variant(void **state)
 
 	/* the text names the verdicts and the comparison */
 	f = open_memstream(&text, &len);
-	json_t *rj = recipe_json(r);
-
-	repro_print(f, eval, rj);
+	assert_int_equal(repro_eval_from_json(eval, &rep.eval), 0);
+	rep.info.file = xstrdup(r->path);
+	rep.info.bug_id = xstrdup(r->bug_id);
+	rep.info.bug_title = xstrdup(r->bug_title);
+	repro_print(f, &rep);
 	fclose(f);
 	assert_non_null(strstr(text, "variant bad (kernel 6.1.0): REPRODUCED"));
 	assert_non_null(strstr(text, "variant fine [known good] (kernel 6.1.0): NOT REPRODUCED"));
 	assert_non_null(strstr(text, "differs significantly"));
 	assert_non_null(strstr(text, "\nverdict: REPRODUCED\n"));
+	assert_non_null(strstr(text, "recipe t.yaml: t#1 test\n"));
 	free(text);
-	json_decref(rj);
+	repro_report_release(&rep);
 	json_decref(eval);
 	json_decref(run);
 
@@ -322,7 +360,7 @@ static void test_good_variant(void **state)
 			json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=9", NULL),
 				  iter("fine", 1, "ok", "time.system_s=9", NULL),
 				  iter("fine", 2, "ok", "time.system_s=9", NULL)))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_NOT_REPRODUCED);
 	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(eval, "notes"), 0)),
 			       "'fine' reproduces too"));
@@ -339,7 +377,7 @@ static void test_good_variant(void **state)
 			json_pack("[o, o, o]", iter("fine", 0, "ok", "time.system_s=1", NULL),
 				  iter("fine", 1, "ok", "time.system_s=1", NULL),
 				  iter("fine", 2, "ok", "time.system_s=1", NULL)))));
-	eval = repro_evaluate(r, run, tmpdir);
+	eval = evaluate(r, run);
 	assert_int_equal(num(eval, "exit"), REPRO_EXIT_INCONCLUSIVE);
 	cmp = json_array_get(json_object_get(eval, "comparisons"), 0);
 	assert_true(json_is_null(json_object_get(json_object_get(cmp, "bad"), "mean")));
@@ -349,6 +387,100 @@ static void test_good_variant(void **state)
 	assert_string_equal(json_string_value(json_object_get(cmp, "why")),
 			    "no run that tells on one side");
 	json_decref(eval);
+	json_decref(run);
+	recipe_free(r);
+}
+
+/* a copy of eval with the value at a path set (v NULL: deleted); read back: 0 or -1 */
+static int read_mutated(json_t *eval, const char *var_key, const char *key, json_t *v)
+{
+	json_t *copy = json_deep_copy(eval), *o = copy;
+	struct repro_eval back;
+	int ret;
+
+	if (var_key)
+		o = json_array_get(json_object_get(copy, var_key), 0);
+	if (v)
+		json_object_set_new(o, key, v);
+	else
+		json_object_del(o, key);
+	ret = repro_eval_from_json(copy, &back);
+	if (!ret)
+		repro_eval_release(&back);
+	else
+		assert_int_equal(back.nvariants, 0); /* left empty */
+	json_decref(copy);
+	return ret;
+}
+
+/* a stored verdict is a user's file: every field is checked, every array bounded */
+static void test_eval_json_refuses(void **state)
+{
+	struct recipe *r = recipe("[ { name: bad }, { name: fine } ]", "good: fine",
+				  "  - { metric: \"time.system_s\", op: \">\", value: 5 }\n"
+				  "  - { dmesg: \"BUG\" }\n");
+	json_t *run = run_of(json_pack(
+		"[o, o]",
+		variant("bad",
+			json_pack("[o]", iter("bad", 0, "ok", "time.system_s=9", "BUG: x\n"))),
+		variant("fine", json_pack("[o]", iter("fine", 0, "ok", "time.system_s=1", "")))));
+	json_t *eval = evaluate(r, run), *lines = json_array(), *it;
+	struct repro_run in;
+	struct repro_iter iter_rec;
+
+	(void)state;
+	assert_int_equal(read_mutated(eval, NULL, "note", json_true()), 0); /* unknown: ignored */
+	/* no run id, no kernel release: null, as json_pack() writes them */
+	assert_int_equal(read_mutated(eval, NULL, "run", json_null()), 0);
+	assert_int_equal(read_mutated(eval, "variants", "kernel", json_null()), 0);
+	assert_int_equal(read_mutated(eval, NULL, "verdict", json_string("MAYBE")), -1);
+	assert_int_equal(read_mutated(eval, NULL, "verdict", NULL), -1);
+	/* exit must be the verdict's */
+	assert_int_equal(read_mutated(eval, NULL, "exit", json_integer(1)), -1);
+	assert_int_equal(read_mutated(eval, NULL, "variants", json_object()), -1);
+	assert_int_equal(read_mutated(eval, NULL, "notes", json_pack("[i]", 1)), -1);
+	assert_int_equal(read_mutated(eval, NULL, "comparisons", json_pack("[{}]")), -1);
+	assert_int_equal(read_mutated(eval, "variants", "role", NULL), -1);
+	assert_int_equal(read_mutated(eval, "variants", "runs", json_integer(-1)), -1);
+	assert_int_equal(read_mutated(eval, "variants", "kernel", json_integer(6)), -1);
+	assert_int_equal(read_mutated(eval, "variants", "expect",
+				      json_pack("[{s:s}]", "verdict", "REPRODUCED")),
+			 -1);
+	/* more cells in a run than expectations */
+	assert_int_equal(read_mutated(eval, "variants", "runs_table",
+				      json_pack("[{s:i, s:s, s:[{s:s}, {s:s}, {s:s}]}]", "index", 0,
+						"status", "ok", "results", "outcome", "met",
+						"outcome", "met", "outcome", "met")),
+			 -1);
+	assert_int_equal(read_mutated(eval, "variants", "runs_table",
+				      json_pack("[{s:i, s:s, s:[{s:s}]}]", "index", 0, "status",
+						"ok", "results", "outcome", "perhaps")),
+			 -1);
+	/* at most 64 console lines in a cell */
+	for (int i = 0; i < 65; i++)
+		json_array_append_new(lines, json_string("BUG"));
+	assert_int_equal(read_mutated(eval, "variants", "runs_table",
+				      json_pack("[{s:i, s:s, s:[{s:s, s:o}]}]", "index", 0,
+						"status", "ok", "results", "outcome", "met",
+						"lines", lines)),
+			 -1);
+	assert_int_equal(read_mutated(eval, "comparisons", "test", json_string("t")), -1);
+	assert_int_equal(read_mutated(eval, "comparisons", "bad", json_string("x")), -1);
+	assert_int_equal(read_mutated(eval, "comparisons", "significant", NULL), -1);
+	assert_int_equal(read_mutated(eval, "comparisons", "p", json_string("0.1")), -1);
+	json_decref(eval);
+
+	/* the run judged: an object; an iteration without a status has none */
+	assert_int_equal(repro_run_from_json(json_array_get(run, 0), &in), -1);
+	assert_int_equal(in.nvariants, 0);
+	it = json_pack("{s:i}", "index", 4);
+	assert_int_equal(repro_iter_from_json(it, 9, &iter_rec), 0);
+	assert_int_equal(iter_rec.index, 4);
+	assert_null(iter_rec.status);
+	assert_null(iter_rec.metrics);
+	free(iter_rec.status);
+	json_decref(it);
+	assert_int_equal(repro_iter_from_json(json_null(), 9, &iter_rec), -1);
 	json_decref(run);
 	recipe_free(r);
 }
@@ -381,9 +513,13 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crash_k_of_n), cmocka_unit_test(test_metric),
-		cmocka_unit_test(test_dmesg),	     cmocka_unit_test(test_missing_runs),
-		cmocka_unit_test(test_good_variant), cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_crash_k_of_n),
+		cmocka_unit_test(test_metric),
+		cmocka_unit_test(test_dmesg),
+		cmocka_unit_test(test_missing_runs),
+		cmocka_unit_test(test_good_variant),
+		cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_eval_json_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

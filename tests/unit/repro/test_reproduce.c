@@ -17,8 +17,10 @@
 
 #include "capture.h"
 #include "repro/repro.h"
+#include "repro/repro_json.h"
 #include "repro/reproduce.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/util.h"
 
 static char dir[] = "/tmp/mmlab-test-reproduce-XXXXXX";
@@ -88,6 +90,7 @@ static void test_find(void **state)
 static void test_list(void **state)
 {
 	char *ldir = xasprintf("%s/list", dir), *got;
+	struct repro_entries entries;
 	json_t *l, *e;
 	struct capture c;
 	char *err;
@@ -97,10 +100,15 @@ static void test_list(void **state)
 	free(write_in("list", "broken.yaml", "bug: { id: x, title: y }\nvariants: 3\n"));
 	free(write_in("list", "README", "not a recipe"));
 	setenv("MMLAB_REPRO_DIR", ldir, 1);
-	l = repro_list(&got);
-	assert_non_null(l);
+	assert_int_equal(repro_list(&got, &entries), 0);
 	assert_string_equal(got, ldir);
-	assert_int_equal(json_array_size(l), 2); /* sorted, *.yaml only */
+	assert_int_equal(entries.n, 2); /* sorted, *.yaml only */
+	assert_string_equal(entries.v[0].name, "broken");
+	assert_false(entries.v[0].runnable);
+	assert_string_equal(entries.v[1].workload, "usemem");
+	/* --list --json */
+	l = repro_entries_json(&entries);
+	repro_entries_release(&entries);
 	e = json_array_get(l, 0);
 	assert_string_equal(json_string_value(json_object_get(e, "name")), "broken");
 	assert_true(json_is_false(json_object_get(e, "runnable")));
@@ -115,8 +123,9 @@ static void test_list(void **state)
 	/* a directory that is not there */
 	setenv("MMLAB_REPRO_DIR", "/nonexistent/recipes", 1);
 	capture_start(&c);
-	assert_null(repro_list(&got));
+	assert_int_equal(repro_list(&got, &entries), -1);
 	err = capture_end(&c);
+	assert_int_equal(entries.n, 0);
 	assert_non_null(strstr(err, "cannot read the recipe directory /nonexistent/recipes"));
 	free(err);
 	free(got);
@@ -226,7 +235,9 @@ static void test_judge_show(void **state)
 	struct store *s = store_open(results);
 	struct repro_overrides ov = { .variant = "bad" };
 	struct recipe *r = load(two_variants);
-	json_t *out, *shown, *rj;
+	struct repro_report out, shown;
+	struct run_record rec;
+	json_t *rj, *a, *b;
 	struct capture c;
 
 	(void)state;
@@ -234,27 +245,47 @@ static void test_judge_show(void **state)
 	assert_non_null(s);
 	assert_int_equal(repro_apply_overrides(r, &ov), 0);
 	id = stored_run(s, crashed, 3);
-	assert_int_equal(repro_judge(s, id, r, &out), REPRO_EXIT_REPRODUCED);
-	assert_string_equal(json_string_value(json_object_get(out, "run")), id);
+	assert_int_equal(repro_judge(s, id, r, &out), 0);
+	assert_int_equal(out.eval.verdict, REPRO_REPRODUCED);
+	a = repro_report_to_json(&out);
+	assert_string_equal(json_string_value(json_object_get(a, "run")), id);
 	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(out, "repro"), "verdict")),
+		json_string_value(json_object_get(json_object_get(a, "repro"), "verdict")),
 		"REPRODUCED");
-	assert_int_equal(
-		json_integer_value(json_object_get(json_object_get(out, "recipe"), "runs")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "repro"), "exit")),
+			 REPRO_EXIT_REPRODUCED);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "recipe"), "runs")),
+			 3);
 	/* stored with the run, and shown again the same */
-	rj = store_run_read(s, id);
-	assert_non_null(json_object_get(rj, "recipe"));
-	assert_non_null(json_object_get(rj, "repro"));
-	json_decref(rj);
-	assert_int_equal(repro_show(&env, id, &shown), REPRO_EXIT_REPRODUCED);
-	assert_true(json_equal(json_object_get(shown, "repro"), json_object_get(out, "repro")));
-	json_decref(shown);
-	json_decref(out);
+	assert_int_equal(store_record_read(s, id, &rec), 0);
+	assert_non_null(json_object_get(rec.rest, "recipe"));
+	assert_non_null(json_object_get(rec.rest, "repro"));
+	run_record_release(&rec);
+	assert_int_equal(repro_show(&env, id, &shown), 0);
+	assert_int_equal(shown.eval.verdict, REPRO_REPRODUCED);
+	b = repro_report_to_json(&shown);
+	assert_true(json_equal(a, b));
+	assert_string_equal(shown.info.bug_id, r->bug_id);
+	json_decref(a);
+	json_decref(b);
+	repro_report_release(&shown);
+	repro_report_release(&out);
 	free(id);
 	/* none of the runs crashed: not reproduced */
 	id = stored_run(s, fine, 3);
-	assert_int_equal(repro_judge(s, id, r, &out), REPRO_EXIT_NOT_REPRODUCED);
-	json_decref(out);
+	assert_int_equal(repro_judge(s, id, r, &out), 0);
+	assert_int_equal(out.eval.verdict, REPRO_NOT_REPRODUCED);
+	repro_report_release(&out);
+	/* a verdict edited into nonsense is refused, not shown */
+	assert_int_equal(store_record_read(s, id, &rec), 0);
+	json_object_set_new(json_object_get(rec.rest, "repro"), "verdict", json_string("YES"));
+	assert_int_equal(store_record_write(s, id, &rec), 0);
+	run_record_release(&rec);
+	capture_start(&c);
+	assert_int_equal(repro_show(&env, id, &shown), -1);
+	err = capture_end(&c);
+	assert_non_null(strstr(err, "does not read as one"));
+	free(err);
 	free(id);
 	/* a run without a verdict is no repro run */
 	plain = store_run_create(s, "plain");
@@ -263,9 +294,9 @@ static void test_judge_show(void **state)
 	assert_int_equal(store_run_write(s, plain, rj), 0);
 	json_decref(rj);
 	capture_start(&c);
-	assert_int_equal(repro_show(&env, plain, &shown), EXIT_USAGE);
+	assert_int_equal(repro_show(&env, plain, &shown), -1);
 	err = capture_end(&c);
-	assert_null(shown);
+	assert_null(shown.eval.variants);
 	assert_non_null(strstr(err, "is not a repro run"));
 	free(err);
 	free(plain);

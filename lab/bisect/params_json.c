@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * params.c - a bisection's parameters to and from their stored JSON; see
+ * params_json.c - a bisection's parameters to and from their stored JSON; see
  * params.h.
  */
 #include <stdio.h>
