@@ -829,7 +829,8 @@ int vm_run(struct vm_host *h, const char *xml, double deadline_s, struct vm_resu
 
 		res->outcome = VM_ERROR;
 		res->elapsed_s = now_monotonic() - t0;
-		snprintf(res->detail, sizeof(res->detail), "%s%s",
+		/* the error cut to what fits after the prefix */
+		snprintf(res->detail, sizeof(res->detail), "%s%.440s",
 			 lost ? "libvirtd closed the connection while it created the domain: " : "",
 			 vm_errbuf);
 		flatten(res->detail);

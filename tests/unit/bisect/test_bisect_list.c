@@ -418,7 +418,7 @@ static void test_tree(void **state)
 		     "- { kernel: distro, cmdline: a=1, tag: r4 }\n"
 		     "- { kernel: distro, cmdline: a=1, tag: r5 }\n");
 	start_tree(f, tree, 0);
-	assert_int_equal(bisect_run(&f->env, &res), 0);
+	assert_int_equal(bisect_run(&f->env, &res, &fail), 0);
 	assert_string_equal(
 		json_string_value(json_object_get(json_object_get(res, "first"), "commit")), b);
 	list = json_object_get(res, "list");
@@ -429,7 +429,7 @@ static void test_tree(void **state)
 	assert_true(json_number_value(json_object_get(res, "confidence_value")) > 0.9);
 	/* again: the same answer, nothing measured */
 	calls = f->commit_calls + f->total;
-	assert_int_equal(bisect_run(&f->env, &again), 0);
+	assert_int_equal(bisect_run(&f->env, &again, &fail), 0);
 	assert_int_equal(f->commit_calls + f->total, calls);
 	assert_true(json_equal(res, again));
 	json_decref(res);
