@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "batch/enqueue.h"
+#include "store/run_record.h"
 #include "run/runner.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
@@ -18,7 +19,8 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 {
 	/* kernels built from source become the queue's build items */
 	struct run_opts o = *ro;
-	json_t *rj, *boots;
+	struct run_record rec;
+	json_t *boots;
 	char *run = NULL;
 	long long id = 0;
 	int ret;
@@ -30,12 +32,13 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 
 	if (ret)
 		return ret;
-	rj = store_run_read(s, run);
-	boots = json_incref(json_object_get(rj, "boots"));
-	id = rj ? queue_add(q, run, json_string_value(json_object_get(rj, "job")), priority, boots,
-			    slurm) :
-		  -1;
-	json_decref(rj);
+	if (store_record_read(s, run, &rec)) {
+		free(run);
+		return EXIT_RUN_FAILED;
+	}
+	boots = run_record_boots_json(&rec);
+	id = queue_add(q, run, rec.job ? rec.job : "?", priority, boots, slurm);
+	run_record_release(&rec);
 	if (id < 0) {
 		json_decref(boots);
 		free(run);

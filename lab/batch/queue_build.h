@@ -19,9 +19,6 @@
 /* the job of a run, loaded from its copy in the store; NULL if unreadable */
 struct job *load_run_job(struct store *s, const char *run);
 
-/* variant's kernel record in run.json (borrowed), and its index; NULL if none */
-json_t *run_variant_kernel(json_t *rj, const char *variant, size_t *idx);
-
 /*
  * Before a boot of run's variant: the kernel its build item made goes into
  * run.json (the build may have been done before this job was added).

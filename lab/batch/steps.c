@@ -19,6 +19,7 @@
 #include "batch/steps.h"
 #include "batch/taskrec.h"
 #include "batch/worker.h"
+#include "store/run_record.h"
 #include "run/runner.h"
 #include "lib/util.h"
 
@@ -137,21 +138,21 @@ static int exec_child_fn(struct store *s, struct queue *q, void *arg)
  * The variant's kernel, if it waits for a build that did not hand it on:
  * why (malloc'd), naming the build's task record; NULL when ready.
  */
-static char *kernel_missing(struct store *s, const char *run, json_t *rj, const char *variant)
+static char *kernel_missing(struct store *s, const char *run, const struct run_record *rec,
+			    const char *variant)
 {
-	json_t *k = run_variant_kernel(rj, variant, NULL), *b;
-	const char *req = json_string_value(json_object_get(k, "request")), *bv = variant;
+	const struct run_variant *v = run_record_variant(rec, variant);
+	const char *req = v && v->has_kernel ? v->kernel.request : NULL, *bv = variant;
 	struct taskrec t;
 	char *task, *why;
-	size_t i;
 	int rc;
 
-	if (!json_is_true(json_object_get(k, "build_pending")) || !req)
+	if (!req || !v->kernel.build_pending)
 		return NULL;
 	/* the build job is named after the first variant of the run that needs it */
-	json_array_foreach(json_object_get(rj, "boots"), i, b)
-		if (!strcmp(json_string_value(json_object_get(b, "build")) ?: "", req)) {
-			bv = json_string_value(json_object_get(b, "variant")) ?: variant;
+	for (size_t i = 0; i < rec->nboots; i++)
+		if (rec->boots[i].build && !strcmp(rec->boots[i].build, req)) {
+			bv = rec->boots[i].variant;
 			break;
 		}
 	task = xasprintf("build-%s", bv);
@@ -170,24 +171,24 @@ int step_exec(struct store *s, const char *run_arg, const char *boot, const char
 	char *run = store_run_resolve(s, run_arg), *why = NULL, *task;
 	struct exec_child ec = { .cache_dir = cache_dir, .connect_uri = connect_uri };
 	struct taskrec me;
-	json_t *rj, *b;
+	struct run_record rec = { 0 };
+	bool read;
 	uint64_t k;
 	int ret = EXIT_USAGE;
 
 	if (!run)
 		return EXIT_USAGE;
-	rj = store_run_read(s, run);
-	if (!boot || parse_uint(boot, &k) || !rj ||
-	    !(b = json_array_get(json_object_get(rj, "boots"), k))) {
+	read = !store_record_read(s, run, &rec);
+	if (!boot || parse_uint(boot, &k) || !read || k >= rec.nboots) {
 		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run, boot ? boot : "",
-			json_array_size(json_object_get(rj, "boots")) - 1);
+			rec.nboots - 1);
 		goto out;
 	}
 	ec.run = run;
-	ec.variant = json_string_value(json_object_get(b, "variant"));
-	ec.first = (unsigned int)json_integer_value(json_object_get(b, "first"));
+	ec.variant = rec.boots[k].variant;
+	ec.first = rec.boots[k].first;
 	ec.attempt = slurm_attempt();
-	why = ec.variant ? kernel_missing(s, run, rj, ec.variant) : NULL;
+	why = kernel_missing(s, run, &rec, ec.variant);
 	if (why) {
 		lab_err("run %s boot %s: %s", run, boot, why);
 		ret = EXIT_RUN_FAILED;
@@ -199,7 +200,7 @@ int step_exec(struct store *s, const char *run_arg, const char *boot, const char
 	ret = task_run(s, run, &me, exec_child_fn, &ec, "the boot failed");
 out:
 	free(why);
-	json_decref(rj);
+	run_record_release(&rec);
 	free(run);
 	return ret;
 }
@@ -211,24 +212,25 @@ out:
  */
 static int pending_request(struct store *s, const char *run, const char *variant, char **req)
 {
-	json_t *rj = store_run_read(s, run);
-	json_t *k = variant ? run_variant_kernel(rj, variant, NULL) : NULL;
+	struct run_record rec = { 0 };
+	const struct run_variant *v = NULL;
 	int ret = 0;
 
 	*req = NULL;
-	if (!k) {
+	if (variant && !store_record_read(s, run, &rec))
+		v = run_record_variant(&rec, variant);
+	if (!v || !v->has_kernel) {
 		lab_err("run %s has no variant '%s'; give --variant NAME", run,
 			variant ? variant : "");
 		ret = 2;
-	} else if (!json_is_true(json_object_get(k, "build_pending")) ||
-		   !json_is_string(json_object_get(k, "request"))) {
+	} else if (!v->kernel.build_pending || !v->kernel.request) {
 		lab_info("run %s variant '%s' has its kernel (%s): nothing to build", run, variant,
-			 json_string_value(json_object_get(k, "path")) ?: "not built from source");
+			 v->kernel.path ?: "not built from source");
 		ret = 1;
 	} else {
-		*req = xstrdup(json_string_value(json_object_get(k, "request")));
+		*req = xstrdup(v->kernel.request);
 	}
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 
@@ -239,20 +241,21 @@ struct build_child {
 /* hand the outcome to every variant of the run that needs the request */
 static int kernels_hand_on(struct store *s, const struct build_child *bc, json_t *res)
 {
-	json_t *rj = store_run_read(s, bc->run), *v, *f;
+	struct run_record rec;
 	char *path, *text;
-	size_t i;
 	int ret = 0;
+	json_t *f;
 
+	if (store_record_read(s, bc->run, &rec))
+		return 0; /* said; nothing to hand on */
 	f = json_pack("{s:s, s:O}", "request", bc->request, "kernel", res);
 	text = json_dumps(f, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_array_foreach(json_object_get(rj, "variants"), i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		json_t *k = json_object_get(v, "kernel");
+	for (size_t i = 0; i < rec.nvariants; i++) {
+		const char *name = rec.variants[i].name;
+		const char *req = rec.variants[i].kernel.request;
 		char *dir;
 
-		if (!name || !text ||
-		    strcmp(json_string_value(json_object_get(k, "request")) ?: "", bc->request))
+		if (!text || !req || strcmp(req, bc->request))
 			continue;
 		dir = xasprintf("%s/%s/kernels", store_dir(s), bc->run);
 		path = store_kernel_file(s, bc->run, name);
@@ -263,7 +266,7 @@ static int kernels_hand_on(struct store *s, const struct build_child *bc, json_t
 	}
 	free(text);
 	json_decref(f);
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 

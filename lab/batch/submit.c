@@ -42,28 +42,22 @@ static int write_script(const struct run_sub *r, const char *path, const char *c
 
 static unsigned int task_minutes(struct store *s, const char *run, unsigned int count)
 {
-	json_t *rj = store_run_read(s, run);
-	json_t *t = json_object_get(json_object_get(rj, "job_resolved"), "timeouts");
-	double sec = json_integer_value(json_object_get(t, "boot_s")) +
-		     (double)json_integer_value(json_object_get(t, "iteration_s")) * count;
+	struct job *job = load_run_job(s, run);
+	double sec = job ? job->timeouts.boot_s + (double)job->timeouts.iteration_s * count : 0;
 
-	json_decref(rj);
+	job_free(job);
 	return (unsigned int)(sec / 60) + 5;
 }
 
 /* a task holds as many Slurm CPUs as its guest has vCPUs */
 static unsigned int job_vcpus(struct store *s, const char *run)
 {
-	json_t *rj = store_run_read(s, run), *n;
+	struct job *job = load_run_job(s, run);
 	unsigned int cpus = 0;
-	size_t i;
 
-	json_array_foreach(
-		json_object_get(json_object_get(json_object_get(rj, "job_resolved"), "topology"),
-				"nodes"),
-		i, n)
-		cpus += (unsigned int)json_integer_value(json_object_get(n, "cpus"));
-	json_decref(rj);
+	for (unsigned int i = 0; job && i < job->topo.nnodes; i++)
+		cpus += job->topo.nodes[i].cpus;
+	job_free(job);
 	return cpus ? cpus : 1;
 }
 

@@ -12,6 +12,7 @@
 #include "repro/reproduce.h"
 #include "repro/repro.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/util.h"
 
 /* finding and listing recipes ------------------------------------------------ */
@@ -252,7 +253,8 @@ static json_t *verdict_json(json_t *run_id, json_t *recipe, json_t *eval)
 static int judge(struct store *s, const char *id, const struct recipe *r, json_t *recipe,
 		 json_t **out)
 {
-	json_t *run = store_load_run(s, id), *eval, *rj;
+	json_t *run = store_load_run(s, id), *eval;
+	struct run_record rec = { 0 };
 	char *dir = store_run_path(s, id);
 	int ret;
 
@@ -262,15 +264,14 @@ static int judge(struct store *s, const char *id, const struct recipe *r, json_t
 		return REPRO_EXIT_INCONCLUSIVE;
 	}
 	eval = repro_evaluate(r, run, dir);
-	rj = store_run_read(s, id);
-	if (!rj || json_object_set(rj, "recipe", recipe) || json_object_set(rj, "repro", eval) ||
-	    store_run_write(s, id, rj))
+	if (store_record_read(s, id, &rec) || run_record_set_verdict(&rec, recipe, eval) ||
+	    store_record_write(s, id, &rec))
 		lab_warn("run %s: the verdict could not be stored with the run; it is only "
 			 "printed here",
 			 id);
 	*out = verdict_json(json_object_get(run, "run"), recipe, eval);
 	ret = (int)json_integer_value(json_object_get(eval, "exit"));
-	json_decref(rj);
+	run_record_release(&rec);
 	json_decref(eval);
 	json_decref(run);
 	free(dir);
