@@ -99,17 +99,17 @@ static size_t boots_missing(struct store *s, const char *run)
 	return missing;
 }
 
-int runstate_finish(struct store *s, const char *run_arg)
+enum batch_result runstate_finish(struct store *s, const char *run_arg)
 {
 	char *run = store_run_resolve(s, run_arg);
 	size_t missing;
 
 	if (!run)
-		return EXIT_USAGE;
+		return BATCH_BAD_INPUT;
 	missing = boots_missing(s, run);
 	if (runstate_set(s, run, missing ? "incomplete" : "complete")) {
 		free(run);
-		return EXIT_RUN_FAILED;
+		return BATCH_FAILED;
 	}
 	if (missing)
 		lab_err("run %s: %zu boot%s not stored; 'mmlab queue status --items' and the "
@@ -118,5 +118,5 @@ int runstate_finish(struct store *s, const char *run_arg)
 	else
 		lab_info("run %s complete", run);
 	free(run);
-	return missing ? EXIT_RUN_FAILED : 0;
+	return missing ? BATCH_FAILED : BATCH_OK;
 }

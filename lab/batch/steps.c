@@ -38,8 +38,8 @@ static unsigned int slurm_attempt(void)
  * Wait for the step's child, heartbeating its record me every
  * TASKREC_BEAT_S. A record that another attempt of the same task took
  * over (a requeue race) stops the child: *lost is set, and that attempt
- * owns the record. Returns the child's exit code, EXIT_INTERRUPTED if
- * stopped.
+ * owns the record. Returns the child's exit code (its batch result, or
+ * 128 + the signal that killed it), BATCH_INTERRUPTED if stopped.
  */
 static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_t pid, bool *lost)
 {
@@ -56,7 +56,7 @@ static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_
 			break;
 		if (r < 0 && errno != EINTR) {
 			lab_err("waiting for the task's child: %s", strerror(errno));
-			return EXIT_INTERRUPTED;
+			return BATCH_INTERRUPTED;
 		}
 		if ((worker_stop_requested() || *lost) && !killed) {
 			kill(pid, SIGTERM);
@@ -77,12 +77,12 @@ static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_
 		}
 		usleep(200000);
 	}
-	return worker_stop_requested() || *lost ? EXIT_INTERRUPTED : worker_exit_code(st);
+	return worker_stop_requested() || *lost ? BATCH_INTERRUPTED : worker_exit_code(st);
 }
 
 /* run fn in a child under the task record me; the final record says how it ended */
-static int task_run(struct store *s, const char *run, struct taskrec *me, worker_fn fn, void *arg,
-		    const char *failed_what)
+static enum batch_result task_run(struct store *s, const char *run, struct taskrec *me,
+				  worker_fn fn, void *arg, const char *failed_what)
 {
 	struct worker_spec spec = {
 		.results_dir = store_dir(s), .files_only = true, .fn = fn, .arg = arg
@@ -92,20 +92,20 @@ static int task_run(struct store *s, const char *run, struct taskrec *me, worker
 	int rc;
 
 	if (taskrec_write(store_dir(s), run, me))
-		return EXIT_RUN_FAILED;
+		return BATCH_FAILED;
 	worker_stop_catch();
 	pid = worker_start(&spec, me->task);
-	rc = pid < 0 ? EXIT_RUN_FAILED : task_watch(store_dir(s), run, me, pid, &lost);
+	rc = pid < 0 ? BATCH_FAILED : task_watch(store_dir(s), run, me, pid, &lost);
 	worker_stop_release();
 	if (lost)
-		return EXIT_RUN_FAILED; /* the record is the other attempt's now */
+		return BATCH_FAILED; /* the record is the other attempt's now */
 	me->state = rc ? TASK_FAILED : TASK_DONE;
-	if (rc == EXIT_INTERRUPTED)
+	if (rc == BATCH_INTERRUPTED)
 		snprintf(me->reason, sizeof(me->reason), "interrupted (SIGINT or SIGTERM)");
 	else if (rc)
 		snprintf(me->reason, sizeof(me->reason), "%s (exit %d)", failed_what, rc);
 	taskrec_write(store_dir(s), run, me);
-	return rc == EXIT_INTERRUPTED ? EXIT_RUN_FAILED : rc;
+	return rc == BATCH_OK ? BATCH_OK : rc == BATCH_BAD_INPUT ? BATCH_BAD_INPUT : BATCH_FAILED;
 }
 
 struct exec_child {
@@ -115,7 +115,7 @@ struct exec_child {
 };
 
 /* where Slurm put this task: recorded in each stored iteration's "boot" */
-static int exec_child_fn(struct store *s, struct queue *q, void *arg)
+static enum batch_result exec_child_fn(struct store *s, struct queue *q, void *arg)
 {
 	const struct exec_child *ec = arg;
 	struct boot_opts bo = { .cache_dir = ec->cache_dir,
@@ -131,7 +131,7 @@ static int exec_child_fn(struct store *s, struct queue *q, void *arg)
 				 getenv("SLURM_ARRAY_TASK_ID"));
 	ret = runner_boot(s, ec->run, ec->variant, ec->first, &bo);
 	json_decref(bo.placement);
-	return ret;
+	return batch_result_of_run(ret);
 }
 
 /*
@@ -165,8 +165,8 @@ static char *kernel_missing(struct store *s, const char *run, const struct run_r
 	return why;
 }
 
-int step_exec(struct store *s, const char *run_arg, const char *boot, const char *cache_dir,
-	      const char *connect_uri)
+enum batch_result step_exec(struct store *s, const char *run_arg, const char *boot,
+			    const char *cache_dir, const char *connect_uri)
 {
 	char *run = store_run_resolve(s, run_arg), *why = NULL, *task;
 	struct exec_child ec = { .cache_dir = cache_dir, .connect_uri = connect_uri };
@@ -174,10 +174,10 @@ int step_exec(struct store *s, const char *run_arg, const char *boot, const char
 	struct run_record rec = { 0 };
 	bool read;
 	uint64_t k;
-	int ret = EXIT_USAGE;
+	enum batch_result ret = BATCH_BAD_INPUT;
 
 	if (!run)
-		return EXIT_USAGE;
+		return BATCH_BAD_INPUT;
 	read = !store_record_read(s, run, &rec);
 	if (!boot || parse_uint(boot, &k) || !read || k >= rec.nboots) {
 		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run, boot ? boot : "",
@@ -191,7 +191,7 @@ int step_exec(struct store *s, const char *run_arg, const char *boot, const char
 	why = kernel_missing(s, run, &rec, ec.variant);
 	if (why) {
 		lab_err("run %s boot %s: %s", run, boot, why);
-		ret = EXIT_RUN_FAILED;
+		ret = BATCH_FAILED;
 		goto out;
 	}
 	task = xasprintf("boot-%llu", (unsigned long long)k);
@@ -270,7 +270,7 @@ static int kernels_hand_on(struct store *s, const struct build_child *bc, json_t
 	return ret;
 }
 
-static int build_child_fn(struct store *s, struct queue *q, void *arg)
+static enum batch_result build_child_fn(struct store *s, struct queue *q, void *arg)
 {
 	const struct build_child *bc = arg;
 	int rc;
@@ -281,22 +281,24 @@ static int build_child_fn(struct store *s, struct queue *q, void *arg)
 	if (res && kernels_hand_on(s, bc, res))
 		rc = -1;
 	json_decref(res);
-	return rc || !res ? EXIT_RUN_FAILED : 0;
+	return rc || !res ? BATCH_FAILED : BATCH_OK;
 }
 
-int step_build(struct store *s, const char *run_arg, const char *variant, const char *cache_dir)
+enum batch_result step_build(struct store *s, const char *run_arg, const char *variant,
+			     const char *cache_dir)
 {
 	char *run = store_run_resolve(s, run_arg), *req, *task;
 	struct build_child bc = { .variant = variant, .cache_dir = cache_dir };
 	struct taskrec me;
-	int ret, rc;
+	enum batch_result ret;
+	int rc;
 
 	if (!run)
-		return EXIT_USAGE;
+		return BATCH_BAD_INPUT;
 	rc = pending_request(s, run, variant, &req);
 	if (rc) {
 		free(run);
-		return rc == 1 ? 0 : EXIT_USAGE;
+		return rc == 1 ? BATCH_OK : BATCH_BAD_INPUT;
 	}
 	bc.run = run;
 	bc.request = req;

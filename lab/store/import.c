@@ -269,16 +269,17 @@ out:
 	return ret;
 }
 
-int store_import(struct store *s, const char *src, unsigned int *imported, unsigned int *skipped)
+enum store_import_result store_import(struct store *s, const char *src, unsigned int *imported,
+				      unsigned int *skipped)
 {
 	DIR *d = opendir(src);
 	struct dirent *e;
-	int ret = 0;
+	enum store_import_result ret = STORE_IMPORT_OK;
 
 	*imported = *skipped = 0;
 	if (!d) {
 		lab_err("cannot read the store to import, %s: %s", src, strerror(errno));
-		return EXIT_USAGE;
+		return STORE_IMPORT_NO_SOURCE;
 	}
 	while ((e = readdir(d))) {
 		char *p = xasprintf("%s/%s", src, e->d_name);
@@ -292,7 +293,7 @@ int store_import(struct store *s, const char *src, unsigned int *imported, unsig
 			else if (rc == 1)
 				(*skipped)++;
 			else
-				ret = EXIT_RUN_FAILED;
+				ret = STORE_IMPORT_REFUSED;
 		}
 		free(p);
 	}

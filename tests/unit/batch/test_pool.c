@@ -186,8 +186,8 @@ static double now_real(void)
 }
 
 /* in a worker: store the boot's iterations as status, with when and where it ran */
-static int store_boot(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
-		      const char *status, double t0)
+static enum batch_result store_boot(struct store *s, const struct queue_item *it,
+				    const struct boot_opts *bo, const char *status, double t0)
 {
 	for (unsigned int i = 0; i < it->count; i++) {
 		json_t *x = json_pack("{s:i, s:s, s:{}, s:O?, s:f, s:f, s:i}", "index",
@@ -198,17 +198,17 @@ static int store_boot(struct store *s, const struct queue_item *it, const struct
 
 		json_decref(x);
 		if (rc)
-			return EXIT_USAGE;
+			return BATCH_BAD_INPUT;
 	}
-	return 0;
+	return BATCH_OK;
 }
 
 /*
  * The fake runner_boot(), in the forked worker; the variant's name says
  * what it does. No cmocka assertion may fail in a child: it exits instead.
  */
-static int fake_boot(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
-		     void *arg)
+static enum batch_result fake_boot(struct store *s, const struct queue_item *it,
+				   const struct boot_opts *bo, void *arg)
 {
 	const char *v = it->variant;
 	double t0 = now_real();
@@ -216,24 +216,24 @@ static int fake_boot(struct store *s, const struct queue_item *it, const struct 
 	(void)arg;
 	printf("fake boot of %s %s/%u\n", it->run, v, it->first);
 	if (!strcmp(v, "fail"))
-		return 1; /* stored nothing */
+		return BATCH_FAILED; /* stored nothing */
 	if (!strcmp(v, "notok"))
-		return store_boot(s, it, bo, "crashed", t0) ?: 1;
+		return store_boot(s, it, bo, "crashed", t0) ?: BATCH_FAILED;
 	if (!strcmp(v, "stop")) {
 		kill(getppid(), SIGTERM); /* as ^C of queue run would */
 		for (;;)
 			pause(); /* until the pool's SIGTERM */
 	}
 	if (!strcmp(v, "flaky") && bo->attempt < 2)
-		return 3; /* interrupted: queued again */
+		return BATCH_INTERRUPTED; /* queued again */
 	if (!strcmp(v, "slow"))
 		usleep(400000);
 	return store_boot(s, it, bo, "ok", t0);
 }
 
 /* the fake kernel build: variant "kbad" fails, the others build */
-static int fake_build(struct store *s, struct queue *q, const struct queue_item *it,
-		      const char *cache_dir, void *arg)
+static enum batch_result fake_build(struct store *s, struct queue *q, const struct queue_item *it,
+				    const char *cache_dir, void *arg)
 {
 	bool bad = !strcmp(it->variant, "kbad");
 	json_t *res;
@@ -242,14 +242,14 @@ static int fake_build(struct store *s, struct queue *q, const struct queue_item 
 	(void)s;
 	(void)arg;
 	if (!q || strcmp(cache_dir, "/cache"))
-		return 2;
+		return BATCH_BAD_INPUT;
 	res = bad ? json_pack("{s:s, s:b, s:s}", "source", "build", "build_failed", 1, "build_log",
 			      "/cache/build.log") :
 		    json_pack("{s:s, s:s, s:s}", "source", "build", "path", "/cache/k/bzImage",
 			      "cache_key", "k1");
 	rc = queue_build_set_result(q, it->id, res);
 	json_decref(res);
-	return rc || bad ? 1 : 0;
+	return rc || bad ? BATCH_FAILED : BATCH_OK;
 }
 
 static const struct pool_ops fake_ops = { .boot = fake_boot, .build = fake_build };
@@ -451,7 +451,7 @@ static void test_failed_boots(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(run_pool(2), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(2), -1);
 	j = job_status(job);
 	assert_string_equal(item_str(j, 0, "state"), "failed");
 	assert_non_null(strstr(item_str(j, 0, "error"), "the boot stored nothing (exit 1)"));
@@ -494,7 +494,7 @@ static void test_stop(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(run_pool(1), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(1), -1);
 	j = job_status(job);
 	assert_int_equal(count_of(j, "queued"), 1);
 	assert_string_equal(item_str(j, 0, "error"), "interrupted");
@@ -572,7 +572,7 @@ static void test_one_runner(void **state)
 	queue_owner_self(&live);
 	live.pid = p;
 	assert_int_equal(queue_runner_register(queue, &live, POOL_STALE_S, &other), 0);
-	assert_int_equal(run_pool(1), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(1), -1);
 	j = job_status(job);
 	assert_int_equal(count_of(j, "queued"), 1);
 	kill(p, SIGKILL);
@@ -592,7 +592,7 @@ static void test_never_fits(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(run_pool(0), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(0), -1);
 	j = job_status(job);
 	assert_string_equal(item_str(j, 0, "state"), "failed");
 	assert_non_null(strstr(item_str(j, 0, "error"), "does not fit on this host"));
@@ -614,7 +614,7 @@ static void test_builds(void **state)
 	json_t *j, *rj, *k;
 
 	(void)state;
-	assert_int_equal(run_pool(1), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(1), -1);
 	j = job_status(jg);
 	assert_string_equal(item_str(j, 0, "kind"), "build");
 	assert_string_equal(item_str(j, 0, "state"), "done");

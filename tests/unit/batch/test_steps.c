@@ -157,9 +157,9 @@ static void test_build_refusals(void **state)
 	char *run = add_run(&job);
 
 	(void)state;
-	assert_int_equal(step_build(files, run, "nope", dir), EXIT_USAGE);
-	assert_int_equal(step_build(files, run, NULL, dir), EXIT_USAGE);
-	assert_int_equal(step_build(files, "no-such-run", "src", dir), EXIT_USAGE);
+	assert_int_equal(step_build(files, run, "nope", dir), BATCH_BAD_INPUT);
+	assert_int_equal(step_build(files, run, NULL, dir), BATCH_BAD_INPUT);
+	assert_int_equal(step_build(files, "no-such-run", "src", dir), BATCH_BAD_INPUT);
 	/* the distro kernel needs no build */
 	assert_int_equal(step_build(files, run, "dist", dir), 0);
 	free(run);
@@ -198,7 +198,7 @@ static void test_build_fails(void **state)
 	json_t *st, *k;
 
 	(void)state;
-	assert_int_equal(step_build(files, run, "src", dir), EXIT_RUN_FAILED);
+	assert_int_equal(step_build(files, run, "src", dir), BATCH_FAILED);
 	/* the node wrote only files: its record, and the failed kernel */
 	assert_int_equal(taskrec_read(dir, run, "build-src", &t, NULL), 0);
 	assert_int_equal(t.state, TASK_FAILED);
@@ -233,12 +233,12 @@ static void test_exec_refusals(void **state)
 	char *run = add_run(&job), *rec;
 
 	(void)state;
-	assert_int_equal(step_exec(files, run, "2", "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(files, run, "x", "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(files, run, NULL, "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(files, "no-such-run", "0", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(files, run, "2", "/cache", NULL), BATCH_BAD_INPUT);
+	assert_int_equal(step_exec(files, run, "x", "/cache", NULL), BATCH_BAD_INPUT);
+	assert_int_equal(step_exec(files, run, NULL, "/cache", NULL), BATCH_BAD_INPUT);
+	assert_int_equal(step_exec(files, "no-such-run", "0", "/cache", NULL), BATCH_BAD_INPUT);
 	/* boot 0 waits for a build nobody made yet */
-	assert_int_equal(step_exec(files, run, "0", "/cache", NULL), EXIT_RUN_FAILED);
+	assert_int_equal(step_exec(files, run, "0", "/cache", NULL), BATCH_FAILED);
 	/* refused before it started: no record */
 	rec = taskrec_path(dir, run, "boot-0");
 	assert_false(path_exists(rec));
@@ -272,12 +272,12 @@ static void test_finish(void **state)
 
 	(void)state;
 	store_boot(run, "dist");
-	assert_int_equal(runstate_finish(store, run), EXIT_RUN_FAILED);
+	assert_int_equal(runstate_finish(store, run), BATCH_FAILED);
 	assert_string_equal(run_status(run), "incomplete");
 	store_boot(run, "src");
 	assert_int_equal(runstate_finish(store, run), 0);
 	assert_string_equal(run_status(run), "complete");
-	assert_int_equal(runstate_finish(store, "no-such-run"), EXIT_USAGE);
+	assert_int_equal(runstate_finish(store, "no-such-run"), BATCH_BAD_INPUT);
 	free(run);
 }
 
