@@ -40,6 +40,7 @@ void run_host_reset(struct run_host *h)
 {
 	free(h->accel);
 	free(h->accel_reason);
+	free(h->hostname);
 	free(h->cpu);
 	free(h->kernel);
 	free(h->image);

@@ -71,6 +71,7 @@ struct run_variant {
 struct run_host {
 	char *accel; /* "kvm" or "tcg": a resumed run keeps it */
 	char *accel_reason;
+	char *hostname;
 	char *cpu; /* model name */
 	long cpus; /* online CPUs */
 	char *kernel; /* the host's release */

@@ -341,6 +341,7 @@ static void host_read(const json_t *j, struct run_host *h)
 	h->rest = json_deep_copy(j);
 	take_str(h->rest, "accel", &h->accel);
 	take_str(h->rest, "accel_reason", &h->accel_reason);
+	take_str(h->rest, "hostname", &h->hostname);
 	take_str(h->rest, "cpu", &h->cpu);
 	/* a 0 would not be written back: it stays in the rest */
 	if (json_integer_value(json_object_get(h->rest, "cpus")) &&
@@ -357,6 +358,7 @@ static json_t *host_json(const struct run_host *h)
 
 	put_str(j, "accel", h->accel);
 	put_str(j, "accel_reason", h->accel_reason);
+	put_str(j, "hostname", h->hostname);
 	put_str(j, "cpu", h->cpu);
 	put_int(j, "cpus", h->cpus);
 	put_str(j, "kernel", h->kernel);

@@ -13,8 +13,10 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "store/import.h"
 #include "store/results.h"
 #include "store/run_record.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 /* run.json written and read through its record (the store's only way in) */
@@ -238,12 +240,50 @@ static void test_list(void **state)
 	free(a);
 }
 
+/* an imported run.json is read into its record and checked before any file is copied */
+static void test_import_check(void **state)
+{
+	static const char *const refused[] = {
+		"[1]",
+		"{\"run\": \"r-other\", \"variants\": []}",
+		"{\"variants\": [{\"name\": \"a\"}]}",
+		"{\"run\": \"r1\"}",
+		"{\"run\": \"r1\", \"variants\": [{\"name\": 7}]}",
+		"{\"run\": \"r1\", \"variants\": [{\"name\": \"../x\"}]}",
+		"{\"run\": \"r1\", \"variants\": [{\"name\": \"a\"}]",
+		"{\"run\": \"r1\", \"run\": \"r1\", \"variants\": []}",
+	};
+	const char *ok = "{\"run\": \"r1\", \"variants\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}";
+	struct strlist names = { 0 };
+	struct strbuf many = STRBUF_INIT;
+	char *why;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		why = import_check_run_json(refused[i], strlen(refused[i]), "r1", NULL);
+		assert_non_null(why);
+		free(why);
+	}
+	assert_null(import_check_run_json(ok, strlen(ok), "r1", &names));
+	assert_int_equal(names.n, 2);
+	assert_string_equal(names.v[1], "b");
+	strlist_free(&names);
+	strbuf_addstr(&many, "{\"run\": \"r1\", \"variants\": [");
+	for (int i = 0; i < 1001; i++)
+		strbuf_addf(&many, "%s{\"name\": \"v%d\"}", i ? ", " : "", i);
+	strbuf_addstr(&many, "]}");
+	why = import_check_run_json(many.buf, many.len, "r1", NULL);
+	assert_non_null(why); /* at most 1000 variants */
+	free(why);
+	strbuf_release(&many);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_roundtrip), cmocka_unit_test(test_index_and_reindex),
 		cmocka_unit_test(test_resolve),	      cmocka_unit_test(test_effective_status),
-		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list),	      cmocka_unit_test(test_import_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
