@@ -20,7 +20,6 @@ enum batch_result queue_add_job(struct queue *q, struct store *s, const char *pa
 	/* kernels built from source become the queue's build items */
 	struct run_opts o = *ro;
 	struct run_record rec;
-	json_t *boots;
 	char *run = NULL;
 	long long id = 0;
 	int ret;
@@ -36,9 +35,7 @@ enum batch_result queue_add_job(struct queue *q, struct store *s, const char *pa
 		free(run);
 		return BATCH_FAILED;
 	}
-	boots = run_record_boots_json(&rec);
-	id = queue_add(q, run, rec.job ? rec.job : "?", priority, boots, slurm);
-	json_decref(boots);
+	id = queue_add(q, run, rec.job ? rec.job : "?", priority, rec.boots, rec.nboots, slurm);
 	if (id < 0) {
 		run_record_release(&rec);
 		free(run);

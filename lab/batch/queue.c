@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "batch/queue.h"
+#include "store/run_record.h"
 #include "lib/db.h"
 #include "lib/util.h"
 
@@ -220,12 +221,10 @@ static long long build_item(struct queue *q, long long job, const char *variant,
 }
 
 long long queue_add(struct queue *q, const char *run, const char *job_name, int priority,
-		    json_t *boots, const char *slurm)
+		    const struct run_boot *boots, size_t nboots, const char *slurm)
 {
 	sqlite3_stmt *st;
 	long long job;
-	json_t *b;
-	size_t i;
 
 	if (qexec(q, "BEGIN IMMEDIATE;"))
 		return -1;
@@ -241,13 +240,12 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 	if (step_done(q, st))
 		goto fail;
 	job = sqlite3_last_insert_rowid(q->db);
-	json_array_foreach(boots, i, b) {
-		const char *req = json_string_value(json_object_get(b, "build"));
+	for (size_t i = 0; i < nboots; i++) {
+		const struct run_boot *b = &boots[i];
 		long long build = 0, item;
 
-		if (req) {
-			build = build_item(q, job, json_string_value(json_object_get(b, "variant")),
-					   req);
+		if (b->build) {
+			build = build_item(q, job, b->variant, b->build);
 			if (build < 0)
 				goto fail;
 		}
@@ -258,10 +256,9 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 			goto fail;
 		sqlite3_bind_int64(st, 1, job);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		sqlite3_bind_text(st, 3, json_string_value(json_object_get(b, "variant")), -1,
-				  SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(b, "first")));
-		sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(b, "count")));
+		sqlite3_bind_text(st, 3, b->variant, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, b->first);
+		sqlite3_bind_int64(st, 5, b->count);
 		if (step_done(q, st))
 			goto fail;
 		item = sqlite3_last_insert_rowid(q->db);

@@ -25,6 +25,7 @@
 #define MMLAB_QUEUE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -56,15 +57,16 @@ struct queue_owner {
 void queue_owner_self(struct queue_owner *o);
 
 /*
- * Add a created run (runner_create()) with its boots as items, in order.
- * A boot with "build": REQUEST needs that kernel build: the build item of
- * REQUEST is made once, by the first job that needs it (a failed one is
- * queued again). slurm: NULL for local work, else the Slurm job ids as
- * JSON text.
+ * Add a created run (runner_create()) with its boots (its record's boot
+ * plan, run_record.h) as items, in order. A boot with a build request
+ * needs that kernel build: the build item of the request is made once, by
+ * the first job that needs it (a failed one is queued again). slurm: NULL
+ * for local work, else the Slurm job ids as JSON text.
  * Returns the queue job id (> 0) or -1.
  */
+struct run_boot;
 long long queue_add(struct queue *q, const char *run, const char *job_name, int priority,
-		    json_t *boots, const char *slurm);
+		    const struct run_boot *boots, size_t nboots, const char *slurm);
 int queue_set_slurm(struct queue *q, long long job, const char *slurm);
 
 enum item_kind { ITEM_BOOT, ITEM_BUILD };

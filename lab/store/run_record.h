@@ -140,9 +140,6 @@ void run_record_release(struct run_record *rec);
  */
 void run_record_add_iterations(json_t *j, json_t *iterations);
 
-/* "boots" of rec (the queue's boot plan), a new reference: an array, empty when none */
-json_t *run_record_boots_json(const struct run_record *rec);
-
 /* k from a kernel record (kernel_info_json()'s; j borrowed); -1 (no message) if not an object */
 int run_kernel_from_json(const json_t *j, struct run_kernel *k);
 /* k as a build item's outcome in the queue (without the job's operations): a new reference */

@@ -726,7 +726,7 @@ void run_record_add_iterations(json_t *j, json_t *iterations)
 			json_object_set(json_array_get(vars, i), "iterations", it);
 }
 
-json_t *run_record_boots_json(const struct run_record *rec)
+static json_t *boots_json(const struct run_record *rec)
 {
 	json_t *a = json_array();
 
@@ -763,7 +763,7 @@ json_t *run_record_to_json(const struct run_record *rec)
 	if (rec->has_host)
 		json_object_set_new(j, "host", host_json(&rec->host));
 	if (rec->boots)
-		json_object_set_new(j, "boots", run_record_boots_json(rec));
+		json_object_set_new(j, "boots", boots_json(rec));
 	if (rec->until.present)
 		json_object_set_new(j, "until_significant", until_json(&rec->until));
 	put_json(j, "recipe", rec->recipe);

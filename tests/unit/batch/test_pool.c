@@ -30,6 +30,22 @@
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
+/* queue_add() of boots given as run.json's "boots" array (borrowed) */
+static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
+				json_t *boots, const char *slurm)
+{
+	json_t *j = json_pack("{s:O}", "boots", boots);
+	struct run_record rec;
+	long long id;
+
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_non_null(rec.boots);
+	id = queue_add(qu, run, name, prio, rec.boots, rec.nboots, slurm);
+	run_record_release(&rec);
+	json_decref(j);
+	return id;
+}
+
 /* run.json written and read through its record (the store's only way in) */
 static int run_json_write(struct store *st, const char *run, json_t *rj)
 {
@@ -169,7 +185,7 @@ static char *add_run(const char *name, const char *const variants[], size_t nv,
 	rj = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O}", "run", run, "job", name, "status",
 		       "queued", "job_dir", dir, "variants", vars, "boots", boots);
 	assert_int_equal(run_json_write(store, run, rj), 0);
-	*job = queue_add(queue, run, name, 0, boots, NULL);
+	*job = queue_add_json(queue, run, name, 0, boots, NULL);
 	assert_true(*job > 0);
 	json_decref(rj);
 	json_decref(boots);

@@ -19,7 +19,24 @@
 #include <cmocka.h>
 
 #include "batch/queue.h"
+#include "store/run_record.h"
 #include "lib/util.h"
+
+/* queue_add() of boots given as run.json's "boots" array (borrowed) */
+static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
+				json_t *boots, const char *slurm)
+{
+	json_t *j = json_pack("{s:O}", "boots", boots);
+	struct run_record rec;
+	long long id;
+
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_non_null(rec.boots);
+	id = queue_add(qu, run, name, prio, rec.boots, rec.nboots, slurm);
+	run_record_release(&rec);
+	json_decref(j);
+	return id;
+}
 
 static char *dir;
 
@@ -100,10 +117,10 @@ static void test_claim_order_and_finish(void **state)
 	(void)state;
 	assert_non_null(q);
 	queue_owner_self(&me);
-	j1 = queue_add(q, "run1", "one", 0, b, NULL);
-	j2 = queue_add(q, "run2", "two", 7, b, NULL);
+	j1 = queue_add_json(q, "run1", "one", 0, b, NULL);
+	j2 = queue_add_json(q, "run2", "two", 7, b, NULL);
 	assert_true(j1 > 0 && j2 > j1);
-	assert_int_equal(queue_add(q, "run3", "slurm", 99, b, "{}") > 0, 1);
+	assert_int_equal(queue_add_json(q, "run3", "slurm", 99, b, "{}") > 0, 1);
 	/* the higher priority job first; the Slurm job never */
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
 	assert_int_equal(it.job, j2);
@@ -155,7 +172,7 @@ static void test_recover_zombie_owner(void **state)
 	assert_int_equal(waitid(P_PID, child, NULL, WEXITED | WNOWAIT), 0);
 	zombie = me;
 	zombie.pid = child;
-	assert_true(queue_add(q, "r", "j", 0, b, NULL) > 0);
+	assert_true(queue_add_json(q, "r", "j", 0, b, NULL) > 0);
 	assert_int_equal(queue_claim(q, &zombie, NULL, NULL, &it), 0);
 	assert_int_equal(queue_recover(q, &me, 60, NULL, NULL), 1);
 	waitpid(child, NULL, 0);
@@ -180,7 +197,7 @@ static void test_recover_dead_owner(void **state)
 	snprintf(other_boot.boot, sizeof(other_boot.boot), "not-this-boot");
 	other_host = me;
 	snprintf(other_host.host, sizeof(other_host.host), "elsewhere");
-	job = queue_add(q, "r", "j", 0, b, NULL);
+	job = queue_add_json(q, "r", "j", 0, b, NULL);
 	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0); /* a 0 */
 	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0); /* b 0 */
 	assert_int_equal(queue_claim(q, &other_boot, NULL, NULL, &it), 0); /* a 1 */
@@ -242,7 +259,7 @@ static void test_eta(void **state)
 
 	(void)state;
 	queue_owner_self(&me);
-	queue_add(q, "r", "j", 0, b, NULL);
+	queue_add_json(q, "r", "j", 0, b, NULL);
 	st = queue_status(q, 1);
 	assert_true(json_is_null(json_object_get(json_array_get(st, 0), "eta_s")));
 	json_decref(st);
@@ -294,9 +311,9 @@ static void test_builds_shared(void **state)
 	queue_owner_self(&me);
 	dead = me;
 	dead.pid = dead_pid();
-	j1 = queue_add(q, "run1", "one", 0, b1, NULL);
-	j2 = queue_add(q, "run2", "two", 0, b1, NULL);
-	j3 = queue_add(q, "run3", "three", 0, b3, NULL);
+	j1 = queue_add_json(q, "run1", "one", 0, b1, NULL);
+	j2 = queue_add_json(q, "run2", "two", 0, b1, NULL);
+	j3 = queue_add_json(q, "run3", "three", 0, b3, NULL);
 	assert_true(j1 > 0 && j2 > j1 && j3 > j2);
 	/* two jobs needing one kernel: one build item, of the first job */
 	st = queue_status(q, 1);
@@ -361,7 +378,7 @@ static void test_builds_shared(void **state)
 	}
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
 	/* a job added later finds the build done: no second build item */
-	queue_add(q, "run4", "four", 0, b1, NULL);
+	queue_add_json(q, "run4", "four", 0, b1, NULL);
 	st = queue_status(q, 1);
 	assert_int_equal(json_object_size(json_object_get(json_array_get(st, 3), "builds")), 0);
 	assert_int_equal(count_state(st, 2, "counts", "failed"), 1);
@@ -402,7 +419,7 @@ static void test_builds_slurm(void **state)
 	queue_owner_self(&me);
 	other = me;
 	snprintf(other.host, sizeof(other.host), "another-node");
-	js = queue_add(q, "runS", "slurm", 0, b, "{\"array\":\"7\"}");
+	js = queue_add_json(q, "runS", "slurm", 0, b, "{\"array\":\"7\"}");
 	assert_true(js > 0);
 	json_decref(queue_build_result(q, "reqS", &bs, &bid));
 	assert_int_equal(bs, ITEM_QUEUED);
@@ -419,7 +436,7 @@ static void test_builds_slurm(void **state)
 	assert_int_equal(queue_claim_item(q, &me, bid + 1000, &it), -1);
 	/* the step died: the build is queued again; a local job now needs it */
 	assert_int_equal(queue_finish(q, bid, ITEM_QUEUED, "interrupted"), 0);
-	assert_true(queue_add(q, "runL", "local", 0, b, NULL) > js);
+	assert_true(queue_add_json(q, "runL", "local", 0, b, NULL) > js);
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
 	assert_int_equal(it.kind, ITEM_BUILD);
 	assert_int_equal(it.id, bid);

@@ -27,6 +27,22 @@
 #include "store/run_record.h"
 #include "lib/util.h"
 
+/* queue_add() of boots given as run.json's "boots" array (borrowed) */
+static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
+				json_t *boots, const char *slurm)
+{
+	json_t *j = json_pack("{s:O}", "boots", boots);
+	struct run_record rec;
+	long long id;
+
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_non_null(rec.boots);
+	id = queue_add(qu, run, name, prio, rec.boots, rec.nboots, slurm);
+	run_record_release(&rec);
+	json_decref(j);
+	return id;
+}
+
 /* run.json written and read through its record (the store's only way in) */
 static int run_json_write(struct store *st, const char *run, json_t *rj)
 {
@@ -113,7 +129,7 @@ static char *add_run(long long *job)
 
 	assert_int_equal(write_file_atomic(path, yaml, strlen(yaml), 0644), 0);
 	assert_int_equal(run_json_write(store, run, rj), 0);
-	*job = queue_add(queue, run, "steps", 0, boots, NULL);
+	*job = queue_add_json(queue, run, "steps", 0, boots, NULL);
 	assert_true(*job > 0);
 	json_decref(rj);
 	json_decref(boots);
