@@ -214,22 +214,20 @@ static void job_maybe_final(struct pool *p, const struct queue_item *it)
 static void build_reaped(struct pool *p, const struct worker *w, int code)
 {
 	char *log = item_log(p, &w->it), *e;
-	json_t *users, *u;
-	size_t i;
+	struct queue_build_users users;
 
 	p->nbuild--;
 	if (build_item_settle(p->q, p->s, &w->it, log,
 			      code == BATCH_INTERRUPTED || worker_stop_requested(), &e,
 			      &users) == 0)
 		p->failed++;
-	json_array_foreach(users, i, u) {
-		struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
+	for (size_t i = 0; i < users.n; i++) {
+		struct queue_item it = { .job = users.v[i].job };
 
-		snprintf(it.run, sizeof(it.run), "%s",
-			 json_string_value(json_object_get(u, "run")));
+		snprintf(it.run, sizeof(it.run), "%s", users.v[i].run);
 		job_maybe_final(p, &it);
 	}
-	json_decref(users);
+	queue_build_users_free(&users);
 	free(e);
 	free(log);
 }

@@ -896,25 +896,37 @@ json_t *queue_build_result(struct queue *q, const char *request, enum item_state
 	return r;
 }
 
-json_t *queue_build_users(struct queue *q, long long build)
+int queue_build_users(struct queue *q, long long build, struct queue_build_users *out)
 {
 	sqlite3_stmt *st =
 		prep(q, "SELECT DISTINCT items.job, jobs.run, items.variant FROM needs"
 			" JOIN items ON items.id = needs.item JOIN jobs ON jobs.id = items.job"
 			" WHERE needs.build=?1 ORDER BY items.job");
-	json_t *a = json_array();
 
+	memset(out, 0, sizeof(*out));
 	if (!st)
-		return a;
+		return -1;
 	sqlite3_bind_int64(st, 1, build);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(a,
-				      json_pack("{s:I, s:s, s:s}", "job",
-						(json_int_t)sqlite3_column_int64(st, 0), "run",
-						(const char *)sqlite3_column_text(st, 1), "variant",
-						(const char *)sqlite3_column_text(st, 2)));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = (struct queue_build_user){
+			.job = sqlite3_column_int64(st, 0),
+			.run = xstrdup((const char *)sqlite3_column_text(st, 1)),
+			.variant = xstrdup((const char *)sqlite3_column_text(st, 2)),
+		};
+	}
 	sqlite3_finalize(st);
-	return a;
+	return 0;
+}
+
+void queue_build_users_free(struct queue_build_users *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		free(u->v[i].run);
+		free(u->v[i].variant);
+	}
+	free(u->v);
+	memset(u, 0, sizeof(*u));
 }
 
 int queue_fail_waiting(struct queue *q, long long build, const char *error)

@@ -146,8 +146,20 @@ int queue_build_set_result(struct queue *q, long long build, json_t *result);
 /* the result of request's build (NULL if none yet), its state and item id */
 json_t *queue_build_result(struct queue *q, const char *request, enum item_state *state,
 			   long long *build);
-/* who needs a build: [{"job","run","variant"}] */
-json_t *queue_build_users(struct queue *q, long long build);
+/* who needs a build: a job's run and variant */
+struct queue_build_user {
+	long long job;
+	char *run, *variant;
+};
+
+struct queue_build_users {
+	struct queue_build_user *v;
+	size_t n;
+};
+
+/* who needs build, by job; 0, or -1 after a message (out empty) */
+int queue_build_users(struct queue *q, long long build, struct queue_build_users *out);
+void queue_build_users_free(struct queue_build_users *u);
 /* a failed build fails the queued boots that need it (with error); count or -1 */
 int queue_fail_waiting(struct queue *q, long long build, const char *error);
 

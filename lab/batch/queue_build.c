@@ -150,32 +150,31 @@ int build_item_build(struct queue *q, struct store *s, const struct queue_item *
 }
 
 int build_item_settle(struct queue *q, struct store *s, const struct queue_item *it,
-		      const char *log, bool interrupted, char **err, json_t **users_out)
+		      const char *log, bool interrupted, char **err,
+		      struct queue_build_users *users_out)
 {
 	enum item_state state;
 	json_t *res = queue_build_result(q, it->request, &state, NULL);
-	json_t *users = queue_build_users(q, it->id), *u;
+	struct queue_build_users users;
 	struct run_kernel built = { 0 };
 	bool ok;
 	int ret;
-	size_t i;
+
+	queue_build_users(q, it->id, &users);
 
 	if (res)
 		run_kernel_from_json(res, &built);
 	ok = res && !built.build_failed;
 	*err = NULL;
 	if (users_out)
-		*users_out = NULL;
+		memset(users_out, 0, sizeof(*users_out));
 	if (!res && interrupted) {
 		queue_finish(q, it->id, ITEM_QUEUED, "interrupted");
 		ret = -1;
 		goto out;
 	}
-	json_array_foreach(users, i, u)
-		if (res)
-			variant_kernel_built(s, json_string_value(json_object_get(u, "run")),
-					     json_string_value(json_object_get(u, "variant")),
-					     &built);
+	for (size_t i = 0; res && i < users.n; i++)
+		variant_kernel_built(s, users.v[i].run, users.v[i].variant, &built);
 	if (ok) {
 		queue_finish(q, it->id, ITEM_DONE, NULL);
 		lab_info("kernel of variant '%s' (%s): %s %s", it->variant, it->run,
@@ -190,12 +189,12 @@ int build_item_settle(struct queue *q, struct store *s, const struct queue_item 
 	lab_err("%s", *err);
 	if (queue_fail_waiting(q, it->id, *err) > 0 && users_out) {
 		*users_out = users;
-		users = NULL;
+		memset(&users, 0, sizeof(users));
 	}
 	ret = 0;
 out:
 	run_kernel_release(&built);
-	json_decref(users);
+	queue_build_users_free(&users);
 	json_decref(res);
 	return ret;
 }

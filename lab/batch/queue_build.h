@@ -51,10 +51,12 @@ int build_item_build(struct queue *q, struct store *s, const struct queue_item *
  * waiting for it (run.json) before the item is done; a failed build fails
  * the queued boots that wait for it, naming the build log and log (the
  * worker's). Without an outcome and with interrupted, the item is queued
- * again. Returns 1 done, 0 failed (*err: why; *users: who waited, for the
- * caller to finish their jobs), -1 requeued.
+ * again. Returns 1 done, 0 failed (*err: why; *users, if asked: who
+ * waited, for the caller to finish their jobs; queue_build_users_free()
+ * it), -1 requeued.
  */
 int build_item_settle(struct queue *q, struct store *s, const struct queue_item *it,
-		      const char *log, bool interrupted, char **err, json_t **users);
+		      const char *log, bool interrupted, char **err,
+		      struct queue_build_users *users);
 
 #endif

@@ -303,7 +303,8 @@ static void test_builds_shared(void **state)
 	struct queue *q = queue_open(dir);
 	struct queue_owner me, dead;
 	struct queue_item it, build;
-	json_t *b1 = boots_build(4, "req1"), *b3 = boots_build(2, "req2"), *st, *users, *r;
+	json_t *b1 = boots_build(4, "req1"), *b3 = boots_build(2, "req2"), *st, *r;
+	struct queue_build_users users;
 	enum item_state bs;
 	long long j1, j2, j3, bid;
 
@@ -328,11 +329,12 @@ static void test_builds_shared(void **state)
 	assert_int_equal(build.job, j1);
 	assert_string_equal(build.request, "req1");
 	assert_string_equal(build.variant, "a");
-	users = queue_build_users(q, build.id);
-	assert_int_equal(json_array_size(users), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(users, 1), "run")),
-			    "run2");
-	json_decref(users);
+	assert_int_equal(queue_build_users(q, build.id, &users), 0);
+	assert_int_equal(users.n, 2);
+	assert_string_equal(users.v[1].run, "run2");
+	assert_int_equal(users.v[1].job, j2);
+	assert_string_equal(users.v[1].variant, "a");
+	queue_build_users_free(&users);
 	/* while it builds, only boots that need no build are claimable */
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
