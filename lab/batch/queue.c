@@ -856,6 +856,26 @@ long long queue_job_of_run(struct queue *q, const char *run)
 	return id;
 }
 
+int queue_job_run(struct queue *q, long long job, char **run, unsigned int *running)
+{
+	sqlite3_stmt *st = prep(q, "SELECT run, (SELECT count(*) FROM items WHERE job=?1 AND"
+				   " kind='boot' AND state='running') FROM jobs WHERE id=?1");
+	int ret = -1;
+
+	*run = NULL;
+	*running = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		*run = xstrdup((const char *)sqlite3_column_text(st, 0));
+		*running = (unsigned int)sqlite3_column_int64(st, 1);
+		ret = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int queue_build_set_result(struct queue *q, long long build, json_t *result)
 {
 	sqlite3_stmt *st = prep(q, "UPDATE builds SET result=?2 WHERE item=?1");

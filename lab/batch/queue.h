@@ -169,5 +169,7 @@ int queue_note_set(struct queue *q, const char *key, const char *value);
 
 /* the job id of a run, or -1 (no message) */
 long long queue_job_of_run(struct queue *q, const char *run);
+/* job's run (malloc'd) and how many of its boots run now; 0, or -1 (no message) */
+int queue_job_run(struct queue *q, long long job, char **run, unsigned int *running);
 
 #endif

@@ -58,26 +58,18 @@ bool runstate_item_stored(const struct queue_item *it, void *arg)
 
 void runstate_follow(struct queue *q, struct store *s, long long id)
 {
-	json_t *st = queue_status(q, 1), *j;
 	bool final, all_done, cancelled;
-	size_t i;
+	unsigned int running;
+	char *run;
 
-	if (!st || queue_job_final(q, id, &final, &all_done, &cancelled)) {
-		json_decref(st);
+	if (queue_job_final(q, id, &final, &all_done, &cancelled) ||
+	    queue_job_run(q, id, &run, &running))
 		return;
-	}
-	json_array_foreach(st, i, j) {
-		const char *run = json_string_value(json_object_get(j, "run"));
-
-		if (json_integer_value(json_object_get(j, "id")) != id || !run)
-			continue;
-		if (final && cancelled)
-			runstate_set(s, run, "cancelled");
-		else if (!final && !json_integer_value(json_object_get(json_object_get(j, "counts"),
-								       "running")))
-			runstate_set(s, run, "queued");
-	}
-	json_decref(st);
+	if (final && cancelled)
+		runstate_set(s, run, "cancelled");
+	else if (!final && !running)
+		runstate_set(s, run, "queued");
+	free(run);
 }
 
 /* the boots of run's plan (run.json "boots") not stored yet */

@@ -128,6 +128,22 @@ static void test_claim_order_and_finish(void **state)
 	assert_string_equal(it.variant, "a");
 	assert_int_equal(it.state, ITEM_RUNNING);
 	assert_int_equal(it.attempts, 1);
+	/* a job's run, and its boots running now */
+	{
+		unsigned int running;
+		char *run;
+
+		assert_int_equal(queue_job_run(q, j2, &run, &running), 0);
+		assert_string_equal(run, "run2");
+		assert_int_equal(running, 1);
+		free(run);
+		assert_int_equal(queue_job_run(q, j1, &run, &running), 0);
+		assert_string_equal(run, "run1");
+		assert_int_equal(running, 0);
+		free(run);
+		assert_int_equal(queue_job_run(q, 999, &run, &running), -1);
+		assert_null(run);
+	}
 	/* fits() can skip items that do not fit now */
 	assert_int_equal(queue_claim(q, &me, odd_first, NULL, &it), 0);
 	assert_string_equal(it.variant, "b");
