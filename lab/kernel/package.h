@@ -94,7 +94,7 @@ int pkg_apt_download(const char *name, const char *version, const char *dir, con
 /*
  * [meta.json + "dir", "size_bytes", "runs": [run ids]] of every cached
  * package, oldest first, a new reference; runs from what the stored runs
- * use (kcache.h: their variants[].kernel.package.sha256).
+ * use (kcache.h: their variants[].kernel.package.sha256; NULL: none).
  */
 struct kernel_uses;
 json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses);

@@ -326,7 +326,7 @@ static json_t *package_runs(const struct kernel_uses *uses)
 {
 	json_t *by = json_object(), *runs;
 
-	for (size_t i = 0; i < uses->n; i++) {
+	for (size_t i = 0; uses && i < uses->n; i++) {
 		const char *sha = uses->v[i].package_sha256;
 
 		if (!sha)
