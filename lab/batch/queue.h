@@ -135,7 +135,7 @@ int queue_retry(struct queue *q, long long job);
 /*
  * [{"id","run","job","priority","slurm","counts":{state:n},"items":[..],
  *   "mean_item_s","eta_s"}], oldest first; eta from measured durations
- * divided over `parallel` concurrent VMs.
+ * divided over `parallel` concurrent VMs. A new reference, NULL on error.
  */
 json_t *queue_status(struct queue *q, unsigned int parallel);
 /* the job's counts: all items final (done/failed/cancelled)? any not done? */
@@ -143,7 +143,7 @@ int queue_job_final(struct queue *q, long long job, bool *final, bool *all_done,
 		    bool *any_cancelled);
 /* a build's outcome (kernel_info_json() of it), stored by the build's worker */
 int queue_build_set_result(struct queue *q, long long build, json_t *result);
-/* the result of request's build (NULL if none yet), its state and item id */
+/* the result of request's build (a new reference; NULL if none yet), its state and item id */
 json_t *queue_build_result(struct queue *q, const char *request, enum item_state *state,
 			   long long *build);
 /* who needs a build: a job's run and variant */

@@ -31,8 +31,8 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
  * Build the kernel of run's variant (request) through the kernel cache in
  * cache_dir, at the commit its request resolved when it was queued,
  * touching no queue: what a Slurm build step on another host runs. The
- * outcome (kernel_info_json(), or {"build_failed": true}), NULL when the
- * run cannot be read; *rc 0 built, -1 not.
+ * outcome (kernel_info_json(), or {"build_failed": true}; a new
+ * reference), NULL when the run cannot be read; *rc 0 built, -1 not.
  */
 json_t *build_variant_kernel(struct store *s, const char *run, const char *variant,
 			     const char *request, const char *cache_dir, int *rc);

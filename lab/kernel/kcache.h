@@ -82,9 +82,9 @@ int kcache_request(const struct kcache_req *q, char **request, char **base_commi
 int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res);
 void kcache_result_release(struct kcache_result *res);
 
-/* [meta.json of each entry], oldest first */
+/* [meta.json of each entry], oldest first: a new reference */
 json_t *kcache_list(const char *cache_dir);
-/* an entry by key or unique key prefix; NULL + message */
+/* an entry by key or unique key prefix: a new reference; NULL + message */
 json_t *kcache_show(const char *cache_dir, const char *key);
 /*
  * What the stored runs use, for the caches' gc: a run's kernel record names
