@@ -8,17 +8,18 @@
 #include <jansson.h>
 
 #include "batch/enqueue.h"
+#include "store/run_record.h"
 #include "run/runner.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
-int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
-		  const struct run_opts *ro, const char *slurm, char **run_out, long long *job_out,
-		  json_t **boots_out)
+enum batch_result queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
+				const struct run_opts *ro, const char *slurm, char **run_out,
+				long long *job_out, struct run_record *rec_out)
 {
 	/* kernels built from source become the queue's build items */
 	struct run_opts o = *ro;
-	json_t *rj, *boots;
+	struct run_record rec;
 	char *run = NULL;
 	long long id = 0;
 	int ret;
@@ -29,38 +30,36 @@ int queue_add_job(struct queue *q, struct store *s, const char *path, int priori
 	ret = runner_create(s, &o, &run);
 
 	if (ret)
-		return ret;
-	rj = store_run_read(s, run);
-	boots = json_incref(json_object_get(rj, "boots"));
-	id = rj ? queue_add(q, run, json_string_value(json_object_get(rj, "job")), priority, boots,
-			    slurm) :
-		  -1;
-	json_decref(rj);
-	if (id < 0) {
-		json_decref(boots);
+		return batch_result_of_run(ret);
+	if (store_record_read(s, run, &rec)) {
 		free(run);
-		return EXIT_RUN_FAILED;
+		return BATCH_FAILED;
+	}
+	id = queue_add(q, run, rec.job ? rec.job : "?", priority, rec.boots, rec.nboots, slurm);
+	if (id < 0) {
+		run_record_release(&rec);
+		free(run);
+		return BATCH_FAILED;
 	}
 	*run_out = run;
 	*job_out = id;
-	if (boots_out)
-		*boots_out = boots;
+	if (rec_out)
+		*rec_out = rec;
 	else
-		json_decref(boots);
-	return 0;
+		run_record_release(&rec);
+	return BATCH_OK;
 }
 
-char *queue_build_variants(json_t *boots)
+char *queue_build_variants(const struct run_record *rec)
 {
 	struct strlist names = { 0 };
 	char *list = NULL;
-	json_t *b;
-	size_t i, k;
+	size_t k;
 
-	json_array_foreach(boots, i, b) {
-		const char *v = json_string_value(json_object_get(b, "variant"));
+	for (size_t i = 0; i < rec->nboots; i++) {
+		const char *v = rec->boots[i].variant;
 
-		if (!json_string_value(json_object_get(b, "build")) || !v)
+		if (!rec->boots[i].build)
 			continue;
 		for (k = 0; k < names.n && strcmp(names.v[k], v); k++)
 			;

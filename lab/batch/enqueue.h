@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "batch/queue.h"
+#include "batch/worker.h"
 #include "run/runner.h"
 #include "store/results.h"
 
@@ -19,18 +20,20 @@
  * from source become build items. ro: the runner's options (accel,
  * cache_dir, connect_uri; ro->job: the job of path already loaded, which
  * the runner frees; job_path and defer_builds are set here); slurm: NULL = local work for "queue run", else the Slurm
- * job ids as JSON text. Exit status (0, 1, 2); on 0 *run_out (malloc'd),
- * *job_out and, if asked, *boots_out (run.json "boots", a new reference)
- * are set.
+ * job ids as JSON text. BATCH_OK, BATCH_FAILED or BATCH_BAD_INPUT (a bad
+ * job file); on BATCH_OK *run_out (malloc'd), *job_out and, if asked,
+ * *rec_out (the run's record, its boot plan; run_record_release() it) are
+ * set.
  */
-int queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
-		  const struct run_opts *ro, const char *slurm, char **run_out, long long *job_out,
-		  json_t **boots_out);
+struct run_record;
+enum batch_result queue_add_job(struct queue *q, struct store *s, const char *path, int priority,
+				const struct run_opts *ro, const char *slurm, char **run_out,
+				long long *job_out, struct run_record *rec_out);
 
 /*
  * "base, patched": the variants of boots (run.json "boots") whose kernels
  * are build requests, malloc'd; NULL when none is.
  */
-char *queue_build_variants(json_t *boots);
+char *queue_build_variants(const struct run_record *rec);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "batch/fold.h"
+#include "store/run_record.h"
 #include "batch/queue_build.h"
 #include "batch/taskrec.h"
 #include "lib/util.h"
@@ -20,7 +21,9 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 	struct queue_owner self;
 	struct queue_item claimed;
 	struct taskrec t;
-	json_t *rj, *k, *res;
+	struct run_record rec;
+	const struct run_variant *v;
+	json_t *res;
 	char *task, *log, *err = NULL;
 	int ret = 0;
 
@@ -34,12 +37,13 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 	}
 	free(task);
 	/* the kernel the build handed on, as the run's files show it */
-	rj = store_run_read(s, run);
-	k = run_variant_kernel(rj, variant, NULL);
-	res = json_is_true(json_object_get(k, "build_pending")) ?
-		      json_pack("{s:s, s:b}", "source", "build", "build_failed", 1) :
-		      json_deep_copy(k);
-	json_object_del(res, "operations");
+	if (store_record_read(s, run, &rec))
+		return 0;
+	v = run_record_variant(&rec, variant);
+	res = !v || !v->has_kernel ? NULL :
+	      v->kernel.build_pending ?
+				     json_pack("{s:s, s:b}", "source", "build", "build_failed", 1) :
+				     run_kernel_build_result(&v->kernel);
 	queue_owner_self(&self);
 	if (!queue_claim_item(q, &self, json_integer_value(json_object_get(it, "id")), &claimed) &&
 	    !queue_build_set_result(q, claimed.id, res)) {
@@ -50,7 +54,7 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 	}
 	free(err);
 	json_decref(res);
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 

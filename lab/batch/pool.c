@@ -49,18 +49,18 @@ struct pool {
 	unsigned int done, failed;
 };
 
-static int runner_boot_op(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
-			  void *arg)
+static enum batch_result runner_boot_op(struct store *s, const struct queue_item *it,
+					const struct boot_opts *bo, void *arg)
 {
 	(void)arg;
-	return runner_boot(s, it->run, it->variant, it->first, bo);
+	return batch_result_of_run(runner_boot(s, it->run, it->variant, it->first, bo));
 }
 
-static int build_op(struct store *s, struct queue *q, const struct queue_item *it,
-		    const char *cache_dir, void *arg)
+static enum batch_result build_op(struct store *s, struct queue *q, const struct queue_item *it,
+				  const char *cache_dir, void *arg)
 {
 	(void)arg;
-	return build_item_build(q, s, it, cache_dir) ? EXIT_RUN_FAILED : 0;
+	return build_item_build(q, s, it, cache_dir) ? BATCH_FAILED : BATCH_OK;
 }
 
 static const struct pool_ops default_ops = {
@@ -114,7 +114,7 @@ static char *item_log(struct pool *p, const struct queue_item *it)
 }
 
 /* in the worker: one boot, on the host CPUs and nodes placed for it */
-static int boot_worker(struct store *s, struct queue *q, void *arg)
+static enum batch_result boot_worker(struct store *s, struct queue *q, void *arg)
 {
 	const struct pool *p = arg;
 	const struct worker *w = p->starting;
@@ -123,7 +123,7 @@ static int boot_worker(struct store *s, struct queue *q, void *arg)
 				.vcpu_pins = w->pl.vcpu_pins,
 				.memnodes = w->pl.numa ? w->pl.memnodes : NULL,
 				.attempt = w->it.attempts };
-	int rc;
+	enum batch_result rc;
 
 	(void)q;
 	bo.placement = placement_json(&w->pl);
@@ -133,7 +133,7 @@ static int boot_worker(struct store *s, struct queue *q, void *arg)
 }
 
 /* in the worker: one kernel build; exit 0 built, 1 not */
-static int build_worker(struct store *s, struct queue *q, void *arg)
+static enum batch_result build_worker(struct store *s, struct queue *q, void *arg)
 {
 	const struct pool *p = arg;
 
@@ -214,21 +214,20 @@ static void job_maybe_final(struct pool *p, const struct queue_item *it)
 static void build_reaped(struct pool *p, const struct worker *w, int code)
 {
 	char *log = item_log(p, &w->it), *e;
-	json_t *users, *u;
-	size_t i;
+	struct queue_build_users users;
 
 	p->nbuild--;
 	if (build_item_settle(p->q, p->s, &w->it, log,
-			      code == EXIT_INTERRUPTED || worker_stop_requested(), &e, &users) == 0)
+			      code == BATCH_INTERRUPTED || worker_stop_requested(), &e,
+			      &users) == 0)
 		p->failed++;
-	json_array_foreach(users, i, u) {
-		struct queue_item it = { .job = json_integer_value(json_object_get(u, "job")) };
+	for (size_t i = 0; i < users.n; i++) {
+		struct queue_item it = { .job = users.v[i].job };
 
-		snprintf(it.run, sizeof(it.run), "%s",
-			 json_string_value(json_object_get(u, "run")));
+		snprintf(it.run, sizeof(it.run), "%s", users.v[i].run);
 		job_maybe_final(p, &it);
 	}
-	json_decref(users);
+	queue_build_users_free(&users);
 	free(e);
 	free(log);
 }
@@ -244,8 +243,8 @@ static void boot_reaped(struct pool *p, const struct worker *w, int code)
 		queue_finish(p->q, it->id, ITEM_DONE, code ? "stored, not ok" : NULL);
 		p->done++;
 		lab_info("%s %s iteration %u: stored%s", it->run, it->variant, it->first,
-			 code == 1 ? " (not ok: see 'mmlab results show')" : "");
-	} else if (code == EXIT_INTERRUPTED || worker_stop_requested()) {
+			 code == BATCH_FAILED ? " (not ok: see 'mmlab results show')" : "");
+	} else if (code == BATCH_INTERRUPTED || worker_stop_requested()) {
 		queue_finish(p->q, it->id, ITEM_QUEUED, "interrupted");
 	} else {
 		char *log = item_log(p, it);
@@ -343,7 +342,7 @@ static unsigned int host_cpus(const struct host_topo *h)
 	return n;
 }
 
-/* register as the store's runner, place on this host, recover; 0 or exit status */
+/* register as the store's runner, place on this host, recover; 0 or -1 */
 static int pool_init(struct pool *p)
 {
 	struct host_topo *h = xmalloc(sizeof(*h));
@@ -353,7 +352,7 @@ static int pool_init(struct pool *p)
 	queue_owner_self(&p->self);
 	if (host_topo_read(NULL, h)) {
 		free(h);
-		return EXIT_RUN_FAILED;
+		return -1;
 	}
 	rc = queue_runner_register(p->q, &p->self, POOL_STALE_S, &other);
 	if (rc) {
@@ -362,7 +361,7 @@ static int pool_init(struct pool *p)
 				"picks up jobs added meanwhile: wait for it, or stop it first",
 				store_dir(p->s), other);
 		free(h);
-		return EXIT_RUN_FAILED;
+		return -1;
 	}
 	placer_init(&p->placer, h);
 	p->max = p->o->jobs ? p->o->jobs : host_cpus(h);
@@ -379,7 +378,7 @@ static int pool_init(struct pool *p)
 	return 0;
 }
 
-/* until empty or stopped: reap, claim and start, heartbeat; 0 or exit status */
+/* until empty or stopped: reap, claim and start, heartbeat; 0 or -1 */
 static int pool_loop(struct pool *p)
 {
 	double last_beat = 0;
@@ -389,7 +388,7 @@ static int pool_loop(struct pool *p)
 		if (worker_stop_requested())
 			return 0;
 		if (claim_and_start(p))
-			return EXIT_RUN_FAILED;
+			return -1;
 		if (!p->nw)
 			return 0; /* nothing running and nothing claimable: empty */
 		if (now_monotonic() - last_beat > POOL_HEARTBEAT_S) {
@@ -439,13 +438,13 @@ int pool_run(struct queue *q, struct store *s, const struct pool_opts *o)
 	ret = pool_loop(p);
 	if (worker_stop_requested()) {
 		pool_stop(p);
-		ret = EXIT_RUN_FAILED;
+		ret = -1;
 	}
 	queue_runner_unregister(q, &p->self);
 	lab_info("queue run: %u boot%s stored, %u failed", p->done, p->done == 1 ? "" : "s",
 		 p->failed);
 	if (!ret && p->failed)
-		ret = EXIT_RUN_FAILED;
+		ret = -1;
 	pool_free(p);
 	worker_stop_release();
 	return ret;

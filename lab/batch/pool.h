@@ -11,6 +11,7 @@
 #define MMLAB_BATCH_POOL_H
 
 #include "batch/queue.h"
+#include "batch/worker.h"
 #include "run/runner.h"
 #include "store/results.h"
 
@@ -21,17 +22,17 @@
 
 /*
  * What a worker runs, in its own process with its own store (and, for a
- * build, queue) connection; the return value is the worker's exit status.
- * boot: one boot item placed as bo says; 0 ok, 1 an iteration not ok, 2
- * bad input, EXIT_INTERRUPTED (as runner_boot()). The pool judges a boot by
- * what the store holds afterwards, not by this status alone.
- * build: one claimed build item into the kernel cache cache_dir; 0 built.
+ * build, queue) connection; the result is the worker's exit status.
+ * boot: one boot item placed as bo says; BATCH_FAILED an iteration not ok
+ * (runner_boot()'s return through batch_result_of_run()). The pool judges
+ * a boot by what the store holds afterwards, not by this result alone.
+ * build: one claimed build item into the kernel cache cache_dir.
  */
 struct pool_ops {
-	int (*boot)(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
-		    void *arg);
-	int (*build)(struct store *s, struct queue *q, const struct queue_item *it,
-		     const char *cache_dir, void *arg);
+	enum batch_result (*boot)(struct store *s, const struct queue_item *it,
+				  const struct boot_opts *bo, void *arg);
+	enum batch_result (*build)(struct store *s, struct queue *q, const struct queue_item *it,
+				   const char *cache_dir, void *arg);
 	void *arg;
 };
 
@@ -46,8 +47,8 @@ struct pool_opts {
 /*
  * Run the queue of store s until it is empty, as this host's one queue
  * runner: first requeue (or complete, when stored) the items of a runner
- * that died. Exit status: 0 every item done, 1 an item failed, the run was
- * stopped (SIGINT/SIGTERM) or another runner holds the store.
+ * that died. 0 every item done; -1 an item failed, the run was stopped
+ * (SIGINT/SIGTERM) or another runner holds the store.
  */
 int pool_run(struct queue *q, struct store *s, const struct pool_opts *o);
 

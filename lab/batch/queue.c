@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "batch/queue.h"
+#include "store/run_record.h"
 #include "lib/db.h"
 #include "lib/util.h"
 
@@ -220,12 +221,10 @@ static long long build_item(struct queue *q, long long job, const char *variant,
 }
 
 long long queue_add(struct queue *q, const char *run, const char *job_name, int priority,
-		    json_t *boots, const char *slurm)
+		    const struct run_boot *boots, size_t nboots, const char *slurm)
 {
 	sqlite3_stmt *st;
 	long long job;
-	json_t *b;
-	size_t i;
 
 	if (qexec(q, "BEGIN IMMEDIATE;"))
 		return -1;
@@ -241,13 +240,12 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 	if (step_done(q, st))
 		goto fail;
 	job = sqlite3_last_insert_rowid(q->db);
-	json_array_foreach(boots, i, b) {
-		const char *req = json_string_value(json_object_get(b, "build"));
+	for (size_t i = 0; i < nboots; i++) {
+		const struct run_boot *b = &boots[i];
 		long long build = 0, item;
 
-		if (req) {
-			build = build_item(q, job, json_string_value(json_object_get(b, "variant")),
-					   req);
+		if (b->build) {
+			build = build_item(q, job, b->variant, b->build);
 			if (build < 0)
 				goto fail;
 		}
@@ -258,10 +256,9 @@ long long queue_add(struct queue *q, const char *run, const char *job_name, int 
 			goto fail;
 		sqlite3_bind_int64(st, 1, job);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		sqlite3_bind_text(st, 3, json_string_value(json_object_get(b, "variant")), -1,
-				  SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(b, "first")));
-		sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(b, "count")));
+		sqlite3_bind_text(st, 3, b->variant, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, b->first);
+		sqlite3_bind_int64(st, 5, b->count);
 		if (step_done(q, st))
 			goto fail;
 		item = sqlite3_last_insert_rowid(q->db);
@@ -859,6 +856,26 @@ long long queue_job_of_run(struct queue *q, const char *run)
 	return id;
 }
 
+int queue_job_run(struct queue *q, long long job, char **run, unsigned int *running)
+{
+	sqlite3_stmt *st = prep(q, "SELECT run, (SELECT count(*) FROM items WHERE job=?1 AND"
+				   " kind='boot' AND state='running') FROM jobs WHERE id=?1");
+	int ret = -1;
+
+	*run = NULL;
+	*running = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		*run = xstrdup((const char *)sqlite3_column_text(st, 0));
+		*running = (unsigned int)sqlite3_column_int64(st, 1);
+		ret = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int queue_build_set_result(struct queue *q, long long build, json_t *result)
 {
 	sqlite3_stmt *st = prep(q, "UPDATE builds SET result=?2 WHERE item=?1");
@@ -899,25 +916,37 @@ json_t *queue_build_result(struct queue *q, const char *request, enum item_state
 	return r;
 }
 
-json_t *queue_build_users(struct queue *q, long long build)
+int queue_build_users(struct queue *q, long long build, struct queue_build_users *out)
 {
 	sqlite3_stmt *st =
 		prep(q, "SELECT DISTINCT items.job, jobs.run, items.variant FROM needs"
 			" JOIN items ON items.id = needs.item JOIN jobs ON jobs.id = items.job"
 			" WHERE needs.build=?1 ORDER BY items.job");
-	json_t *a = json_array();
 
+	memset(out, 0, sizeof(*out));
 	if (!st)
-		return a;
+		return -1;
 	sqlite3_bind_int64(st, 1, build);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(a,
-				      json_pack("{s:I, s:s, s:s}", "job",
-						(json_int_t)sqlite3_column_int64(st, 0), "run",
-						(const char *)sqlite3_column_text(st, 1), "variant",
-						(const char *)sqlite3_column_text(st, 2)));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = (struct queue_build_user){
+			.job = sqlite3_column_int64(st, 0),
+			.run = xstrdup((const char *)sqlite3_column_text(st, 1)),
+			.variant = xstrdup((const char *)sqlite3_column_text(st, 2)),
+		};
+	}
 	sqlite3_finalize(st);
-	return a;
+	return 0;
+}
+
+void queue_build_users_free(struct queue_build_users *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		free(u->v[i].run);
+		free(u->v[i].variant);
+	}
+	free(u->v);
+	memset(u, 0, sizeof(*u));
 }
 
 int queue_fail_waiting(struct queue *q, long long build, const char *error)

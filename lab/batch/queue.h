@@ -25,6 +25,7 @@
 #define MMLAB_QUEUE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -56,15 +57,16 @@ struct queue_owner {
 void queue_owner_self(struct queue_owner *o);
 
 /*
- * Add a created run (runner_create()) with its boots as items, in order.
- * A boot with "build": REQUEST needs that kernel build: the build item of
- * REQUEST is made once, by the first job that needs it (a failed one is
- * queued again). slurm: NULL for local work, else the Slurm job ids as
- * JSON text.
+ * Add a created run (runner_create()) with its boots (its record's boot
+ * plan, run_record.h) as items, in order. A boot with a build request
+ * needs that kernel build: the build item of the request is made once, by
+ * the first job that needs it (a failed one is queued again). slurm: NULL
+ * for local work, else the Slurm job ids as JSON text.
  * Returns the queue job id (> 0) or -1.
  */
+struct run_boot;
 long long queue_add(struct queue *q, const char *run, const char *job_name, int priority,
-		    json_t *boots, const char *slurm);
+		    const struct run_boot *boots, size_t nboots, const char *slurm);
 int queue_set_slurm(struct queue *q, long long job, const char *slurm);
 
 enum item_kind { ITEM_BOOT, ITEM_BUILD };
@@ -133,7 +135,7 @@ int queue_retry(struct queue *q, long long job);
 /*
  * [{"id","run","job","priority","slurm","counts":{state:n},"items":[..],
  *   "mean_item_s","eta_s"}], oldest first; eta from measured durations
- * divided over `parallel` concurrent VMs.
+ * divided over `parallel` concurrent VMs. A new reference, NULL on error.
  */
 json_t *queue_status(struct queue *q, unsigned int parallel);
 /* the job's counts: all items final (done/failed/cancelled)? any not done? */
@@ -141,11 +143,23 @@ int queue_job_final(struct queue *q, long long job, bool *final, bool *all_done,
 		    bool *any_cancelled);
 /* a build's outcome (kernel_info_json() of it), stored by the build's worker */
 int queue_build_set_result(struct queue *q, long long build, json_t *result);
-/* the result of request's build (NULL if none yet), its state and item id */
+/* the result of request's build (a new reference; NULL if none yet), its state and item id */
 json_t *queue_build_result(struct queue *q, const char *request, enum item_state *state,
 			   long long *build);
-/* who needs a build: [{"job","run","variant"}] */
-json_t *queue_build_users(struct queue *q, long long build);
+/* who needs a build: a job's run and variant */
+struct queue_build_user {
+	long long job;
+	char *run, *variant;
+};
+
+struct queue_build_users {
+	struct queue_build_user *v;
+	size_t n;
+};
+
+/* who needs build, by job; 0, or -1 after a message (out empty) */
+int queue_build_users(struct queue *q, long long build, struct queue_build_users *out);
+void queue_build_users_free(struct queue_build_users *u);
 /* a failed build fails the queued boots that need it (with error); count or -1 */
 int queue_fail_waiting(struct queue *q, long long build, const char *error);
 
@@ -155,5 +169,7 @@ int queue_note_set(struct queue *q, const char *key, const char *value);
 
 /* the job id of a run, or -1 (no message) */
 long long queue_job_of_run(struct queue *q, const char *run);
+/* job's run (malloc'd) and how many of its boots run now; 0, or -1 (no message) */
+int queue_job_run(struct queue *q, long long job, char **run, unsigned int *running);
 
 #endif

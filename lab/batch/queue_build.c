@@ -10,85 +10,73 @@
 
 #include "kernel/kernel.h"
 #include "batch/queue_build.h"
+#include "store/run_record.h"
 #include "lib/util.h"
 
 struct job *load_run_job(struct store *s, const char *run)
 {
 	char *copy = xasprintf("%s/%s/job.yaml", store_dir(s), run);
-	json_t *rj = store_run_read(s, run);
-	const char *dir = json_string_value(json_object_get(rj, "job_dir"));
+	struct run_record rec = { 0 };
 	struct job *job = NULL;
 	size_t len;
 	char *buf = read_file(copy, &len, 1u << 20);
 
-	if (buf && job_load_buffer(copy, buf, len, dir ? dir : ".", &job))
+	store_record_read(s, run, &rec);
+	if (buf && job_load_buffer(copy, buf, len, rec.job_dir ? rec.job_dir : ".", &job))
 		job = NULL;
 	free(buf);
 	free(copy);
-	json_decref(rj);
+	run_record_release(&rec);
 	return job;
-}
-
-json_t *run_variant_kernel(json_t *rj, const char *variant, size_t *idx)
-{
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(json_object_get(rj, "variants"), i, v)
-		if (!strcmp(json_string_value(json_object_get(v, "name")) ?: "", variant)) {
-			if (idx)
-				*idx = i;
-			return json_object_get(v, "kernel");
-		}
-	return NULL;
 }
 
 /*
  * Record a build's outcome as the kernel of a variant that waited for it
  * (run.json "variants"[].kernel), unless the variant has its kernel.
  */
-static int run_kernel_set(struct store *s, const char *run, const char *variant, json_t *result)
+static int variant_kernel_built(struct store *s, const char *run, const char *variant,
+				const struct run_kernel *built)
 {
-	json_t *rj = store_run_read(s, run), *k;
-	size_t i;
+	struct run_record rec;
+	struct run_variant *v;
 	int ret = 0;
 
-	if (!rj)
+	if (store_record_read(s, run, &rec))
 		return -1;
-	k = run_variant_kernel(rj, variant, &i);
-	if (k && json_is_true(json_object_get(k, "build_pending"))) {
-		json_t *n = json_deep_copy(result);
-
-		/* the operations as this job wrote them; the rest is the build's */
-		json_object_set(n, "operations", json_object_get(k, "operations"));
-		json_object_set_new(json_array_get(json_object_get(rj, "variants"), i), "kernel",
-				    n);
-		ret = store_run_write(s, run, rj);
+	v = run_record_variant(&rec, variant);
+	if (v && v->has_kernel && v->kernel.build_pending) {
+		run_kernel_built(&v->kernel, built);
+		ret = store_record_write(s, run, &rec);
 	}
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 
 int build_kernel_ready(struct queue *q, struct store *s, const char *run, const char *variant,
 		       char **why)
 {
-	json_t *rj = store_run_read(s, run), *k, *res;
-	const char *req;
+	struct run_record rec;
+	const struct run_variant *v;
+	struct run_kernel built = { 0 };
 	enum item_state state;
+	json_t *res;
+	const char *req;
 	int ret = 0;
 
 	*why = NULL;
-	if (!rj)
+	if (store_record_read(s, run, &rec))
 		return 0; /* runner_boot() says what is wrong */
-	k = run_variant_kernel(rj, variant, NULL);
-	req = json_string_value(json_object_get(k, "request"));
-	if (!json_is_true(json_object_get(k, "build_pending")) || !req) {
-		json_decref(rj);
+	v = run_record_variant(&rec, variant);
+	req = v && v->has_kernel && v->kernel.build_pending ? v->kernel.request : NULL;
+	if (!req) {
+		run_record_release(&rec);
 		return 0;
 	}
 	res = queue_build_result(q, req, &state, NULL);
-	if (!res || state != ITEM_DONE || json_is_true(json_object_get(res, "build_failed"))) {
-		const char *log = json_string_value(json_object_get(res, "build_log"));
+	if (res)
+		run_kernel_from_json(res, &built);
+	if (!res || state != ITEM_DONE || built.build_failed) {
+		const char *log = built.build_log;
 
 		*why = xasprintf("the kernel of variant '%s' was not built (build %.12s is %s%s%s)",
 				 variant, req,
@@ -96,10 +84,11 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
 				 log ? "; build log " : "", log ? log : "");
 		ret = -1;
 	} else {
-		ret = run_kernel_set(s, run, variant, res);
+		ret = variant_kernel_built(s, run, variant, &built);
 	}
+	run_kernel_release(&built);
 	json_decref(res);
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 
@@ -107,13 +96,14 @@ json_t *build_variant_kernel(struct store *s, const char *run, const char *varia
 			     const char *request, const char *cache_dir, int *rc)
 {
 	struct job *job = load_run_job(s, run);
-	json_t *rj = store_run_read(s, run), *res = NULL;
-	const char *base;
+	struct run_record rec = { 0 };
+	const struct run_variant *v;
+	json_t *res = NULL;
 	struct kernel_info ki;
 	size_t i;
 
 	*rc = -1;
-	if (!job || !rj) {
+	if (!job || store_record_read(s, run, &rec)) {
 		lab_err("cannot read run %s (its run.json or job.yaml) in %s", run, store_dir(s));
 		goto out;
 	}
@@ -123,11 +113,10 @@ json_t *build_variant_kernel(struct store *s, const char *run, const char *varia
 		lab_err("run %s has no variant '%s' built from source", run, variant);
 		goto out;
 	}
-	base = json_string_value(
-		json_object_get(run_variant_kernel(rj, variant, NULL), "base_commit"));
-	if (base) { /* the ref may have moved since the job was queued */
+	v = run_record_variant(&rec, variant);
+	if (v && v->kernel.base_commit) { /* the ref may have moved since the job was queued */
 		free(job->variants[i].ref);
-		job->variants[i].ref = xstrdup(base);
+		job->variants[i].ref = xstrdup(v->kernel.base_commit);
 	}
 	lab_info("building the kernel of variant '%s' of %s (request %.12s)", variant, run,
 		 request);
@@ -143,7 +132,7 @@ json_t *build_variant_kernel(struct store *s, const char *run, const char *varia
 				"built");
 	kernel_info_release(&ki);
 out:
-	json_decref(rj);
+	run_record_release(&rec);
 	job_free(job);
 	return res;
 }
@@ -161,48 +150,51 @@ int build_item_build(struct queue *q, struct store *s, const struct queue_item *
 }
 
 int build_item_settle(struct queue *q, struct store *s, const struct queue_item *it,
-		      const char *log, bool interrupted, char **err, json_t **users_out)
+		      const char *log, bool interrupted, char **err,
+		      struct queue_build_users *users_out)
 {
 	enum item_state state;
 	json_t *res = queue_build_result(q, it->request, &state, NULL);
-	json_t *users = queue_build_users(q, it->id), *u;
-	bool ok = res && !json_is_true(json_object_get(res, "build_failed"));
+	struct queue_build_users users;
+	struct run_kernel built = { 0 };
+	bool ok;
 	int ret;
-	size_t i;
 
+	queue_build_users(q, it->id, &users);
+
+	if (res)
+		run_kernel_from_json(res, &built);
+	ok = res && !built.build_failed;
 	*err = NULL;
 	if (users_out)
-		*users_out = NULL;
+		memset(users_out, 0, sizeof(*users_out));
 	if (!res && interrupted) {
 		queue_finish(q, it->id, ITEM_QUEUED, "interrupted");
 		ret = -1;
 		goto out;
 	}
-	json_array_foreach(users, i, u)
-		if (res)
-			run_kernel_set(s, json_string_value(json_object_get(u, "run")),
-				       json_string_value(json_object_get(u, "variant")), res);
+	for (size_t i = 0; res && i < users.n; i++)
+		variant_kernel_built(s, users.v[i].run, users.v[i].variant, &built);
 	if (ok) {
 		queue_finish(q, it->id, ITEM_DONE, NULL);
 		lab_info("kernel of variant '%s' (%s): %s %s", it->variant, it->run,
-			 json_is_true(json_object_get(res, "cache_hit")) ? "from the cache" :
-									   "built",
-			 json_string_value(json_object_get(res, "cache_key")) ?: "");
+			 built.cache_hit ? "from the cache" : "built",
+			 built.cache_key ? built.cache_key : "");
 		ret = 1;
 		goto out;
 	}
 	*err = xasprintf("the kernel build of variant '%s' failed; build log %s (worker log %s)",
-			 it->variant,
-			 json_string_value(json_object_get(res, "build_log")) ?: "none", log);
+			 it->variant, built.build_log ? built.build_log : "none", log);
 	queue_finish(q, it->id, ITEM_FAILED, *err);
 	lab_err("%s", *err);
 	if (queue_fail_waiting(q, it->id, *err) > 0 && users_out) {
 		*users_out = users;
-		users = NULL;
+		memset(&users, 0, sizeof(users));
 	}
 	ret = 0;
 out:
-	json_decref(users);
+	run_kernel_release(&built);
+	queue_build_users_free(&users);
 	json_decref(res);
 	return ret;
 }

@@ -19,9 +19,6 @@
 /* the job of a run, loaded from its copy in the store; NULL if unreadable */
 struct job *load_run_job(struct store *s, const char *run);
 
-/* variant's kernel record in run.json (borrowed), and its index; NULL if none */
-json_t *run_variant_kernel(json_t *rj, const char *variant, size_t *idx);
-
 /*
  * Before a boot of run's variant: the kernel its build item made goes into
  * run.json (the build may have been done before this job was added).
@@ -34,8 +31,8 @@ int build_kernel_ready(struct queue *q, struct store *s, const char *run, const 
  * Build the kernel of run's variant (request) through the kernel cache in
  * cache_dir, at the commit its request resolved when it was queued,
  * touching no queue: what a Slurm build step on another host runs. The
- * outcome (kernel_info_json(), or {"build_failed": true}), NULL when the
- * run cannot be read; *rc 0 built, -1 not.
+ * outcome (kernel_info_json(), or {"build_failed": true}; a new
+ * reference), NULL when the run cannot be read; *rc 0 built, -1 not.
  */
 json_t *build_variant_kernel(struct store *s, const char *run, const char *variant,
 			     const char *request, const char *cache_dir, int *rc);
@@ -54,10 +51,12 @@ int build_item_build(struct queue *q, struct store *s, const struct queue_item *
  * waiting for it (run.json) before the item is done; a failed build fails
  * the queued boots that wait for it, naming the build log and log (the
  * worker's). Without an outcome and with interrupted, the item is queued
- * again. Returns 1 done, 0 failed (*err: why; *users: who waited, for the
- * caller to finish their jobs), -1 requeued.
+ * again. Returns 1 done, 0 failed (*err: why; *users, if asked: who
+ * waited, for the caller to finish their jobs; queue_build_users_free()
+ * it), -1 requeued.
  */
 int build_item_settle(struct queue *q, struct store *s, const struct queue_item *it,
-		      const char *log, bool interrupted, char **err, json_t **users);
+		      const char *log, bool interrupted, char **err,
+		      struct queue_build_users *users);
 
 #endif

@@ -11,31 +11,36 @@
 #include <jansson.h>
 
 #include "batch/runstate.h"
+#include "store/run_record.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
 
 int runstate_set(struct store *s, const char *run, const char *status)
 {
-	json_t *rj = store_run_read(s, run);
+	struct run_record rec;
 	char now[TIME_STR_LEN];
 	int ret;
 
-	if (!rj)
+	if (store_record_read(s, run, &rec))
 		return -1;
-	json_object_set_new(rj, "status", json_string(status));
+	free(rec.status);
+	rec.status = xstrdup(status);
 	if (!strcmp(status, "running")) {
 		struct queue_owner o;
 
 		queue_owner_self(&o);
-		json_object_set_new(rj, "pid", json_integer(getpid()));
-		json_object_set_new(rj, "host_boot_id", json_string(o.boot));
-		json_object_del(rj, "finished");
+		rec.pid = getpid();
+		free(rec.host_boot_id);
+		rec.host_boot_id = xstrdup(o.boot);
+		free(rec.finished);
+		rec.finished = NULL;
 	} else if (!strcmp(status, "complete") || !strcmp(status, "cancelled")) {
 		time_iso(time(NULL), now);
-		json_object_set_new(rj, "finished", json_string(now));
+		free(rec.finished);
+		rec.finished = xstrdup(now);
 	}
-	ret = store_run_write(s, run, rj);
-	json_decref(rj);
+	ret = store_record_write(s, run, &rec);
+	run_record_release(&rec);
 	return ret;
 }
 
@@ -53,60 +58,50 @@ bool runstate_item_stored(const struct queue_item *it, void *arg)
 
 void runstate_follow(struct queue *q, struct store *s, long long id)
 {
-	json_t *st = queue_status(q, 1), *j;
 	bool final, all_done, cancelled;
-	size_t i;
+	unsigned int running;
+	char *run;
 
-	if (!st || queue_job_final(q, id, &final, &all_done, &cancelled)) {
-		json_decref(st);
+	if (queue_job_final(q, id, &final, &all_done, &cancelled) ||
+	    queue_job_run(q, id, &run, &running))
 		return;
-	}
-	json_array_foreach(st, i, j) {
-		const char *run = json_string_value(json_object_get(j, "run"));
-
-		if (json_integer_value(json_object_get(j, "id")) != id || !run)
-			continue;
-		if (final && cancelled)
-			runstate_set(s, run, "cancelled");
-		else if (!final && !json_integer_value(json_object_get(json_object_get(j, "counts"),
-								       "running")))
-			runstate_set(s, run, "queued");
-	}
-	json_decref(st);
+	if (final && cancelled)
+		runstate_set(s, run, "cancelled");
+	else if (!final && !running)
+		runstate_set(s, run, "queued");
+	free(run);
 }
 
 /* the boots of run's plan (run.json "boots") not stored yet */
 static size_t boots_missing(struct store *s, const char *run)
 {
-	json_t *rj = store_run_read(s, run), *b;
-	size_t i, missing = 0;
+	struct run_record rec;
+	size_t missing = 0;
 
-	json_array_foreach(json_object_get(rj, "boots"), i, b) {
-		struct queue_item it = {
-			.first = (unsigned int)json_integer_value(json_object_get(b, "first")),
-			.count = (unsigned int)json_integer_value(json_object_get(b, "count"))
-		};
+	if (store_record_read(s, run, &rec))
+		return 0;
+	for (size_t i = 0; i < rec.nboots; i++) {
+		struct queue_item it = { .first = rec.boots[i].first, .count = rec.boots[i].count };
 
 		snprintf(it.run, sizeof(it.run), "%s", run);
-		snprintf(it.variant, sizeof(it.variant), "%s",
-			 json_string_value(json_object_get(b, "variant")) ?: "");
+		snprintf(it.variant, sizeof(it.variant), "%s", rec.boots[i].variant);
 		missing += !runstate_item_stored(&it, s);
 	}
-	json_decref(rj);
+	run_record_release(&rec);
 	return missing;
 }
 
-int runstate_finish(struct store *s, const char *run_arg)
+enum batch_result runstate_finish(struct store *s, const char *run_arg)
 {
 	char *run = store_run_resolve(s, run_arg);
 	size_t missing;
 
 	if (!run)
-		return EXIT_USAGE;
+		return BATCH_BAD_INPUT;
 	missing = boots_missing(s, run);
 	if (runstate_set(s, run, missing ? "incomplete" : "complete")) {
 		free(run);
-		return EXIT_RUN_FAILED;
+		return BATCH_FAILED;
 	}
 	if (missing)
 		lab_err("run %s: %zu boot%s not stored; 'mmlab queue status --items' and the "
@@ -115,5 +110,5 @@ int runstate_finish(struct store *s, const char *run_arg)
 	else
 		lab_info("run %s complete", run);
 	free(run);
-	return missing ? EXIT_RUN_FAILED : 0;
+	return missing ? BATCH_FAILED : BATCH_OK;
 }

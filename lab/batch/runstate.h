@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "batch/queue.h"
+#include "batch/worker.h"
 #include "store/results.h"
 
 /*
@@ -34,10 +35,10 @@ void runstate_follow(struct queue *q, struct store *s, long long id);
 
 /*
  * "mmlab queue finish": the run (an id, a prefix or "latest") is complete
- * when every boot of its plan is stored, else incomplete. Exit status: 0
- * complete, 1 incomplete (with a message naming where to look), 2 no such
- * run.
+ * when every boot of its plan is stored, else incomplete. BATCH_OK
+ * complete, BATCH_FAILED incomplete (with a message naming where to look),
+ * BATCH_BAD_INPUT no such run.
  */
-int runstate_finish(struct store *s, const char *run_arg);
+enum batch_result runstate_finish(struct store *s, const char *run_arg);
 
 #endif

@@ -15,7 +15,7 @@
 /*
  * queue_status() of every job, the ETA spread over the VMs running now,
  * and for jobs submitted to Slurm their tasks' states
- * (slurm_status_fill()). NULL after a message.
+ * (slurm_status_fill()). A new reference, NULL after a message.
  */
 json_t *batch_status(struct queue *q, struct store *s);
 

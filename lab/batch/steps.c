@@ -19,6 +19,7 @@
 #include "batch/steps.h"
 #include "batch/taskrec.h"
 #include "batch/worker.h"
+#include "store/run_record.h"
 #include "run/runner.h"
 #include "lib/util.h"
 
@@ -37,8 +38,8 @@ static unsigned int slurm_attempt(void)
  * Wait for the step's child, heartbeating its record me every
  * TASKREC_BEAT_S. A record that another attempt of the same task took
  * over (a requeue race) stops the child: *lost is set, and that attempt
- * owns the record. Returns the child's exit code, EXIT_INTERRUPTED if
- * stopped.
+ * owns the record. Returns the child's exit code (its batch result, or
+ * 128 + the signal that killed it), BATCH_INTERRUPTED if stopped.
  */
 static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_t pid, bool *lost)
 {
@@ -55,7 +56,7 @@ static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_
 			break;
 		if (r < 0 && errno != EINTR) {
 			lab_err("waiting for the task's child: %s", strerror(errno));
-			return EXIT_INTERRUPTED;
+			return BATCH_INTERRUPTED;
 		}
 		if ((worker_stop_requested() || *lost) && !killed) {
 			kill(pid, SIGTERM);
@@ -76,12 +77,12 @@ static int task_watch(const char *dir, const char *run, struct taskrec *me, pid_
 		}
 		usleep(200000);
 	}
-	return worker_stop_requested() || *lost ? EXIT_INTERRUPTED : worker_exit_code(st);
+	return worker_stop_requested() || *lost ? BATCH_INTERRUPTED : worker_exit_code(st);
 }
 
 /* run fn in a child under the task record me; the final record says how it ended */
-static int task_run(struct store *s, const char *run, struct taskrec *me, worker_fn fn, void *arg,
-		    const char *failed_what)
+static enum batch_result task_run(struct store *s, const char *run, struct taskrec *me,
+				  worker_fn fn, void *arg, const char *failed_what)
 {
 	struct worker_spec spec = {
 		.results_dir = store_dir(s), .files_only = true, .fn = fn, .arg = arg
@@ -91,20 +92,20 @@ static int task_run(struct store *s, const char *run, struct taskrec *me, worker
 	int rc;
 
 	if (taskrec_write(store_dir(s), run, me))
-		return EXIT_RUN_FAILED;
+		return BATCH_FAILED;
 	worker_stop_catch();
 	pid = worker_start(&spec, me->task);
-	rc = pid < 0 ? EXIT_RUN_FAILED : task_watch(store_dir(s), run, me, pid, &lost);
+	rc = pid < 0 ? BATCH_FAILED : task_watch(store_dir(s), run, me, pid, &lost);
 	worker_stop_release();
 	if (lost)
-		return EXIT_RUN_FAILED; /* the record is the other attempt's now */
+		return BATCH_FAILED; /* the record is the other attempt's now */
 	me->state = rc ? TASK_FAILED : TASK_DONE;
-	if (rc == EXIT_INTERRUPTED)
+	if (rc == BATCH_INTERRUPTED)
 		snprintf(me->reason, sizeof(me->reason), "interrupted (SIGINT or SIGTERM)");
 	else if (rc)
 		snprintf(me->reason, sizeof(me->reason), "%s (exit %d)", failed_what, rc);
 	taskrec_write(store_dir(s), run, me);
-	return rc == EXIT_INTERRUPTED ? EXIT_RUN_FAILED : rc;
+	return rc == BATCH_OK ? BATCH_OK : rc == BATCH_BAD_INPUT ? BATCH_BAD_INPUT : BATCH_FAILED;
 }
 
 struct exec_child {
@@ -114,7 +115,7 @@ struct exec_child {
 };
 
 /* where Slurm put this task: recorded in each stored iteration's "boot" */
-static int exec_child_fn(struct store *s, struct queue *q, void *arg)
+static enum batch_result exec_child_fn(struct store *s, struct queue *q, void *arg)
 {
 	const struct exec_child *ec = arg;
 	struct boot_opts bo = { .cache_dir = ec->cache_dir,
@@ -130,28 +131,28 @@ static int exec_child_fn(struct store *s, struct queue *q, void *arg)
 				 getenv("SLURM_ARRAY_TASK_ID"));
 	ret = runner_boot(s, ec->run, ec->variant, ec->first, &bo);
 	json_decref(bo.placement);
-	return ret;
+	return batch_result_of_run(ret);
 }
 
 /*
  * The variant's kernel, if it waits for a build that did not hand it on:
  * why (malloc'd), naming the build's task record; NULL when ready.
  */
-static char *kernel_missing(struct store *s, const char *run, json_t *rj, const char *variant)
+static char *kernel_missing(struct store *s, const char *run, const struct run_record *rec,
+			    const char *variant)
 {
-	json_t *k = run_variant_kernel(rj, variant, NULL), *b;
-	const char *req = json_string_value(json_object_get(k, "request")), *bv = variant;
+	const struct run_variant *v = run_record_variant(rec, variant);
+	const char *req = v && v->has_kernel ? v->kernel.request : NULL, *bv = variant;
 	struct taskrec t;
 	char *task, *why;
-	size_t i;
 	int rc;
 
-	if (!json_is_true(json_object_get(k, "build_pending")) || !req)
+	if (!req || !v->kernel.build_pending)
 		return NULL;
 	/* the build job is named after the first variant of the run that needs it */
-	json_array_foreach(json_object_get(rj, "boots"), i, b)
-		if (!strcmp(json_string_value(json_object_get(b, "build")) ?: "", req)) {
-			bv = json_string_value(json_object_get(b, "variant")) ?: variant;
+	for (size_t i = 0; i < rec->nboots; i++)
+		if (rec->boots[i].build && !strcmp(rec->boots[i].build, req)) {
+			bv = rec->boots[i].variant;
 			break;
 		}
 	task = xasprintf("build-%s", bv);
@@ -164,33 +165,33 @@ static char *kernel_missing(struct store *s, const char *run, json_t *rj, const 
 	return why;
 }
 
-int step_exec(struct store *s, const char *run_arg, const char *boot, const char *cache_dir,
-	      const char *connect_uri)
+enum batch_result step_exec(struct store *s, const char *run_arg, const char *boot,
+			    const char *cache_dir, const char *connect_uri)
 {
 	char *run = store_run_resolve(s, run_arg), *why = NULL, *task;
 	struct exec_child ec = { .cache_dir = cache_dir, .connect_uri = connect_uri };
 	struct taskrec me;
-	json_t *rj, *b;
+	struct run_record rec = { 0 };
+	bool read;
 	uint64_t k;
-	int ret = EXIT_USAGE;
+	enum batch_result ret = BATCH_BAD_INPUT;
 
 	if (!run)
-		return EXIT_USAGE;
-	rj = store_run_read(s, run);
-	if (!boot || parse_uint(boot, &k) || !rj ||
-	    !(b = json_array_get(json_object_get(rj, "boots"), k))) {
+		return BATCH_BAD_INPUT;
+	read = !store_record_read(s, run, &rec);
+	if (!boot || parse_uint(boot, &k) || !read || k >= rec.nboots) {
 		lab_err("run %s has no boot number '%s'; give --boot 0..%zu", run, boot ? boot : "",
-			json_array_size(json_object_get(rj, "boots")) - 1);
+			rec.nboots - 1);
 		goto out;
 	}
 	ec.run = run;
-	ec.variant = json_string_value(json_object_get(b, "variant"));
-	ec.first = (unsigned int)json_integer_value(json_object_get(b, "first"));
+	ec.variant = rec.boots[k].variant;
+	ec.first = rec.boots[k].first;
 	ec.attempt = slurm_attempt();
-	why = ec.variant ? kernel_missing(s, run, rj, ec.variant) : NULL;
+	why = kernel_missing(s, run, &rec, ec.variant);
 	if (why) {
 		lab_err("run %s boot %s: %s", run, boot, why);
-		ret = EXIT_RUN_FAILED;
+		ret = BATCH_FAILED;
 		goto out;
 	}
 	task = xasprintf("boot-%llu", (unsigned long long)k);
@@ -199,7 +200,7 @@ int step_exec(struct store *s, const char *run_arg, const char *boot, const char
 	ret = task_run(s, run, &me, exec_child_fn, &ec, "the boot failed");
 out:
 	free(why);
-	json_decref(rj);
+	run_record_release(&rec);
 	free(run);
 	return ret;
 }
@@ -211,24 +212,25 @@ out:
  */
 static int pending_request(struct store *s, const char *run, const char *variant, char **req)
 {
-	json_t *rj = store_run_read(s, run);
-	json_t *k = variant ? run_variant_kernel(rj, variant, NULL) : NULL;
+	struct run_record rec = { 0 };
+	const struct run_variant *v = NULL;
 	int ret = 0;
 
 	*req = NULL;
-	if (!k) {
+	if (variant && !store_record_read(s, run, &rec))
+		v = run_record_variant(&rec, variant);
+	if (!v || !v->has_kernel) {
 		lab_err("run %s has no variant '%s'; give --variant NAME", run,
 			variant ? variant : "");
 		ret = 2;
-	} else if (!json_is_true(json_object_get(k, "build_pending")) ||
-		   !json_is_string(json_object_get(k, "request"))) {
+	} else if (!v->kernel.build_pending || !v->kernel.request) {
 		lab_info("run %s variant '%s' has its kernel (%s): nothing to build", run, variant,
-			 json_string_value(json_object_get(k, "path")) ?: "not built from source");
+			 v->kernel.path ?: "not built from source");
 		ret = 1;
 	} else {
-		*req = xstrdup(json_string_value(json_object_get(k, "request")));
+		*req = xstrdup(v->kernel.request);
 	}
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 
@@ -239,20 +241,21 @@ struct build_child {
 /* hand the outcome to every variant of the run that needs the request */
 static int kernels_hand_on(struct store *s, const struct build_child *bc, json_t *res)
 {
-	json_t *rj = store_run_read(s, bc->run), *v, *f;
+	struct run_record rec;
 	char *path, *text;
-	size_t i;
 	int ret = 0;
+	json_t *f;
 
+	if (store_record_read(s, bc->run, &rec))
+		return 0; /* said; nothing to hand on */
 	f = json_pack("{s:s, s:O}", "request", bc->request, "kernel", res);
 	text = json_dumps(f, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_array_foreach(json_object_get(rj, "variants"), i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		json_t *k = json_object_get(v, "kernel");
+	for (size_t i = 0; i < rec.nvariants; i++) {
+		const char *name = rec.variants[i].name;
+		const char *req = rec.variants[i].kernel.request;
 		char *dir;
 
-		if (!name || !text ||
-		    strcmp(json_string_value(json_object_get(k, "request")) ?: "", bc->request))
+		if (!text || !req || strcmp(req, bc->request))
 			continue;
 		dir = xasprintf("%s/%s/kernels", store_dir(s), bc->run);
 		path = store_kernel_file(s, bc->run, name);
@@ -263,11 +266,11 @@ static int kernels_hand_on(struct store *s, const struct build_child *bc, json_t
 	}
 	free(text);
 	json_decref(f);
-	json_decref(rj);
+	run_record_release(&rec);
 	return ret;
 }
 
-static int build_child_fn(struct store *s, struct queue *q, void *arg)
+static enum batch_result build_child_fn(struct store *s, struct queue *q, void *arg)
 {
 	const struct build_child *bc = arg;
 	int rc;
@@ -278,22 +281,24 @@ static int build_child_fn(struct store *s, struct queue *q, void *arg)
 	if (res && kernels_hand_on(s, bc, res))
 		rc = -1;
 	json_decref(res);
-	return rc || !res ? EXIT_RUN_FAILED : 0;
+	return rc || !res ? BATCH_FAILED : BATCH_OK;
 }
 
-int step_build(struct store *s, const char *run_arg, const char *variant, const char *cache_dir)
+enum batch_result step_build(struct store *s, const char *run_arg, const char *variant,
+			     const char *cache_dir)
 {
 	char *run = store_run_resolve(s, run_arg), *req, *task;
 	struct build_child bc = { .variant = variant, .cache_dir = cache_dir };
 	struct taskrec me;
-	int ret, rc;
+	enum batch_result ret;
+	int rc;
 
 	if (!run)
-		return EXIT_USAGE;
+		return BATCH_BAD_INPUT;
 	rc = pending_request(s, run, variant, &req);
 	if (rc) {
 		free(run);
-		return rc == 1 ? 0 : EXIT_USAGE;
+		return rc == 1 ? BATCH_OK : BATCH_BAD_INPUT;
 	}
 	bc.run = run;
 	bc.request = req;

@@ -15,17 +15,19 @@
 #ifndef MMLAB_BATCH_STEPS_H
 #define MMLAB_BATCH_STEPS_H
 
+#include "batch/worker.h"
 #include "store/results.h"
 
 /*
  * Boot number boot (a decimal string: the array task id) of run's plan,
  * in this process, placed where Slurm put it (recorded: host, Slurm job
- * and task); a task Slurm requeued is the next attempt. Exit status: 0
- * ok, 1 an iteration not ok or the boot interrupted, 2 no such run or
- * boot. cache_dir and connect_uri: for the runner (runner_boot()).
+ * and task); a task Slurm requeued is the next attempt. BATCH_OK,
+ * BATCH_FAILED an iteration not ok or the boot interrupted,
+ * BATCH_BAD_INPUT no such run or boot. cache_dir and connect_uri: for the
+ * runner (runner_boot()).
  */
-int step_exec(struct store *s, const char *run_arg, const char *boot, const char *cache_dir,
-	      const char *connect_uri);
+enum batch_result step_exec(struct store *s, const char *run_arg, const char *boot,
+			    const char *cache_dir, const char *connect_uri);
 
 /*
  * The kernel of run's variant, built into the kernel cache cache_dir (a
@@ -34,10 +36,11 @@ int step_exec(struct store *s, const char *run_arg, const char *boot, const char
  * <run>/kernels/<variant>.json of every variant of the run that needs the
  * same request (store_kernel_file()), where the run's boots find it; the
  * queue's build item is settled by the submitting host (fold.h). A
- * variant that has its kernel has nothing to build. Exit status: 0 built
- * (or nothing to build), 1 failed or interrupted, 2 no such run or
- * variant.
+ * variant that has its kernel has nothing to build. BATCH_OK built (or
+ * nothing to build), BATCH_FAILED failed or interrupted, BATCH_BAD_INPUT
+ * no such run or variant.
  */
-int step_build(struct store *s, const char *run_arg, const char *variant, const char *cache_dir);
+enum batch_result step_build(struct store *s, const char *run_arg, const char *variant,
+			     const char *cache_dir);
 
 #endif

@@ -12,6 +12,7 @@
 #include "batch/queue_build.h"
 #include "batch/slurm.h"
 #include "batch/submit.h"
+#include "store/run_record.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
@@ -42,28 +43,22 @@ static int write_script(const struct run_sub *r, const char *path, const char *c
 
 static unsigned int task_minutes(struct store *s, const char *run, unsigned int count)
 {
-	json_t *rj = store_run_read(s, run);
-	json_t *t = json_object_get(json_object_get(rj, "job_resolved"), "timeouts");
-	double sec = json_integer_value(json_object_get(t, "boot_s")) +
-		     (double)json_integer_value(json_object_get(t, "iteration_s")) * count;
+	struct job *job = load_run_job(s, run);
+	double sec = job ? job->timeouts.boot_s + (double)job->timeouts.iteration_s * count : 0;
 
-	json_decref(rj);
+	job_free(job);
 	return (unsigned int)(sec / 60) + 5;
 }
 
 /* a task holds as many Slurm CPUs as its guest has vCPUs */
 static unsigned int job_vcpus(struct store *s, const char *run)
 {
-	json_t *rj = store_run_read(s, run), *n;
+	struct job *job = load_run_job(s, run);
 	unsigned int cpus = 0;
-	size_t i;
 
-	json_array_foreach(
-		json_object_get(json_object_get(json_object_get(rj, "job_resolved"), "topology"),
-				"nodes"),
-		i, n)
-		cpus += (unsigned int)json_integer_value(json_object_get(n, "cpus"));
-	json_decref(rj);
+	for (unsigned int i = 0; job && i < job->topo.nnodes; i++)
+		cpus += job->topo.nodes[i].cpus;
+	job_free(job);
 	return cpus ? cpus : 1;
 }
 
@@ -103,18 +98,17 @@ static int submit_build(struct run_sub *r, const char *v, const char *req)
  * A build job per kernel of the run still to be built (one per build
  * request; a build already done is handed to the run now). 0 or -1.
  */
-static int submit_builds(struct run_sub *r, json_t *boots)
+static int submit_builds(struct run_sub *r, const struct run_record *rec)
 {
 	struct strlist reqs = { 0 };
-	json_t *b;
-	size_t i, k;
+	size_t k;
 	int ret = 0;
 
-	json_array_foreach(boots, i, b) {
-		const char *req = json_string_value(json_object_get(b, "build"));
-		const char *v = json_string_value(json_object_get(b, "variant"));
+	for (size_t i = 0; i < rec->nboots; i++) {
+		const char *req = rec->boots[i].build;
+		const char *v = rec->boots[i].variant;
 
-		if (!req || !v)
+		if (!req)
 			continue;
 		for (k = 0; k < reqs.n && strcmp(reqs.v[k], req); k++)
 			;
@@ -130,13 +124,12 @@ static int submit_builds(struct run_sub *r, json_t *boots)
 }
 
 /* the array of boots and the finishing job; the array's id, or NULL */
-static char *submit_array(struct run_sub *r, json_t *boots, const char *task, const char *fin,
-			  char **fin_id)
+static char *submit_array(struct run_sub *r, const struct run_record *rec, const char *task,
+			  const char *fin, char **fin_id)
 {
 	struct strlist a = { 0 }, b = { 0 };
-	unsigned int n = (unsigned int)json_array_size(boots);
-	unsigned int count = (unsigned int)json_integer_value(
-		json_object_get(json_array_get(boots, 0), "count"));
+	unsigned int n = (unsigned int)rec->nboots;
+	unsigned int count = rec->nboots ? rec->boots[0].count : 0;
 	char *arr_id;
 
 	slurm_array_argv(&a, &r->t, r->run, n, job_vcpus(r->s, r->run),
@@ -165,32 +158,32 @@ static void cancel_builds(json_t *builds)
 	strlist_free(&ids);
 }
 
-/* the scripts, the build jobs, the array and its finishing job; 0 or 1 */
-static int submit_run(struct run_sub *r, long long job, const char *path, json_t *boots,
-		      json_t *out)
+/* the scripts, the build jobs, the array and its finishing job; 0 or -1 */
+static int submit_run(struct run_sub *r, long long job, const char *path,
+		      const struct run_record *rec, json_t *out)
 {
 	const char *exec_words[] = { "exec", r->run };
 	const char *fin_words[] = { "finish", r->run };
 	char *task = xasprintf("%s/task.sh", r->t.dir), *fin = xasprintf("%s/finish.sh", r->t.dir);
 	char *arr_id = NULL, *fin_id = NULL, *slurm;
-	int ret = EXIT_RUN_FAILED;
+	int ret = -1;
 	json_t *sj;
 
 	if (mkdir_p(r->t.dir, 0755) || write_script(r, task, exec_words, 2, true) ||
-	    write_script(r, fin, fin_words, 2, false) || submit_builds(r, boots))
+	    write_script(r, fin, fin_words, 2, false) || submit_builds(r, rec))
 		goto out;
-	arr_id = submit_array(r, boots, task, fin, &fin_id);
+	arr_id = submit_array(r, rec, task, fin, &fin_id);
 	if (!arr_id)
 		goto out;
 	sj = json_pack("{s:s, s:s?, s:O}", "array", arr_id, "finish", fin_id, "builds", r->builds);
 	slurm = json_dumps(sj, JSON_COMPACT);
 	json_decref(sj);
 	if (!queue_set_slurm(r->q, job, slurm) && fin_id) {
-		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i, s:O, s:s, s:s}", "id",
-						     (json_int_t)job, "run", r->run, "file", path,
-						     "boots", (int)json_array_size(boots),
-						     "build_jobs", r->builds, "array_job", arr_id,
-						     "finish_job", fin_id));
+		json_array_append_new(out,
+				      json_pack("{s:I, s:s, s:s, s:i, s:O, s:s, s:s}", "id",
+						(json_int_t)job, "run", r->run, "file", path,
+						"boots", (int)rec->nboots, "build_jobs", r->builds,
+						"array_job", arr_id, "finish_job", fin_id));
 		ret = 0;
 	}
 	free(slurm);
@@ -206,19 +199,19 @@ out:
 	return ret;
 }
 
-int submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
-	       struct submit_opts *o, json_t *out)
+enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
+			     struct submit_opts *o, json_t *out)
 {
 	struct run_sub r = { .q = q, .s = s, .o = o, .deps = STRBUF_INIT };
-	json_t *boots = NULL;
+	struct run_record rec;
 	char *run = NULL, *dir;
 	long long job;
 	struct run_opts ro = { .accel = o->accel,
 			       .cache_dir = o->cache_dir,
 			       .connect_uri = o->connect_uri,
 			       .job = loaded };
-	int ret = queue_add_job(q, s, path, o->priority, &ro, "{\"state\":\"submitting\"}", &run,
-				&job, &boots);
+	enum batch_result ret = queue_add_job(q, s, path, o->priority, &ro,
+					      "{\"state\":\"submitting\"}", &run, &job, &rec);
 
 	if (ret)
 		return ret;
@@ -226,24 +219,24 @@ int submit_job(struct queue *q, struct store *s, const char *path, struct job *l
 	r.run = run;
 	r.t = (struct slurm_target){ .partition = o->partition, .dir = dir };
 	r.builds = json_object();
-	ret = submit_run(&r, job, path, boots, out);
+	ret = submit_run(&r, job, path, &rec, out) ? BATCH_FAILED : BATCH_OK;
 	json_decref(r.builds);
 	strbuf_release(&r.deps);
-	json_decref(boots);
+	run_record_release(&rec);
 	free(dir);
 	free(run);
 	return ret;
 }
 
-int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
-		struct submit_opts *o, json_t *out)
+enum batch_result submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
+			      struct submit_opts *o, json_t *out)
 {
-	int ret = 0;
+	enum batch_result ret = BATCH_OK;
 
 	for (size_t i = 0; i < n; i++) {
-		int rc = submit_job(q, s, paths[i], NULL, o, out);
+		enum batch_result rc = submit_job(q, s, paths[i], NULL, o, out);
 
-		if (rc && (!ret || rc == EXIT_USAGE))
+		if (rc && (!ret || rc == BATCH_BAD_INPUT))
 			ret = rc;
 	}
 	return ret;

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "batch/queue.h"
+#include "batch/worker.h"
 #include "store/results.h"
 
 struct submit_opts {
@@ -35,11 +36,11 @@ struct submit_opts {
  * Submit each job file of paths, one after the other; a job that cannot be
  * submitted whole is cancelled (queue and Slurm). Appends to out
  * [{"id","run","file","boots","build_jobs":{variant: id},"array_job",
- * "finish_job"}] what was submitted. Exit status: 0 all submitted, 2 a bad
- * job, else 1.
+ * "finish_job"}] what was submitted. BATCH_OK all submitted,
+ * BATCH_BAD_INPUT a bad job, else BATCH_FAILED.
  */
-int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
-		struct submit_opts *o, json_t *out);
+enum batch_result submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
+			      struct submit_opts *o, json_t *out);
 
 /*
  * One job file, as submit_jobs() does; loaded: the job of path already
@@ -47,7 +48,7 @@ int submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
  * or NULL to load path.
  */
 struct job;
-int submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
-	       struct submit_opts *o, json_t *out);
+enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
+			     struct submit_opts *o, json_t *out);
 
 #endif

@@ -70,13 +70,13 @@ static void __attribute__((noreturn)) child(const struct worker_spec *w, pid_t p
 {
 	struct store *s;
 	struct queue *q = NULL;
-	int rc = EXIT_RUN_FAILED;
+	enum batch_result rc = BATCH_FAILED;
 
 	/* die with the parent: our libvirt connection closes, and
 	 * AUTODESTROY takes the domain with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
-		_exit(EXIT_INTERRUPTED);
+		_exit(BATCH_INTERRUPTED);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (w->log)
@@ -91,6 +91,20 @@ static void __attribute__((noreturn)) child(const struct worker_spec *w, pid_t p
 	store_close(s);
 	fflush(NULL);
 	_exit(rc);
+}
+
+enum batch_result batch_result_of_run(int rc)
+{
+	switch (rc) {
+	case 0:
+		return BATCH_OK;
+	case EXIT_USAGE:
+		return BATCH_BAD_INPUT;
+	case EXIT_INTERRUPTED:
+		return BATCH_INTERRUPTED;
+	default:
+		return BATCH_FAILED;
+	}
 }
 
 pid_t worker_start(const struct worker_spec *w, const char *what)

@@ -19,8 +19,23 @@
 #include "batch/queue.h"
 #include "store/results.h"
 
-/* what the child runs, with its own connections; its exit status */
-typedef int (*worker_fn)(struct store *s, struct queue *q, void *arg);
+/*
+ * What a step of batch/ came to, when its caller must tell outcomes apart
+ * (a worker child exits with it): the engines of batch/ return it and only
+ * builtin/ maps it to an exit status.
+ */
+enum batch_result {
+	BATCH_OK = 0,
+	BATCH_FAILED = 1, /* a boot not ok, a build or a submission that failed */
+	BATCH_BAD_INPUT = 2, /* no such run, boot or variant; a bad job file */
+	BATCH_INTERRUPTED = 3, /* SIGINT or SIGTERM stopped it */
+};
+
+/* the runner's return (runner_boot(), runner_create(): run/'s exit status) as a batch result */
+enum batch_result batch_result_of_run(int rc);
+
+/* what the child runs, with its own connections: its result is its exit status */
+typedef enum batch_result (*worker_fn)(struct store *s, struct queue *q, void *arg);
 
 struct worker_spec {
 	const char *results_dir; /* the store (and queue) the child opens */
@@ -34,8 +49,9 @@ struct worker_spec {
 /*
  * Fork a worker running w->fn. Returns its pid in the parent, or -1 after
  * a message naming what ("a worker for RUN V/0"). The child never returns:
- * it exits with fn's status, 1 when it cannot open its connections, or
- * EXIT_INTERRUPTED when its parent died before it could ask to die with it.
+ * it exits with fn's result, BATCH_FAILED when it cannot open its
+ * connections, or BATCH_INTERRUPTED when its parent died before it could
+ * ask to die with it.
  */
 pid_t worker_start(const struct worker_spec *w, const char *what);
 

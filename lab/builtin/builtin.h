@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "batch/worker.h"
+
 int cmd_run(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_results(int argc, char **argv);
@@ -30,6 +32,12 @@ int cmd_track(int argc, char **argv);
 struct opt;
 int opt_accel_cb(const struct opt *o, const char *arg);
 int opt_seed_cb(const struct opt *o, const char *arg);
+
+/*
+ * A batch engine's result (batch/worker.h) as the exit status
+ * (cmd-queue.c; "queue" and "submit" use it).
+ */
+int batch_exit(enum batch_result r);
 
 /*
  * j as indented JSON and a newline on stdout, a command's --json output

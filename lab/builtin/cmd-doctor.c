@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "builtin/builtin.h"
+#include "builtin/doctor.h"
 #include "image/initramfs.h"
 #include "kernel/kernel.h"
 #include "lib/parse-options.h"
@@ -51,124 +52,89 @@ static char *which(const char *prog)
 	return found;
 }
 
-static json_t *check_tools(void)
+static const char *const tools[DOCTOR_NTOOLS] = {
+	"qemu-system-x86_64", "virsh", "git", "make", "gcc", "ccache", "flex", "bison", "bc",
+};
+
+static void check_tools(struct doctor_report *d)
 {
-	static const char *const tools[] = {
-		"qemu-system-x86_64",
-		"virsh",
-		"git",
-		"make",
-		"gcc",
-		"ccache",
-		"flex",
-		"bison",
-		"bc",
-	};
-	json_t *o = json_object();
-
-	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
-		char *p = which(tools[i]);
-
-		json_object_set_new(o, tools[i], p ? json_string(p) : json_null());
-		free(p);
-	}
-	return o;
+	d->tools = tools;
+	for (size_t i = 0; i < DOCTOR_NTOOLS; i++)
+		d->tool_paths[i] = which(tools[i]);
 }
 
-static json_t *check_guest(bool *ok)
+static void check_guest(struct doctor_report *d)
 {
-	const char *gd = image_guest_dir();
-	char *agent = xasprintf("%s/agent", gd);
-	json_t *o = json_pack("{s:s, s:b}", "dir", gd, "agent", access(agent, R_OK) == 0);
+	char *agent;
 
-	*ok = access(agent, R_OK) == 0;
+	d->guest_dir = image_guest_dir();
+	agent = xasprintf("%s/agent", d->guest_dir);
+	d->agent = access(agent, R_OK) == 0;
 	free(agent);
-	return o;
 }
 
-static json_t *check_kvm(void)
+static void check_kvm(struct doctor_report *d)
 {
 	int fd;
 
-	if (access("/dev/kvm", F_OK))
-		return json_pack("{s:b, s:b}", "present", 0, "usable", 0);
+	d->kvm_present = access("/dev/kvm", F_OK) == 0;
+	if (!d->kvm_present)
+		return;
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd >= 0)
 		close(fd);
-	return json_pack("{s:b, s:b}", "present", 1, "usable", fd >= 0);
+	d->kvm_usable = fd >= 0;
 }
 
-static void print_text(json_t *d)
+static void print_text(const struct doctor_report *d)
 {
-	json_t *v, *x;
-	const char *key;
-	size_t i;
-
 	printf("mmlab %s\n", MMLAB_VERSION);
-	v = json_object_get(d, "guest");
-	printf("guest programs   %s (%s)\n", json_string_value(json_object_get(v, "dir")),
-	       json_is_true(json_object_get(v, "agent")) ? "agent present" : "MISSING: run 'make'");
-	v = json_object_get(d, "libvirt");
-	if (json_is_true(json_object_get(v, "reachable")))
-		printf("libvirt          %s at %s, QEMU %s\n",
-		       json_string_value(json_object_get(v, "libvirt")),
-		       json_string_value(json_object_get(v, "uri")),
-		       json_string_value(json_object_get(v, "qemu")));
+	printf("guest programs   %s (%s)\n", d->guest_dir,
+	       d->agent ? "agent present" : "MISSING: run 'make'");
+	if (d->reachable)
+		printf("libvirt          %s at %s, QEMU %s\n", d->libvirt, d->uri, d->qemu);
 	else
 		printf("libvirt          UNREACHABLE (see the error above)\n");
-	v = json_object_get(d, "kvm");
-	printf("/dev/kvm         %s\n",
-	       !json_is_true(json_object_get(v, "present")) ? "absent" :
-	       json_is_true(json_object_get(v, "usable"))   ? "present, opens read-write" :
-							      "present but cannot be opened");
-	v = json_object_get(d, "accel");
-	if (json_is_object(v))
+	printf("/dev/kvm         %s\n", !d->kvm_present ? "absent" :
+					d->kvm_usable	? "present, opens read-write" :
+							  "present but cannot be opened");
+	if (d->accel_known)
 		printf("accel            %s: %s%s\n",
-		       json_string_value(json_object_get(v, "accel")),
-		       json_string_value(json_object_get(v, "reason")),
-		       json_is_true(json_object_get(v, "cached")) ? " [cached verdict]" : "");
+		       d->accel.accel == DOM_ACCEL_KVM ? "kvm" : "tcg", d->accel.reason,
+		       d->accel.cached ? " [cached verdict]" : "");
 	else
-		printf("accel            unknown (%s)\n", json_string_value(v) ?: "not probed");
+		printf("accel            unknown (%s)\n", d->accel_note ?: "not probed");
 	printf("kernels in /boot");
-	json_array_foreach(json_object_get(d, "kernels"), i, x)
-		printf("%s%s%s", i ? "\n                 " : " ",
-		       json_string_value(json_object_get(x, "path")),
+	for (size_t i = 0; i < d->kernel_paths.n; i++)
+		printf("%s%s%s", i ? "\n                 " : " ", d->kernel_paths.v[i],
 		       i == 0 ? "  (kernel: distro)" : "");
-	if (!json_array_size(json_object_get(d, "kernels")))
+	if (!d->kernel_paths.n)
 		printf(" none: 'apt-get install linux-image-amd64' (or 'make deps')");
 	printf("\ntools           ");
-	json_object_foreach(json_object_get(d, "tools"), key, x)
-		printf(" %s%s", key, json_is_null(x) ? " (missing)" : "");
-	printf("\nresults          %s\ncache            %s\n",
-	       json_string_value(json_object_get(d, "results")),
-	       json_string_value(json_object_get(d, "cache")));
-	printf("verdict          %s\n", json_is_true(json_object_get(d, "ok")) ?
-						"ready: 'mmlab run jobs/quick.yaml'" :
-						"NOT READY (see above)");
+	for (size_t i = 0; i < DOCTOR_NTOOLS; i++)
+		printf(" %s%s", d->tools[i], d->tool_paths[i] ? "" : " (missing)");
+	printf("\nresults          %s\ncache            %s\n", d->results, d->cache);
+	printf("verdict          %s\n",
+	       d->ok ? "ready: 'mmlab run jobs/quick.yaml'" : "NOT READY (see above)");
 }
 
-/* the KVM-or-TCG verdict into d["accel"]; false when the probe failed */
-static bool check_accel(json_t *d, struct vm_host *h, bool reprobe, struct image *img)
+/* the KVM-or-TCG verdict into d->accel; false when the probe failed */
+static bool check_accel(struct doctor_report *d, struct vm_host *h, bool reprobe, struct image *img)
 {
-	struct accel_choice ac;
 	char *kernel = kernel_find_distro();
 	bool ok = kernel && !image_initramfs(gopts.cache_dir, img) &&
-		  !probe_accel(h, ACCEL_AUTO, gopts.cache_dir, kernel, img, reprobe, &ac);
+		  !probe_accel(h, ACCEL_AUTO, gopts.cache_dir, kernel, img, reprobe, &d->accel);
 
-	if (ok)
-		json_object_set_new(d, "accel",
-				    json_pack("{s:s, s:s, s:b, s:b}", "accel",
-					      ac.accel == DOM_ACCEL_KVM ? "kvm" : "tcg", "reason",
-					      ac.reason, "probed", ac.probed, "cached", ac.cached));
-	else
-		json_object_set_new(d, "accel", json_string("the probe failed"));
+	d->accel_known = ok;
+	if (!ok)
+		d->accel_note = "the probe failed";
 	free(kernel);
 	return ok;
 }
 
 int cmd_doctor(int argc, char **argv)
 {
-	bool reprobe = false, noprobe = false, json = false, guest_ok, ok;
+	bool reprobe = false, noprobe = false, json = false, ok;
 	struct opt opts[] = {
 		OPT_BOOL(0, "reprobe", &reprobe,
 			 "redo the KVM probe instead of reading the cached verdict"),
@@ -177,9 +143,9 @@ int cmd_doctor(int argc, char **argv)
 		OPT_BOOL(0, "json", &json, "machine-readable output"),
 		OPT_END(),
 	};
+	struct doctor_report d = { .results = gopts.results_dir, .cache = gopts.cache_dir };
 	struct vm_host *h = NULL;
 	struct image img = { 0 };
-	json_t *d, *lv;
 	int n = parse_options(argc, argv, opts, &doctor_usage, 0);
 
 	if (n < 0)
@@ -188,31 +154,28 @@ int cmd_doctor(int argc, char **argv)
 		lab_err("doctor: unexpected argument '%s'; see 'mmlab doctor --help'", argv[0]);
 		return EXIT_USAGE;
 	}
-	d = json_pack("{s:s, s:s, s:s}", "version", MMLAB_VERSION, "results", gopts.results_dir,
-		      "cache", gopts.cache_dir);
-	json_object_set_new(d, "guest", check_guest(&guest_ok));
-	json_object_set_new(d, "kvm", check_kvm());
-	json_object_set_new(d, "kernels", kernel_list_distro());
-	json_object_set_new(d, "tools", check_tools());
+	check_guest(&d);
+	check_kvm(&d);
+	doctor_set_kernels(&d, kernel_list_distro());
+	check_tools(&d);
 	h = vm_connect(gopts.connect_uri);
-	lv = h ? vm_host_facts(h) : json_object();
-	json_object_set_new(lv, "reachable", json_boolean(h != NULL));
-	json_object_set_new(d, "libvirt", lv);
-	ok = guest_ok && h && json_array_size(json_object_get(d, "kernels"));
+	doctor_set_facts(&d, h ? vm_host_facts(h) : NULL);
+	ok = d.agent && h && d.kernel_paths.n;
 	if (ok && !noprobe)
-		ok = check_accel(d, h, reprobe, &img);
+		ok = check_accel(&d, h, reprobe, &img);
 	else
-		json_object_set_new(d, "accel",
-				    json_string(noprobe ? "not probed (--no-probe)" :
-							  "cannot probe"));
-	json_object_set_new(d, "ok", json_boolean(ok));
+		d.accel_note = noprobe ? "not probed (--no-probe)" : "cannot probe";
+	d.ok = ok;
 	if (json) {
-		json_dumpf(d, stdout, JSON_INDENT(2));
+		json_t *j = doctor_json(&d);
+
+		json_dumpf(j, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
+		json_decref(j);
 	} else {
-		print_text(d);
+		print_text(&d);
 	}
-	json_decref(d);
+	doctor_release(&d);
 	image_release(&img);
 	if (h)
 		vm_disconnect(h);

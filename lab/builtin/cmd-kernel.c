@@ -16,6 +16,7 @@
 #include "lib/parse-options.h"
 #include "lib/pkgname.h"
 #include "lib/util.h"
+#include "store/results.h"
 
 static const char *const kernel_synopsis[] = {
 	"mmlab kernel build JOB [--json]",
@@ -259,9 +260,15 @@ static void print_packages(json_t *pk)
 
 static int do_list(struct kernel_opts *ko)
 {
-	json_t *out = kcache_list(gopts.cache_dir), *m;
-	json_t *pk = pkg_list(gopts.cache_dir, gopts.results_dir);
+	struct kernel_uses uses;
+	json_t *out, *pk, *m;
 	size_t i;
+
+	if (store_kernels_used(gopts.results_dir, &uses))
+		return EXIT_USAGE;
+	out = kcache_list(gopts.cache_dir);
+	pk = pkg_list(gopts.cache_dir, &uses);
+	kernel_uses_free(&uses);
 
 	if (ko->json) {
 		/* the built kernels as before, then each package ("source": "package") */
@@ -343,9 +350,16 @@ static int do_show(const char *key, struct kernel_opts *ko)
 
 static int do_gc(struct kernel_opts *ko)
 {
-	json_t *out = kcache_gc(gopts.cache_dir, gopts.results_dir, ko->dry_run), *k;
-	json_t *pk = pkg_gc(gopts.cache_dir, gopts.results_dir, ko->dry_run);
+	struct kernel_uses uses;
+	json_t *out, *pk, *k;
 	size_t i;
+
+	/* a store that cannot be read keeps every kernel: none is removed */
+	if (store_kernels_used(gopts.results_dir, &uses))
+		return EXIT_USAGE;
+	out = kcache_gc(gopts.cache_dir, &uses, ko->dry_run);
+	pk = pkg_gc(gopts.cache_dir, &uses, ko->dry_run);
+	kernel_uses_free(&uses);
 
 	if (ko->json) {
 		json_t *o = json_pack("{s:O, s:O, s:b}", "removed", out, "removed_packages", pk,

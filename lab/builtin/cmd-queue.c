@@ -19,6 +19,7 @@
 #include "batch/status.h"
 #include "batch/steps.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "vm/placement.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
@@ -59,6 +60,20 @@ struct queue_args {
 	struct store *s;
 	struct queue *q; /* NULL for finish */
 };
+
+int batch_exit(enum batch_result r)
+{
+	switch (r) {
+	case BATCH_OK:
+		return 0;
+	case BATCH_BAD_INPUT:
+		return EXIT_USAGE;
+	case BATCH_INTERRUPTED:
+		return EXIT_INTERRUPTED;
+	default:
+		return EXIT_RUN_FAILED;
+	}
+}
 
 static int priority_cb(const struct opt *o, const char *arg)
 {
@@ -126,10 +141,11 @@ static void usage(FILE *f)
 	usage_with_options(f, opts, &u);
 }
 
-static void print_added(long long id, const char *run, json_t *boots, const char *file)
+static void print_added(long long id, const char *run, const struct run_record *rec,
+			const char *file)
 {
-	char *kernels = queue_build_variants(boots);
-	size_t n = json_array_size(boots);
+	char *kernels = queue_build_variants(rec);
+	size_t n = rec->nboots;
 
 	printf("queued job %lld: run %s, %zu boot%s%s%s (%s)\n", id, run, n, n == 1 ? "" : "s",
 	       kernels ? ", kernels built from source: " : "", kernels ? kernels : "", file);
@@ -147,20 +163,20 @@ static int do_add(struct queue_args *a)
 	for (int i = 0; i < a->n; i++) {
 		char *run = NULL;
 		long long id;
-		json_t *boots;
-		int rc = queue_add_job(a->q, a->s, a->args[i], a->priority, &ro, NULL, &run, &id,
-				       &boots);
+		struct run_record rec;
+		enum batch_result rc = queue_add_job(a->q, a->s, a->args[i], a->priority, &ro, NULL,
+						     &run, &id, &rec);
 
 		if (rc) {
-			ret = rc;
+			ret = batch_exit(rc);
 			continue;
 		}
 		if (!a->json)
-			print_added(id, run, boots, a->args[i]);
-		json_array_append_new(out, json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)id,
-						     "run", run, "file", a->args[i], "boots",
-						     (int)json_array_size(boots)));
-		json_decref(boots);
+			print_added(id, run, &rec, a->args[i]);
+		json_array_append_new(out,
+				      json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)id, "run",
+						run, "file", a->args[i], "boots", (int)rec.nboots));
+		run_record_release(&rec);
 		free(run);
 	}
 	if (a->json)
@@ -176,7 +192,7 @@ static int do_run(struct queue_args *a)
 				.cache_dir = gopts.cache_dir,
 				.connect_uri = gopts.connect_uri };
 
-	return pool_run(a->q, a->s, &po);
+	return pool_run(a->q, a->s, &po) ? EXIT_RUN_FAILED : 0;
 }
 
 static long long jint(json_t *o, const char *key)
@@ -297,17 +313,17 @@ static int do_retry(struct queue_args *a)
 
 static int do_build(struct queue_args *a)
 {
-	return step_build(a->s, a->args[0], a->variant, gopts.cache_dir);
+	return batch_exit(step_build(a->s, a->args[0], a->variant, gopts.cache_dir));
 }
 
 static int do_exec(struct queue_args *a)
 {
-	return step_exec(a->s, a->args[0], a->boot, gopts.cache_dir, gopts.connect_uri);
+	return batch_exit(step_exec(a->s, a->args[0], a->boot, gopts.cache_dir, gopts.connect_uri));
 }
 
 static int do_finish(struct queue_args *a)
 {
-	return runstate_finish(a->s, a->args[0]);
+	return batch_exit(runstate_finish(a->s, a->args[0]));
 }
 
 enum operands { NO_OPERANDS, JOB_FILES, JOB_ID, ONE_RUN };

@@ -216,11 +216,11 @@ static int do_reindex(struct store *s)
 static int do_import(struct store *s, const char *dir)
 {
 	unsigned int imported, skipped;
-	int ret = store_import(s, dir, &imported, &skipped);
+	enum store_import_result ret = store_import(s, dir, &imported, &skipped);
 
 	printf("imported %u run%s from %s, %u already here%s\n", imported, imported == 1 ? "" : "s",
 	       dir, skipped, ret ? "; some were refused (above)" : "");
-	return ret;
+	return ret == STORE_IMPORT_NO_SOURCE ? EXIT_USAGE : ret ? EXIT_RUN_FAILED : 0;
 }
 
 /* argv[0] the subcommand: parsed with the subcommand's options */

@@ -102,7 +102,7 @@ static int submit(char *results, char **files, int n, struct submit_opts *so, bo
 		return EXIT_RUN_FAILED;
 	}
 	out = json_array();
-	ret = submit_jobs(q, s, files, (size_t)n, so, out);
+	ret = batch_exit(submit_jobs(q, s, files, (size_t)n, so, out));
 	if (json) {
 		json_dumpf(out, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);

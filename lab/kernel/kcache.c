@@ -749,61 +749,28 @@ json_t *kcache_show(const char *cache_dir, const char *key)
 	return hit;
 }
 
-void kcache_foreach_run_kernel(const char *results_dir, kcache_run_kernel_fn fn, void *arg)
+void kernel_uses_free(struct kernel_uses *u)
 {
-	DIR *d = results_dir ? opendir(results_dir) : NULL;
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		char *p;
-		json_t *rj, *v;
-		size_t i;
-
-		if (e->d_name[0] == '.')
-			continue;
-		p = xasprintf("%s/%s/run.json", results_dir, e->d_name);
-		rj = path_exists(p) ? json_load_file(p, 0, NULL) : NULL;
-		free(p);
-		json_array_foreach(json_object_get(rj, "variants"), i, v) {
-			json_t *k = json_object_get(v, "kernel");
-
-			if (json_is_object(k))
-				fn(e->d_name, k, arg);
-		}
-		json_decref(rj);
+	for (size_t i = 0; i < u->n; i++) {
+		free(u->v[i].run);
+		free(u->v[i].cache_key);
+		free(u->v[i].package_sha256);
 	}
-	if (d)
-		closedir(d);
+	free(u->v);
+	memset(u, 0, sizeof(*u));
 }
 
-static void add_key(const char *run, json_t *kernel, void *arg)
+json_t *kcache_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run)
 {
-	const char *k = json_string_value(json_object_get(kernel, "cache_key"));
-
-	(void)run;
-	if (k)
-		strlist_push(arg, k);
-}
-
-/* every cache_key named by a run under results_dir */
-static void used_keys(const char *results_dir, struct strlist *keys)
-{
-	kcache_foreach_run_kernel(results_dir, add_key, keys);
-}
-
-json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run)
-{
-	struct strlist keys = { 0 };
 	json_t *all = kcache_list(cache_dir), *removed = json_array(), *m;
 	size_t i;
 
-	used_keys(results_dir, &keys);
 	json_array_foreach(all, i, m) {
 		const char *k = json_string_value(json_object_get(m, "key"));
 		bool used = false;
 
-		for (size_t j = 0; j < keys.n && k; j++)
-			used |= !strcmp(keys.v[j], k);
+		for (size_t j = 0; j < uses->n && k; j++)
+			used |= uses->v[j].cache_key && !strcmp(uses->v[j].cache_key, k);
 		if (!k || used)
 			continue;
 		json_array_append_new(removed, json_string(k));
@@ -820,7 +787,6 @@ json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run)
 		kmemo_drop_stale(cache_dir, "requests");
 		kmemo_drop_stale(cache_dir, "trees");
 	}
-	strlist_free(&keys);
 	json_decref(all);
 	return removed;
 }

@@ -82,23 +82,32 @@ int kcache_request(const struct kcache_req *q, char **request, char **base_commi
 int kcache_get(const char *cache_dir, const struct kcache_req *q, struct kcache_result *res);
 void kcache_result_release(struct kcache_result *res);
 
-/* [meta.json of each entry], oldest first */
+/* [meta.json of each entry], oldest first: a new reference */
 json_t *kcache_list(const char *cache_dir);
-/* an entry by key or unique key prefix; NULL + message */
+/* an entry by key or unique key prefix: a new reference; NULL + message */
 json_t *kcache_show(const char *cache_dir, const char *key);
 /*
- * Remove the entries no run in results_dir names (variants[].kernel.cache_key)
- * and the request memos pointing at them. Returns the removed keys.
+ * What the stored runs use, for the caches' gc: a run's kernel record names
+ * a kernel cache entry, a cached package, or both. kernel/ sits below
+ * store/: the store fills this (store_kernels_used(), results.h).
  */
-json_t *kcache_gc(const char *cache_dir, const char *results_dir, bool dry_run);
+struct kernel_use {
+	char *run;
+	char *cache_key; /* or NULL */
+	char *package_sha256; /* or NULL */
+};
+
+struct kernel_uses {
+	struct kernel_use *v;
+	size_t n;
+};
+
+void kernel_uses_free(struct kernel_uses *u);
 
 /*
- * fn(run, kernel, arg) for the kernel record (run.json variants[].kernel)
- * of every variant of every run under results_dir: what the cache's gc
- * and list ask of the runs (kernel/ sits below store/, so it reads the
- * run files itself, only these records).
+ * Remove the entries no run uses (used: their cache_keys) and the request
+ * memos pointing at them. Returns the removed keys, a new reference.
  */
-typedef void (*kcache_run_kernel_fn)(const char *run, json_t *kernel, void *arg);
-void kcache_foreach_run_kernel(const char *results_dir, kcache_run_kernel_fn fn, void *arg);
+json_t *kcache_gc(const char *cache_dir, const struct kernel_uses *used, bool dry_run);
 
 #endif

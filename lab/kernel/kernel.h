@@ -39,6 +39,7 @@ int kernel_request_job(const struct job *job, size_t i, struct kernel_info *ki);
  * -1, no message.
  */
 int kernel_info_from_json(json_t *rec, struct kernel_info *ki);
+/* the record of ki (kernel_json.c): a new reference, NULL when there is nothing to record */
 json_t *kernel_info_json(const struct kernel_info *ki);
 
 #endif

@@ -97,11 +97,12 @@ int pkg_apt_download(const char *name, const char *version, const char *dir, con
 
 /*
  * [meta.json + "dir", "size_bytes", "runs": [run ids]] of every cached
- * package, oldest first; runs from results_dir's run.json files
- * (variants[].kernel.package.sha256).
+ * package, oldest first, a new reference; runs from what the stored runs
+ * use (kcache.h: their variants[].kernel.package.sha256; NULL: none).
  */
-json_t *pkg_list(const char *cache_dir, const char *results_dir);
-/* remove the packages no run uses (and their apt memos); the removed sha256s */
-json_t *pkg_gc(const char *cache_dir, const char *results_dir, bool dry_run);
+struct kernel_uses;
+json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses);
+/* remove the packages no run uses (and their apt memos); the removed sha256s, a new reference */
+json_t *pkg_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run);
 
 #endif

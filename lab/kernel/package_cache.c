@@ -321,26 +321,21 @@ static uint64_t du(const char *dir, int depth)
 	return n;
 }
 
-static void add_package_run(const char *run, json_t *kernel, void *arg)
-{
-	const char *sha =
-		json_string_value(json_object_get(json_object_get(kernel, "package"), "sha256"));
-	json_t *by = arg, *runs;
-
-	if (!sha)
-		return;
-	runs = json_object_get(by, sha);
-	if (!runs)
-		json_object_set_new(by, sha, runs = json_array());
-	json_array_append_new(runs, json_string(run));
-}
-
 /* sha256 -> [run ids] of every run whose variants[].kernel.package names it */
-static json_t *package_runs(const char *results_dir)
+static json_t *package_runs(const struct kernel_uses *uses)
 {
-	json_t *by = json_object();
+	json_t *by = json_object(), *runs;
 
-	kcache_foreach_run_kernel(results_dir, add_package_run, by);
+	for (size_t i = 0; uses && i < uses->n; i++) {
+		const char *sha = uses->v[i].package_sha256;
+
+		if (!sha)
+			continue;
+		runs = json_object_get(by, sha);
+		if (!runs)
+			json_object_set_new(by, sha, runs = json_array());
+		json_array_append_new(runs, json_string(uses->v[i].run));
+	}
 	return by;
 }
 
@@ -352,11 +347,11 @@ static int cmp_fetched(const void *a, const void *b)
 	return strcmp(x ? x : "", y ? y : "");
 }
 
-json_t *pkg_list(const char *cache_dir, const char *results_dir)
+json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses)
 {
 	char *top = pdir(cache_dir, NULL);
 	DIR *d = opendir(top);
-	json_t *runs = package_runs(results_dir), *out = json_array(), **v = NULL;
+	json_t *runs = package_runs(uses), *out = json_array(), **v = NULL;
 	struct dirent *e;
 	size_t n = 0;
 
@@ -410,9 +405,9 @@ static void drop_stale_memos(const char *cache_dir)
 	free(apt);
 }
 
-json_t *pkg_gc(const char *cache_dir, const char *results_dir, bool dry_run)
+json_t *pkg_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run)
 {
-	json_t *all = pkg_list(cache_dir, results_dir), *removed = json_array(), *m;
+	json_t *all = pkg_list(cache_dir, uses), *removed = json_array(), *m;
 	size_t i;
 
 	json_array_foreach(all, i, m) {

@@ -424,8 +424,8 @@ static void recipe_info_from_json(const json_t *recipe, struct repro_recipe_info
 
 int repro_report_from_record(const struct run_record *rec, struct repro_report *rep)
 {
-	const json_t *recipe = json_object_get(rec->rest, "recipe");
-	const json_t *eval = json_object_get(rec->rest, "repro");
+	const json_t *recipe = rec->recipe;
+	const json_t *eval = rec->repro;
 	const json_t *bug = json_object_get(recipe, "bug");
 
 	memset(rep, 0, sizeof(*rep));
@@ -439,16 +439,6 @@ int repro_report_from_record(const struct run_record *rec, struct repro_report *
 	rep->run = rec->run ? xstrdup(rec->run) : NULL;
 	rep->recipe = json_incref((json_t *)recipe);
 	recipe_info_from_json(recipe, &rep->info);
-	return 0;
-}
-
-int repro_report_store(struct run_record *rec, json_t *recipe, json_t *eval)
-{
-	if (!rec->rest)
-		rec->rest = json_object();
-	if (json_object_set(rec->rest, "recipe", recipe) ||
-	    json_object_set(rec->rest, "repro", eval))
-		return -1;
 	return 0;
 }
 

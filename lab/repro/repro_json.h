@@ -32,8 +32,6 @@ json_t *repro_report_to_json(const struct repro_report *rep);
  */
 struct run_record;
 int repro_report_from_record(const struct run_record *rec, struct repro_report *rep);
-/* recipe (recipe_json()) and eval (repro_eval_to_json()) set in rec; 0 */
-int repro_report_store(struct run_record *rec, json_t *recipe, json_t *eval);
 
 /*
  * "mmlab repro --list --json": [{"name", "file", "bug", "title",

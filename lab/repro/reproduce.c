@@ -262,7 +262,7 @@ static int judge(struct store *s, const char *id, const struct recipe *r, json_t
 	rep->info.bug_title = xstrdup(r->bug_title);
 	rep->info.bug_url = r->bug_url ? xstrdup(r->bug_url) : NULL;
 	eval = repro_eval_to_json(&rep->eval);
-	if (store_record_read(s, id, &rec) || repro_report_store(&rec, recipe, eval) ||
+	if (store_record_read(s, id, &rec) || run_record_set_verdict(&rec, recipe, eval) ||
 	    store_record_write(s, id, &rec))
 		lab_warn("run %s: the verdict could not be stored with the run; it is only "
 			 "printed here",

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "store/import.h"
+#include "store/run_record.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
 
@@ -28,10 +29,10 @@ static bool name_ok(const char *s)
 
 char *import_check_run_json(const char *buf, size_t len, const char *id, struct strlist *variants)
 {
-	json_t *j, *v;
+	struct run_record rec;
 	json_error_t e;
 	char *why = NULL;
-	size_t i;
+	json_t *j;
 
 	if (len > IMPORT_MAX_RUN_JSON)
 		return xasprintf("run.json is larger than %u bytes", IMPORT_MAX_RUN_JSON);
@@ -39,25 +40,24 @@ char *import_check_run_json(const char *buf, size_t len, const char *id, struct 
 	if (!j)
 		return xasprintf("run.json is not valid JSON (truncated?): line %d: %.200s", e.line,
 				 e.text);
-	if (!json_is_object(j))
-		why = xasprintf("run.json is not a JSON object");
-	else if (!json_is_string(json_object_get(j, "run")) ||
-		 strcmp(json_string_value(json_object_get(j, "run")), id))
+	if (run_record_from_json(j, &rec)) {
+		json_decref(j);
+		return xasprintf("run.json is not a JSON object");
+	}
+	json_decref(j);
+	if (!rec.run || strcmp(rec.run, id))
 		why = xasprintf("run.json names another run than its directory '%.200s'", id);
-	else if (!json_is_array(json_object_get(j, "variants")) ||
-		 json_array_size(json_object_get(j, "variants")) > 1000)
-		why = xasprintf("run.json has no list of variants (at most 1000)");
-	json_array_foreach(why ? NULL : json_object_get(j, "variants"), i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-
-		if (!name_ok(name)) {
+	else if (!rec.variants || rec.nvariants > 1000)
+		why = xasprintf("run.json has no list of named variants (at most 1000)");
+	for (size_t i = 0; !why && i < rec.nvariants; i++) {
+		if (!name_ok(rec.variants[i].name)) {
 			why = xasprintf("run.json variant %zu has no valid name", i);
 			break;
 		}
 		if (variants)
-			strlist_push(variants, name);
+			strlist_push(variants, rec.variants[i].name);
 	}
-	json_decref(j);
+	run_record_release(&rec);
 	return why;
 }
 
@@ -199,7 +199,8 @@ static int copy_tree(const char *src, const char *dst, int depth, unsigned int *
 static int write_provenance(const char *dir, const char *src, const char *rdir)
 {
 	char host[256] = "", now[TIME_STR_LEN], *abs = realpath(src, NULL), *p, *text, *rj;
-	json_t *from_host = NULL, *j, *r;
+	struct run_record rec = { 0 };
+	json_t *j, *r;
 	size_t len;
 	int ret;
 
@@ -208,10 +209,11 @@ static int write_provenance(const char *dir, const char *src, const char *rdir)
 	p = xasprintf("%s/run.json", rdir);
 	rj = read_file(p, &len, IMPORT_MAX_RUN_JSON);
 	r = rj ? json_loadb(rj, len, 0, NULL) : NULL;
-	from_host = json_object_get(json_object_get(r, "host"), "hostname");
-	j = json_pack("{s:s, s:s, s:O?, s:s}", "imported", now, "from_store", abs ? abs : src,
-		      "from_host", json_is_string(from_host) ? from_host : NULL, "imported_by",
-		      host);
+	if (run_record_from_json(r, &rec))
+		memset(&rec, 0, sizeof(rec));
+	j = json_pack("{s:s, s:s, s:s?, s:s}", "imported", now, "from_store", abs ? abs : src,
+		      "from_host", rec.host.hostname, "imported_by", host);
+	run_record_release(&rec);
 	text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
 	free(p);
 	p = xasprintf("%s/import.json", dir);
@@ -269,16 +271,17 @@ out:
 	return ret;
 }
 
-int store_import(struct store *s, const char *src, unsigned int *imported, unsigned int *skipped)
+enum store_import_result store_import(struct store *s, const char *src, unsigned int *imported,
+				      unsigned int *skipped)
 {
 	DIR *d = opendir(src);
 	struct dirent *e;
-	int ret = 0;
+	enum store_import_result ret = STORE_IMPORT_OK;
 
 	*imported = *skipped = 0;
 	if (!d) {
 		lab_err("cannot read the store to import, %s: %s", src, strerror(errno));
-		return EXIT_USAGE;
+		return STORE_IMPORT_NO_SOURCE;
 	}
 	while ((e = readdir(d))) {
 		char *p = xasprintf("%s/%s", src, e->d_name);
@@ -292,7 +295,7 @@ int store_import(struct store *s, const char *src, unsigned int *imported, unsig
 			else if (rc == 1)
 				(*skipped)++;
 			else
-				ret = EXIT_RUN_FAILED;
+				ret = STORE_IMPORT_REFUSED;
 		}
 		free(p);
 	}

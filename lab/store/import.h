@@ -33,11 +33,17 @@ char *import_check_run_json(const char *buf, size_t len, const char *id, struct 
 /* check iteration.json text: an object with a status string and metrics object */
 char *import_check_iteration_json(const char *buf, size_t len);
 
+enum store_import_result {
+	STORE_IMPORT_OK, /* every run imported or already present */
+	STORE_IMPORT_REFUSED, /* some refused (each said) */
+	STORE_IMPORT_NO_SOURCE, /* src cannot be read (said) */
+};
+
 /*
- * Import every run under src into s. Prints a line per run; returns the
- * exit status: 0 every run imported or already present, 1 some refused.
- * *imported and *skipped count them.
+ * Import every run under src into s. Prints a line per run; *imported and
+ * *skipped count the runs imported and those already present.
  */
-int store_import(struct store *s, const char *src, unsigned int *imported, unsigned int *skipped);
+enum store_import_result store_import(struct store *s, const char *src, unsigned int *imported,
+				      unsigned int *skipped);
 
 #endif

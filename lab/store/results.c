@@ -183,7 +183,7 @@ static const char *jstr(json_t *o, const char *key, const char *def)
 	return v ? v : def;
 }
 
-static int index_run(struct store *s, json_t *r)
+static int index_run(struct store *s, const struct run_record *r)
 {
 	sqlite3_stmt *st;
 
@@ -195,18 +195,19 @@ static int index_run(struct store *s, json_t *r)
 			" job=?2, status=?3, created=?4, finished=?5");
 	if (!st)
 		return -1;
-	sqlite3_bind_text(st, 1, jstr(r, "run", "?"), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, jstr(r, "job", "?"), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, jstr(r, "status", "?"), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, jstr(r, "created", ""), -1, SQLITE_TRANSIENT);
-	if (json_string_value(json_object_get(r, "finished")))
-		sqlite3_bind_text(st, 5, jstr(r, "finished", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, r->run ? r->run : "?", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, r->job ? r->job : "?", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, r->status ? r->status : "?", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, r->created ? r->created : "", -1, SQLITE_TRANSIENT);
+	if (r->finished)
+		sqlite3_bind_text(st, 5, r->finished, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 5);
 	return db_step_done(s->db, "results index", st);
 }
 
-int store_run_write(struct store *s, const char *run, json_t *runjson)
+/* run.json written whole, atomically; the caller indexes it */
+static int run_json_write(struct store *s, const char *run, json_t *runjson)
 {
 	char *path;
 	int ret;
@@ -218,8 +219,6 @@ int store_run_write(struct store *s, const char *run, json_t *runjson)
 	path = xasprintf("%s/%s/run.json", s->dir, run);
 	ret = write_json(path, runjson);
 	free(path);
-	if (ret == 0)
-		ret = index_run(s, runjson);
 	return ret;
 }
 
@@ -234,37 +233,29 @@ char *store_kernel_file(const struct store *s, const char *run, const char *vari
  * that request: the tasks on other hosts never rewrite run.json, so the
  * kernel is read from there until this host writes run.json again.
  */
-static void kernels_overlay(struct store *s, const char *run, json_t *rj)
+static void kernels_overlay(struct store *s, const char *run, struct run_record *rec)
 {
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(json_object_get(rj, "variants"), i, v) {
-		json_t *k = json_object_get(v, "kernel"), *f, *n;
-		const char *name = jstr(v, "name", NULL);
+	for (size_t i = 0; i < rec->nvariants; i++) {
+		struct run_variant *v = &rec->variants[i];
 		char *path, *buf;
+		json_t *f;
 		size_t len;
 
-		if (!json_is_true(json_object_get(k, "build_pending")) || !name ||
-		    !valid_component(name))
+		if (!v->has_kernel || !v->kernel.build_pending || !valid_component(v->name))
 			continue;
-		path = store_kernel_file(s, run, name);
+		path = store_kernel_file(s, run, v->name);
 		buf = path_exists(path) ? read_file(path, &len, STORE_MAX_KERNEL_FILE) : NULL;
 		f = buf ? json_loadb(buf, len, 0, NULL) : NULL;
-		n = json_object_get(f, "kernel");
-		if (json_is_object(n) &&
-		    json_equal(json_object_get(f, "request"), json_object_get(k, "request"))) {
-			n = json_deep_copy(n);
-			json_object_set(n, "operations", json_object_get(k, "operations"));
-			json_object_set_new(v, "kernel", n);
-		}
+		if (f)
+			run_kernel_from_file(&v->kernel, f);
 		json_decref(f);
 		free(buf);
 		free(path);
 	}
 }
 
-json_t *store_run_read(struct store *s, const char *run)
+/* run.json as it is on disk: a new reference, or NULL after a message */
+static json_t *run_json_read(struct store *s, const char *run)
 {
 	char *path;
 	json_t *j;
@@ -281,14 +272,12 @@ json_t *store_run_read(struct store *s, const char *run)
 	}
 	j = read_json(path);
 	free(path);
-	if (j)
-		kernels_overlay(s, run, j);
 	return j;
 }
 
 int store_record_read(struct store *s, const char *run, struct run_record *rec)
 {
-	json_t *j = store_run_read(s, run);
+	json_t *j = run_json_read(s, run);
 	int ret;
 
 	memset(rec, 0, sizeof(*rec));
@@ -299,15 +288,19 @@ int store_record_read(struct store *s, const char *run, struct run_record *rec)
 	if (ret)
 		lab_err("run %s: run.json in %s is not a JSON object; it cannot be resumed", run,
 			store_dir(s));
+	else
+		kernels_overlay(s, run, rec);
 	return ret;
 }
 
 int store_record_write(struct store *s, const char *run, const struct run_record *rec)
 {
 	json_t *j = run_record_to_json(rec);
-	int ret = store_run_write(s, run, j);
+	int ret = run_json_write(s, run, j);
 
 	json_decref(j);
+	if (ret == 0)
+		ret = index_run(s, rec);
 	return ret;
 }
 
@@ -498,13 +491,12 @@ static unsigned int *iteration_dirs(struct store *s, const char *run, const char
 }
 
 /* every stored iteration of the run, whatever order its boots finished in */
-static int reindex_iterations(struct store *s, const char *run, json_t *r)
+static int reindex_iterations(struct store *s, const char *run, const struct run_record *r)
 {
-	size_t i, n;
-	json_t *v;
+	size_t n;
 
-	json_array_foreach(json_object_get(r, "variants"), i, v) {
-		const char *name = jstr(v, "name", NULL);
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const char *name = r->variants[i].name;
 		unsigned int *idx =
 			name && valid_component(name) ? iteration_dirs(s, run, name, &n) : NULL;
 
@@ -526,12 +518,12 @@ static int reindex_iterations(struct store *s, const char *run, json_t *r)
 
 int store_index_run(struct store *s, const char *run)
 {
-	json_t *r = store_run_read(s, run);
-	int ret = r ? index_run(s, r) : -1;
+	struct run_record r;
+	int ret = store_record_read(s, run, &r) ? -1 : index_run(s, &r);
 
 	if (!ret)
-		reindex_iterations(s, run, r);
-	json_decref(r);
+		reindex_iterations(s, run, &r);
+	run_record_release(&r);
 	return ret;
 }
 
@@ -656,25 +648,18 @@ static json_t *load_iterations(struct store *s, const char *run, const char *var
 	return arr;
 }
 
-const char *store_effective_status(json_t *r)
-{
-	return run_status_effective(jstr(r, "status", "unknown"),
-				    json_integer_value(json_object_get(r, "pid")),
-				    jstr(r, "host_boot_id", NULL));
-}
-
 /* a run's iterations and those ok: from the index, or the files when there is none */
-static void run_counts(struct store *s, const char *run, json_t *r, json_int_t *nit,
-		       json_int_t *nok)
+static void run_counts(struct store *s, const char *run, const struct run_record *r,
+		       json_int_t *nit, json_int_t *nok)
 {
 	sqlite3_stmt *st;
-	json_t *v, *it;
-	size_t i, k;
+	json_t *it;
+	size_t k;
 
 	*nit = *nok = 0;
 	if (!s->db) {
-		json_array_foreach(json_object_get(r, "variants"), i, v) {
-			const char *name = jstr(v, "name", NULL);
+		for (size_t i = 0; i < r->nvariants; i++) {
+			const char *name = r->variants[i].name;
 			json_t *its = name && valid_component(name) ?
 					      load_iterations(s, run, name) :
 					      NULL;
@@ -710,20 +695,19 @@ json_t *store_run_list(struct store *s)
 		return NULL;
 	}
 	for (size_t i = 0; i < runs.n; i++) {
-		json_t *r = store_run_read(s, runs.v[i]);
+		struct run_record r;
 		json_int_t nit, nok;
 
-		if (!r)
+		if (store_record_read(s, runs.v[i], &r))
 			continue;
-		run_counts(s, runs.v[i], r, &nit, &nok);
-		json_array_append_new(
-			out,
-			json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "run", runs.v[i], "job",
-				  jstr(r, "job", "?"), "status", store_effective_status(r),
-				  "created", jstr(r, "created", ""), "variants",
-				  (json_int_t)json_array_size(json_object_get(r, "variants")),
-				  "iterations", nit, "iterations_ok", nok));
-		json_decref(r);
+		run_counts(s, runs.v[i], &r, &nit, &nok);
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "run",
+						     runs.v[i], "job", r.job ? r.job : "?",
+						     "status", run_record_status(&r), "created",
+						     r.created ? r.created : "", "variants",
+						     (json_int_t)r.nvariants, "iterations", nit,
+						     "iterations_ok", nok));
+		run_record_release(&r);
 	}
 	strlist_free(&runs);
 	return out;
@@ -794,32 +778,65 @@ static void load_import(struct store *s, const char *run, json_t *out)
 json_t *store_load_run(struct store *s, const char *run)
 {
 	char *id = store_run_resolve(s, run);
-	json_t *r, *out, *vars, *v;
-	size_t i;
+	struct run_record r;
+	json_t *out, *vars = json_array();
 
-	if (!id)
-		return NULL;
-	r = store_run_read(s, id);
-	if (!r) {
+	if (!id || store_record_read(s, id, &r)) {
+		json_decref(vars);
 		free(id);
 		return NULL;
 	}
-	out = json_deep_copy(r);
-	json_object_set_new(out, "status", json_string(store_effective_status(r)));
-	vars = json_array();
-	json_array_foreach(json_object_get(r, "variants"), i, v) {
-		json_t *nv = json_deep_copy(v);
-		const char *name = jstr(v, "name", NULL);
+	if (run_record_status(&r) != r.status) { /* "running" reported as "incomplete" */
+		char *st = xstrdup(run_record_status(&r));
 
-		if (name && valid_component(name))
-			json_object_set_new(nv, "iterations", load_iterations(s, id, name));
-		json_array_append_new(vars, nv);
+		free(r.status);
+		r.status = st;
 	}
-	json_object_set_new(out, "variants", vars);
+	for (size_t i = 0; i < r.nvariants; i++)
+		json_array_append_new(vars, valid_component(r.variants[i].name) ?
+						    load_iterations(s, id, r.variants[i].name) :
+						    json_array());
+	out = run_record_to_json(&r);
+	run_record_add_iterations(out, vars);
 	load_import(s, id, out);
-	json_decref(r);
+	json_decref(vars);
+	run_record_release(&r);
 	free(id);
 	return out;
+}
+
+int store_kernels_used(const char *results_dir, struct kernel_uses *out)
+{
+	struct store s = { .dir = (char *)results_dir };
+	struct strlist runs = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	if (!results_dir || !is_dir(results_dir))
+		return 0; /* no runs yet: none uses a kernel */
+	if (list_run_dirs(&s, &runs))
+		return -1;
+	for (size_t i = 0; i < runs.n; i++) {
+		struct run_record r;
+
+		if (store_record_read(&s, runs.v[i], &r))
+			continue; /* said; a broken run keeps nothing */
+		for (size_t k = 0; k < r.nvariants; k++) {
+			const struct run_kernel *rk = &r.variants[k].kernel;
+			const char *pkg = run_kernel_package_sha256(rk);
+
+			if (!r.variants[k].has_kernel || (!rk->cache_key && !pkg))
+				continue;
+			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+			out->v[out->n++] = (struct kernel_use){
+				.run = xstrdup(runs.v[i]),
+				.cache_key = rk->cache_key ? xstrdup(rk->cache_key) : NULL,
+				.package_sha256 = pkg ? xstrdup(pkg) : NULL,
+			};
+		}
+		run_record_release(&r);
+	}
+	strlist_free(&runs);
+	return 0;
 }
 
 json_t *results_load_run(const char *results_dir, const char *run_id)

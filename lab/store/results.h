@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <jansson.h>
 
+#include "kernel/kcache.h"
+
 struct store;
 
 /* the most iterations a variant has (directory names above it are ignored) */
@@ -61,13 +63,21 @@ char *store_run_path(const struct store *s, const char *run);
 /* resolve "latest", a prefix or NULL to a full run id (NULL + error) */
 char *store_run_resolve(struct store *s, const char *run);
 
-/* run.json: written whole, atomically, and indexed */
-int store_run_write(struct store *s, const char *run, json_t *runjson);
-json_t *store_run_read(struct store *s, const char *run);
-/* the same as a struct run_record (run_record.h): 0, or -1 after a message */
+/*
+ * run.json, the only way into it, as a struct run_record (run_record.h):
+ * 0, or -1 after a message. Reading overlays the kernels Slurm build jobs
+ * handed on (<run>/kernels/); writing is whole, atomic, and indexed.
+ */
 struct run_record;
 int store_record_read(struct store *s, const char *run, struct run_record *rec);
 int store_record_write(struct store *s, const char *run, const struct run_record *rec);
+/*
+ * The kernels the runs under results_dir use (their variants' kernel
+ * records): what the kernel and package caches' gc keep. A missing
+ * directory has none; a run.json that cannot be read is skipped after a
+ * message. 0, or -1 after a message.
+ */
+int store_kernels_used(const char *results_dir, struct kernel_uses *out);
 
 /* iteration.json plus the index rows; it must hold "status" and "metrics" */
 int store_iteration_write(struct store *s, const char *run, const char *variant, unsigned int index,
@@ -78,17 +88,15 @@ char *store_iteration_path(const struct store *s, const char *run, const char *v
 bool store_iteration_done(struct store *s, const char *run, const char *variant,
 			  unsigned int index);
 
-/* runs, newest first: [{"run","job","status","created","variants","iterations"}] */
+/* runs, newest first: [{"run","job","status","created","variants","iterations"}], a new reference */
 json_t *store_run_list(struct store *s);
 
 /*
  * The whole run assembled from its files, in the shape documented for
- * "mmlab results show --json". NULL run = the latest run.
+ * "mmlab results show --json". NULL run = the latest run. A new
+ * reference, or NULL after a message.
  */
 json_t *results_load_run(const char *results_dir, const char *run_id);
 json_t *store_load_run(struct store *s, const char *run);
-
-/* a "running" run whose process is gone is reported as "incomplete" */
-const char *store_effective_status(json_t *runjson);
 
 #endif

@@ -4,7 +4,7 @@
  * and reads back when it resumes the run or boots one of its queue items
  * (status, the process, the order and its seed, the variants' kernels, the
  * queue's boot plan, --until-significant, the observer check, the attempt).
- * JSON is converted in run_record.c only (the store reads and writes the
+ * JSON is converted in run_record_json.c only (the store reads and writes the
  * file: store_record_read(), results.h); the runner works on the struct.
  *
  * run.json has other writers (the queue records its builds' kernels, repro
@@ -46,12 +46,17 @@ struct run_order {
 
 /* "variants"[].kernel: the record kernel_info_json() writes (kernel.h) */
 struct run_kernel {
+	char *path; /* of the image */
 	char *sha256; /* of the image; NULL while it is to be built */
 	char *cache_key; /* built by the kernel cache (kcache.h) */
 	char *build_log;
 	bool build_failed; /* the build failed (the queue's build item, too) */
 	bool build_pending; /* the queue's build item builds it ... */
 	char *request; /* ... for this request */
+	char *base_commit; /* the commit the kernel is (or is to be) built from */
+	json_t *operations; /* the job's kernel operations (an array), or NULL */
+	json_t *package; /* a package kernel's package record (kernel/package.h), or NULL */
+	bool has_cache_hit, cache_hit; /* built: whether the cache had it */
 	json_t *rest; /* path, release, version, operations, ... */
 };
 
@@ -66,6 +71,7 @@ struct run_variant {
 struct run_host {
 	char *accel; /* "kvm" or "tcg": a resumed run keeps it */
 	char *accel_reason;
+	char *hostname;
 	char *cpu; /* model name */
 	long cpus; /* online CPUs */
 	char *kernel; /* the host's release */
@@ -118,22 +124,57 @@ struct run_record {
 	struct run_boot *boots;
 	size_t nboots;
 	struct run_until until;
+	json_t *recipe, *repro; /* repro's recipe and its verdict (repro/), or NULL */
 	json_t *rest; /* what other writers add: kept as it is */
 };
 
-/* rec from run.json's object; -1 (no message) when j is not an object */
+/* rec from run.json's object (borrowed); -1 (no message) when j is not an object */
 int run_record_from_json(const json_t *j, struct run_record *rec);
-/* run.json's object of rec, a new reference */
+/* run.json's object of rec: a new reference */
 json_t *run_record_to_json(const struct run_record *rec);
 void run_record_release(struct run_record *rec);
+
+/*
+ * the document "mmlab results show --json" prints: j, rec's JSON, gets each
+ * variant's "iterations" (iterations[i], an array of iteration.json, borrowed)
+ */
+void run_record_add_iterations(json_t *j, json_t *iterations);
+
+/* k from a kernel record (kernel_info_json()'s; j borrowed); -1 (no message) if not an object */
+int run_kernel_from_json(const json_t *j, struct run_kernel *k);
+/* k as a build item's outcome in the queue (without the job's operations): a new reference */
+json_t *run_kernel_build_result(const struct run_kernel *k);
+/* k, which waited for a build, becomes the kernel built, keeping k's operations */
+void run_kernel_built(struct run_kernel *k, const struct run_kernel *built);
+
+/* a package kernel's package sha256 (borrowed from k), or NULL */
+const char *run_kernel_package_sha256(const struct run_kernel *k);
+/*
+ * <run>/kernels/<variant>.json ({"request", "kernel"}, untrusted: read
+ * only when it is that shape) for a kernel that waits for that request:
+ * k becomes the built kernel, with its own operations. file is borrowed.
+ */
+void run_kernel_from_file(struct run_kernel *k, const json_t *file);
 
 /* free what a part holds, and zero it (before it is written anew) */
 void run_host_reset(struct run_host *h);
 void run_until_reset(struct run_until *u);
+void run_order_release(struct run_order *o);
+void run_kernel_release(struct run_kernel *k);
+void run_variant_release(struct run_variant *v);
+void run_boot_release(struct run_boot *b);
 
-/* the status, with "running" of a dead process or an earlier boot as "incomplete" */
+/*
+ * The run's status, the one answer to it: the recorded one, except that a
+ * "running" run whose process is gone or whose host rebooted since is
+ * "incomplete"; "unknown" when none is recorded.
+ */
 const char *run_record_status(const struct run_record *rec);
-const char *run_status_effective(const char *status, long long pid, const char *boot_id);
+/* the variant of that name, or NULL */
+struct run_variant *run_record_variant(const struct run_record *rec, const char *name);
+
+/* repro's recipe and verdict (objects, borrowed); 0, or -1 if either is not an object */
+int run_record_set_verdict(struct run_record *rec, json_t *recipe, json_t *verdict);
 
 /* job_resolved: the job's variants, topology, workload, ... as run.json has them */
 void run_record_set_job(struct run_record *rec, const struct job *job);

@@ -26,8 +26,50 @@
 #include "batch/queue.h"
 #include "batch/worker.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
+
+/* queue_add() of boots given as run.json's "boots" array (borrowed) */
+static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
+				json_t *boots, const char *slurm)
+{
+	json_t *j = json_pack("{s:O}", "boots", boots);
+	struct run_record rec;
+	long long id;
+
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_non_null(rec.boots);
+	id = queue_add(qu, run, name, prio, rec.boots, rec.nboots, slurm);
+	run_record_release(&rec);
+	json_decref(j);
+	return id;
+}
+
+/* run.json written and read through its record (the store's only way in) */
+static int run_json_write(struct store *st, const char *run, json_t *rj)
+{
+	struct run_record rec;
+	int ret;
+
+	assert_int_equal(run_record_from_json(rj, &rec), 0);
+	ret = store_record_write(st, run, &rec);
+	run_record_release(&rec);
+	return ret;
+}
+
+/* a new reference, or NULL */
+static json_t *run_json_read(struct store *st, const char *run)
+{
+	struct run_record rec;
+	json_t *j;
+
+	if (store_record_read(st, run, &rec))
+		return NULL;
+	j = run_record_to_json(&rec);
+	run_record_release(&rec);
+	return j;
+}
 
 static char *dir, *nodes;
 static struct store *store;
@@ -142,8 +184,8 @@ static char *add_run(const char *name, const char *const variants[], size_t nv,
 	write_job(run, name, variants, nv, iterations, cpus);
 	rj = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O}", "run", run, "job", name, "status",
 		       "queued", "job_dir", dir, "variants", vars, "boots", boots);
-	assert_int_equal(store_run_write(store, run, rj), 0);
-	*job = queue_add(queue, run, name, 0, boots, NULL);
+	assert_int_equal(run_json_write(store, run, rj), 0);
+	*job = queue_add_json(queue, run, name, 0, boots, NULL);
 	assert_true(*job > 0);
 	json_decref(rj);
 	json_decref(boots);
@@ -160,8 +202,8 @@ static double now_real(void)
 }
 
 /* in a worker: store the boot's iterations as status, with when and where it ran */
-static int store_boot(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
-		      const char *status, double t0)
+static enum batch_result store_boot(struct store *s, const struct queue_item *it,
+				    const struct boot_opts *bo, const char *status, double t0)
 {
 	for (unsigned int i = 0; i < it->count; i++) {
 		json_t *x = json_pack("{s:i, s:s, s:{}, s:O?, s:f, s:f, s:i}", "index",
@@ -172,17 +214,17 @@ static int store_boot(struct store *s, const struct queue_item *it, const struct
 
 		json_decref(x);
 		if (rc)
-			return EXIT_USAGE;
+			return BATCH_BAD_INPUT;
 	}
-	return 0;
+	return BATCH_OK;
 }
 
 /*
  * The fake runner_boot(), in the forked worker; the variant's name says
  * what it does. No cmocka assertion may fail in a child: it exits instead.
  */
-static int fake_boot(struct store *s, const struct queue_item *it, const struct boot_opts *bo,
-		     void *arg)
+static enum batch_result fake_boot(struct store *s, const struct queue_item *it,
+				   const struct boot_opts *bo, void *arg)
 {
 	const char *v = it->variant;
 	double t0 = now_real();
@@ -190,24 +232,24 @@ static int fake_boot(struct store *s, const struct queue_item *it, const struct 
 	(void)arg;
 	printf("fake boot of %s %s/%u\n", it->run, v, it->first);
 	if (!strcmp(v, "fail"))
-		return 1; /* stored nothing */
+		return BATCH_FAILED; /* stored nothing */
 	if (!strcmp(v, "notok"))
-		return store_boot(s, it, bo, "crashed", t0) ?: 1;
+		return store_boot(s, it, bo, "crashed", t0) ?: BATCH_FAILED;
 	if (!strcmp(v, "stop")) {
 		kill(getppid(), SIGTERM); /* as ^C of queue run would */
 		for (;;)
 			pause(); /* until the pool's SIGTERM */
 	}
 	if (!strcmp(v, "flaky") && bo->attempt < 2)
-		return 3; /* interrupted: queued again */
+		return BATCH_INTERRUPTED; /* queued again */
 	if (!strcmp(v, "slow"))
 		usleep(400000);
 	return store_boot(s, it, bo, "ok", t0);
 }
 
 /* the fake kernel build: variant "kbad" fails, the others build */
-static int fake_build(struct store *s, struct queue *q, const struct queue_item *it,
-		      const char *cache_dir, void *arg)
+static enum batch_result fake_build(struct store *s, struct queue *q, const struct queue_item *it,
+				    const char *cache_dir, void *arg)
 {
 	bool bad = !strcmp(it->variant, "kbad");
 	json_t *res;
@@ -216,14 +258,14 @@ static int fake_build(struct store *s, struct queue *q, const struct queue_item 
 	(void)s;
 	(void)arg;
 	if (!q || strcmp(cache_dir, "/cache"))
-		return 2;
+		return BATCH_BAD_INPUT;
 	res = bad ? json_pack("{s:s, s:b, s:s}", "source", "build", "build_failed", 1, "build_log",
 			      "/cache/build.log") :
 		    json_pack("{s:s, s:s, s:s}", "source", "build", "path", "/cache/k/bzImage",
 			      "cache_key", "k1");
 	rc = queue_build_set_result(q, it->id, res);
 	json_decref(res);
-	return rc || bad ? 1 : 0;
+	return rc || bad ? BATCH_FAILED : BATCH_OK;
 }
 
 static const struct pool_ops fake_ops = { .boot = fake_boot, .build = fake_build };
@@ -270,7 +312,7 @@ static const char *item_str(json_t *j, size_t i, const char *key)
 static const char *run_status(const char *run)
 {
 	static char buf[32];
-	json_t *rj = store_run_read(store, run);
+	json_t *rj = run_json_read(store, run);
 
 	snprintf(buf, sizeof(buf), "%s", json_string_value(json_object_get(rj, "status")) ?: "");
 	json_decref(rj);
@@ -425,7 +467,7 @@ static void test_failed_boots(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(run_pool(2), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(2), -1);
 	j = job_status(job);
 	assert_string_equal(item_str(j, 0, "state"), "failed");
 	assert_non_null(strstr(item_str(j, 0, "error"), "the boot stored nothing (exit 1)"));
@@ -468,7 +510,7 @@ static void test_stop(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(run_pool(1), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(1), -1);
 	j = job_status(job);
 	assert_int_equal(count_of(j, "queued"), 1);
 	assert_string_equal(item_str(j, 0, "error"), "interrupted");
@@ -546,7 +588,7 @@ static void test_one_runner(void **state)
 	queue_owner_self(&live);
 	live.pid = p;
 	assert_int_equal(queue_runner_register(queue, &live, POOL_STALE_S, &other), 0);
-	assert_int_equal(run_pool(1), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(1), -1);
 	j = job_status(job);
 	assert_int_equal(count_of(j, "queued"), 1);
 	kill(p, SIGKILL);
@@ -566,7 +608,7 @@ static void test_never_fits(void **state)
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(run_pool(0), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(0), -1);
 	j = job_status(job);
 	assert_string_equal(item_str(j, 0, "state"), "failed");
 	assert_non_null(strstr(item_str(j, 0, "error"), "does not fit on this host"));
@@ -588,13 +630,13 @@ static void test_builds(void **state)
 	json_t *j, *rj, *k;
 
 	(void)state;
-	assert_int_equal(run_pool(1), EXIT_RUN_FAILED);
+	assert_int_equal(run_pool(1), -1);
 	j = job_status(jg);
 	assert_string_equal(item_str(j, 0, "kind"), "build");
 	assert_string_equal(item_str(j, 0, "state"), "done");
 	assert_string_equal(item_str(j, 1, "state"), "done");
 	json_decref(j);
-	rj = store_run_read(store, rung);
+	rj = run_json_read(store, rung);
 	k = json_object_get(json_array_get(json_object_get(rj, "variants"), 0), "kernel");
 	assert_string_equal(json_string_value(json_object_get(k, "path")), "/cache/k/bzImage");
 	assert_false(json_is_true(json_object_get(k, "build_pending")));

@@ -19,7 +19,24 @@
 #include <cmocka.h>
 
 #include "batch/queue.h"
+#include "store/run_record.h"
 #include "lib/util.h"
+
+/* queue_add() of boots given as run.json's "boots" array (borrowed) */
+static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
+				json_t *boots, const char *slurm)
+{
+	json_t *j = json_pack("{s:O}", "boots", boots);
+	struct run_record rec;
+	long long id;
+
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_non_null(rec.boots);
+	id = queue_add(qu, run, name, prio, rec.boots, rec.nboots, slurm);
+	run_record_release(&rec);
+	json_decref(j);
+	return id;
+}
 
 static char *dir;
 
@@ -100,10 +117,10 @@ static void test_claim_order_and_finish(void **state)
 	(void)state;
 	assert_non_null(q);
 	queue_owner_self(&me);
-	j1 = queue_add(q, "run1", "one", 0, b, NULL);
-	j2 = queue_add(q, "run2", "two", 7, b, NULL);
+	j1 = queue_add_json(q, "run1", "one", 0, b, NULL);
+	j2 = queue_add_json(q, "run2", "two", 7, b, NULL);
 	assert_true(j1 > 0 && j2 > j1);
-	assert_int_equal(queue_add(q, "run3", "slurm", 99, b, "{}") > 0, 1);
+	assert_int_equal(queue_add_json(q, "run3", "slurm", 99, b, "{}") > 0, 1);
 	/* the higher priority job first; the Slurm job never */
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
 	assert_int_equal(it.job, j2);
@@ -111,6 +128,22 @@ static void test_claim_order_and_finish(void **state)
 	assert_string_equal(it.variant, "a");
 	assert_int_equal(it.state, ITEM_RUNNING);
 	assert_int_equal(it.attempts, 1);
+	/* a job's run, and its boots running now */
+	{
+		unsigned int running;
+		char *run;
+
+		assert_int_equal(queue_job_run(q, j2, &run, &running), 0);
+		assert_string_equal(run, "run2");
+		assert_int_equal(running, 1);
+		free(run);
+		assert_int_equal(queue_job_run(q, j1, &run, &running), 0);
+		assert_string_equal(run, "run1");
+		assert_int_equal(running, 0);
+		free(run);
+		assert_int_equal(queue_job_run(q, 999, &run, &running), -1);
+		assert_null(run);
+	}
 	/* fits() can skip items that do not fit now */
 	assert_int_equal(queue_claim(q, &me, odd_first, NULL, &it), 0);
 	assert_string_equal(it.variant, "b");
@@ -155,7 +188,7 @@ static void test_recover_zombie_owner(void **state)
 	assert_int_equal(waitid(P_PID, child, NULL, WEXITED | WNOWAIT), 0);
 	zombie = me;
 	zombie.pid = child;
-	assert_true(queue_add(q, "r", "j", 0, b, NULL) > 0);
+	assert_true(queue_add_json(q, "r", "j", 0, b, NULL) > 0);
 	assert_int_equal(queue_claim(q, &zombie, NULL, NULL, &it), 0);
 	assert_int_equal(queue_recover(q, &me, 60, NULL, NULL), 1);
 	waitpid(child, NULL, 0);
@@ -180,7 +213,7 @@ static void test_recover_dead_owner(void **state)
 	snprintf(other_boot.boot, sizeof(other_boot.boot), "not-this-boot");
 	other_host = me;
 	snprintf(other_host.host, sizeof(other_host.host), "elsewhere");
-	job = queue_add(q, "r", "j", 0, b, NULL);
+	job = queue_add_json(q, "r", "j", 0, b, NULL);
 	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0); /* a 0 */
 	assert_int_equal(queue_claim(q, &dead, NULL, NULL, &it), 0); /* b 0 */
 	assert_int_equal(queue_claim(q, &other_boot, NULL, NULL, &it), 0); /* a 1 */
@@ -242,7 +275,7 @@ static void test_eta(void **state)
 
 	(void)state;
 	queue_owner_self(&me);
-	queue_add(q, "r", "j", 0, b, NULL);
+	queue_add_json(q, "r", "j", 0, b, NULL);
 	st = queue_status(q, 1);
 	assert_true(json_is_null(json_object_get(json_array_get(st, 0), "eta_s")));
 	json_decref(st);
@@ -286,7 +319,8 @@ static void test_builds_shared(void **state)
 	struct queue *q = queue_open(dir);
 	struct queue_owner me, dead;
 	struct queue_item it, build;
-	json_t *b1 = boots_build(4, "req1"), *b3 = boots_build(2, "req2"), *st, *users, *r;
+	json_t *b1 = boots_build(4, "req1"), *b3 = boots_build(2, "req2"), *st, *r;
+	struct queue_build_users users;
 	enum item_state bs;
 	long long j1, j2, j3, bid;
 
@@ -294,9 +328,9 @@ static void test_builds_shared(void **state)
 	queue_owner_self(&me);
 	dead = me;
 	dead.pid = dead_pid();
-	j1 = queue_add(q, "run1", "one", 0, b1, NULL);
-	j2 = queue_add(q, "run2", "two", 0, b1, NULL);
-	j3 = queue_add(q, "run3", "three", 0, b3, NULL);
+	j1 = queue_add_json(q, "run1", "one", 0, b1, NULL);
+	j2 = queue_add_json(q, "run2", "two", 0, b1, NULL);
+	j3 = queue_add_json(q, "run3", "three", 0, b3, NULL);
 	assert_true(j1 > 0 && j2 > j1 && j3 > j2);
 	/* two jobs needing one kernel: one build item, of the first job */
 	st = queue_status(q, 1);
@@ -311,11 +345,12 @@ static void test_builds_shared(void **state)
 	assert_int_equal(build.job, j1);
 	assert_string_equal(build.request, "req1");
 	assert_string_equal(build.variant, "a");
-	users = queue_build_users(q, build.id);
-	assert_int_equal(json_array_size(users), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(users, 1), "run")),
-			    "run2");
-	json_decref(users);
+	assert_int_equal(queue_build_users(q, build.id, &users), 0);
+	assert_int_equal(users.n, 2);
+	assert_string_equal(users.v[1].run, "run2");
+	assert_int_equal(users.v[1].job, j2);
+	assert_string_equal(users.v[1].variant, "a");
+	queue_build_users_free(&users);
 	/* while it builds, only boots that need no build are claimable */
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
@@ -361,7 +396,7 @@ static void test_builds_shared(void **state)
 	}
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 1);
 	/* a job added later finds the build done: no second build item */
-	queue_add(q, "run4", "four", 0, b1, NULL);
+	queue_add_json(q, "run4", "four", 0, b1, NULL);
 	st = queue_status(q, 1);
 	assert_int_equal(json_object_size(json_object_get(json_array_get(st, 3), "builds")), 0);
 	assert_int_equal(count_state(st, 2, "counts", "failed"), 1);
@@ -402,7 +437,7 @@ static void test_builds_slurm(void **state)
 	queue_owner_self(&me);
 	other = me;
 	snprintf(other.host, sizeof(other.host), "another-node");
-	js = queue_add(q, "runS", "slurm", 0, b, "{\"array\":\"7\"}");
+	js = queue_add_json(q, "runS", "slurm", 0, b, "{\"array\":\"7\"}");
 	assert_true(js > 0);
 	json_decref(queue_build_result(q, "reqS", &bs, &bid));
 	assert_int_equal(bs, ITEM_QUEUED);
@@ -419,7 +454,7 @@ static void test_builds_slurm(void **state)
 	assert_int_equal(queue_claim_item(q, &me, bid + 1000, &it), -1);
 	/* the step died: the build is queued again; a local job now needs it */
 	assert_int_equal(queue_finish(q, bid, ITEM_QUEUED, "interrupted"), 0);
-	assert_true(queue_add(q, "runL", "local", 0, b, NULL) > js);
+	assert_true(queue_add_json(q, "runL", "local", 0, b, NULL) > js);
 	assert_int_equal(queue_claim(q, &me, NULL, NULL, &it), 0);
 	assert_int_equal(it.kind, ITEM_BUILD);
 	assert_int_equal(it.id, bid);

@@ -24,7 +24,49 @@
 #include "batch/steps.h"
 #include "batch/taskrec.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/util.h"
+
+/* queue_add() of boots given as run.json's "boots" array (borrowed) */
+static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
+				json_t *boots, const char *slurm)
+{
+	json_t *j = json_pack("{s:O}", "boots", boots);
+	struct run_record rec;
+	long long id;
+
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_non_null(rec.boots);
+	id = queue_add(qu, run, name, prio, rec.boots, rec.nboots, slurm);
+	run_record_release(&rec);
+	json_decref(j);
+	return id;
+}
+
+/* run.json written and read through its record (the store's only way in) */
+static int run_json_write(struct store *st, const char *run, json_t *rj)
+{
+	struct run_record rec;
+	int ret;
+
+	assert_int_equal(run_record_from_json(rj, &rec), 0);
+	ret = store_record_write(st, run, &rec);
+	run_record_release(&rec);
+	return ret;
+}
+
+/* a new reference, or NULL */
+static json_t *run_json_read(struct store *st, const char *run)
+{
+	struct run_record rec;
+	json_t *j;
+
+	if (store_record_read(st, run, &rec))
+		return NULL;
+	j = run_record_to_json(&rec);
+	run_record_release(&rec);
+	return j;
+}
 
 static char *dir;
 static struct store *store;
@@ -86,8 +128,8 @@ static char *add_run(long long *job)
 			       "boots", boots);
 
 	assert_int_equal(write_file_atomic(path, yaml, strlen(yaml), 0644), 0);
-	assert_int_equal(store_run_write(store, run, rj), 0);
-	*job = queue_add(queue, run, "steps", 0, boots, NULL);
+	assert_int_equal(run_json_write(store, run, rj), 0);
+	*job = queue_add_json(queue, run, "steps", 0, boots, NULL);
 	assert_true(*job > 0);
 	json_decref(rj);
 	json_decref(boots);
@@ -117,7 +159,7 @@ static const char *str(json_t *o, const char *key)
 /* run.json's kernel of variant i (a new reference) */
 static json_t *kernel_of(const char *run, size_t i)
 {
-	json_t *rj = store_run_read(store, run);
+	json_t *rj = run_json_read(store, run);
 	json_t *k = json_incref(
 		json_object_get(json_array_get(json_object_get(rj, "variants"), i), "kernel"));
 
@@ -131,9 +173,9 @@ static void test_build_refusals(void **state)
 	char *run = add_run(&job);
 
 	(void)state;
-	assert_int_equal(step_build(files, run, "nope", dir), EXIT_USAGE);
-	assert_int_equal(step_build(files, run, NULL, dir), EXIT_USAGE);
-	assert_int_equal(step_build(files, "no-such-run", "src", dir), EXIT_USAGE);
+	assert_int_equal(step_build(files, run, "nope", dir), BATCH_BAD_INPUT);
+	assert_int_equal(step_build(files, run, NULL, dir), BATCH_BAD_INPUT);
+	assert_int_equal(step_build(files, "no-such-run", "src", dir), BATCH_BAD_INPUT);
 	/* the distro kernel needs no build */
 	assert_int_equal(step_build(files, run, "dist", dir), 0);
 	free(run);
@@ -172,7 +214,7 @@ static void test_build_fails(void **state)
 	json_t *st, *k;
 
 	(void)state;
-	assert_int_equal(step_build(files, run, "src", dir), EXIT_RUN_FAILED);
+	assert_int_equal(step_build(files, run, "src", dir), BATCH_FAILED);
 	/* the node wrote only files: its record, and the failed kernel */
 	assert_int_equal(taskrec_read(dir, run, "build-src", &t, NULL), 0);
 	assert_int_equal(t.state, TASK_FAILED);
@@ -207,12 +249,12 @@ static void test_exec_refusals(void **state)
 	char *run = add_run(&job), *rec;
 
 	(void)state;
-	assert_int_equal(step_exec(files, run, "2", "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(files, run, "x", "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(files, run, NULL, "/cache", NULL), EXIT_USAGE);
-	assert_int_equal(step_exec(files, "no-such-run", "0", "/cache", NULL), EXIT_USAGE);
+	assert_int_equal(step_exec(files, run, "2", "/cache", NULL), BATCH_BAD_INPUT);
+	assert_int_equal(step_exec(files, run, "x", "/cache", NULL), BATCH_BAD_INPUT);
+	assert_int_equal(step_exec(files, run, NULL, "/cache", NULL), BATCH_BAD_INPUT);
+	assert_int_equal(step_exec(files, "no-such-run", "0", "/cache", NULL), BATCH_BAD_INPUT);
 	/* boot 0 waits for a build nobody made yet */
-	assert_int_equal(step_exec(files, run, "0", "/cache", NULL), EXIT_RUN_FAILED);
+	assert_int_equal(step_exec(files, run, "0", "/cache", NULL), BATCH_FAILED);
 	/* refused before it started: no record */
 	rec = taskrec_path(dir, run, "boot-0");
 	assert_false(path_exists(rec));
@@ -223,7 +265,7 @@ static void test_exec_refusals(void **state)
 static const char *run_status(const char *run)
 {
 	static char buf[32];
-	json_t *rj = store_run_read(store, run);
+	json_t *rj = run_json_read(store, run);
 
 	snprintf(buf, sizeof(buf), "%s", str(rj, "status"));
 	json_decref(rj);
@@ -246,12 +288,12 @@ static void test_finish(void **state)
 
 	(void)state;
 	store_boot(run, "dist");
-	assert_int_equal(runstate_finish(store, run), EXIT_RUN_FAILED);
+	assert_int_equal(runstate_finish(store, run), BATCH_FAILED);
 	assert_string_equal(run_status(run), "incomplete");
 	store_boot(run, "src");
 	assert_int_equal(runstate_finish(store, run), 0);
 	assert_string_equal(run_status(run), "complete");
-	assert_int_equal(runstate_finish(store, "no-such-run"), EXIT_USAGE);
+	assert_int_equal(runstate_finish(store, "no-such-run"), BATCH_BAD_INPUT);
 	free(run);
 }
 

@@ -25,7 +25,9 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "kernel/kcache.h"
 #include "kernel/package.h"
+#include "store/results.h"
 #include "kernel/package_int.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
@@ -204,6 +206,28 @@ static size_t count_entries(const char *cache)
 	return n;
 }
 
+/* the packages' list and gc, with the runs of the store results uses */
+static json_t *pkg_list_of(const char *cache, const char *results)
+{
+	struct kernel_uses uses;
+	json_t *l;
+
+	assert_int_equal(store_kernels_used(results, &uses), 0);
+	l = pkg_list(cache, &uses);
+	kernel_uses_free(&uses);
+	return l;
+}
+
+static json_t *pkg_gc_of(const char *cache, const char *results, bool dry_run)
+{
+	struct kernel_uses uses;
+	json_t *l;
+
+	assert_int_equal(store_kernels_used(results, &uses), 0);
+	l = pkg_gc(cache, &uses, dry_run);
+	kernel_uses_free(&uses);
+	return l;
+}
 static void test_cache(void **state)
 {
 	char t[] = "/tmp/test_package_apt.XXXXXX", *d = mkdtemp(t);
@@ -243,10 +267,11 @@ static void test_cache(void **state)
 	assert_int_equal(count_entries(cache), 2);
 	/* a run that used the first */
 	assert_int_equal(mkdir_p(rundir, 0755), 0);
-	rj = xasprintf("{\"variants\": [{\"kernel\": {\"package\": {\"sha256\": \"%s\"}}}]}",
+	rj = xasprintf("{\"run\": \"run-a\", \"variants\": [{\"name\": \"v\", \"kernel\":"
+		       " {\"package\": {\"sha256\": \"%s\"}}}]}",
 		       e.sha256);
 	assert_int_equal(write_file_atomic(runjson, rj, strlen(rj), 0644), 0);
-	l = pkg_list(cache, results);
+	l = pkg_list_of(cache, results);
 	assert_int_equal(json_array_size(l), 2);
 	assert_string_equal(
 		json_string_value(json_array_get(json_object_get(json_array_get(l, 0), "runs"), 0)),
@@ -255,18 +280,18 @@ static void test_cache(void **state)
 	assert_true(json_integer_value(json_object_get(json_array_get(l, 0), "size_bytes")) > 0);
 	json_decref(l);
 	/* gc: the dry run removes nothing, then the unused one goes */
-	gone = pkg_gc(cache, results, true);
+	gone = pkg_gc_of(cache, results, true);
 	assert_int_equal(json_array_size(gone), 1);
 	json_decref(gone);
 	assert_int_equal(count_entries(cache), 2);
-	gone = pkg_gc(cache, results, false);
+	gone = pkg_gc_of(cache, results, false);
 	assert_string_equal(json_string_value(json_array_get(gone, 0)), again.sha256);
 	json_decref(gone);
 	assert_int_equal(count_entries(cache), 1);
 	assert_true(path_exists(memo)); /* its entry is still there */
 	/* without the run, the first goes too, and its memo with it */
 	unlink(runjson);
-	gone = pkg_gc(cache, results, false);
+	gone = pkg_gc_of(cache, results, false);
 	json_decref(gone);
 	assert_int_equal(count_entries(cache), 0);
 	assert_false(path_exists(memo));

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,8 +13,23 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "store/import.h"
 #include "store/results.h"
+#include "store/run_record.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
+
+/* run.json written and read through its record (the store's only way in) */
+static int run_json_write(struct store *st, const char *run, json_t *rj)
+{
+	struct run_record rec;
+	int ret;
+
+	assert_int_equal(run_record_from_json(rj, &rec), 0);
+	ret = store_record_write(st, run, &rec);
+	run_record_release(&rec);
+	return ret;
+}
 
 static char *tmpdir(void)
 {
@@ -38,7 +54,7 @@ static char *make_run(struct store *s, const char *status, json_int_t pid)
 	r = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[{s:s}, {s:s}]}", "run", id, "job", "unit",
 		      "status", status, "created", "2026-12-02T00:00:00Z", "pid", pid, "variants",
 		      "name", "a", "name", "b");
-	assert_int_equal(store_run_write(s, id, r), 0);
+	assert_int_equal(run_json_write(s, id, r), 0);
 	json_decref(r);
 	return id;
 }
@@ -152,12 +168,28 @@ static void test_resolve(void **state)
 	free(r);
 	assert_null(store_run_resolve(s, "no-such-run"));
 	assert_null(store_run_resolve(s, "unit")); /* ambiguous */
-	assert_null(store_run_read(s, "../etc"));
+	{
+		struct run_record rec;
+
+		assert_int_equal(store_record_read(s, "../etc", &rec), -1);
+	}
 	store_close(s);
 	rm_rf(dir);
 	free(dir);
 	free(a);
 	free(b);
+}
+
+/* the status of run.json's object r */
+static const char *effective_status(json_t *r)
+{
+	static char buf[32];
+	struct run_record rec;
+
+	assert_int_equal(run_record_from_json(r, &rec), 0);
+	snprintf(buf, sizeof(buf), "%s", run_record_status(&rec));
+	run_record_release(&rec);
+	return buf;
 }
 
 static void test_effective_status(void **state)
@@ -167,17 +199,17 @@ static void test_effective_status(void **state)
 	(void)state;
 	/* pid 0x7ffffff0 does not exist: a "running" run whose process is gone */
 	r = json_pack("{s:s, s:I}", "status", "running", "pid", (json_int_t)0x7ffffff0);
-	assert_string_equal(store_effective_status(r), "incomplete");
+	assert_string_equal(effective_status(r), "incomplete");
 	json_decref(r);
 	r = json_pack("{s:s, s:I}", "status", "running", "pid", (json_int_t)getpid());
-	assert_string_equal(store_effective_status(r), "running");
+	assert_string_equal(effective_status(r), "running");
 	json_decref(r);
 	r = json_pack("{s:s, s:I, s:s}", "status", "running", "pid", (json_int_t)getpid(),
 		      "host_boot_id", "not-this-boot");
-	assert_string_equal(store_effective_status(r), "incomplete");
+	assert_string_equal(effective_status(r), "incomplete");
 	json_decref(r);
 	r = json_pack("{s:s}", "status", "complete");
-	assert_string_equal(store_effective_status(r), "complete");
+	assert_string_equal(effective_status(r), "complete");
 	json_decref(r);
 }
 
@@ -208,12 +240,50 @@ static void test_list(void **state)
 	free(a);
 }
 
+/* an imported run.json is read into its record and checked before any file is copied */
+static void test_import_check(void **state)
+{
+	static const char *const refused[] = {
+		"[1]",
+		"{\"run\": \"r-other\", \"variants\": []}",
+		"{\"variants\": [{\"name\": \"a\"}]}",
+		"{\"run\": \"r1\"}",
+		"{\"run\": \"r1\", \"variants\": [{\"name\": 7}]}",
+		"{\"run\": \"r1\", \"variants\": [{\"name\": \"../x\"}]}",
+		"{\"run\": \"r1\", \"variants\": [{\"name\": \"a\"}]",
+		"{\"run\": \"r1\", \"run\": \"r1\", \"variants\": []}",
+	};
+	const char *ok = "{\"run\": \"r1\", \"variants\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}";
+	struct strlist names = { 0 };
+	struct strbuf many = STRBUF_INIT;
+	char *why;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		why = import_check_run_json(refused[i], strlen(refused[i]), "r1", NULL);
+		assert_non_null(why);
+		free(why);
+	}
+	assert_null(import_check_run_json(ok, strlen(ok), "r1", &names));
+	assert_int_equal(names.n, 2);
+	assert_string_equal(names.v[1], "b");
+	strlist_free(&names);
+	strbuf_addstr(&many, "{\"run\": \"r1\", \"variants\": [");
+	for (int i = 0; i < 1001; i++)
+		strbuf_addf(&many, "%s{\"name\": \"v%d\"}", i ? ", " : "", i);
+	strbuf_addstr(&many, "]}");
+	why = import_check_run_json(many.buf, many.len, "r1", NULL);
+	assert_non_null(why); /* at most 1000 variants */
+	free(why);
+	strbuf_release(&many);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_roundtrip), cmocka_unit_test(test_index_and_reindex),
 		cmocka_unit_test(test_resolve),	      cmocka_unit_test(test_effective_status),
-		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list),	      cmocka_unit_test(test_import_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,7 +152,7 @@ static void test_run(void **state)
 	assert_true(rec.until.reached);
 	assert_string_equal(rec.until.stopped, "precision reached");
 	assert_non_null(rec.until.worst);
-	assert_non_null(json_object_get(rec.rest, "repro"));
+	assert_non_null(rec.repro); /* repro's verdict, typed */
 	assert_null(json_object_get(rec.rest, "status")); /* typed, not in the rest */
 	run_record_release(&rec);
 }
@@ -306,16 +306,177 @@ static void test_store(void **state)
 	rm_rf(dir);
 }
 
+/* a kernel waiting for build request "req", with the job's operations */
+static const char pending_json[] =
+	"{\"source\": \"build\", \"build_pending\": true, \"request\": \"req\","
+	" \"base_commit\": \"abc\", \"operations\": [{\"op\": \"revert\"}]}";
+
+/* <run>/kernels/<variant>.json: the build hands on its kernel; untrusted */
+static void test_kernel_file(void **state)
+{
+	static const char *const refused[] = {
+		"[]",
+		"\"req\"",
+		"{\"kernel\": {\"sha256\": \"ff\"}}",
+		"{\"request\": \"other\", \"kernel\": {\"sha256\": \"ff\"}}",
+		"{\"request\": 7, \"kernel\": {\"sha256\": \"ff\"}}",
+		"{\"request\": \"req\", \"kernel\": [\"ff\"]}",
+		"{\"request\": \"req\"}",
+	};
+	json_t *in = parse(pending_json), *f, *back;
+	struct run_kernel k;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		f = json_loads(refused[i], JSON_DECODE_ANY, NULL);
+		assert_non_null(f);
+		assert_int_equal(run_kernel_from_json(in, &k), 0);
+		run_kernel_from_file(&k, f);
+		back = run_kernel_build_result(&k);
+		json_object_set(back, "operations", json_object_get(in, "operations"));
+		assert_true(json_equal(back, in)); /* untouched */
+		json_decref(back);
+		json_decref(f);
+		run_kernel_release(&k);
+	}
+	f = parse("{\"request\": \"req\", \"kernel\": {\"path\": \"/c/bz\", \"sha256\": \"ff\","
+		  " \"source\": \"build\", \"cache_key\": \"k9\", \"cache_hit\": false,"
+		  " \"operations\": [{\"op\": \"other\"}]}}");
+	assert_int_equal(run_kernel_from_json(in, &k), 0);
+	run_kernel_from_file(&k, f);
+	assert_false(k.build_pending);
+	assert_null(k.request);
+	assert_string_equal(k.path, "/c/bz");
+	assert_string_equal(k.sha256, "ff");
+	assert_string_equal(k.cache_key, "k9");
+	assert_true(k.has_cache_hit);
+	assert_false(k.cache_hit);
+	/* the operations as the job wrote them, not the file's */
+	assert_true(json_equal(k.operations, json_object_get(in, "operations")));
+	run_kernel_release(&k);
+	json_decref(f);
+	json_decref(in);
+}
+
+/* a build item's outcome in the queue becomes the waiting variant's kernel */
+static void test_kernel_built(void **state)
+{
+	json_t *in = parse(pending_json), *arr = parse("[]"), *res, *out;
+	struct run_kernel k, built;
+
+	(void)state;
+	assert_int_equal(run_kernel_from_json(json_null(), &built), -1);
+	assert_int_equal(run_kernel_from_json(arr, &built), -1);
+	json_decref(arr);
+	res = parse("{\"path\": \"/c/bz\", \"sha256\": \"ee\", \"cache_hit\": true,"
+		    " \"build_log\": \"/l\", \"release\": \"6.12\"}");
+	assert_int_equal(run_kernel_from_json(in, &k), 0);
+	assert_int_equal(run_kernel_from_json(res, &built), 0);
+	assert_true(built.cache_hit);
+	assert_false(built.build_failed);
+	out = run_kernel_build_result(&built);
+	assert_true(json_equal(out, res)); /* the whole outcome, "release" too */
+	json_decref(out);
+	run_kernel_built(&k, &built);
+	assert_string_equal(k.sha256, "ee");
+	assert_false(k.build_pending);
+	assert_true(json_equal(k.operations, json_object_get(in, "operations")));
+	out = run_kernel_build_result(&k);
+	assert_null(json_object_get(out, "operations"));
+	assert_string_equal(json_string_value(json_object_get(out, "release")), "6.12");
+	json_decref(out);
+	run_kernel_release(&built);
+	run_kernel_release(&k);
+	json_decref(res);
+	json_decref(in);
+}
+
+/* repro's verdict is typed; what is not an object is refused */
+static void test_verdict(void **state)
+{
+	json_t *recipe = parse("{\"name\": \"r\"}"), *eval = parse("{\"exit\": 0}"), *j;
+	struct run_record rec = { 0 };
+
+	(void)state;
+	assert_int_equal(run_record_set_verdict(&rec, recipe, json_null()), -1);
+	assert_int_equal(run_record_set_verdict(&rec, NULL, eval), -1);
+	assert_null(rec.recipe);
+	assert_int_equal(run_record_set_verdict(&rec, recipe, eval), 0);
+	j = run_record_to_json(&rec);
+	assert_true(json_equal(json_object_get(j, "recipe"), recipe));
+	assert_true(json_equal(json_object_get(j, "repro"), eval));
+	run_record_release(&rec);
+	assert_int_equal(run_record_from_json(j, &rec), 0);
+	assert_true(json_equal(rec.repro, eval));
+	assert_null(json_object_get(rec.rest, "repro"));
+	run_record_release(&rec);
+	json_decref(j);
+	json_decref(recipe);
+	json_decref(eval);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	assert_int_equal(write_file_atomic(path, text, strlen(text), 0644), 0);
+}
+
+/* the kernels the stored runs use, for the caches' gc */
+static void test_kernels_used(void **state)
+{
+	char dir[] = "/tmp/mmlab-test-used-XXXXXX";
+	struct kernel_uses u;
+	char *p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(store_kernels_used("/nonexistent/mmlab-results", &u), 0);
+	assert_int_equal(u.n, 0);
+	assert_int_equal(store_kernels_used(NULL, &u), 0);
+	assert_int_equal(u.n, 0);
+	p = xasprintf("%s/r1", dir);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/r1/run.json", dir);
+	write_text(p, "{\"run\": \"r1\", \"variants\": [{\"name\": \"a\", \"kernel\":"
+		      " {\"cache_key\": \"k1\"}}, {\"name\": \"b\", \"kernel\": {\"package\":"
+		      " {\"sha256\": \"p1\"}}}, {\"name\": \"c\", \"kernel\": {\"path\": \"/x\"}},"
+		      " {\"name\": \"d\"}]}");
+	free(p);
+	p = xasprintf("%s/r2", dir);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/r2/run.json", dir);
+	write_text(p, "{not json"); /* skipped after a message */
+	free(p);
+	assert_int_equal(store_kernels_used(dir, &u), 0);
+	assert_int_equal(u.n, 2);
+	assert_string_equal(u.v[0].run, "r1");
+	assert_string_equal(u.v[0].cache_key, "k1");
+	assert_null(u.v[0].package_sha256);
+	assert_null(u.v[1].cache_key);
+	assert_string_equal(u.v[1].package_sha256, "p1");
+	kernel_uses_free(&u);
+	assert_int_equal(u.n, 0);
+	rm_rf(dir);
+}
+
+/* run_record_status() of a record with these fields */
+static const char *status_of(const char *status, long long pid, char *boot_id)
+{
+	struct run_record rec = { .status = (char *)status, .pid = pid, .host_boot_id = boot_id };
+
+	return run_record_status(&rec);
+}
+
 static void test_effective_status(void **state)
 {
 	char *me = host_boot_id();
 
 	(void)state;
-	assert_string_equal(run_status_effective("complete", 1, NULL), "complete");
-	assert_string_equal(run_status_effective("running", getpid(), me), "running");
-	assert_string_equal(run_status_effective("running", getpid(), "another-boot"),
-			    "incomplete");
-	assert_string_equal(run_status_effective("running", 0, NULL), "running");
+	assert_string_equal(status_of("complete", 1, NULL), "complete");
+	assert_string_equal(status_of("running", getpid(), me), "running");
+	assert_string_equal(status_of("running", getpid(), "another-boot"), "incomplete");
+	assert_string_equal(status_of("running", 0, NULL), "running");
 	free(me);
 }
 
@@ -329,6 +490,10 @@ int main(void)
 		cmocka_unit_test(test_kernel_records),
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_effective_status),
+		cmocka_unit_test(test_kernel_file),
+		cmocka_unit_test(test_kernel_built),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_kernels_used),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
