@@ -290,7 +290,7 @@ static void test_judge_show(void **state)
 	repro_report_release(&out);
 	/* a verdict edited into nonsense is refused, not shown */
 	assert_int_equal(store_record_read(s, id, &rec), 0);
-	json_object_set_new(json_object_get(rec.rest, "repro"), "verdict", json_string("YES"));
+	json_object_set_new(rec.repro, "verdict", json_string("YES"));
 	assert_int_equal(store_record_write(s, id, &rec), 0);
 	run_record_release(&rec);
 	capture_start(&c);
