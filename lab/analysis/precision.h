@@ -54,6 +54,7 @@ void precision_result_release(struct precision_result *res);
  * (new reference). precision_json.c.
  */
 json_t *precision_entry_json(const struct precision_entry *e);
+/* a new reference */
 json_t *precision_result_json(const struct precision_result *res);
 
 #endif

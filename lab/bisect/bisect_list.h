@@ -23,6 +23,7 @@ char *session_commit_line(struct bisect_session *s, const char *commit);
  * The list file (a YAML list, oldest first; docs/bisect.md) as the
  * entries' rewrite sets, relative file paths made absolute against the
  * file's directory; NULL after a message naming the file and the entry.
+ * Returns a new reference.
  */
 json_t *bisect_list_read(const char *file);
 /* "kI" as a 0-based index, -1 when it names no entry */
@@ -39,9 +40,9 @@ char *bisect_list_line(const struct bisect_params *p, const char *commit);
 char *bisect_list_progress(struct bisect_session *s, char **next);
 /* the first new entry the progress names, or NULL */
 char *bisect_list_first(struct bisect_session *s, const char *out);
-/* the entries of "could be any of:" */
+/* the entries of "could be any of:"; a new reference */
 json_t *bisect_list_candidates(const char *out);
-/* the result's {"commit", "short", "subject", "kernel"} of an entry */
+/* the result's {"commit", "short", "subject", "kernel"} of an entry; a new reference */
 json_t *bisect_list_commit_json(const struct bisect_params *p, const char *commit);
 
 /*

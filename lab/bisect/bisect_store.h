@@ -50,7 +50,7 @@ struct bisect_state {
 	double finished; /* unix time, NaN until the result is stored */
 };
 void bisect_state_release(struct bisect_state *st);
-/* {"params", "status", "progress", "result", "started", "finished"} as stored */
+/* {"params", "status", "progress", "result", "started", "finished"} as stored; a new reference */
 json_t *bisect_state_json(const struct bisect_state *st);
 
 /* open dir/bisect.db (create: make it and its tables); NULL + message */
@@ -60,6 +60,7 @@ void bstore_close(struct bstore *b);
 /* the one bisection: start it (params, status "started"), read and update it */
 int bstore_init(struct bstore *b, json_t *params);
 /* {"params", "status", "progress", "result", "started", "finished"}, NULL when none */
+/* a new reference */
 json_t *bstore_get(struct bstore *b);
 /*
  * The bisection, typed: 0; 1 when there is none (no message); -1 after one
@@ -82,7 +83,7 @@ int bstore_step_set(struct bstore *b, long long seq, const char *state, json_t *
 /* insert a finished step as read from a log (replay) */
 int bstore_step_add_done(struct bstore *b, const char *commit, const char *role, json_t *data,
 			 double started, double finished);
-/* [{"seq", "commit", "role", "state", "data", "started", "finished"}] by seq */
+/* [{"seq", "commit", "role", "state", "data", "started", "finished"}] by seq; a new reference */
 json_t *bstore_steps(struct bstore *b);
 
 /* a step row, typed */

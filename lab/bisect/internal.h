@@ -68,7 +68,7 @@ enum bisect_call step_decide(struct bisect_session *s, const struct bstore_steps
 /* are the endpoints worth bisecting? why gets the numbers */
 bool step_endpoints_ok(struct bisect_session *s, char *why, size_t len);
 
-/* result.c */
+/* result.c; a new reference */
 json_t *bisect_make_result(struct bisect_session *s, const char *out);
 /* git finished: store the result and the log; 0, or -1 without a first bad commit */
 int bisect_conclude(struct bisect_session *s, const char *out, json_t **result);

@@ -66,7 +66,7 @@ struct bisect_params {
 /* free the strings; p is zeroed */
 void bisect_params_release(struct bisect_params *p);
 
-/* the stored form above; never NULL */
+/* the stored form above; never NULL; a new reference */
 json_t *bisect_params_to_json(const struct bisect_params *p);
 
 /*

@@ -112,7 +112,7 @@ struct bisect_report {
 /* 0, or -1 after a message when there is no bisection */
 int bisect_status(const struct bisect_env *env, bool with_result, struct bisect_report *r);
 void bisect_report_release(struct bisect_report *r);
-/* state, with "steps": what 'status --json' prints */
+/* state, with "steps": what 'status --json' prints; a new reference */
 json_t *bisect_report_json(const struct bisect_report *r);
 
 /* the replayable log's text (malloc'd, *len bytes), NULL after a message */

@@ -13,17 +13,19 @@
 
 #include <jansson.h>
 
-/* [{"kind":"initramfs","path","hash","size","created","recipe"?}] */
+/* [{"kind":"initramfs","path","hash","size","created","recipe"?}]; a new reference */
 json_t *image_list(const char *cache_dir);
 /* [{"kind":"debootstrap","path","hash","size","created","suite","packages","recipe"?}] */
+/* a new reference */
 json_t *disk_image_list(const char *cache_dir);
-/* both, initramfs images first */
+/* both, initramfs images first; a new reference */
 json_t *image_cache_list(const char *cache_dir);
 
 /*
  * Remove leftovers of interrupted builds and every cached image (initramfs
  * and debootstrap) whose guest programs are not the current ones; with all,
  * every image. Returns the removed paths as a JSON array, NULL on error.
+ * Returns a new reference.
  */
 json_t *image_cache_gc(const char *cache_dir, bool all);
 

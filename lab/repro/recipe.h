@@ -69,7 +69,7 @@ const char *expect_op_name(enum expect_op op); /* ">", ">=", ... */
 bool expect_op_holds(enum expect_op op, double a, double b);
 /* "kthread.kcompactd0.cpu_s / time.elapsed_s > 0.5", "dmesg /WARNING/", "crash" */
 char *expect_describe(const struct expectation *e);
-/* {"file", "bug": {...}, "good", "expect": [{"kind", ...}]} */
+/* {"file", "bug": {...}, "good", "expect": [{"kind", ...}]}; a new reference */
 json_t *recipe_json(const struct recipe *r);
 
 #endif

@@ -37,6 +37,7 @@ int repro_report_from_record(const struct run_record *rec, struct repro_report *
  * "mmlab repro --list --json": [{"name", "file", "bug", "title",
  * "workload", "runnable": true} or {"name", "file", "runnable": false,
  * "why"}]
+ * Returns a new reference.
  */
 json_t *repro_entries_json(const struct repro_entries *l);
 

@@ -139,9 +139,13 @@ int track_state_from_json(const json_t *j, struct track_state *st, char *err, si
 json_t *track_state_to_json(const struct track_state *st);
 /* the parts of the document, new references (the report's JSON is made of them) */
 json_t *track_analysis_to_json(const struct track_analysis *a);
+/* a new reference */
 json_t *track_cand_to_json(const struct track_cand *x);
+/* a new reference */
 json_t *track_test_to_json(const struct track_test *x);
+/* a new reference */
 json_t *track_confirm_to_json(const struct track_confirmation *e);
+/* a new reference */
 json_t *track_bisect_to_json(const struct track_bisection *b);
 /* state.json's text of st (malloc'd) */
 char *track_state_dump(const struct track_state *st);
