@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * files.c - collect_files from the agent's FILE records (files.h).
+ * files.c - collect_files from the agent's FILE records (files.h); those
+ * with iter= are a command workload's read-back files (outputs.c), which
+ * the kept stream keeps.
  *
  * Each asked path goes WAIT -> OPEN -> DONE, or to FAILED with a reason:
  * the first piece (offset 0) opens dir/files/<asked path>, each next piece
@@ -331,7 +333,7 @@ void guest_files_record(void *ctx, const struct guest_record *rec)
 {
 	struct fctx *c = ctx;
 
-	if (rec->type != MMREC_FILE)
+	if (rec->type != MMREC_FILE || mmrec_file_iter(rec->p, rec->len))
 		return;
 	on_file(c, rec->p, rec->len);
 	kept_skip(&c->kept, rec->start, rec->end);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * files.h - collect_files on the host: the FILE records of the agent's
- * stream (common/proto.h) stored as DIR/files/<path>. The stream is
+ * stream (common/proto.h) without iter= (the others are a command
+ * workload's own.read.<k>, guest/outputs.h) stored as DIR/files/<path>. The stream is
  * untrusted. Only the paths the job asked for are stored, each under the
  * name the job gave (never one the guest chose), at most MMFILE_MAX bytes
  * of it, and only from pieces that follow each other from offset 0 and
@@ -19,7 +20,7 @@
 #include "lib/util.h"
 
 struct guest_files_stats {
-	unsigned int records; /* FILE records in the stream */
+	unsigned int records; /* FILE records in the stream, without iter= */
 	unsigned int ignored; /* of them: for paths not asked for, or unreadable */
 	unsigned int late; /* of them: for a file already stored or refused */
 };

@@ -11,8 +11,8 @@
  *            of earlier attempts of the boot destroyed
  *   watch    run the domain to poweroff, crash, deadline or a signal
  *   collect  what the agent sent on ttyS1 (a command workload's outputs
- *            and the files the job collects in it: WL_FILE and FILE
- *            records), the console log
+ *            and the files the job collects in it: FILE records), the
+ *            console log
  *   record   each iteration into the store (record.c)
  */
 #include <errno.h>

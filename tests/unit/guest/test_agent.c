@@ -330,6 +330,41 @@ static char *fixture(const char *name, size_t *len)
  * issue 20: series values and metrics are bounded over the whole stream,
  * not only per iteration: 64 MiB of short values became ~1.3 GB of JSON.
  */
+/*
+ * FILE records, read back after an iteration (iter=) or collected after
+ * the last one, carry no metric: the iterations are the same without them.
+ */
+static void test_file_records(void **state)
+{
+	struct stream with = { 0 }, without = { 0 };
+	json_t *a, *b;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		struct stream *s = pass ? &with : &without;
+
+		head(s);
+		good_iteration(s, 0);
+		if (pass) {
+			rec(s, MMREC_FILE, "iter=0 index=0 size=12 cut=0\nelapsed_s 99");
+			rec(s, MMREC_FILE, "iter=0 index=1 missing=2");
+			rec(s, MMREC_FILE, "path=/x size=3 offset=0\niter=0");
+		}
+		rec(s, MMREC_DONE, "iterations=1");
+	}
+	a = guest_stream_parse(without.buf, without.len, "usemem");
+	b = guest_stream_parse(with.buf, with.len, "usemem");
+	assert_int_equal(json_array_size(json_object_get(b, "iterations")), 1);
+	assert_true(json_equal(json_object_get(a, "iterations"), json_object_get(b, "iterations")));
+	assert_int_equal(
+		json_integer_value(json_object_get(json_object_get(b, "stream"), "records")),
+		json_integer_value(json_object_get(json_object_get(a, "stream"), "records")) + 3);
+	json_decref(a);
+	json_decref(b);
+	free(with.buf);
+	free(without.buf);
+}
+
 static void test_stream_totals(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -525,7 +560,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_many_iterations),
 		cmocka_unit_test(test_real_capture),  cmocka_unit_test(test_save_snapshots),
 		cmocka_unit_test(test_collectors),    cmocka_unit_test(test_tiers),
-		cmocka_unit_test(test_stream_totals),
+		cmocka_unit_test(test_stream_totals), cmocka_unit_test(test_file_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -201,6 +201,9 @@ static void test_not_asked(void **state)
 	raw(&s, "path=/var/log/o%zz size=4 offset=0", "evil");
 	raw(&s, "path= size=4 offset=0", "evil");
 	raw(&s, "size=4 offset=0", "evil");
+	/* a read-back file of an iteration (outputs.c's), even naming the path */
+	raw(&s, "iter=0 index=0 size=4 cut=0", "evil");
+	raw(&s, "path=/var/log/ok size=4 offset=0 iter=0", "evil");
 	/* the asked path with something after it, and a prefix of it */
 	piece(&s, "/var/log/ok/x", 4, 0, "evil", 4);
 	piece(&s, "/var/log", 4, 0, "evil", 4);
@@ -364,6 +367,9 @@ static void test_drop_files(void **state)
 	want.buf = xrealloc(want.buf, want.len + 5);
 	memcpy(want.buf + want.len, "junk!", 5);
 	want.len += 5;
+	/* a file read back after an iteration (iter=) is no collected file: kept */
+	put_rec(&s, MMREC_FILE, "iter=0 index=0 size=3 cut=0", "abc", 3);
+	put_rec(&want, MMREC_FILE, "iter=0 index=0 size=3 cut=0", "abc", 3);
 	put_rec(&s, MMREC_DONE, "iterations=1", NULL, 0);
 	put_rec(&want, MMREC_DONE, "iterations=1", NULL, 0);
 	piece(&s, "/y", 0, 0, NULL, 0);
