@@ -40,20 +40,26 @@ struct guest_stream_parser {
 	size_t metrics, samples; /* in the whole stream */
 	size_t dropped_metrics, dropped_samples;
 	bool done; /* a DONE record came */
+	struct guest_stream_info info; /* what the caller of guest_stream_end() gets */
 };
 
-/* printable ASCII, tabs and newlines; anything else becomes '?' */
-static json_t *safe_string(const char *s, size_t len)
+/* printable ASCII, tabs and newlines into t (len + 1 bytes); anything else becomes '?' */
+static void safe_copy(char *t, const char *s, size_t len)
 {
-	char *t = xmalloc(len + 1);
-	json_t *j;
-
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		t[i] = (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ? (char)c : '?';
 	}
 	t[len] = '\0';
+}
+
+static json_t *safe_string(const char *s, size_t len)
+{
+	char *t = xmalloc(len + 1);
+	json_t *j;
+
+	safe_copy(t, s, len);
 	j = json_stringn(t, len);
 	free(t);
 	return j;
@@ -222,6 +228,7 @@ static void on_hello(struct guest_stream_parser *c, const char *p, uint32_t len)
 	json_object_set_new(h, "boot_s",
 			    get_double(boot, &boot_s) ? json_real(boot_s) : json_null());
 	json_object_set_new(c->root, "hello", h);
+	c->info.hello = true;
 }
 
 static void on_node_line(struct guest_stream_parser *c, json_t *nodes, const char *l, uint32_t len)
@@ -636,11 +643,14 @@ static void on_setup_error(struct guest_stream_parser *c, const char *p, uint32_
 	const char *body = mmrec_body(p, len, &blen);
 
 	mmrec_hdr_get(p, len, "what", what, sizeof(what));
-	if (blen > 2048)
-		blen = 2048;
+	if (blen > GUEST_STREAM_SETUP_MESSAGE_MAX)
+		blen = GUEST_STREAM_SETUP_MESSAGE_MAX;
 	json_object_set_new(c->root, "setup_error",
 			    json_pack("{s:o, s:o}", "what", safe_string(what, strlen(what)),
 				      "message", safe_string(body, blen)));
+	c->info.setup_error = true;
+	safe_copy(c->info.setup_what, what, strlen(what));
+	safe_copy(c->info.setup_message, body, blen);
 }
 
 static void on_record(struct guest_stream_parser *c, unsigned int type, const char *p, uint32_t len)
@@ -823,7 +833,8 @@ void guest_stream_record(void *s, const struct guest_record *rec)
 	on_record(c, rec->type, rec->p, rec->len);
 }
 
-json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r)
+json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r,
+			 struct guest_stream_info *info)
 {
 	struct guest_stream_parser *c = s;
 	json_t *iters = json_array(), *root = c->root;
@@ -852,18 +863,22 @@ json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reade
 			  (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
 			  "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
 			  (json_int_t)c->dropped_samples));
+	c->info.done = c->done;
+	if (info)
+		*info = c->info;
 	free(c);
 	return root;
 }
 
-json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name)
+json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name,
+			   struct guest_stream_info *info)
 {
 	struct guest_stream_parser *s = guest_stream_begin(workload_name);
 	struct guest_record_handler h = { guest_stream_record, s };
 	struct mmrec_reader r;
 
 	guest_records_walk(buf, len, &h, 1, &r);
-	return guest_stream_end(s, &r);
+	return guest_stream_end(s, &r, info);
 }
 
 static int save_phase(json_t *snaps, const char *phase, const char *dir)

@@ -536,7 +536,8 @@ static void collect_files(struct run *r, const struct job_variant *v, struct boo
  * (bc->out.agent), the workload kind's part, the collected files under
  * the boot's dir and the stream kept without them (agent.stored.bin).
  */
-static json_t *boot_walk(struct run *r, struct boot_ctx *bc, struct guest_files_stats *st)
+static json_t *boot_walk(struct run *r, struct boot_ctx *bc, struct guest_files_stats *st,
+			 struct guest_stream_info *info)
 {
 	char *kept_path = xasprintf("%s/agent.stored.bin", bc->dir);
 	struct guest_stream_parser *sp = guest_stream_begin(r->job->workload.name);
@@ -553,7 +554,7 @@ static json_t *boot_walk(struct run *r, struct boot_ctx *bc, struct guest_files_
 
 	guest_outputs_init(&bc->out.outputs);
 	guest_records_walk(bc->data ? bc->data : "", bc->dlen, h, ARRAY_SIZE(h), &rd);
-	bc->out.agent = guest_stream_end(sp, &rd);
+	bc->out.agent = guest_stream_end(sp, &rd, info);
 	files = guest_files_end(gf, bc->dlen, st, &kept);
 	if (kept > 0)
 		bc->out.data_file = "agent.stored.bin";
@@ -566,19 +567,18 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
 	struct guest_files_stats st;
-	json_t *se, *files;
+	struct guest_stream_info info;
+	json_t *files;
 
 	if (map_data(bc))
 		return -1;
 	if (r->job->collect_files.n)
 		progress_status(pg, "%s iteration %u: storing the collected files", v->name,
 				b->first);
-	files = boot_walk(r, bc, &st);
-	se = json_object_get(bc->out.agent, "setup_error");
-	if (se) {
+	files = boot_walk(r, bc, &st, &info);
+	if (info.setup_error) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
-			v->name, json_string_value(json_object_get(se, "what")),
-			json_string_value(json_object_get(se, "message")));
+			v->name, info.setup_what, info.setup_message);
 		r->setup_failed = true;
 		json_decref(files);
 		return -1;

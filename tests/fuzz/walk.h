@@ -32,7 +32,7 @@ static inline void fuzz_walk(const void *buf, size_t len)
 
 	guest_outputs_init(&o);
 	guest_records_walk(buf, len, h, 3, &rd);
-	j = guest_stream_end(sp, &rd);
+	j = guest_stream_end(sp, &rd, NULL);
 	files = guest_files_end(gf, len, NULL, NULL);
 	s = json_dumps(j, JSON_COMPACT);
 	if (!s || json_array_size(files))

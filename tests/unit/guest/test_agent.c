@@ -108,6 +108,7 @@ static json_t *iter(json_t *root, size_t i)
 static void test_full_stream(void **state)
 {
 	struct stream s = { 0 };
+	struct guest_stream_info info;
 	json_t *root, *it, *m, *nodes, *h, *st;
 
 	(void)state;
@@ -115,7 +116,10 @@ static void test_full_stream(void **state)
 	good_iteration(&s, 0);
 	rec(&s, MMREC_LOG, "level=info\nhello from the guest");
 	rec(&s, MMREC_DONE, "iterations=1");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	assert_true(info.hello);
+	assert_true(info.done);
+	assert_false(info.setup_error);
 	h = json_object_get(root, "hello");
 	assert_string_equal(json_string_value(json_object_get(h, "release")), "6.9.0-rc1");
 	assert_string_equal(json_string_value(json_object_get(h, "agent")), "1");
@@ -182,7 +186,7 @@ static void test_hostile_metrics(void **state)
 	rec(&s, MMREC_SNAPSHOT, "iter=0 phase=middle name=vmstat\npgfault 9");
 	rec(&s, MMREC_RESULT, "iter=99999999999 exit=0");
 	rec(&s, MMREC_LOG, "level=panic\n\x1b[31mred\x01");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	m = json_object_get(iter(root, 0), "metrics");
 	assert_true(num(m, "usemem.good:metric-1") == 2);
 	assert_true(num(m, "usemem.neg") == -2.5);
@@ -207,7 +211,7 @@ static void test_hostile_metrics(void **state)
 	assert_true(json_is_null(json_object_get(root, "hello")));
 	json_decref(root);
 	/* a hostile workload name falls back to "workload" */
-	root = guest_stream_parse(s.buf, s.len, "bad name");
+	root = guest_stream_parse(s.buf, s.len, "bad name", NULL);
 	assert_true(num(json_object_get(iter(root, 0), "metrics"), "workload.neg") == -2.5);
 	json_decref(root);
 	free(s.buf);
@@ -226,7 +230,7 @@ static void test_missing_after(void **state)
 	rec(&s, MMREC_ITER_END, "iter=4 status=ok");
 	good_iteration(&s, 2);
 	rec(&s, MMREC_ITER_BEGIN, "iter=7"); /* the guest died here */
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 3);
 	it = iter(root, 0); /* sorted by index */
 	assert_int_equal(json_integer_value(json_object_get(it, "index")), 2);
@@ -257,7 +261,7 @@ static void test_guest_failed(void **state)
 	rec(&s, MMREC_LOG, "level=error\niteration 0: workload exited before \"ready\"");
 	rec(&s, MMREC_RESULT, "iter=0 exit=-1 signal=9 user_s=0 system_s=0 elapsed_s=0.1");
 	rec(&s, MMREC_ITER_END, "iter=0 status=failed");
-	root = guest_stream_parse(s.buf, s.len, "crash");
+	root = guest_stream_parse(s.buf, s.len, "crash", NULL);
 	it = iter(root, 0);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
 	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 9);
@@ -273,21 +277,26 @@ static void test_garbage(void **state)
 {
 	unsigned int seed = 7;
 	uint8_t *b = xmalloc(1 << 16);
+	struct guest_stream_info info;
 	json_t *root;
 
 	(void)state;
 	for (size_t i = 0; i < (1 << 16); i++)
 		b[i] = (uint8_t)rand_r(&seed);
-	root = guest_stream_parse(b, 1 << 16, "usemem");
+	root = guest_stream_parse(b, 1 << 16, "usemem", NULL);
 	assert_non_null(root);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 0);
 	assert_int_equal(json_integer_value(
 				 json_object_get(json_object_get(root, "stream"), "skipped_bytes")),
 			 1 << 16);
 	json_decref(root);
-	root = guest_stream_parse(NULL, 0, NULL);
+	memset(&info, 0xff, sizeof(info));
+	root = guest_stream_parse(NULL, 0, NULL, &info);
 	assert_non_null(root);
 	assert_true(json_is_false(json_object_get(root, "done")));
+	assert_false(info.hello);
+	assert_false(info.done);
+	assert_false(info.setup_error);
 	json_decref(root);
 	free(b);
 }
@@ -304,7 +313,7 @@ static void test_many_iterations(void **state)
 		rec(&s, MMREC_ITER_BEGIN, p);
 		rec(&s, MMREC_ITER_END, "iter=0007 status=ok"); /* = iteration 7 */
 	}
-	root = guest_stream_parse(s.buf, s.len, "noop");
+	root = guest_stream_parse(s.buf, s.len, "noop", NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
 			 GUEST_STREAM_MAX_ITERATIONS);
 	assert_true(log_has(root, "more than 4096 iterations"));
@@ -352,8 +361,8 @@ static void test_file_records(void **state)
 		}
 		rec(s, MMREC_DONE, "iterations=1");
 	}
-	a = guest_stream_parse(without.buf, without.len, "usemem");
-	b = guest_stream_parse(with.buf, with.len, "usemem");
+	a = guest_stream_parse(without.buf, without.len, "usemem", NULL);
+	b = guest_stream_parse(with.buf, with.len, "usemem", NULL);
 	assert_int_equal(json_array_size(json_object_get(b, "iterations")), 1);
 	assert_true(json_equal(json_object_get(a, "iterations"), json_object_get(b, "iterations")));
 	assert_int_equal(
@@ -384,7 +393,7 @@ static void test_stream_totals(void **state)
 		}
 		rec(&s, MMREC_SERIES, sb.buf);
 	}
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	st = json_object_get(root, "stream");
 	/* 120 lines of 20000: the first 100 fit in GUEST_STREAM_MAX_TOTAL_SAMPLES */
 	assert_int_equal(json_integer_value(json_object_get(st, "dropped_samples")),
@@ -399,7 +408,7 @@ static void test_real_capture(void **state)
 {
 	size_t len;
 	char *buf = fixture("real-usemem.bin", &len);
-	json_t *root = guest_stream_parse(buf, len, "usemem"), *it, *m, *st;
+	json_t *root = guest_stream_parse(buf, len, "usemem", NULL), *it, *m, *st;
 
 	(void)state;
 	assert_string_equal(
@@ -435,7 +444,7 @@ static void test_save_snapshots(void **state)
 
 	(void)state;
 	good_iteration(&s, 0);
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	it = iter(root, 0);
 	/* a name that did not come from the parser must not escape dir */
 	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"), "../escape",
@@ -465,6 +474,8 @@ static void test_save_snapshots(void **state)
 /* COUNTS: only the collector families; SERIES: exact shape; SETUP_ERROR */
 static void test_collectors(void **state)
 {
+	struct guest_stream_info info;
+	char big[4096];
 	struct stream s = { 0 };
 	json_t *root, *it, *m, *ts, *a;
 
@@ -480,7 +491,7 @@ static void test_collectors(void **state)
 	    "iter=0 interval_s=1 samples=3\n"
 	    "vmstat.nr_free_pages 10 9 8\nnode1.vmstat.nr_free_pages 5 4 3\n"
 	    "vmstat.short 1 2\ntime.bad 1 2 3\nvmstat.nan 1 x 3\n");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	it = iter(root, 0);
 	m = json_object_get(it, "metrics");
 	assert_int_equal((int)num(m, "trace.compaction:mm_compaction_begin"), 12);
@@ -505,10 +516,28 @@ static void test_collectors(void **state)
 	json_decref(root);
 
 	rec(&s, MMREC_SETUP_ERROR, "what=collectors\ntracepoint 'a:b' matches no event");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
 	assert_string_equal(
 		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
 		"tracepoint 'a:b' matches no event");
+	assert_true(info.setup_error);
+	assert_string_equal(info.setup_what, "collectors");
+	assert_string_equal(info.setup_message, "tracepoint 'a:b' matches no event");
+	json_decref(root);
+
+	/* a hostile one: bounded, made printable, the same in both */
+	memset(big, 'm', sizeof(big) - 1);
+	memcpy(big, "what=a\001b\n\033[2J", 13);
+	big[sizeof(big) - 1] = '\0';
+	rec(&s, MMREC_SETUP_ERROR, big);
+	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	assert_true(info.setup_error);
+	assert_string_equal(info.setup_what, "a?b");
+	assert_int_equal(strlen(info.setup_message), GUEST_STREAM_SETUP_MESSAGE_MAX);
+	assert_memory_equal(info.setup_message, "?[2Jmmm", 7);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
+		info.setup_message);
 	json_decref(root);
 	free(s.buf);
 }
@@ -527,7 +556,7 @@ static void test_tiers(void **state)
 	    "node=1 cpus=- memory_kb=524288\n"
 	    "access=1 class=0 initiators=0 read_latency=300 read_bandwidth=4096\n"
 	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\ntier=9 nodes=3\n");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	t = json_object_get(iter(root, 0), "tiers");
 	assert_non_null(t);
 	assert_true(json_is_true(json_object_get(t, "demotion_enabled")));

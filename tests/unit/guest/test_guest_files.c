@@ -419,7 +419,7 @@ static void test_one_walk(void **state)
 
 		unlink(kept);
 		guest_records_walk(in->buf, in->len, h, 2, &rd);
-		root_j = guest_stream_end(sp, &rd);
+		root_j = guest_stream_end(sp, &rd, NULL);
 		files = guest_files_end(gf, in->len, &st, &k);
 		assert_int_equal(json_integer_value(json_object_get(
 					 json_object_get(root_j, "stream"), "records")),
