@@ -41,6 +41,7 @@ struct guest_stream_parser {
 	size_t dropped_metrics, dropped_samples;
 	bool done; /* a DONE record came */
 	struct guest_stream_info info; /* what the caller of guest_stream_end() gets */
+	struct guest_files_stats files; /* guest_stream_file_records() */
 };
 
 /* printable ASCII, tabs and newlines into t (len + 1 bytes); anything else becomes '?' */
@@ -837,7 +838,7 @@ json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reade
 			 struct guest_stream_info *info)
 {
 	struct guest_stream_parser *c = s;
-	json_t *iters = json_array(), *root = c->root;
+	json_t *iters = json_array(), *root = c->root, *stream;
 
 	if (r->crc_budget_spent)
 		host_log(
@@ -854,20 +855,30 @@ json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reade
 	json_object_set_new(root, "log", c->log);
 	if (!c->done)
 		json_object_set_new(root, "done", json_false());
-	json_object_set_new(
-		root, "stream",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
-			  (json_int_t)c->records, "skipped_bytes", (json_int_t)r->skipped_bytes,
-			  "bad_crc", (json_int_t)r->bad_crc, "oversized", (json_int_t)r->oversized,
-			  "truncated", (json_int_t)r->truncated, "bad_type",
-			  (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
-			  "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
-			  (json_int_t)c->dropped_samples));
+	stream = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
+			   (json_int_t)c->records, "skipped_bytes", (json_int_t)r->skipped_bytes,
+			   "bad_crc", (json_int_t)r->bad_crc, "oversized", (json_int_t)r->oversized,
+			   "truncated", (json_int_t)r->truncated, "bad_type",
+			   (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
+			   "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
+			   (json_int_t)c->dropped_samples);
+	if (c->files.records)
+		json_object_set_new(stream, "file_records",
+				    json_pack("{s:I, s:I, s:I}", "total",
+					      (json_int_t)c->files.records, "ignored",
+					      (json_int_t)c->files.ignored, "late",
+					      (json_int_t)c->files.late));
+	json_object_set_new(root, "stream", stream);
 	c->info.done = c->done;
 	if (info)
 		*info = c->info;
 	free(c);
 	return root;
+}
+
+void guest_stream_file_records(struct guest_stream_parser *s, const struct guest_files_stats *st)
+{
+	s->files = *st;
 }
 
 json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name,

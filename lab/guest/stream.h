@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "guest/files.h"
 #include "guest/records.h"
 
 #define GUEST_STREAM_MAX_ITERATIONS 4096
@@ -85,6 +86,12 @@ struct guest_stream_parser *guest_stream_begin(const char *workload_name);
 guest_record_fn guest_stream_record;
 json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r,
 			 struct guest_stream_info *info);
+/*
+ * Before the end: the counts of the walk's collected files (files.h), kept
+ * as "stream": {"file_records": {"total", "ignored", "late"}} when the
+ * stream had any.
+ */
+void guest_stream_file_records(struct guest_stream_parser *s, const struct guest_files_stats *st);
 
 /*
  * Write each raw snapshot of a parsed iteration to dir/before/<name> and

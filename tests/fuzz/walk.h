@@ -23,22 +23,25 @@ static inline void fuzz_walk(const void *buf, size_t len)
 	struct guest_stream_parser *sp = guest_stream_begin("usemem");
 	struct guest_files *gf = guest_files_begin(buf, NULL, NULL, NULL);
 	struct guest_outputs o;
+	struct guest_file_list files;
+	struct guest_files_stats st;
 	struct mmrec_reader rd;
 	const struct guest_record_handler h[] = { { guest_stream_record, sp },
 						  { guest_outputs_record, &o },
 						  { guest_files_record, gf } };
-	json_t *j, *files;
+	json_t *j;
 	char *s;
 
 	guest_outputs_init(&o);
 	guest_records_walk(buf, len, h, 3, &rd);
+	guest_files_end(gf, len, &st, NULL, &files);
+	guest_stream_file_records(sp, &st);
 	j = guest_stream_end(sp, &rd, NULL);
-	files = guest_files_end(gf, len, NULL, NULL);
 	s = json_dumps(j, JSON_COMPACT);
-	if (!s || json_array_size(files))
+	if (!s || files.n)
 		abort(); /* what the store writes must be JSON; nothing was asked */
 	free(s);
-	json_decref(files);
+	guest_file_list_free(&files);
 	json_decref(j);
 	guest_outputs_free(&o);
 }
