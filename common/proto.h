@@ -107,6 +107,7 @@ enum mmrec_type {
 	MMREC_COUNTS = 11,
 	MMREC_SERIES = 12,
 	MMREC_TIERS = 13,
+	/* WL_FILE's number: an agent.bin kept before the two became one reads the same */
 	MMREC_FILE = 14,
 	MMREC_TYPE_MAX = 14,
 };
