@@ -3,8 +3,10 @@
 #   make             build ./mmlab and the guest programs
 #   make demo        install what is missing, build, run jobs/demo.yaml
 #   make check       every test: format-check and lint, unit (ASan/UBSan),
-#                    integration (boots VMs) and e2e (builds kernels)
+#                    cli (no VM), integration (boots VMs) and e2e (builds kernels)
 #   make check-unit  unit tests only (T=NAME: tests/unit/*/test_NAME.c alone)
+#   make check-cli   the CLI tests of tests/cli/: ./mmlab over fixture stores,
+#                    no libvirt, no guest (under a minute)
 #   make check-fuzz  each libFuzzer target of tests/fuzz/ for CHECK_FUZZ_SECONDS
 #                    (10; part of make check); make fuzz runs each
 #                    FUZZ_SECONDS (300), make fuzz-long 600 s each (release)
@@ -87,7 +89,7 @@ GUEST := build/guest/agent build/guest/rootinit $(WL_BINS) $(MOD_COPIES)
 
 .SECONDARY:
 
-.PHONY: guard all demo check check-unit check-integration check-e2e check-fresh bench deps \
+.PHONY: guard all demo check check-unit check-cli check-integration check-e2e check-fresh bench deps \
 	install clean format lint unit-bins fuzz fuzz-long check-fuzz fuzz-bins
 
 all: mmlab $(GUEST)
@@ -97,7 +99,7 @@ all: mmlab $(GUEST)
 # includes build/config.mk, which make writes first when it is missing or
 # older than this Makefile. 'make deps all' in one go installs before it.
 CONFIG_MK := build/config.mk
-NOCONFIG_GOALS := deps demo check check-unit check-integration check-e2e check-fresh \
+NOCONFIG_GOALS := deps demo check check-unit check-cli check-integration check-e2e check-fresh \
 	bench clean format lint format-check fuzz fuzz-long check-fuzz
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include $(CONFIG_MK)
@@ -208,6 +210,7 @@ check:
 	$(MAKE) format-check lint
 	$(MAKE) check-unit
 	$(MAKE) check-fuzz
+	$(MAKE) check-cli
 	$(MAKE) check-integration
 	$(MAKE) check-e2e
 
@@ -215,6 +218,7 @@ check:
 UNIT_RUN = $(if $(T),$(filter %/test_$(patsubst test_%,%,$(T)),$(UNIT_BINS)),$(UNIT_BINS))
 
 check-unit:
+	$(if $(wildcard tests/unit/test_*.c),$(error $(wildcard tests/unit/test_*.c): a suite goes in tests/unit/<folder>/, the lab/ folder it tests; here it would never run))
 	$(if $(T),$(if $(UNIT_RUN),,$(error T=$(T): no tests/unit/*/test_$(patsubst test_%,%,$(T)).c)))
 	scripts/install-deps unit
 	$(MAKE) all $(UNIT_RUN)
@@ -274,6 +278,13 @@ check-fuzz:
 	$(MAKE) fuzz-bins
 	tests/fuzz/run --seconds $(CHECK_FUZZ_SECONDS)
 
+# tests/cli/run: every command's help and bad usage, results, compare and
+# report over a store the tests write from fixture files; boots nothing
+check-cli:
+	scripts/install-deps test
+	$(MAKE) mmlab
+	tests/cli/run
+
 check-integration:
 	scripts/install-deps test
 	$(MAKE) all
@@ -312,7 +323,8 @@ install: all
 	done
 
 # ---- lint, format, clang: .clang-tidy, .clang-format, scripts/lint* ----
-#   make lint          the folder layers (lab/LAYERS), bench/run's awk under
+#   make lint          the folder layers (lab/LAYERS), the headers' include
+#                      guards (scripts/check-header-guards), bench/run's awk under
 #                      mawk and gawk, cppcheck, clang-tidy and the
 #                      include-cycle check on every source the build
 #                      compiles, then the linters'
@@ -348,12 +360,12 @@ LINT_KMOD_SRCS ?= $(filter %.c,$(MOD_SRCS))
 # cycle is gone, so the exception goes with it
 CYCLES_ALLOW :=
 
-.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers \
+.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers lint-guards \
 	lint-awk check-lint format-check
 
 lint:
-	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-awk lint-cycles \
-		lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-guards lint-awk \
+		lint-cycles lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
 lint-cycles:
@@ -367,6 +379,12 @@ lint-cycles:
 lint-layers:
 	$(call msg,LAYERS,lab/LAYERS)
 	$(Q)scripts/check-layers lab
+
+# each header's include guard names its file, and no two are the same
+# (scripts/check-header-guards; tests/lint/ holds planted headers)
+lint-guards:
+	$(call msg,GUARDS,headers)
+	$(Q)scripts/check-header-guards $(filter-out tests/lint/%,$(filter %.h,$(FORMAT_SRCS)))
 
 # the benchmarks' awk programs under mawk and gawk (Debian's awk is
 # either): they must parse, run and print the same with both

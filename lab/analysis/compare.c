@@ -90,7 +90,9 @@ void cmp_free(struct comparison *c)
 		kvlist_free(&c->vars[j].config);
 		json_decref(c->vars[j].kinfo);
 		json_decref(c->vars[j].jvariant);
-		json_decref(c->vars[j].timeseries);
+		for (size_t i = 0; i < c->vars[j].nts; i++)
+			iter_timeseries_release(&c->vars[j].ts[i].ts);
+		free(c->vars[j].ts);
 	}
 	free(c->vars);
 	json_decref(c->metric_index);

@@ -18,12 +18,19 @@
 
 #include "analysis/metrics_dir.h"
 #include "analysis/stats.h"
+#include "store/iteration_record.h"
 #include "lib/util.h"
 
 /* implemented in results.c */
 json_t *results_load_run(const char *results_dir, const char *run_id);
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_HTML };
+
+/* one ok iteration's 1 Hz time series, for the report */
+struct cmp_series {
+	struct iter_timeseries ts; /* ts.interval_s > 0: 1 when the run did not say */
+	double elapsed_s; /* the iteration's time.elapsed_s, NaN when unknown */
+};
 
 struct cmp_variant {
 	char *name; /* label: unique; "<name>.r<k>" if run k repeats a name */
@@ -33,11 +40,8 @@ struct cmp_variant {
 	struct kvlist config; /* what must match for a fair comparison */
 	json_t *kinfo; /* the run's "kernel" object of the variant, or NULL */
 	json_t *jvariant; /* the job's variant (cmdline, sysctl, thp), or NULL */
-	/*
-	 * array, per ok iteration that has one: {"series": {name: [values]},
-	 * "interval_s": s, "elapsed_s": its time.elapsed_s or null}
-	 */
-	json_t *timeseries;
+	struct cmp_series *ts; /* per ok iteration that has a time series */
+	size_t nts;
 };
 
 /* one metric in one variant */

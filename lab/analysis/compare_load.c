@@ -82,64 +82,78 @@ static void variant_config(struct cmp_variant *v, const json_t *run, const char 
 	}
 }
 
-/*
- * Keep an iteration's 1 Hz time series for the report, normalised to
- * {"series": {name: [values]}, "interval_s": s, "elapsed_s": the
- * iteration's time.elapsed_s or null}; the run may store the series object
- * directly or under "series".
- */
-static void add_timeseries(struct cmp_variant *v, const json_t *it)
+/* keep an ok iteration's 1 Hz time series for the report (moved out of it) */
+static void add_timeseries(struct cmp_variant *v, struct iteration_record *it)
 {
-	json_t *ts = json_object_get(it, "timeseries");
-	json_t *series = json_object_get(ts, "series");
-	json_t *iv = json_object_get(ts, "interval_s");
-	json_t *el = json_object_get(json_object_get(it, "metrics"), "time.elapsed_s");
+	struct cmp_series *cs;
 
-	if (!json_is_object(ts))
+	if (!it->ts.present)
 		return;
-	if (!json_is_object(series))
-		series = ts;
-	if (!v->timeseries)
-		v->timeseries = json_array();
-	json_array_append_new(
-		v->timeseries,
-		json_pack("{s:O, s:f, s:o}", "series", series, "interval_s",
-			  json_number_value(iv) > 0 ? json_number_value(iv) : 1.0, "elapsed_s",
-			  json_is_number(el) ? json_real(json_number_value(el)) : json_null()));
+	v->ts = xrealloc(v->ts, (v->nts + 1) * sizeof(*v->ts));
+	cs = &v->ts[v->nts++];
+	cs->ts = it->ts;
+	if (!(cs->ts.interval_s > 0))
+		cs->ts.interval_s = 1.0;
+	cs->elapsed_s = iteration_metric(it, "time.elapsed_s");
+	memset(&it->ts, 0, sizeof(it->ts));
 }
 
-static int add_iteration(struct comparison *c, size_t vi, const json_t *it, const char *where)
+static int add_iteration(struct comparison *c, size_t vi, struct iteration_record *it,
+			 const char *where)
 {
-	json_t *metrics = json_object_get(it, "metrics");
 	struct cmp_variant *v = &c->vars[vi];
-	const char *key;
-	json_t *val;
 
-	if (!json_is_object(metrics)) {
+	if (!it->has_metrics) {
 		lab_err("%s: an ok iteration has no \"metrics\" object; "
 			"check the run with `mmlab results show`",
 			where);
 		return -1;
 	}
-	json_object_foreach(metrics, key, val) {
-		struct cmp_metric *m;
+	for (size_t i = 0; i < it->nmetrics; i++) {
+		struct cmp_metric *m = cmp_metric_get(c, it->metrics[i].name);
 
-		if (!json_is_number(val))
-			continue;
-		m = cmp_metric_get(c, key);
 		if (!m) {
 			cmp_full_err(c, where);
 			return -1;
 		}
-		cmp_cell_set(&m->cells[vi], v->niter, json_number_value(val));
+		cmp_cell_set(&m->cells[vi], v->niter, it->metrics[i].value);
 	}
 	add_timeseries(v, it);
 	v->niter++;
 	return 0;
 }
 
+/*
+ * One stored iteration of variant vi (the i-th): its samples when it is
+ * ok, else counted in *bad; an mmtests import kept in imports for the
+ * directions. 0, or -1 after a message.
+ */
+static int add_iteration_json(struct comparison *c, size_t vi, const json_t *it, size_t i,
+			      const char *run_id, json_t *imports, size_t *bad)
+{
+	char *where = xasprintf("run %s variant %s iteration %zu", run_id, c->vars[vi].name, i);
+	struct iteration_record rec;
+	int rc = 0;
+
+	if (!json_is_object(it)) {
+		(*bad)++; /* not an iteration: not ok, as ever */
+	} else if (iteration_record_from_json(it, &rec, where)) {
+		rc = -1;
+	} else {
+		if (rec.mmtests)
+			json_array_append(imports, (json_t *)rec.mmtests);
+		if (!iteration_ok(&rec))
+			(*bad)++;
+		else
+			rc = add_iteration(c, vi, &rec, where);
+		iteration_record_release(&rec);
+	}
+	free(where);
+	return rc;
+}
+
 static int add_variant_json(struct comparison *c, const json_t *run, const char *run_id,
-			    const json_t *jv)
+			    const json_t *jv, json_t *imports)
 {
 	const char *name = json_string_value(json_object_get(jv, "name"));
 	json_t *its = json_object_get(jv, "iterations");
@@ -168,21 +182,9 @@ static int add_variant_json(struct comparison *c, const json_t *run, const char 
 		c->vars[vi].kinfo = json_deep_copy(kernel);
 	if (job_variant(run, name))
 		c->vars[vi].jvariant = json_deep_copy(job_variant(run, name));
-	json_array_foreach(its, i, it) {
-		const char *st = json_string_value(json_object_get(it, "status"));
-		char *where;
-		int rc;
-
-		if (!st || strcmp(st, "ok")) {
-			bad++;
-			continue;
-		}
-		where = xasprintf("run %s variant %s iteration %zu", run_id, name, i);
-		rc = add_iteration(c, vi, it, where);
-		free(where);
-		if (rc < 0)
+	json_array_foreach(its, i, it)
+		if (add_iteration_json(c, vi, it, i, run_id, imports, &bad))
 			return -1;
-	}
 	if (bad)
 		strlist_pushf(&c->notes,
 			      "variant %s: %zu of %zu iterations not ok "
@@ -239,24 +241,18 @@ static void own_directions(struct comparison *c, const json_t *run)
 }
 
 /* an mmtests workload's metrics: the direction mmtests prefers, stored with each import */
-static void mmtests_directions(struct comparison *c, const json_t *run)
+static void mmtests_directions(struct comparison *c, const json_t *imports)
 {
-	json_t *vars = json_object_get(run, "variants"), *v, *it;
 	enum metric_dir dir;
-	size_t i, j;
+	size_t i;
+	json_t *imp;
 
-	json_array_foreach(vars, i, v) {
-		json_array_foreach(json_object_get(v, "iterations"), j, it) {
-			const json_t *imp = json_object_get(it, "mmtests");
+	json_array_foreach(imports, i, imp) {
+		for (size_t k = 0; k < c->nmetrics; k++) {
+			const char *ds = mmtests_direction(imp, c->metrics[k].name);
 
-			if (!imp)
-				continue;
-			for (size_t k = 0; k < c->nmetrics; k++) {
-				const char *ds = mmtests_direction(imp, c->metrics[k].name);
-
-				if (ds && !metric_dir_parse(ds, &dir))
-					c->metrics[k].dir = dir;
-			}
+			if (ds && !metric_dir_parse(ds, &dir))
+				c->metrics[k].dir = dir;
 		}
 	}
 }
@@ -265,6 +261,7 @@ int cmp_add_run(struct comparison *c, const json_t *run)
 {
 	const char *id = json_string_value(json_object_get(run, "run"));
 	json_t *vars = json_object_get(run, "variants");
+	json_t *imports;
 	size_t i;
 	json_t *jv;
 
@@ -277,11 +274,16 @@ int cmp_add_run(struct comparison *c, const json_t *run)
 	if (!c->runinfo)
 		c->runinfo = json_array();
 	json_array_append_new(c->runinfo, run_facts(run));
-	json_array_foreach(vars, i, jv)
-		if (add_variant_json(c, run, id, jv) < 0)
+	imports = json_array();
+	json_array_foreach(vars, i, jv) {
+		if (add_variant_json(c, run, id, jv, imports) < 0) {
+			json_decref(imports);
 			return -1;
+		}
+	}
 	own_directions(c, run);
-	mmtests_directions(c, run);
+	mmtests_directions(c, imports);
+	json_decref(imports);
 	return 0;
 }
 

@@ -19,7 +19,7 @@ struct dir_rule {
 
 /*
  * /proc/vmstat and numastat counters, by their own name: docs/metrics.md,
- * "Direction of counters" (tests/unit/test_metrics_dir.c checks both agree).
+ * "Direction of counters" (tests/unit/analysis/test_metrics_dir.c checks both agree).
  */
 static const struct dir_rule counter_rules[] = {
 	{ "compact_stall", DIR_LOWER },

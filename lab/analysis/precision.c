@@ -11,6 +11,7 @@
 
 #include "analysis/precision.h"
 #include "analysis/stats.h"
+#include "store/iteration_record.h"
 #include "lib/util.h"
 
 static bool match_globs(const char *name, const char *globs)
@@ -24,47 +25,79 @@ static bool match_globs(const char *name, const char *globs)
 	return hit;
 }
 
-static bool iteration_ok(const json_t *it)
-{
-	const char *st = json_string_value(json_object_get(it, "status"));
+/* a variant of the run: its name and its iterations, typed */
+struct pvar {
+	const char *name;
+	struct iteration_record *its;
+	size_t n;
+};
 
-	return st && !strcmp(st, "ok");
+/* the variants of run; a variant whose iterations cannot be read has none (after a message) */
+static struct pvar *read_variants(const json_t *run, size_t *nv)
+{
+	const json_t *vars = json_object_get(run, "variants");
+	struct pvar *pv = xcalloc(json_array_size(vars) + 1, sizeof(*pv));
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		char *where = xasprintf("variant %s", name ? name : "?");
+
+		pv[i].name = name;
+		iteration_records_from_json(json_object_get(v, "iterations"), &pv[i].its, &pv[i].n,
+					    where);
+		free(where);
+	}
+	*nv = json_array_size(vars);
+	return pv;
 }
 
-/* the names of every target metric in any ok iteration, in a set */
-static json_t *target_names(const json_t *run, const char *globs)
+static void free_variants(struct pvar *pv, size_t nv)
 {
-	json_t *names = json_object(), *v, *it, *val;
-	const char *key;
-	size_t i, k;
+	for (size_t i = 0; i < nv; i++)
+		iteration_records_free(pv[i].its, pv[i].n);
+	free(pv);
+}
 
-	json_array_foreach(json_object_get(run, "variants"), i, v)
-		json_array_foreach(json_object_get(v, "iterations"), k, it) {
+/* the names of every target metric in any ok iteration, sorted */
+static void target_names(const struct pvar *pv, size_t nv, const char *globs, struct strlist *names)
+{
+	for (size_t i = 0; i < nv; i++)
+		for (size_t k = 0; k < pv[i].n; k++) {
+			const struct iteration_record *it = &pv[i].its[k];
+
 			if (!iteration_ok(it))
 				continue;
-			json_object_foreach(json_object_get(it, "metrics"), key, val)
-				if (json_is_number(val) && match_globs(key, globs))
-					json_object_set_new(names, key, json_true());
+			for (size_t m = 0; m < it->nmetrics; m++) {
+				const char *key = it->metrics[m].name;
+				bool seen = false;
+
+				if (!match_globs(key, globs))
+					continue;
+				for (size_t j = 0; j < names->n && !seen; j++)
+					seen = !strcmp(names->v[j], key);
+				if (!seen)
+					strlist_push(names, key);
+			}
 		}
-	return names;
 }
 
-/* the relative CI half-width of metric in variant v; n and mean out */
-static double halfwidth(const json_t *v, const char *metric, double conf, size_t *n, double *mean)
+/* the relative CI half-width of metric in v; n and mean out */
+static double halfwidth(const struct pvar *v, const char *metric, double conf, size_t *n,
+			double *mean)
 {
-	json_t *its = json_object_get(v, "iterations"), *it;
-	double *x = xcalloc(json_array_size(its) + 1, sizeof(*x));
+	double *x = xcalloc(v->n + 1, sizeof(*x));
 	bool same = true;
 	double hw, sum = 0;
-	size_t k;
 
 	*n = 0;
-	json_array_foreach(its, k, it) {
-		json_t *val = json_object_get(json_object_get(it, "metrics"), metric);
+	for (size_t k = 0; k < v->n; k++) {
+		double val = iteration_metric(&v->its[k], metric);
 
-		if (!iteration_ok(it) || !json_is_number(val) || !isfinite(json_number_value(val)))
+		if (!iteration_ok(&v->its[k]) || !isfinite(val))
 			continue;
-		x[*n] = json_number_value(val);
+		x[*n] = val;
 		same &= x[*n] == x[0];
 		sum += x[(*n)++];
 	}
@@ -80,52 +113,64 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int precision_check(const json_t *run, const struct precision_opts *o, json_t **detail)
+static void add_entry(struct precision_result *res, const char *metric, const char *variant,
+		      size_t n, double mean, double hw)
+{
+	struct precision_entry *e;
+
+	res->e = xrealloc(res->e, (res->n + 1) * sizeof(*res->e));
+	e = &res->e[res->n++];
+	e->metric = xstrdup(metric);
+	e->variant = xstrdup(variant ? variant : "?");
+	e->n = n;
+	e->mean = mean;
+	e->halfwidth_rel = isfinite(hw) ? hw : NAN;
+}
+
+int precision_check(const json_t *run, const struct precision_opts *o, struct precision_result *out)
 {
 	const char *globs = o->globs ? o->globs : PRECISION_DEFAULT_METRICS;
-	json_t *names = target_names(run, globs), *list = json_array();
-	json_t *worst = NULL, *v, *dummy;
+	struct precision_result res = { 0 };
 	struct strlist sorted = { 0 };
 	double worst_hw = -1;
-	const char *key;
-	int ret = json_object_size(names) ? 1 : -1;
-	size_t i;
+	size_t nv, worst = 0;
+	struct pvar *pv = read_variants(run, &nv);
+	int ret;
 
-	json_object_foreach(names, key, dummy)
-		strlist_push(&sorted, key);
+	target_names(pv, nv, globs, &sorted);
+	ret = sorted.n ? 1 : -1;
 	if (sorted.n)
 		qsort(sorted.v, sorted.n, sizeof(*sorted.v), cmp_str);
 	for (size_t m = 0; m < sorted.n; m++) {
-		const char *metric = sorted.v[m];
-
-		json_array_foreach(json_object_get(run, "variants"), i, v) {
-			const char *vname = json_string_value(json_object_get(v, "name"));
+		for (size_t i = 0; i < nv; i++) {
 			size_t n;
-			double mean, hw = halfwidth(v, metric, o->conf, &n, &mean);
-			json_t *e = json_pack("{s:s, s:s, s:I}", "metric", metric, "variant",
-					      vname ? vname : "?", "n", (json_int_t)n);
+			double mean, hw = halfwidth(&pv[i], sorted.v[m], o->conf, &n, &mean);
 
-			/* jansson refuses non-finite reals: null instead */
-			json_object_set_new(e, "mean",
-					    isfinite(mean) ? json_real(mean) : json_null());
-			json_object_set_new(e, "halfwidth_rel",
-					    isfinite(hw) ? json_real(hw) : json_null());
 			if (!(hw < o->precision))
 				ret = 0;
 			if (!isfinite(hw) || hw > worst_hw) {
 				worst_hw = isfinite(hw) ? hw : INFINITY;
-				worst = e;
+				worst = res.n;
 			}
-			json_array_append_new(list, e);
+			add_entry(&res, sorted.v[m], pv[i].name, n, mean, hw);
 		}
 	}
-	if (detail) {
-		*detail = json_pack("{s:O}", "metrics", list);
-		if (worst)
-			json_object_set(*detail, "worst", worst);
-	}
-	json_decref(list);
-	json_decref(names);
+	res.worst = res.n ? worst : 0;
+	free_variants(pv, nv);
 	strlist_free(&sorted);
+	if (out)
+		*out = res;
+	else
+		precision_result_release(&res);
 	return ret;
+}
+
+void precision_result_release(struct precision_result *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		free(res->e[i].metric);
+		free(res->e[i].variant);
+	}
+	free(res->e);
+	memset(res, 0, sizeof(*res));
 }

@@ -18,6 +18,21 @@ struct precision_opts {
 	double conf; /* confidence of the interval, 0.95 */
 };
 
+/* one target metric in one variant */
+struct precision_entry {
+	char *metric;
+	char *variant; /* "?" for a variant without a name */
+	size_t n; /* its ok iterations with the metric */
+	double mean; /* NaN without a sample */
+	double halfwidth_rel; /* NaN (infinite) when it has no interval: n < 2 */
+};
+
+struct precision_result {
+	struct precision_entry *e; /* per metric (sorted), then per variant */
+	size_t n;
+	size_t worst; /* the entry with the largest half-width; n when there is none */
+};
+
 /*
  * Look at the ok iterations of every variant of run (the shape of
  * store_load_run()): for each metric matching the globs and each variant,
@@ -25,10 +40,20 @@ struct precision_opts {
  * (stats_ci_halfwidth_rel(); 0 when every sample is the same value).
  * Returns 1 when every one is below precision, 0 when some are not (or a
  * variant lacks a target metric or has fewer than 2 samples), -1 when no
- * target metric is in the run at all. *detail (when detail is not NULL)
- * gets a new object {"metrics": [{"metric", "variant", "n", "mean",
- * "halfwidth_rel"}], "worst": <the entry with the largest half-width>}.
+ * target metric is in the run at all. res (when not NULL) gets every
+ * entry; precision_result_release() it.
  */
-int precision_check(const json_t *run, const struct precision_opts *o, json_t **detail);
+int precision_check(const json_t *run, const struct precision_opts *o,
+		    struct precision_result *res);
+void precision_result_release(struct precision_result *res);
+
+/*
+ * What run.json records of it (until_significant, docs/compare.md):
+ * {"metric", "variant", "n", "mean", "halfwidth_rel"} with null for a
+ * number that is not finite (new reference); all entries as an array
+ * (new reference). precision_json.c.
+ */
+json_t *precision_entry_json(const struct precision_entry *e);
+json_t *precision_result_json(const struct precision_result *res);
 
 #endif

@@ -41,31 +41,31 @@ struct ts_key {
 };
 
 struct ts_iter { /* one iteration's series of one key */
-	json_t *a;
+	const double *a; /* NaN: a sample that was not a number */
 	size_t n;
 	double interval;
 };
 
-static void ts_iter(json_t *it, const char *key, struct ts_iter *t)
+static void ts_iter(const struct cmp_series *it, const char *key, struct ts_iter *t)
 {
-	json_t *a = json_object_get(json_object_get(it, "series"), key);
-	double iv = json_number_value(json_object_get(it, "interval_s"));
+	const struct iter_series *s = NULL;
 
-	t->a = json_is_array(a) ? a : NULL;
-	t->n = json_array_size(t->a);
+	for (size_t i = 0; i < it->ts.nseries && !s; i++)
+		if (!strcmp(it->ts.series[i].name, key))
+			s = &it->ts.series[i];
+	t->a = s ? s->v : NULL;
+	t->n = s ? s->n : 0;
 	if (t->n > TS_MAX_POINTS)
 		t->n = TS_MAX_POINTS;
-	t->interval = iv > 0 ? iv : 1;
+	t->interval = it->ts.interval_s > 0 ? it->ts.interval_s : 1;
 }
 
 /* sample k as plotted: a level as read, a counter as the increase so far */
 static double ts_value(const struct ts_iter *t, size_t k, bool gauge)
 {
-	json_t *v = json_array_get(t->a, k), *v0 = json_array_get(t->a, 0);
-
-	if (!json_is_number(v) || (!gauge && !json_is_number(v0)))
+	if (k >= t->n || isnan(t->a[k]) || (!gauge && isnan(t->a[0])))
 		return NAN;
-	return json_number_value(v) - (gauge ? 0 : json_number_value(v0));
+	return t->a[k] - (gauge ? 0 : t->a[0]);
 }
 
 static int key_rank(const char *name)
@@ -98,18 +98,16 @@ static void key_range(const struct comparison *c, struct ts_key *k)
 	k->hi = -INFINITY;
 	k->xmax = 0;
 	for (size_t j = 0; j < c->nvars; j++) {
-		size_t i;
-		json_t *it;
-
-		json_array_foreach(c->vars[j].timeseries, i, it) {
-			json_t *el = json_object_get(it, "elapsed_s");
+		for (size_t i = 0; i < c->vars[j].nts; i++) {
+			const struct cmp_series *it = &c->vars[j].ts[i];
+			double el = it->elapsed_s;
 			struct ts_iter t;
 
 			ts_iter(it, k->name, &t);
 			if (t.n)
 				k->xmax = fmax(k->xmax, (double)(t.n - 1) * t.interval);
-			if (json_is_number(el) && json_number_value(el) < 1e6)
-				k->xmax = fmax(k->xmax, json_number_value(el));
+			if (el < 1e6)
+				k->xmax = fmax(k->xmax, el);
 			for (size_t s = 0; s < t.n; s++) {
 				double v = ts_value(&t, s, k->gauge);
 
@@ -130,20 +128,17 @@ static size_t collect_keys(const struct comparison *c, struct ts_key *keys)
 	size_t n = 0;
 
 	for (size_t j = 0; j < c->nvars; j++) {
-		size_t i;
-		json_t *it;
+		for (size_t i = 0; i < c->vars[j].nts; i++) {
+			const struct iter_timeseries *ts = &c->vars[j].ts[i].ts;
 
-		json_array_foreach(c->vars[j].timeseries, i, it) {
-			const char *key;
-			json_t *val;
-
-			json_object_foreach(json_object_get(it, "series"), key, val) {
+			for (size_t si = 0; si < ts->nseries; si++) {
+				const char *key = ts->series[si].name;
 				bool seen = false;
 				const char *leaf = strrchr(key, '.');
 
 				for (size_t k = 0; k < n && !seen; k++)
 					seen = !strcmp(keys[k].name, key);
-				if (seen || !json_is_array(val) || n == TS_MAX_KEYS)
+				if (seen || n == TS_MAX_KEYS)
 					continue;
 				keys[n].name = key;
 				keys[n].rank = key_rank(key);
@@ -186,24 +181,23 @@ static void polyline(xmlTextWriterPtr w, const char *pts, const char *color, con
 static void ts_variant(xmlTextWriterPtr w, const struct comparison *c, size_t j,
 		       const struct ts_key *k)
 {
-	size_t len = 0, niter = json_array_size(c->vars[j].timeseries), i;
+	size_t len = 0, niter = c->vars[j].nts;
 	double *sum, interval = 0;
 	size_t *cnt;
 	struct strbuf pts = STRBUF_INIT;
-	json_t *it;
 
-	json_array_foreach(c->vars[j].timeseries, i, it) {
+	for (size_t i = 0; i < niter; i++) {
 		struct ts_iter t;
 
-		ts_iter(it, k->name, &t);
+		ts_iter(&c->vars[j].ts[i], k->name, &t);
 		len = t.n > len ? t.n : len;
 	}
 	sum = xcalloc(len + 1, sizeof(*sum));
 	cnt = xcalloc(len + 1, sizeof(*cnt));
-	json_array_foreach(c->vars[j].timeseries, i, it) {
+	for (size_t i = 0; i < niter; i++) {
 		struct ts_iter t;
 
-		ts_iter(it, k->name, &t);
+		ts_iter(&c->vars[j].ts[i], k->name, &t);
 		interval = interval ? interval : t.interval;
 		strbuf_reset(&pts);
 		for (size_t s = 0; s < t.n; s++) {
@@ -235,15 +229,13 @@ static void ts_variant(xmlTextWriterPtr w, const struct comparison *c, size_t j,
 static double mean_elapsed(const struct comparison *c, size_t j)
 {
 	double sum = 0;
-	size_t n = 0, i;
-	json_t *it;
+	size_t n = 0;
 
-	json_array_foreach(c->vars[j].timeseries, i, it) {
-		json_t *el = json_object_get(it, "elapsed_s");
+	for (size_t i = 0; i < c->vars[j].nts; i++) {
+		double el = c->vars[j].ts[i].elapsed_s;
 
-		if (json_is_number(el) && json_number_value(el) >= 0 &&
-		    json_number_value(el) < 1e6) {
-			sum += json_number_value(el);
+		if (el >= 0 && el < 1e6) {
+			sum += el;
 			n++;
 		}
 	}
@@ -256,14 +248,11 @@ static double max_elapsed(const struct comparison *c)
 	double end = 0;
 
 	for (size_t j = 0; j < c->nvars; j++) {
-		size_t i;
-		json_t *it;
+		for (size_t i = 0; i < c->vars[j].nts; i++) {
+			double el = c->vars[j].ts[i].elapsed_s;
 
-		json_array_foreach(c->vars[j].timeseries, i, it) {
-			json_t *el = json_object_get(it, "elapsed_s");
-
-			if (json_is_number(el) && json_number_value(el) < 1e6)
-				end = fmax(end, json_number_value(el));
+			if (el < 1e6)
+				end = fmax(end, el);
 		}
 	}
 	return end;
@@ -283,7 +272,7 @@ static void ts_phase(xmlTextWriterPtr w, const struct comparison *c, const struc
 	for (size_t j = 0; j < c->nvars; j++) {
 		double e = mean_elapsed(c, j);
 
-		if (!isfinite(e) || !json_array_size(c->vars[j].timeseries))
+		if (!isfinite(e) || !c->vars[j].nts)
 			continue;
 		rep_el(w, "line");
 		rep_attr(w, "x1", "%.1f", tx(k, e));
@@ -332,18 +321,16 @@ struct node_mem {
  */
 static void node_taken(const struct comparison *c, size_t j, const char *key, struct node_mem *nm)
 {
-	size_t i;
-	json_t *it;
 	double sum = 0;
 
 	nm->n = 0;
 	nm->min = INFINITY;
 	nm->max = -INFINITY;
-	json_array_foreach(c->vars[j].timeseries, i, it) {
+	for (size_t i = 0; i < c->vars[j].nts; i++) {
 		struct ts_iter t;
 		double low = INFINITY, mib;
 
-		ts_iter(it, key, &t);
+		ts_iter(&c->vars[j].ts[i], key, &t);
 		for (size_t s = 0; s < t.n; s++)
 			low = fmin(low, ts_value(&t, s, true));
 		if (!t.n || !isfinite(low) || !isfinite(ts_value(&t, 0, true)))

@@ -390,21 +390,24 @@ int cmd_bisect(int argc, char **argv)
 		{ "start", do_start }, { "run", do_run },	{ "status", do_status },
 		{ "log", do_log },     { "replay", do_replay }, { "reset", do_reset },
 	};
-	const char *sub = argc > 1 ? argv[1] : NULL;
+	struct opt opts[ARRAY_SIZE(subs) + 1];
 	char name[32];
+	int sub = -1, n;
 
-	if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-		usage_with_options(sub ? stdout : stderr, start_opts, &bisect_usage);
-		return sub ? 0 : EXIT_USAGE;
+	if (argc > 1 && !strcmp(argv[1], "help")) {
+		usage_with_options(stdout, start_opts, &bisect_usage);
+		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
-		if (strcmp(sub, subs[i].name))
-			continue;
-		/* messages name "bisect SUB" */
-		snprintf(name, sizeof(name), "bisect %s", sub);
-		argv[1] = name;
-		return subs[i].fn(argc - 1, argv + 1);
-	}
-	lab_err("unknown bisect command '%s'; one of start, run, status, log, replay, reset", sub);
-	return EXIT_USAGE;
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
+		opts[i] = (struct opt)OPT_SUBCOMMAND(subs[i].name, &sub, (int)i);
+	opts[ARRAY_SIZE(subs)] = (struct opt)OPT_END();
+	n = parse_options(argc, argv, opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n == PARSE_OPT_HELP || !n)
+		usage_with_options(n ? stdout : stderr, start_opts, &bisect_usage);
+	if (n <= 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	/* messages name "bisect SUB" */
+	snprintf(name, sizeof(name), "bisect %s", subs[sub].name);
+	argv[0] = name;
+	return subs[sub].fn(n, argv);
 }

@@ -53,9 +53,10 @@ static void usage(FILE *f)
 
 /*
  * libguestfs boots an appliance with the host's kernel, so the lab's own
- * KVM-or-TCG verdict (accel.json, or a probe boot) applies to it too.
+ * KVM-or-TCG verdict (accel.json, or a probe boot) applies to it too:
+ * whether it runs under TCG.
  */
-static void image_guestfs_accel(void)
+static bool image_guestfs_tcg(void)
 {
 	struct vm_host *h = NULL;
 	struct accel_choice ac;
@@ -77,11 +78,10 @@ static void image_guestfs_accel(void)
 	if (!ok) {
 		lab_warn("cannot tell whether KVM works here (see 'mmlab doctor'); "
 			 "libguestfs will use TCG");
-		disk_set_tcg(true);
-		return;
+		return true;
 	}
-	disk_set_tcg(ac.accel == DOM_ACCEL_TCG);
 	lab_info("libguestfs appliance under %s (%s)", dom_accel_name(ac.accel), ac.reason);
+	return ac.accel == DOM_ACCEL_TCG;
 }
 
 /* ---- build ---- */
@@ -211,7 +211,7 @@ static int image_build(int argc, char **argv)
 	struct image_request rq = { .kind = -1, .packages = &pk };
 	struct image_recipe r;
 	struct image_built b;
-	bool dry = false, json = false;
+	bool dry = false, json = false, tcg = false;
 	int ret;
 	struct opt opts[] = {
 		OPT_STRING(0, "recipe", &rq.recipe, "NAME|FILE",
@@ -244,8 +244,8 @@ static int image_build(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!dry && r.kind == RECIPE_DEBOOTSTRAP)
-		image_guestfs_accel();
-	ret = image_make(gopts.cache_dir, &r, dry, &b) ? EXIT_RUN_FAILED : 0;
+		tcg = image_guestfs_tcg();
+	ret = image_make(gopts.cache_dir, &r, dry, tcg, &b) ? EXIT_RUN_FAILED : 0;
 	if (!ret && dry && json) {
 		json_t *plan = plan_json(&r, &b);
 
@@ -401,25 +401,17 @@ static const struct {
 
 int cmd_image(int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
+	struct opt opts[ARRAY_SIZE(subcommands) + 1];
+	int sub = -1, n;
 
-	if (sub && (!strcmp(sub, "--help") || !strcmp(sub, "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	for (size_t i = 0; sub && i < ARRAY_SIZE(subcommands); i++) {
-		if (strcmp(sub, subcommands[i].name))
-			continue;
-		argv[1] = (char *)subcommands[i].full;
-		return subcommands[i].fn(argc - 1, argv + 1);
-	}
-	if (!sub)
-		usage(stderr);
-	else if (sub[0] == '-')
-		lab_err("image: '%s' before the subcommand; write 'mmlab image build|list|gc|"
-			"initrd [options]' (see 'mmlab image --help')",
-			sub);
-	else
-		lab_err("no 'image %s'; the subcommands are build, list, gc and initrd", sub);
-	return EXIT_USAGE;
+	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+		opts[i] = (struct opt)OPT_SUBCOMMAND(subcommands[i].name, &sub, (int)i);
+	opts[ARRAY_SIZE(subcommands)] = (struct opt)OPT_END();
+	n = parse_options(argc, argv, opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n == PARSE_OPT_HELP || !n)
+		usage(n ? stdout : stderr);
+	if (n <= 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	argv[0] = (char *)subcommands[sub].full;
+	return subcommands[sub].fn(n, argv);
 }

@@ -458,35 +458,43 @@ static int parse_sub(int argc, char **argv, const struct kernel_sub *sub, struct
 	return -1;
 }
 
-/* "mmlab kernel", "mmlab kernel --help" and the like */
-static int no_sub(const char *arg)
+/* the subcommand, or -1 after its usage or message with *ret the exit status */
+static int find_sub(int *argc, char **argv, int *ret)
 {
 	struct kernel_opts ko = { 0 };
-	struct opt all[KERNEL_NOPTS];
+	struct opt all[KERNEL_NOPTS], opts[ARRAY_SIZE(kernel_subs) + 1];
+	int sub = -1, n;
 
-	kernel_all_opts(&ko, all);
-	if (!arg || !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help")) {
-		usage_with_options(arg ? stdout : stderr, all, &kernel_usage);
-		return arg ? 0 : EXIT_USAGE;
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_subs); i++)
+		opts[i] = (struct opt)OPT_SUBCOMMAND(kernel_subs[i].name, &sub, (int)i);
+	opts[ARRAY_SIZE(kernel_subs)] = (struct opt)OPT_END();
+	if (*argc > 1 && !strcmp(argv[1], "help"))
+		n = PARSE_OPT_HELP;
+	else
+		n = parse_options(*argc, argv, opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n > 0) {
+		*argc = n;
+		return sub;
 	}
-	lab_err("kernel: unknown subcommand '%s'; expected build, fetch, list, show or gc", arg);
-	return EXIT_USAGE;
+	if (n == PARSE_OPT_HELP || !n) {
+		kernel_all_opts(&ko, all);
+		usage_with_options(n ? stdout : stderr, all, &kernel_usage);
+	}
+	*ret = n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	return -1;
 }
 
 int cmd_kernel(int argc, char **argv)
 {
-	const struct kernel_sub *sub = NULL;
+	const struct kernel_sub *sub;
 	struct kernel_opts ko = { 0 };
-	int ret, n;
+	int ret = 0, n, at = find_sub(&argc, argv, &ret);
 
-	for (size_t i = 0; argc > 1 && i < ARRAY_SIZE(kernel_subs); i++)
-		if (!strcmp(argv[1], kernel_subs[i].name))
-			sub = &kernel_subs[i];
-	if (!sub)
-		return no_sub(argc > 1 ? argv[1] : NULL);
-	ret = parse_sub(argc - 1, argv + 1, sub, &ko, &n);
+	if (at < 0)
+		return ret;
+	sub = &kernel_subs[at];
+	ret = parse_sub(argc, argv, sub, &ko, &n);
 	if (ret < 0) {
-		argv++;
 		if (!strcmp(sub->name, "build"))
 			ret = do_build(n, argv, &ko);
 		else if (!strcmp(sub->name, "fetch"))

@@ -397,23 +397,22 @@ static int subcmd_main(const struct subcmd *c, int argc, char **argv)
 
 int cmd_queue(int argc, char **argv)
 {
+	struct opt opts[ARRAY_SIZE(subcmds) + 1];
 	char *name;
-	int ret;
+	int sub = -1, n, ret;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++) {
-		if (strcmp(argv[1], subcmds[i].name))
-			continue;
-		/* "queue SUB" names the subcommand in parse_options' messages */
-		name = xasprintf("queue %s", argv[1]);
-		argv[1] = name;
-		ret = subcmd_main(&subcmds[i], argc - 1, argv + 1);
-		free(name);
-		return ret;
-	}
-	lab_err("no queue command '%s'; 'mmlab queue --help' lists them", argv[1]);
-	return EXIT_USAGE;
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++)
+		opts[i] = (struct opt)OPT_SUBCOMMAND(subcmds[i].name, &sub, (int)i);
+	opts[ARRAY_SIZE(subcmds)] = (struct opt)OPT_END();
+	n = parse_options(argc, argv, opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n == PARSE_OPT_HELP || !n)
+		usage(n ? stdout : stderr);
+	if (n <= 0)
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	/* "queue SUB" names the subcommand in parse_options' messages */
+	name = xasprintf("queue %s", subcmds[sub].name);
+	argv[0] = name;
+	ret = subcmd_main(&subcmds[sub], n, argv);
+	free(name);
+	return ret;
 }

@@ -10,6 +10,7 @@
 
 #include "builtin/builtin.h"
 #include "store/import.h"
+#include "store/iteration_record.h"
 #include "store/results.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
@@ -89,62 +90,75 @@ static const char *const phase_names[] = {
 };
 
 /* where the boot's wall time went (boot.phases), one line */
-static void show_phases(json_t *it)
+static void show_phases(const struct iteration_record *it)
 {
-	json_t *ph = json_object_get(json_object_get(it, "boot"), "phases"), *x;
 	double sum = 0;
 
-	if (!json_object_size(ph))
+	if (!it->nphases)
 		return;
 	printf("    boot phases (s):");
 	for (size_t i = 0; i < ARRAY_SIZE(phase_names); i++) {
-		x = json_object_get(ph, phase_names[i]);
-		if (!json_is_number(x))
-			continue;
-		printf(" %s %.3f", phase_names[i], json_number_value(x));
-		sum += json_number_value(x);
+		for (size_t k = 0; k < it->nphases; k++) {
+			if (strcmp(it->phases[k].name, phase_names[i]))
+				continue;
+			printf(" %s %.3f", phase_names[i], it->phases[k].s);
+			sum += it->phases[k].s;
+		}
 	}
 	printf("; total %.3f\n", sum);
 }
 
-static void show_iteration(json_t *it)
+static void show_iteration(const struct iteration_record *it)
 {
-	json_t *m = json_object_get(it, "metrics"), *nodes, *n, *x;
-	const char *key;
-	size_t i;
-
-	printf("  iteration %lld: %s", (long long)json_integer_value(json_object_get(it, "index")),
-	       js(it, "status"));
-	if (json_object_get(it, "reason"))
-		printf(" (%s)", js(it, "reason"));
-	printf(", guest kernel %s", js(json_object_get(it, "guest"), "kernel_release"));
-	nodes = json_object_get(json_object_get(it, "guest"), "nodes");
-	printf(", %zu node%s", json_array_size(nodes), json_array_size(nodes) == 1 ? "" : "s");
-	json_array_foreach(nodes, i, n)
-		printf("%s node%lld cpus %s %lld kB", i ? ";" : ":",
-		       (long long)json_integer_value(json_object_get(n, "id")), js(n, "cpus"),
-		       (long long)json_integer_value(json_object_get(n, "memory_kb")));
+	printf("  iteration %u: %s", it->index, it->status ? it->status : "-");
+	if (it->reason)
+		printf(" (%s)", it->reason);
+	printf(", guest kernel %s", it->kernel_release ? it->kernel_release : "-");
+	printf(", %zu node%s", it->nnodes, it->nnodes == 1 ? "" : "s");
+	for (size_t i = 0; i < it->nnodes; i++)
+		printf("%s node%lld cpus %s %lld kB", i ? ";" : ":", it->nodes[i].id,
+		       it->nodes[i].cpus ? it->nodes[i].cpus : "-", it->nodes[i].memory_kb);
 	printf("\n");
 	show_phases(it);
-	json_object_foreach(m, key, x) {
+	for (size_t i = 0; i < it->nmetrics; i++) {
+		const struct iter_metric *m = &it->metrics[i];
+
 		/* per-node and numastat rows only with --json: they are many */
-		if (!strncmp(key, "node", 4) || !strncmp(key, "numastat.", 9))
+		if (!strncmp(m->name, "node", 4) || !strncmp(m->name, "numastat.", 9))
 			continue;
-		if (!strncmp(key, "vmstat.", 7) && json_number_value(x) == 0)
+		if (!strncmp(m->name, "vmstat.", 7) && m->value == 0)
 			continue;
-		if (json_is_integer(x))
-			printf("    %-40s %lld\n", key, (long long)json_integer_value(x));
+		if (m->integer)
+			printf("    %-40s %lld\n", m->name, m->ivalue);
 		else
-			printf("    %-40s %.6g\n", key, json_number_value(x));
+			printf("    %-40s %.6g\n", m->name, m->value);
 	}
-	if (json_object_get(it, "console_excerpt"))
-		printf("    console:\n%s\n", js(it, "console_excerpt"));
+	if (it->console_excerpt)
+		printf("    console:\n%s\n", it->console_excerpt);
+}
+
+/* a variant's iterations, read as records; 0 or -1 after a message */
+static int show_iterations(json_t *v)
+{
+	struct iteration_record *its;
+	size_t n;
+	char *where = xasprintf("variant %s", js(v, "name"));
+	int rc = iteration_records_from_json(json_object_get(v, "iterations"), &its, &n, where);
+
+	free(where);
+	if (rc)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		show_iteration(&its[k]);
+	iteration_records_free(its, n);
+	return 0;
 }
 
 static int do_show(struct store *s, const char *run, bool json)
 {
-	json_t *r = store_load_run(s, run), *v, *it;
-	size_t i, k;
+	json_t *r = store_load_run(s, run), *v;
+	int ret = 0;
+	size_t i;
 
 	if (!r)
 		return EXIT_USAGE;
@@ -166,11 +180,11 @@ static int do_show(struct store *s, const char *run, bool json)
 		printf("\nvariant %s: kernel %s (%s)\n", js(v, "name"),
 		       js(json_object_get(v, "kernel"), "release"),
 		       js(json_object_get(v, "kernel"), "path"));
-		json_array_foreach(json_object_get(v, "iterations"), k, it)
-			show_iteration(it);
+		if (show_iterations(v))
+			ret = EXIT_USAGE;
 	}
 	json_decref(r);
-	return 0;
+	return ret;
 }
 
 static int do_path(struct store *s, const char *run)
@@ -183,22 +197,6 @@ static int do_path(struct store *s, const char *run)
 	printf("%s\n", p);
 	free(p);
 	free(id);
-	return 0;
-}
-
-/*
- * The index of the subcommand: the first argument that is not an option
- * (results options take no value), so that "results --json show" works
- * like "results show --json"; 0 when there is none.
- */
-static int find_sub(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return i + 1 < argc ? i + 1 : 0;
-		if (argv[i][0] != '-' || !argv[i][1])
-			return i;
-	}
 	return 0;
 }
 
@@ -225,8 +223,8 @@ static int do_import(struct store *s, const char *dir)
 	return ret;
 }
 
-/* argv without the subcommand, parsed with the subcommand's options */
-static int parse_sub(int argc, char **argv, int at, const struct results_sub *sub, bool *json)
+/* argv[0] the subcommand: parsed with the subcommand's options */
+static int parse_sub(int argc, char **argv, const struct results_sub *sub, bool *json)
 {
 	struct opt json_opts[] = {
 		OPT_BOOL(0, "json", json, "machine-readable output"),
@@ -237,9 +235,12 @@ static int parse_sub(int argc, char **argv, int at, const struct results_sub *su
 	int n;
 
 	snprintf(name, sizeof(name), "results %s", sub->name);
-	memmove(argv + at, argv + at + 1, (size_t)(argc - at) * sizeof(*argv));
 	argv[0] = name;
-	n = parse_options(argc - 1, argv, sub->json ? json_opts : no_opts, &results_usage, 0);
+	if (*json && !sub->json) { /* "results --json path" */
+		lab_err("%s: unknown option --json; see 'mmlab %s --help'", name, name);
+		return EXIT_USAGE;
+	}
+	n = parse_options(argc, argv, sub->json ? json_opts : no_opts, &results_usage, 0);
 	if (n < 0)
 		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	if (n > 0 && !sub->run) {
@@ -253,42 +254,27 @@ static int parse_sub(int argc, char **argv, int at, const struct results_sub *su
 	return -1;
 }
 
-/* no subcommand: --help, an unknown option, or nothing */
-static int no_sub(int argc, char **argv)
-{
-	bool json = false;
-	struct opt opts[] = {
-		OPT_BOOL(0, "json", &json, "machine-readable output (list, show)"),
-		OPT_END(),
-	};
-	int n = parse_options(argc, argv, opts, &results_usage, 0);
-
-	if (n == PARSE_OPT_HELP)
-		return 0;
-	if (n == 0)
-		usage_with_options(stderr, opts, &results_usage);
-	return EXIT_USAGE;
-}
-
 int cmd_results(int argc, char **argv)
 {
-	int at = find_sub(argc, argv), ret;
-	const struct results_sub *sub = NULL;
+	struct opt opts[ARRAY_SIZE(results_subs) + 2];
+	const struct results_sub *sub;
 	const char *run;
 	bool json = false;
 	struct store *s;
+	int at = -1, ret;
 
-	if (!at)
-		return no_sub(argc, argv);
+	/* "results --json show" works like "results show --json" */
+	opts[0] = (struct opt)OPT_BOOL(0, "json", &json, "machine-readable output (list, show)");
 	for (size_t i = 0; i < ARRAY_SIZE(results_subs); i++)
-		if (!strcmp(argv[at], results_subs[i].name))
-			sub = &results_subs[i];
-	if (!sub) {
-		lab_err("no 'results %s'; the subcommands are list, show, path, reindex and import",
-			argv[at]);
-		return EXIT_USAGE;
-	}
-	ret = parse_sub(argc, argv, at, sub, &json);
+		opts[i + 1] = (struct opt)OPT_SUBCOMMAND(results_subs[i].name, &at, (int)i);
+	opts[ARRAY_SIZE(results_subs) + 1] = (struct opt)OPT_END();
+	ret = parse_options(argc, argv, opts, &results_usage, 0);
+	if (ret == 0)
+		usage_with_options(stderr, opts, &results_usage);
+	if (ret <= 0 || at < 0) /* at >= 0 when ret > 0 */
+		return ret == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
+	sub = &results_subs[at];
+	ret = parse_sub(ret, argv, sub, &json);
 	if (ret >= 0)
 		return ret;
 	run = argv[0]; /* NULL when not given */

@@ -13,6 +13,7 @@
 #include "builtin/builtin.h"
 #include "builtin/compare_cli.h"
 #include "analysis/precision.h"
+#include "analysis/run_summary.h"
 #include "store/results.h"
 #include "run/runner.h"
 #include "lib/parse-options.h"
@@ -57,34 +58,6 @@ static int precision_cb(const struct opt *opt, const char *arg)
 	return 0;
 }
 
-struct agg {
-	double sum, sumsq;
-	unsigned int n;
-};
-
-static bool summary_metric(const char *name, const char *workload)
-{
-	static const char *const fixed[] = {
-		"time.elapsed_s",
-		"time.system_s",
-		"time.user_s",
-		"vmstat.pgfault",
-		"vmstat.thp_fault_alloc",
-		"vmstat.thp_fault_fallback",
-		"vmstat.compact_stall",
-		"vmstat.compact_migrate_scanned",
-		"vmstat.pgmigrate_success",
-		"vmstat.numa_hint_faults",
-		"vmstat.numa_pages_migrated",
-	};
-	size_t wl = strlen(workload);
-
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		if (!strcmp(name, fixed[i]))
-			return true;
-	return !strncmp(name, workload, wl) && name[wl] == '.';
-}
-
 static void fmt_value(double v, char *buf, size_t len)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -95,67 +68,19 @@ static void fmt_value(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.3f", v);
 }
 
-static bool iteration_ok(json_t *it)
+/* v's cell of metric m: mean +- stddev (n), "-" without a sample */
+static void summary_cell(const struct run_summary_var *v, size_t m, char *cell, size_t len)
 {
-	const char *st = json_string_value(json_object_get(it, "status"));
-
-	return st && !strcmp(st, "ok");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* the headline metrics present in any ok iteration, sorted */
-static void summary_names(json_t *vars, const char *wl, struct strlist *out)
-{
-	json_t *seen = json_object(), *v, *it, *m;
-	const char *key;
-	size_t i, k;
-
-	json_array_foreach(vars, i, v) {
-		json_array_foreach(json_object_get(v, "iterations"), k, it) {
-			if (!iteration_ok(it))
-				continue;
-			json_object_foreach(json_object_get(it, "metrics"), key, m)
-				if (summary_metric(key, wl) && !json_object_get(seen, key)) {
-					json_object_set_new(seen, key, json_true());
-					strlist_push(out, key);
-				}
-		}
-	}
-	json_decref(seen);
-	if (out->n)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
-}
-
-static void summary_cell(json_t *variant, const char *metric, char *cell, size_t len)
-{
-	struct agg a = { 0 };
+	const struct stats_summary *st = &v->cells[m];
 	char mean[24], sd[24];
-	double mu, var;
-	size_t k;
-	json_t *it;
 
-	json_array_foreach(json_object_get(variant, "iterations"), k, it) {
-		json_t *x = json_object_get(json_object_get(it, "metrics"), metric);
-
-		if (iteration_ok(it) && json_is_number(x)) {
-			a.sum += json_number_value(x);
-			a.sumsq += json_number_value(x) * json_number_value(x);
-			a.n++;
-		}
-	}
-	if (!a.n) {
+	if (!st->n) {
 		snprintf(cell, len, "-");
 		return;
 	}
-	mu = a.sum / a.n;
-	var = a.n > 1 ? (a.sumsq - a.n * mu * mu) / (a.n - 1) : 0;
-	fmt_value(mu, mean, sizeof(mean));
-	fmt_value(var > 0 ? sqrt(var) : 0, sd, sizeof(sd));
-	snprintf(cell, len, "%s +- %s (%u)", mean, sd, a.n);
+	fmt_value(st->mean, mean, sizeof(mean));
+	fmt_value(st->n > 1 && st->stddev > 0 ? st->stddev : 0, sd, sizeof(sd));
+	snprintf(cell, len, "%s +- %s (%zu)", mean, sd, st->n);
 }
 
 /* what --until-significant did, from run.json "until_significant" */
@@ -186,54 +111,39 @@ static void print_until_significant(json_t *us, FILE *f)
 		json_integer_value(json_object_get(us, "rounds")) == 1 ? "" : "s", worst);
 }
 
-static double mean_metric(json_t *variant, const char *metric, unsigned int *n)
+static void summary_input_free(struct run_summary_in *in, size_t n)
 {
-	double sum = 0;
-	size_t k;
-	json_t *it;
-
-	*n = 0;
-	json_array_foreach(json_object_get(variant, "iterations"), k, it) {
-		json_t *x = json_object_get(json_object_get(it, "metrics"), metric);
-
-		if (iteration_ok(it) && json_is_number(x)) {
-			sum += json_number_value(x);
-			(*n)++;
-		}
-	}
-	return *n ? sum / *n : NAN;
+	for (size_t i = 0; i < n; i++)
+		iteration_records_free((struct iteration_record *)in[i].its, in[i].n);
+	free(in);
 }
 
 /* observer check: time.elapsed_s of "<v>" against its twin "<v>.nocollect" */
-static void print_observer(json_t *run, FILE *f)
+static void print_observer(json_t *run, const struct run_summary_in *in, size_t nv, FILE *f)
 {
-	json_t *vars = json_object_get(run, "variants"), *v, *t;
-	size_t i, k;
-
 	if (!json_is_true(json_object_get(run, "observer_check")))
 		return;
 	fprintf(f, "\nobserver check (workload time with tracepoint counting vs without):\n");
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		unsigned int n1, n0;
-		double with, without, pct;
+	for (const struct run_summary_in *v = in; v < in + nv; v++) {
+		const char *name = v->name;
 
 		if (!name || strstr(name, ".nocollect"))
 			continue;
-		json_array_foreach(vars, k, t) {
-			const char *tn = json_string_value(json_object_get(t, "name"));
-			size_t nl = strlen(name);
+		for (const struct run_summary_in *t = in; t < in + nv; t++) {
+			const char *tn = t->name;
+			size_t nl = strlen(name), n1, n0;
+			double with, without, pct;
 
 			if (!tn || strncmp(tn, name, nl) || strcmp(tn + nl, ".nocollect"))
 				continue;
-			with = mean_metric(v, "time.elapsed_s", &n1);
-			without = mean_metric(t, "time.elapsed_s", &n0);
+			with = run_summary_mean(v->its, v->n, "time.elapsed_s", &n1);
+			without = run_summary_mean(t->its, t->n, "time.elapsed_s", &n0);
 			if (!n1 || !n0 || !(without > 0)) {
 				fprintf(f, "  %-24s no ok iterations to compare\n", name);
 				continue;
 			}
 			pct = (with - without) / without * 100;
-			fprintf(f, "  %-24s %.3f s vs %.3f s: overhead %+.2f%% (n %u/%u)\n", name,
+			fprintf(f, "  %-24s %.3f s vs %.3f s: overhead %+.2f%% (n %zu/%zu)\n", name,
 				with, without, pct, n1, n0);
 			if (pct > 2)
 				fprintf(f,
@@ -245,15 +155,43 @@ static void print_observer(json_t *run, FILE *f)
 	}
 }
 
+/* each variant's name and iterations, typed; NULL after a message */
+static struct run_summary_in *summary_input(json_t *vars, size_t *n)
+{
+	struct run_summary_in *in = xcalloc(json_array_size(vars) + 1, sizeof(*in));
+	struct iteration_record *its;
+	size_t i;
+	json_t *v;
+
+	*n = 0;
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		char *where = xasprintf("variant %s", name ? name : "?");
+		int rc = iteration_records_from_json(json_object_get(v, "iterations"), &its,
+						     &in[i].n, where);
+
+		free(where);
+		if (rc) {
+			summary_input_free(in, *n);
+			return NULL;
+		}
+		in[i].name = name;
+		in[i].its = its;
+		(*n)++;
+	}
+	return in;
+}
+
 /* the per-variant summary: mean +- stddev (n) of the headline metrics */
 static void print_summary(json_t *run, FILE *f)
 {
-	json_t *vars = json_object_get(run, "variants"), *v, *it;
+	json_t *vars = json_object_get(run, "variants");
 	const char *wl = json_string_value(json_object_get(
 		json_object_get(json_object_get(run, "job_resolved"), "workload"), "name"));
-	struct strlist names = { 0 };
+	struct run_summary sum;
+	struct run_summary_in *in;
+	size_t nv;
 	char cell[80];
-	size_t i, k;
 
 	fprintf(f, "\nrun %s (job %s): %s, results in %s/%s\n",
 		json_string_value(json_object_get(run, "run")),
@@ -263,37 +201,36 @@ static void print_summary(json_t *run, FILE *f)
 	fprintf(f, "host: accel %s (%s)\n\n",
 		json_string_value(json_object_get(json_object_get(run, "host"), "accel")),
 		json_string_value(json_object_get(json_object_get(run, "host"), "accel_reason")));
-	summary_names(vars, wl ? wl : "?", &names);
+	in = summary_input(vars, &nv);
+	if (!in)
+		return;
+	run_summary_build(in, nv, wl ? wl : "?", &sum);
 	fprintf(f, "%-32s", "mean +- stddev (n ok)");
-	json_array_foreach(vars, i, v)
-		fprintf(f, " %24.24s", json_string_value(json_object_get(v, "name")));
+	for (size_t i = 0; i < nv; i++)
+		fprintf(f, " %24.24s", sum.vars[i].name);
 	fprintf(f, "\n%-32s", "iterations ok/all");
-	json_array_foreach(vars, i, v) {
-		size_t ok = 0;
-
-		json_array_foreach(json_object_get(v, "iterations"), k, it)
-			ok += iteration_ok(it);
-		snprintf(cell, sizeof(cell), "%zu/%zu", ok,
-			 json_array_size(json_object_get(v, "iterations")));
+	for (size_t i = 0; i < nv; i++) {
+		snprintf(cell, sizeof(cell), "%zu/%zu", sum.vars[i].ok, sum.vars[i].all);
 		fprintf(f, " %24s", cell);
 	}
 	fputc('\n', f);
-	for (size_t m = 0; m < names.n; m++) {
-		fprintf(f, "%-32.32s", names.v[m]);
-		json_array_foreach(vars, i, v) {
-			summary_cell(v, names.v[m], cell, sizeof(cell));
+	for (size_t m = 0; m < sum.metrics.n; m++) {
+		fprintf(f, "%-32.32s", sum.metrics.v[m]);
+		for (size_t i = 0; i < nv; i++) {
+			summary_cell(&sum.vars[i], m, cell, sizeof(cell));
 			fprintf(f, " %24s", cell);
 		}
 		fputc('\n', f);
 	}
 	print_until_significant(json_object_get(run, "until_significant"), f);
-	print_observer(run, f);
+	print_observer(run, in, nv, f);
 	fprintf(f,
 		"\n'mmlab results show %s' has every metric; 'mmlab compare %s' tests "
 		"the differences.\n",
 		json_string_value(json_object_get(run, "run")),
 		json_string_value(json_object_get(run, "run")));
-	strlist_free(&names);
+	run_summary_release(&sum);
+	summary_input_free(in, nv);
 }
 
 /* ------------------------------------------------------------------ */

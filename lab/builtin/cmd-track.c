@@ -157,23 +157,21 @@ static int do_report(const struct track_env *env, const char *name, const struct
 
 static int do_list(const struct track_env *env, bool json)
 {
-	json_t *l = track_list(env), *t;
-	size_t i;
+	size_t n;
+	struct track_info *l = track_list(env, &n);
 
 	if (json) {
-		json_dumpf(l, stdout, JSON_INDENT(2));
+		json_t *j = track_list_json(l, n);
+
+		json_dumpf(j, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
-	} else if (!json_array_size(l)) {
+		json_decref(j);
+	} else if (!n) {
 		printf("no tracks in %s; add one with 'mmlab track add FILE'\n", env->results_dir);
 	}
-	json_array_foreach(l, i, t) {
-		if (!json)
-			printf("%-32s %5lld kernels  %s\n",
-			       json_string_value(json_object_get(t, "name")),
-			       (long long)json_integer_value(json_object_get(t, "points")),
-			       json_string_value(json_object_get(t, "file")) ?: "");
-	}
-	json_decref(l);
+	for (size_t i = 0; i < n && !json; i++)
+		printf("%-32s %5zu kernels  %s\n", l[i].name, l[i].points, l[i].file ?: "");
+	track_list_free(l, n);
 	return 0;
 }
 
@@ -196,8 +194,8 @@ static int dispatch(const struct track_env *env, const char *sub, int n, char **
 		    struct track_args *a)
 {
 	char *name = NULL;
+	bool bad;
 	json_t *st;
-	int ret;
 
 	if (!strcmp(sub, "list"))
 		return n ? (lab_err("'track list' takes no operand"), EXIT_USAGE) :
@@ -219,8 +217,9 @@ static int dispatch(const struct track_env *env, const char *sub, int n, char **
 			return EXIT_USAGE;
 		if (a->ro.slurm && slurm_setup(a))
 			return EXIT_RUN_FAILED;
-		ret = track_run(env, ops[0], &a->ro);
-		return ret < 0 ? EXIT_USAGE : ret ? EXIT_RUN_FAILED : 0;
+		if (!track_run(env, ops[0], &a->ro, &bad))
+			return 0;
+		return bad ? EXIT_USAGE : EXIT_RUN_FAILED;
 	}
 	if (!strcmp(sub, "status")) {
 		st = track_status(env, ops[0]);
@@ -249,28 +248,30 @@ int cmd_track(int argc, char **argv)
 				 .connect_uri = gopts.connect_uri };
 	struct track_args a = { 0 };
 	const struct opt_usage u = { track_synopsis, track_text, track_footer };
-	struct opt opts[12];
+	static const char *const subs[] = { "add", "run", "status", "report", "list" };
+	struct opt opts[12], sub_opts[ARRAY_SIZE(subs) + 1];
 	char name[32];
-	int n;
+	int sub = -1, n;
 
-	if (argc < 2 || argv[1][0] == '-') {
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
+		sub_opts[i] = (struct opt)OPT_SUBCOMMAND(subs[i], &sub, (int)i);
+	sub_opts[ARRAY_SIZE(subs)] = (struct opt)OPT_END();
+	n = parse_options(argc, argv, sub_opts, NULL, PARSE_OPT_NO_HELP_PRINT);
+	if (n == PARSE_OPT_HELP || !n)
+		usage(n ? stdout : stderr);
+	if (n <= 0) {
 		free(results);
-		if (argc >= 2 && !strcmp(argv[1], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return EXIT_USAGE;
+		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	}
-	snprintf(name, sizeof(name), "track %s", argv[1]);
-	argv[1] = name;
+	snprintf(name, sizeof(name), "track %s", subs[sub]);
+	argv[0] = name;
 	track_options(&a, opts);
-	n = parse_options(argc - 1, argv + 1, opts, &u, 0);
+	n = parse_options(n, argv, opts, &u, 0);
 	if (n < 0) {
 		free(results);
 		return n == PARSE_OPT_HELP ? 0 : EXIT_USAGE;
 	}
-	n = dispatch(&env, name + 6, n, argv + 1, &a);
+	n = dispatch(&env, subs[sub], n, argv, &a);
 	free(results);
 	return n;
 }

@@ -3,8 +3,6 @@
  * cache.c - listing and collecting the cached guest images (cache.h).
  */
 #include <dirent.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,12 +142,12 @@ json_t *image_cache_list(const char *cache_dir)
 	return j;
 }
 
-static bool pid_alive(const char *name)
+/* whether the build of a NAME.tmp.<pid> work directory may still run */
+static bool tmp_owner_alive(const char *name)
 {
 	const char *t = strstr(name, ".tmp.");
-	long pid = t ? strtol(t + 5, NULL, 10) : 0;
 
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	return process_alive(t ? strtoll(t + 5, NULL, 10) : 0, NULL);
 }
 
 /*
@@ -167,7 +165,7 @@ static bool gc_drop(const char *dir, const char *name, bool all, const char *cur
 	bool drop;
 
 	if (strstr(name, ".tmp."))
-		return !pid_alive(name);
+		return !tmp_owner_alive(name);
 	if (!kind || all)
 		return kind != NULL;
 	hash = name + strlen(kind) + 1;

@@ -43,14 +43,12 @@
 #define OVERLAY_TIMEOUT_S 60
 #define PAYLOAD_DISK_MIN (1 << 20)
 
-static bool tcg;
-
-void disk_set_tcg(bool t)
-{
-	tcg = t;
-}
-
-static guestfs_h *gfs_open(const char *what)
+/*
+ * tcg: the lab's accel verdict is TCG. Unless the user set them,
+ * LIBGUESTFS_BACKEND becomes "direct" and, under TCG,
+ * LIBGUESTFS_BACKEND_SETTINGS "force_tcg".
+ */
+static guestfs_h *gfs_open(const char *what, bool tcg)
 {
 	guestfs_h *g = guestfs_create();
 	const char *settings[] = { "force_tcg", NULL };
@@ -430,9 +428,9 @@ static int customise(const char *root, const struct image_recipe *r, const char 
 	return put_file(root, "etc/mmlab-image", text, NULL, 0644);
 }
 
-static int make_qcow2(const char *tar, const char *qcow2, uint64_t size)
+static int make_qcow2(const char *tar, const char *qcow2, uint64_t size, bool tcg)
 {
-	guestfs_h *g = gfs_open("image build");
+	guestfs_h *g = gfs_open("image build", tcg);
 	char sz[32];
 	int ret = -1;
 
@@ -474,7 +472,7 @@ out:
 }
 
 static int build(const char *work, const struct image_recipe *r, const char *recipe,
-		 const char *tmp_qcow2)
+		 const char *tmp_qcow2, bool tcg)
 {
 	char *root = xasprintf("%s/root", work), *tar = xasprintf("%s/root.tar", work);
 	const char *argv[] = { "tar", "--numeric-owner", "--xattrs", "-C", root, "-cf", tar, ".",
@@ -491,7 +489,7 @@ static int build(const char *work, const struct image_recipe *r, const char *rec
 		goto out;
 	/* the tree is in the tar now: free its space before the qcow2 grows */
 	rm_rf(root);
-	ret = make_qcow2(tar, tmp_qcow2, r->size_bytes);
+	ret = make_qcow2(tar, tmp_qcow2, r->size_bytes, tcg);
 out:
 	free(root);
 	free(tar);
@@ -505,7 +503,7 @@ out:
  * "image gc" removes.
  */
 static int build_into(const char *dir, const struct image_recipe *r, const char *text,
-		      struct disk_image *out)
+		      struct disk_image *out, bool tcg)
 {
 	char *work = xasprintf("%s/debootstrap-%.16s.tmp.%ld", dir, out->hash, (long)getpid());
 	char *tmp = xasprintf("%s/image.qcow2", work);
@@ -515,7 +513,7 @@ static int build_into(const char *dir, const struct image_recipe *r, const char 
 	int ret = -1;
 
 	rm_rf(work);
-	if (mkdir_p(work, 0755) || build(work, r, text, tmp))
+	if (mkdir_p(work, 0755) || build(work, r, text, tmp, tcg))
 		goto out;
 	chmod(tmp, 0644);
 	if (write_file_atomic(mp, meta, strlen(meta), 0644))
@@ -536,7 +534,7 @@ out:
 	return ret;
 }
 
-int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run, bool tcg,
 		    struct disk_image *out)
 {
 	char gh[65], *dir, *text;
@@ -553,7 +551,7 @@ int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dr
 	out->path = xasprintf("%s/debootstrap-%.16s.qcow2", dir, out->hash);
 	if (dry_run || path_exists(out->path)) {
 		ret = 0;
-	} else if (!mkdir_p(dir, 0755) && !build_into(dir, r, text, out)) {
+	} else if (!mkdir_p(dir, 0755) && !build_into(dir, r, text, out, tcg)) {
 		out->built = true;
 		ret = 0;
 	}
@@ -564,7 +562,8 @@ int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dr
 	return ret;
 }
 
-int disk_image_get(const char *cache_dir, const struct disk_recipe *r, struct disk_image *out)
+int disk_image_get(const char *cache_dir, const struct disk_recipe *r, bool tcg,
+		   struct disk_image *out)
 {
 	struct image_recipe rec;
 	int ret;
@@ -572,7 +571,7 @@ int disk_image_get(const char *cache_dir, const struct disk_recipe *r, struct di
 	memset(out, 0, sizeof(*out));
 	if (disk_recipe_resolve(r, &rec))
 		return -1;
-	ret = disk_image_make(cache_dir, &rec, false, out);
+	ret = disk_image_make(cache_dir, &rec, false, tcg, out);
 	image_recipe_release(&rec);
 	return ret;
 }

@@ -38,13 +38,6 @@ struct disk_image {
 	bool built; /* built now */
 };
 
-/*
- * libguestfs runs its appliance with QEMU: tell it whether KVM works here
- * (the lab's accel verdict). Unless the user set them, LIBGUESTFS_BACKEND
- * becomes "direct" and, under TCG, LIBGUESTFS_BACKEND_SETTINGS "force_tcg".
- */
-void disk_set_tcg(bool tcg);
-
 /* r's recipe file (kind debootstrap) with r's changes; 0 or -1 after a message */
 int disk_recipe_resolve(const struct disk_recipe *r, struct image_recipe *out);
 /* r's changes (suite, packages, size; not its recipe) applied to rec */
@@ -57,11 +50,17 @@ void disk_recipe_apply(const struct disk_recipe *r, struct image_recipe *rec);
  * the agent and workloads, and the variant and layout when they are not
  * format 1's. With dry_run only the hash and path are filled (the image is
  * cached when the path exists). 0, or -1 after one message.
+ *
+ * A build runs libguestfs's appliance with QEMU: tcg says that KVM does
+ * not work here (the lab's accel verdict). Unless the user set them,
+ * LIBGUESTFS_BACKEND becomes "direct" and, under TCG,
+ * LIBGUESTFS_BACKEND_SETTINGS "force_tcg".
  */
-int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+int disk_image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run, bool tcg,
 		    struct disk_image *out);
 /* disk_recipe_resolve() + disk_image_make() */
-int disk_image_get(const char *cache_dir, const struct disk_recipe *r, struct disk_image *out);
+int disk_image_get(const char *cache_dir, const struct disk_recipe *r, bool tcg,
+		   struct disk_image *out);
 void disk_image_release(struct disk_image *d);
 
 /*

@@ -51,14 +51,14 @@ int image_resolve(const struct image_request *rq, struct image_recipe *out)
 	return ret;
 }
 
-int image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+int image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run, bool tcg,
 	       struct image_built *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (r->kind == RECIPE_DEBOOTSTRAP) {
 		struct disk_image d;
 
-		if (disk_image_make(cache_dir, r, dry_run, &d))
+		if (disk_image_make(cache_dir, r, dry_run, tcg, &d))
 			return -1;
 		out->path = d.path;
 		memcpy(out->hash, d.hash, sizeof(out->hash));

@@ -38,9 +38,10 @@ struct image_built {
 
 /*
  * Find or build the image of r (minutes for a disk image); with dry_run
- * only say where it is or would be. 0, or -1 after one message.
+ * only say where it is or would be; tcg: a disk image's libguestfs
+ * appliance runs under TCG (disk_image_make()). 0, or -1 after one message.
  */
-int image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run,
+int image_make(const char *cache_dir, const struct image_recipe *r, bool dry_run, bool tcg,
 	       struct image_built *out);
 void image_built_release(struct image_built *b);
 

@@ -7,8 +7,8 @@
  * uncompressed cpio holding the guest plan (/mmlab/plan) and the boot's
  * files (payload.h).
  */
-#ifndef MMLAB_IMAGE_H
-#define MMLAB_IMAGE_H
+#ifndef MMLAB_IMAGE_INITRAMFS_H
+#define MMLAB_IMAGE_INITRAMFS_H
 
 #include <jansson.h>
 

@@ -10,8 +10,8 @@
  * guest agent (/init, or /sbin/mmlab-agent on a disk) and the workload
  * programs under /mmlab/workloads/ (common/proto.h).
  */
-#ifndef MMLAB_RECIPE_H
-#define MMLAB_RECIPE_H
+#ifndef MMLAB_IMAGE_RECIPE_H
+#define MMLAB_IMAGE_RECIPE_H
 
 #include <stdbool.h>
 #include <stdint.h>

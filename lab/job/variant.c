@@ -42,7 +42,7 @@ struct variant_fields {
 };
 _Static_assert(sizeof(struct job_variant) == sizeof(struct variant_fields),
 	       "struct job_variant changed: update struct variant_fields, variant_dup() "
-	       "and variant_release() in lab/job/variant.c, and tests/unit/test_variant.c");
+	       "and variant_release() in lab/job/variant.c, and tests/unit/job/test_variant.c");
 
 static char *dup_or_null(const char *s)
 {

@@ -79,10 +79,15 @@ static int set_value(const char *cmd, const struct opt *o, const char *arg)
 	}
 }
 
+static bool is_option(const struct opt *o)
+{
+	return o->type != OPT_T_GROUP && o->type != OPT_T_SUBCOMMAND;
+}
+
 static const struct opt *find_long(const struct opt *opts, const char *name, size_t len)
 {
 	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
-		if (o->type != OPT_T_GROUP && o->long_name && strlen(o->long_name) == len &&
+		if (is_option(o) && o->long_name && strlen(o->long_name) == len &&
 		    !strncmp(o->long_name, name, len))
 			return o;
 	return NULL;
@@ -91,7 +96,7 @@ static const struct opt *find_long(const struct opt *opts, const char *name, siz
 static const struct opt *find_short(const struct opt *opts, char c)
 {
 	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
-		if (o->type != OPT_T_GROUP && o->short_name == c)
+		if (is_option(o) && o->short_name == c)
 			return o;
 	return NULL;
 }
@@ -101,10 +106,13 @@ static bool is_help(const struct opt *o)
 	return o == &help_opt;
 }
 
-/* --name[=value]; *i is the index of the argument, advanced past a value */
-static int parse_long(int argc, char **argv, int *i, const struct opt *opts)
+/*
+ * --name[=value]; *i is the index of the argument, advanced past a value;
+ * cmd names the command (argv[0] may hold an operand by now)
+ */
+static int parse_long(const char *cmd, int argc, char **argv, int *i, const struct opt *opts)
 {
-	const char *cmd = argv[0], *name = argv[*i] + 2, *eq = strchr(name, '=');
+	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const struct opt *o = find_long(opts, name, len);
 	char *shown = xstrndup(name, len);
@@ -130,9 +138,9 @@ static int parse_long(int argc, char **argv, int *i, const struct opt *opts)
 }
 
 /* -abc, -xVALUE, -x VALUE */
-static int parse_short(int argc, char **argv, int *i, const struct opt *opts)
+static int parse_short(const char *cmd, int argc, char **argv, int *i, const struct opt *opts)
 {
-	const char *cmd = argv[0], *p = argv[*i] + 1;
+	const char *p = argv[*i] + 1;
 
 	for (; *p; p++) {
 		const struct opt *o = find_short(opts, *p);
@@ -160,9 +168,57 @@ static int parse_short(int argc, char **argv, int *i, const struct opt *opts)
 	return 0;
 }
 
+static bool has_subcommands(const struct opt *opts)
+{
+	for (const struct opt *o = opts; o->type != OPT_T_END; o++)
+		if (o->type == OPT_T_SUBCOMMAND)
+			return true;
+	return false;
+}
+
+/*
+ * The subcommand word names: *o->value = o->min; or a message naming the
+ * subcommands, with the nearest one when word is a near miss
+ */
+static int subcommand(const char *cmd, const char *word, const struct opt *opts)
+{
+	struct strbuf list = STRBUF_INIT;
+	const char **names;
+	const char *near;
+	size_t n = 0, k = 0;
+	const struct opt *o;
+
+	for (o = opts; o->type != OPT_T_END; o++) {
+		if (o->type != OPT_T_SUBCOMMAND)
+			continue;
+		if (!strcmp(o->long_name, word)) {
+			*(int *)o->value = (int)o->min;
+			return 0;
+		}
+		n++;
+	}
+	names = xcalloc(n + 1, sizeof(*names));
+	for (o = opts; o->type != OPT_T_END; o++)
+		if (o->type == OPT_T_SUBCOMMAND)
+			names[k++] = o->long_name;
+	for (k = 0; k < n; k++)
+		strbuf_addf(&list, "%s%s", k == 0 ? "" : k + 1 == n ? " and " : ", ", names[k]);
+	near = nearest_name(word, names);
+	if (near)
+		lab_err("%s: no subcommand '%s' (did you mean '%s'?); the subcommands are %s", cmd,
+			word, near, list.buf);
+	else
+		lab_err("%s: no subcommand '%s'; the subcommands are %s", cmd, word, list.buf);
+	strbuf_release(&list);
+	free(names);
+	return PARSE_OPT_ERROR;
+}
+
 int parse_options(int argc, char **argv, const struct opt *opts, const struct opt_usage *u,
 		  unsigned int flags)
 {
+	bool subs = has_subcommands(opts);
+	const char *cmd = argv[0]; /* the operands move to argv[0..] as they come */
 	int n = 0, i;
 
 	for (i = 1; i < argc; i++) {
@@ -174,18 +230,21 @@ int parse_options(int argc, char **argv, const struct opt *opts, const struct op
 			break;
 		}
 		if (a[0] != '-' || !a[1]) { /* an operand ("-" too) */
-			if (flags & PARSE_OPT_STOP_AT_NON_OPTION)
+			if (subs || (flags & PARSE_OPT_STOP_AT_NON_OPTION))
 				break;
 			argv[n++] = argv[i];
 			continue;
 		}
-		ret = a[1] == '-' ? parse_long(argc, argv, &i, opts) :
-				    parse_short(argc, argv, &i, opts);
-		if (ret == PARSE_OPT_HELP)
+		ret = a[1] == '-' ? parse_long(cmd, argc, argv, &i, opts) :
+				    parse_short(cmd, argc, argv, &i, opts);
+		if (ret == PARSE_OPT_HELP && !(flags & PARSE_OPT_NO_HELP_PRINT))
 			usage_with_options(stdout, opts, u);
 		if (ret)
 			return ret;
 	}
+	/* the subcommand and what follows it, which its own table parses */
+	if (subs && i < argc && subcommand(cmd, argv[i], opts))
+		return PARSE_OPT_ERROR;
 	while (i < argc)
 		argv[n++] = argv[i++];
 	argv[n] = NULL;
@@ -239,7 +298,7 @@ void usage_with_options(FILE *f, const struct opt *opts, const struct opt_usage 
 	for (o = opts; o->type != OPT_T_END; o++) {
 		if (o->type == OPT_T_GROUP)
 			fprintf(f, "\n%s\n", o->help);
-		else
+		else if (o->type != OPT_T_SUBCOMMAND)
 			print_opt(f, o);
 	}
 	print_opt(f, &help_opt);

@@ -25,6 +25,25 @@
  * Forms: --name, --name VALUE, --name=VALUE, -x, -x VALUE, -xVALUE, and
  * bundled short booleans (-qj). "--" ends the options. Options may follow
  * operands unless PARSE_OPT_STOP_AT_NON_OPTION. Long names match exactly.
+ *
+ * A command with subcommands lists them in its table, as git's
+ * OPT_SUBCOMMAND does; each sets an int to the index of the subcommand in
+ * the command's own table (its options, operands and function):
+ *
+ *	int sub = -1;
+ *	struct opt opts[] = {
+ *		OPT_SUBCOMMAND("list", &sub, 0),
+ *		OPT_SUBCOMMAND("show", &sub, 1),
+ *		OPT_END(),
+ *	};
+ *	int n = parse_options(argc, argv, opts, &u, 0);
+ *
+ * The options before the first operand are the table's; the first operand
+ * must name a subcommand ("mmlab results lst: no subcommand 'lst' (did you
+ * mean 'list'?); the subcommands are list and show"); n is then the count
+ * of the arguments from the subcommand on, argv[0] the subcommand, the
+ * rest not parsed (the subcommand parses them with its own table), and 0
+ * when no subcommand was given.
  */
 #ifndef MMLAB_PARSE_OPTIONS_H
 #define MMLAB_PARSE_OPTIONS_H
@@ -41,6 +60,7 @@ enum opt_type {
 	OPT_T_UINT, /* unsigned int *: decimal, within [min, max] */
 	OPT_T_CALLBACK, /* cb(opt, value): any other parsing */
 	OPT_T_GROUP, /* a heading line in the help; parses nothing */
+	OPT_T_SUBCOMMAND, /* int *: set to min when the first operand is long_name */
 };
 
 struct opt;
@@ -75,6 +95,9 @@ struct opt {
 	{ .type = OPT_T_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), \
 	  .argh = (a), .help = (h), .cb = (fn) }
 #define OPT_GROUP(h) { .type = OPT_T_GROUP, .help = (h) }
+/* not listed in the help: the synopsis and text name the subcommands */
+#define OPT_SUBCOMMAND(l, v, id) \
+	{ .type = OPT_T_SUBCOMMAND, .long_name = (l), .value = (v), .min = (id) }
 #define OPT_END() { .type = OPT_T_END }
 /* clang-format on */
 
@@ -86,6 +109,11 @@ struct opt_usage {
 
 /* stop at the first operand (mmlab's global options before the command) */
 #define PARSE_OPT_STOP_AT_NON_OPTION 1u
+/*
+ * --help returns PARSE_OPT_HELP without printing: the command prints its
+ * help (u may then be NULL)
+ */
+#define PARSE_OPT_NO_HELP_PRINT 2u
 
 #define PARSE_OPT_HELP (-2) /* --help was given and printed: exit 0 */
 #define PARSE_OPT_ERROR (-1) /* a message was printed: exit 2 */

@@ -6,8 +6,8 @@
  * is there". Loaded through job.c's extension hook, so every error carries
  * FILE:LINE:COLUMN like a job file's.
  */
-#ifndef MMLAB_RECIPE_H
-#define MMLAB_RECIPE_H
+#ifndef MMLAB_REPRO_RECIPE_H
+#define MMLAB_REPRO_RECIPE_H
 
 #include <regex.h>
 #include <stdbool.h>

@@ -147,8 +147,7 @@ static int prepare_disk(struct run *r)
 
 	if (r->job->image.kind != IMAGE_DEBOOTSTRAP)
 		return 0;
-	disk_set_tcg(r->accel.accel == DOM_ACCEL_TCG);
-	if (disk_image_get(r->spec->cache_dir, &rc, &r->disk))
+	if (disk_image_get(r->spec->cache_dir, &rc, r->accel.accel == DOM_ACCEL_TCG, &r->disk))
 		return -1;
 	/* minutes without a call: libvirtd's keepalive has dropped the connection */
 	if (r->disk.built) {

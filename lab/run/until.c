@@ -7,6 +7,8 @@
  * run.json "until_significant", so an interrupted run resumes with its
  * extra iterations.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,38 +18,35 @@
 #include "lib/util.h"
 #include "run/run.h"
 
-static void say_precision(const struct run_until *u)
+static void say_precision(const struct run_until *u, const struct precision_result *res)
 {
-	json_t *w = u->worst;
-	json_t *hw = json_object_get(w, "halfwidth_rel");
+	const struct precision_entry *w = res->worst < res->n ? &res->e[res->worst] : NULL;
+	bool inf = w && isnan(w->halfwidth_rel);
 
 	if (!w)
 		return;
 	lab_info("precision after %u iteration%s per variant: worst %s in %s "
 		 "+-%s%.2f%% (target %.2f%%)",
-		 u->iterations, u->iterations == 1 ? "" : "s",
-		 json_string_value(json_object_get(w, "metric")),
-		 json_string_value(json_object_get(w, "variant")), json_is_real(hw) ? "" : "inf",
-		 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0, 100 * u->precision);
+		 u->iterations, u->iterations == 1 ? "" : "s", w->metric, w->variant,
+		 inf ? "inf" : "", inf ? 0.0 : 100 * w->halfwidth_rel, 100 * u->precision);
 }
 
 /* check the stored iterations; 1 precise, 0 not yet, -1 no target metric */
-static int check(struct run *r, const struct precision_opts *po, unsigned int round)
+static int check(struct run *r, const struct precision_opts *po, unsigned int round,
+		 struct precision_result *res)
 {
 	struct run_until *u = &r->rec.until;
-	json_t *run = store_load_run(r->store, r->id), *detail = NULL;
-	int rc = run ? precision_check(run, po, &detail) : -1;
-	json_t *metrics = json_object_get(detail, "metrics");
+	json_t *run = store_load_run(r->store, r->id);
+	int rc = run ? precision_check(run, po, res) : -1;
 
 	json_decref(run);
 	u->iterations = r->job->iterations;
 	u->rounds = round;
 	u->reached = rc == 1;
 	json_decref(u->worst);
-	u->worst = json_incref(json_object_get(detail, "worst"));
+	u->worst = res->worst < res->n ? precision_entry_json(&res->e[res->worst]) : NULL;
 	json_decref(u->metrics_detail);
-	u->metrics_detail = metrics ? json_incref(metrics) : json_array();
-	json_decref(detail);
+	u->metrics_detail = precision_result_json(res);
 	return rc;
 }
 
@@ -66,9 +65,10 @@ int run_until_significant(struct run *r, const struct run_opts *o)
 				 .metrics = xstrdup(o->metrics ? o->metrics :
 								 PRECISION_DEFAULT_METRICS) };
 	for (;;) {
+		struct precision_result res = { 0 };
 		const char *stop = NULL;
 
-		rc = check(r, &po, round);
+		rc = check(r, &po, round, &res);
 		if (rc < 0)
 			stop = "no target metric in any ok iteration";
 		else if (rc == 1)
@@ -79,7 +79,8 @@ int run_until_significant(struct run *r, const struct run_opts *o)
 			stop = "interrupted";
 		free(u->stopped);
 		u->stopped = stop ? xstrdup(stop) : NULL;
-		say_precision(u);
+		say_precision(u, &res);
+		precision_result_release(&res);
 		if (store_record_write(r->store, r->id, &r->rec))
 			return -1;
 		if (stop)

@@ -12,7 +12,7 @@
  * the struct does not hold, and every known key whose value is not one this
  * file would write back, stays in "rest" as it was and is written back
  * unchanged. A record read and written again is the same JSON
- * (tests/unit/test_run_record.c).
+ * (tests/unit/store/test_run_record.c).
  *
  * Conventions: a NULL string, a 0 pid/attempt/cpus and a false flag are
  * keys that are not written; a NULL array is an array that is not there.

@@ -35,43 +35,38 @@ static size_t job_index(const struct track *t, const char *name)
 	return t->def.njobs;
 }
 
-/* the two variants: each point's settings under its label */
-static json_t *pair_variants(json_t *before, json_t *after)
-{
-	return json_pack("[{s:O, s:O}, {s:O, s:O}]", "name", json_object_get(before, "label"),
-			 "set", json_object_get(before, "set"), "name",
-			 json_object_get(after, "label"), "set", json_object_get(after, "set"));
-}
-
 /* the metrics of the significant candidates of key, comma-joined (malloc'd) */
-static char *key_metrics(json_t *cands, const char *key)
+static char *key_metrics(const struct track_analysis *an, const char *key)
 {
 	struct strbuf sb = STRBUF_INIT;
-	json_t *c;
-	size_t i;
 
-	json_array_foreach(cands, i, c) {
-		char *k = track_change_key(json_string_value(json_object_get(c, "job")),
-					   json_string_value(json_object_get(c, "before")),
-					   json_string_value(json_object_get(c, "after")));
+	for (size_t i = 0; i < an->ncands; i++) {
+		const struct track_cand *c = &an->cands[i];
+		char *k = track_change_key(c->job, c->before, c->after);
 
-		if (json_is_true(json_object_get(c, "significant")) && !strcmp(k, key))
-			strbuf_addsep(&sb, ",", json_string_value(json_object_get(c, "metric")));
+		if (c->significant && !strcmp(k, key))
+			strbuf_addsep(&sb, ",", c->metric);
 		free(k);
 	}
 	return strbuf_detach(&sb);
 }
 
-/* the confirmation run of key: created, or found and resumed; its id (malloc'd) */
-static char *confirm_run(struct track *t, size_t j, const char *key, json_t *before, json_t *after,
+/*
+ * The confirmation run of key: created, or found and resumed; its id
+ * (malloc'd), or NULL (after a message, or interrupted). A run that
+ * measured, even with iterations not ok, is one; a run that could not
+ * start or measure nothing is not (the next track run tries again).
+ */
+static char *confirm_run(struct track *t, size_t j, const char *key,
+			 const struct track_point *before, const struct track_point *after,
 			 const char *metrics)
 {
-	json_t *vars = pair_variants(before, after);
-	char *file = xasprintf("confirm--%s--%s..%s.yaml", t->def.jobs[j].name,
-			       json_string_value(json_object_get(before, "label")),
-			       json_string_value(json_object_get(after, "label")));
+	const struct track_variant vars[] = { { before->label, before->set },
+					      { after->label, after->set } };
+	char *file = xasprintf("confirm--%s--%s..%s.yaml", t->def.jobs[j].name, before->label,
+			       after->label);
 	bool existed;
-	char *path = track_job_file(t, j, file, vars, t->def.iterations, &existed), *found;
+	char *path = track_job_file(t, j, file, vars, 2, t->def.iterations, &existed), *found;
 	struct run_opts ro = { .cache_dir = t->env->cache_dir,
 			       .connect_uri = t->env->connect_uri,
 			       .seeded = true,
@@ -82,7 +77,6 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 	char *run = NULL;
 	int rc;
 
-	json_decref(vars);
 	free(file);
 	if (!path)
 		return NULL;
@@ -106,7 +100,7 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 			 t->def.name, key, metrics, ro.max_iterations);
 	}
 	rc = runner_run(t->store, &ro, &res);
-	if (res.run_id && !res.interrupted && (rc == 0 || rc == EXIT_RUN_FAILED))
+	if (res.run_id && !res.interrupted && (rc == 0 || res.failed_iterations))
 		run = xstrdup(res.run_id);
 	else if (!res.interrupted)
 		lab_err("track %s: the confirmation run of %s failed (above)", t->def.name, key);
@@ -116,112 +110,134 @@ static char *confirm_run(struct track *t, size_t j, const char *key, json_t *bef
 	return run;
 }
 
-/* compare's test of one metric between the two kernels of the run */
-static json_t *test_metric(struct track *t, const char *run, json_t *c, json_t *before,
-			   json_t *after)
+/*
+ * compare's test of one metric between the two kernels of the run into x;
+ * false when its means are no numbers (no sample of a kernel): no test
+ */
+static bool test_metric(struct track *t, const char *run, const struct track_cand *c,
+			const struct track_point *before, const struct track_point *after,
+			struct track_test *x)
 {
-	const char *metric = json_string_value(json_object_get(c, "metric"));
 	double *a = xcalloc(CONFIRM_MAX_SAMPLES, sizeof(double));
 	double *b = xcalloc(CONFIRM_MAX_SAMPLES, sizeof(double));
-	int na = track_samples(t, run, json_string_value(json_object_get(before, "label")), metric,
-			       a, CONFIRM_MAX_SAMPLES);
-	int nb = track_samples(t, run, json_string_value(json_object_get(after, "label")), metric,
-			       b, CONFIRM_MAX_SAMPLES);
+	int na = track_samples(t, run, before->label, c->metric, a, CONFIRM_MAX_SAMPLES);
+	int nb = track_samples(t, run, after->label, c->metric, b, CONFIRM_MAX_SAMPLES);
 	struct stats_summary sa, sb;
 	struct stats_test w = { 0 };
-	double dir = json_number_value(json_object_get(c, "mean_after")) -
-		     json_number_value(json_object_get(c, "mean_before"));
-	bool agrees, ok;
-	json_t *out;
+	double dir = c->mean_after - c->mean_before;
 
 	stats_summarize(a, na > 0 ? (size_t)na : 0, false, &sa);
 	stats_summarize(b, nb > 0 ? (size_t)nb : 0, false, &sb);
 	stats_welch(&sa, &sb, 0.95, &w);
-	agrees = (sb.mean - sa.mean) * dir > 0;
-	ok = w.valid && w.p < t->def.alpha && agrees;
-	out = json_pack("{s:s, s:i, s:i, s:f, s:f, s:b, s:b}", "metric", metric, "n_before", na,
-			"n_after", nb, "mean_before", sa.mean, "mean_after", sb.mean, "agrees",
-			agrees, "confirmed", ok);
-	if (w.valid && isfinite(w.p))
-		json_object_set_new(out, "p", json_real(w.p));
-	if (w.valid && isfinite(w.t))
-		json_object_set_new(out, "t", json_real(w.t));
-	if (!w.valid)
-		json_object_set_new(out, "why", json_string(w.why ? w.why : "no test"));
-	if (isfinite(w.rel))
-		json_object_set_new(out, "rel", json_real(w.rel));
-	if (isfinite(w.ci_low) && isfinite(w.ci_high))
-		json_object_set_new(out, "ci", json_pack("[f, f]", w.ci_low, w.ci_high));
 	free(a);
 	free(b);
-	return out;
+	if (!isfinite(sa.mean) || !isfinite(sb.mean))
+		return false;
+	*x = (struct track_test){
+		.metric = xstrdup(c->metric),
+		.n_before = na,
+		.n_after = nb,
+		.mean_before = sa.mean,
+		.mean_after = sb.mean,
+		.agrees = (sb.mean - sa.mean) * dir > 0,
+		.p = w.valid ? w.p : NAN,
+		.t = w.valid ? w.t : NAN,
+		.rel = w.rel,
+		.ci_low = NAN,
+		.ci_high = NAN,
+		.why = w.valid ? NULL : xstrdup(w.why ? w.why : "no test"),
+	};
+	x->confirmed = w.valid && w.p < t->def.alpha && x->agrees;
+	if (isfinite(w.ci_low) && isfinite(w.ci_high)) {
+		x->ci_low = w.ci_low;
+		x->ci_high = w.ci_high;
+	}
+	return true;
 }
 
-static int confirm_key(struct track *t, json_t *cands, const char *key, json_t *c)
+/* the tests of the significant candidates of key in the confirmation run */
+static bool test_key(struct track *t, const char *key, const char *run,
+		     const struct track_point *before, const struct track_point *after,
+		     struct track_confirmation *entry)
 {
-	json_t *conf = json_object_get(t->state, "confirm"), *entry, *tests, *x;
-	json_t *before = track_point(t, json_string_value(json_object_get(c, "before")));
-	json_t *after = track_point(t, json_string_value(json_object_get(c, "after")));
-	size_t j = job_index(t, json_string_value(json_object_get(c, "job"))), i;
-	char *metrics = key_metrics(cands, key), *run;
+	const struct track_analysis *an = &t->state.analysis;
 	bool any = false;
 
-	if (!before || !after || j == t->def.njobs) {
-		free(metrics);
-		return 0;
-	}
-	entry = json_pack("{s:s, s:s}", "status", "running", "metrics", metrics);
-	json_object_set_new(conf, key, entry);
-	if (track_save(t))
-		goto fail;
-	run = confirm_run(t, j, key, before, after, metrics);
-	if (!run)
-		goto fail;
-	json_object_set_new(entry, "run", json_string(run));
-	tests = json_array();
-	json_array_foreach(cands, i, x) {
-		char *k = track_change_key(json_string_value(json_object_get(x, "job")),
-					   json_string_value(json_object_get(x, "before")),
-					   json_string_value(json_object_get(x, "after")));
+	track_tests_release(entry->tests, entry->ntests);
+	entry->tests = xcalloc(an->ncands + 1, sizeof(*entry->tests));
+	entry->ntests = 0;
+	entry->has_tests = true;
+	for (size_t i = 0; i < an->ncands; i++) {
+		const struct track_cand *x = &an->cands[i];
+		char *k = track_change_key(x->job, x->before, x->after);
 
-		if (json_is_true(json_object_get(x, "significant")) && !strcmp(k, key)) {
-			json_t *r = test_metric(t, run, x, before, after);
-
-			any |= json_is_true(json_object_get(r, "confirmed"));
-			json_array_append_new(tests, r);
+		if (x->significant && !strcmp(k, key) &&
+		    test_metric(t, run, x, before, after, &entry->tests[entry->ntests])) {
+			any |= entry->tests[entry->ntests].confirmed;
+			entry->ntests++;
 		}
 		free(k);
 	}
-	json_object_set_new(entry, "tests", tests);
-	json_object_set_new(entry, "status", json_string(any ? "confirmed" : "not confirmed"));
+	return any;
+}
+
+static void set_str(char **field, const char *s)
+{
+	free(*field);
+	*field = s ? xstrdup(s) : NULL;
+}
+
+static int confirm_key(struct track *t, const char *key, const struct track_cand *c)
+{
+	struct track_point *before = track_point(t, c->before);
+	struct track_point *after = track_point(t, c->after);
+	size_t j = job_index(t, c->job);
+	struct track_confirmation *entry;
+	char *metrics, *run;
+	bool any;
+
+	if (!before || !after || j == t->def.njobs)
+		return 0;
+	metrics = key_metrics(&t->state.analysis, key);
+	/* the entry is written anew: a run interrupted before is found by its job file */
+	entry = track_state_confirm_add(&t->state, key);
+	set_str(&entry->status, "running");
+	set_str(&entry->metrics, metrics);
+	set_str(&entry->run, NULL);
+	track_tests_release(entry->tests, entry->ntests);
+	entry->tests = NULL;
+	entry->ntests = 0;
+	entry->has_tests = false;
+	free(metrics);
+	if (track_save(t))
+		return -1;
+	run = confirm_run(t, j, key, before, after, entry->metrics);
+	if (!run)
+		return -1;
+	entry = track_state_confirm(&t->state, key);
+	set_str(&entry->run, run);
+	any = test_key(t, key, run, before, after, entry);
+	set_str(&entry->status, any ? "confirmed" : "not confirmed");
 	lab_info("track %s: %s %s (run %s)", t->def.name, key, any ? "confirmed" : "not confirmed",
 		 run);
 	free(run);
-	free(metrics);
 	return track_save(t);
-fail:
-	free(metrics);
-	return -1;
 }
 
 int track_confirm(struct track *t)
 {
-	json_t *cands = json_object_get(json_object_get(t->state, "analysis"), "candidates"), *c;
-	size_t i;
+	const struct track_analysis *an = &t->state.analysis;
 
-	if (!json_is_object(json_object_get(t->state, "confirm")))
-		json_object_set_new(t->state, "confirm", json_object());
-	json_array_foreach(cands, i, c) {
-		char *key = track_change_key(json_string_value(json_object_get(c, "job")),
-					     json_string_value(json_object_get(c, "before")),
-					     json_string_value(json_object_get(c, "after")));
-		json_t *e = json_object_get(json_object_get(t->state, "confirm"), key);
-		const char *st = json_string_value(json_object_get(e, "status"));
+	t->state.has_confirm = true;
+	for (size_t i = 0; i < an->ncands; i++) {
+		const struct track_cand *c = &an->cands[i];
+		char *key = track_change_key(c->job, c->before, c->after);
+		const struct track_confirmation *e = track_state_confirm(&t->state, key);
+		const char *st = e ? e->status : NULL;
 		int ret = 0;
 
-		if (json_is_true(json_object_get(c, "significant")) &&
-		    (!st || !strcmp(st, "running")))
-			ret = confirm_key(t, cands, key, c);
+		if (c->significant && (!st || !strcmp(st, "running")))
+			ret = confirm_key(t, key, c);
 		free(key);
 		if (ret)
 			return -1;

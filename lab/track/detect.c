@@ -48,151 +48,211 @@ static bool watched(const struct track *t, const char *workload, const char *m, 
 	return false;
 }
 
-/* the iterations of variant in a loaded run */
-static json_t *iterations_of(json_t *run, const char *variant)
+static const struct track_run_variant *variant_of(const struct track_stored_run *r,
+						  const char *name)
 {
-	json_t *v;
-	size_t i;
+	for (size_t i = 0; i < r->nvars; i++)
+		if (!strcmp(r->vars[i].name ?: "", name))
+			return &r->vars[i];
+	return NULL;
+}
 
-	json_array_foreach(json_object_get(run, "variants"), i, v) {
-		if (!strcmp(json_string_value(json_object_get(v, "name")) ?: "", variant))
-			return json_object_get(v, "iterations");
-	}
+/* the value of metric in an iteration, or NULL */
+static const double *metric_of(const struct track_iter *it, const char *metric)
+{
+	for (size_t m = 0; m < it->nmetrics; m++)
+		if (!strcmp(it->names[m], metric))
+			return &it->values[m];
 	return NULL;
 }
 
 int track_samples(struct track *t, const char *run, const char *variant, const char *metric,
 		  double *out, size_t max)
 {
-	json_t *r = store_load_run(t->store, run), *it;
-	size_t i, n = 0;
+	const struct track_run_variant *v;
+	struct track_stored_run r;
+	size_t n = 0;
 
-	if (!r)
+	if (track_run_load(t->store, run, &r))
 		return -1;
-	json_array_foreach(iterations_of(r, variant), i, it) {
-		json_t *v = json_object_get(json_object_get(it, "metrics"), metric);
+	v = variant_of(&r, variant);
+	for (size_t i = 0; v && i < v->nits; i++) {
+		const double *x = metric_of(&v->its[i], metric);
 
-		if (strcmp(json_string_value(json_object_get(it, "status")) ?: "", "ok") ||
-		    !json_is_number(v) || n >= max)
+		if (!v->its[i].ok || !x || n >= max)
 			continue;
-		out[n++] = json_number_value(v);
+		out[n++] = *x;
 	}
-	json_decref(r);
+	track_run_release(&r);
 	return (int)n;
 }
 
-/* sums[m] = [sum, n, sum of squares] over the ok iterations of a run's variant */
-static void add_sums(struct track *t, json_t *r, const char *label, json_t *sums)
+/* the sums of a metric over a kernel's ok iterations */
+struct sums {
+	const char *metric; /* borrowed from the run */
+	double s, n, ss;
+};
+
+/* the sums of every watched metric over the ok iterations of a run's variant */
+static struct sums *add_sums(struct track *t, const struct track_stored_run *r, const char *label,
+			     size_t *nsums)
 {
-	const char *wl = json_string_value(json_object_get(
-		json_object_get(json_object_get(r, "job_resolved"), "workload"), "name"));
-	json_t *it, *v;
-	const char *m;
-	size_t q;
+	const struct track_run_variant *v = variant_of(r, label);
+	struct sums *sums = NULL;
 
-	json_array_foreach(iterations_of(r, label), q, it) {
-		if (strcmp(json_string_value(json_object_get(it, "status")) ?: "", "ok"))
+	*nsums = 0;
+	for (size_t q = 0; v && q < v->nits; q++) {
+		const struct track_iter *it = &v->its[q];
+
+		if (!it->ok)
 			continue;
-		json_object_foreach(json_object_get(it, "metrics"), m, v) {
-			double min_rel, x = json_number_value(v);
-			json_t *s;
+		for (size_t m = 0; m < it->nmetrics; m++) {
+			double min_rel, x = it->values[m];
+			size_t k;
 
-			if (!json_is_number(v) || !isfinite(x) || !watched(t, wl, m, &min_rel))
+			if (!watched(t, r->workload, it->names[m], &min_rel))
 				continue;
-			s = json_object_get(sums, m);
-			if (!s) {
-				s = json_pack("[f, f, f]", 0.0, 0.0, 0.0);
-				json_object_set_new(sums, m, s);
+			for (k = 0; k < *nsums && strcmp(sums[k].metric, it->names[m]); k++)
+				;
+			if (k == *nsums) {
+				sums = xrealloc(sums, (*nsums + 1) * sizeof(*sums));
+				sums[(*nsums)++] = (struct sums){ .metric = it->names[m] };
 			}
-			for (size_t k = 0; k < 3; k++)
-				json_array_set_new(s, k,
-						   json_real(json_real_value(json_array_get(s, k)) +
-							     (k == 0 ? x :
-							      k == 1 ? 1 :
-								       x * x)));
+			sums[k].s += x;
+			sums[k].n += 1;
+			sums[k].ss += x * x;
 		}
 	}
+	return sums;
 }
 
-/* [mean, 95 % CI half-width (null for n < 2), n] of [sum, n, sum of squares] */
-static json_t *cell_stats(json_t *sum)
+/* the mean, its 95 % CI half-width (NAN for n < 2) and n of the sums */
+static struct track_cell cell_stats(const struct sums *sum)
 {
-	double s = json_real_value(json_array_get(sum, 0)),
-	       n = json_real_value(json_array_get(sum, 1));
-	double ss = json_real_value(json_array_get(sum, 2)), mean = s / n;
-	double var = n > 1 ? (ss - n * mean * mean) / (n - 1) : NAN;
+	double n = sum->n, mean = sum->s / n;
+	double var = n > 1 ? (sum->ss - n * mean * mean) / (n - 1) : NAN;
 	double hw = n > 1 ? gsl_cdf_tdist_Qinv(0.025, n - 1) * sqrt(var > 0 ? var : 0) / sqrt(n) :
 			    NAN;
 
-	return json_pack("[f, o, I]", mean, isfinite(hw) ? json_real(hw) : json_null(),
-			 (json_int_t)n);
+	return (struct track_cell){ .has = true, .mean = mean, .hw = hw, .n = (unsigned long)n };
 }
 
-json_t *track_job_series(struct track *t, size_t j, json_t *ids, json_t *stats)
+/* the series of metric in out, added (no cells yet) when there is none */
+static struct track_series *series_of(struct track_series_set *out, const char *metric,
+				      size_t npoints)
 {
-	json_t *series = json_object(), *pts = json_object_get(t->state, "points"), *pt;
+	struct track_series *s;
+
+	for (size_t i = 0; i < out->nseries; i++)
+		if (!strcmp(out->series[i].metric, metric))
+			return &out->series[i];
+	out->series = xrealloc(out->series, (out->nseries + 1) * sizeof(*out->series));
+	s = &out->series[out->nseries++];
+	s->metric = xstrdup(metric);
+	s->cells = xcalloc(npoints + 1, sizeof(*s->cells));
+	return s;
+}
+
+int track_job_series(struct track *t, size_t j, struct track_series_set *out)
+{
 	const char *job = t->def.jobs[j].name;
-	size_t i, k = 0;
+	size_t np = t->state.npoints;
 
-	json_array_foreach(pts, i, pt) {
-		const char *id = json_string_value(json_object_get(pt, "id"));
-		json_t *slot = json_object_get(
-			json_object_get(json_object_get(t->state, "runs"), id), job);
-		const char *run = json_string_value(json_object_get(slot, "run"));
-		json_t *r, *sums = json_object(), *v;
-		const char *m;
+	memset(out, 0, sizeof(*out));
+	out->ids = xcalloc(np + 1, sizeof(*out->ids));
+	for (size_t i = 0; i < np; i++) {
+		struct track_point *pt = &t->state.points[i];
+		struct track_slot *slot = track_point_slot(pt, job);
+		struct track_stored_run r;
+		struct sums *sums;
+		size_t nsums;
 
-		if (!run ||
-		    strcmp(json_string_value(json_object_get(slot, "status")) ?: "", "measured")) {
-			json_decref(sums);
+		if (!slot || !slot->run || strcmp(slot->status ?: "", "measured"))
 			continue;
-		}
-		r = store_load_run(t->store, run);
-		add_sums(t, r, json_string_value(json_object_get(pt, "label")), sums);
-		json_object_foreach(sums, m, v) {
-			json_t *s = json_object_get(series, m), *st = NULL;
-
-			if (!s) {
-				s = json_array();
-				json_object_set_new(series, m, s);
-				if (stats)
-					json_object_set_new(stats, m, json_array());
-			}
-			while (json_array_size(s) < k)
-				json_array_append_new(s, json_null());
-			json_array_append_new(s, json_real(json_real_value(json_array_get(v, 0)) /
-							   json_real_value(json_array_get(v, 1))));
-			if (stats && (st = json_object_get(stats, m))) {
-				while (json_array_size(st) < k)
-					json_array_append_new(st, json_null());
-				json_array_append_new(st, cell_stats(v));
-			}
-		}
-		json_decref(sums);
-		json_decref(r);
-		json_array_append_new(ids, json_string(id));
-		k++;
+		if (track_run_load(t->store, slot->run, &r))
+			memset(&r, 0, sizeof(r));
+		sums = add_sums(t, &r, pt->label, &nsums);
+		for (size_t m = 0; m < nsums; m++)
+			series_of(out, sums[m].metric, np)->cells[out->nids] = cell_stats(&sums[m]);
+		free(sums);
+		track_run_release(&r);
+		out->ids[out->nids++] = pt->id;
 	}
-	return series;
+	return 0;
+}
+
+void track_job_series_release(struct track_series_set *s)
+{
+	for (size_t i = 0; i < s->nseries; i++) {
+		free(s->series[i].metric);
+		free(s->series[i].cells);
+	}
+	free(s->series);
+	free(s->ids);
+	memset(s, 0, sizeof(*s));
+}
+
+/* the candidates of one (job, metric) series */
+struct cands {
+	struct track_cand *v;
+	size_t n;
+};
+
+/* a candidate of a change; false when a number of it is not one (it is left out) */
+static bool cand_of(const struct cp_change *ch, double min_rel, struct track_cand *c)
+{
+	const double must[] = { ch->p,		ch->stat,	   ch->mean_before,
+				ch->mean_after, ch->median_before, ch->median_after,
+				min_rel };
+
+	for (size_t i = 0; i < ARRAY_SIZE(must); i++)
+		if (!isfinite(must[i]))
+			return false;
+	*c = (struct track_cand){
+		.p = ch->p,
+		.q = NAN,
+		.stat = ch->stat,
+		.mean_before = ch->mean_before,
+		.mean_after = ch->mean_after,
+		.median_before = ch->median_before,
+		.median_after = ch->median_after,
+		.rel = isfinite(ch->rel) ? ch->rel : 0.0,
+		.perms = (json_int_t)ch->perms,
+		.min_change = min_rel,
+		.kernels_before = (json_int_t)ch->n_before,
+		.kernels_after = (json_int_t)ch->n_after,
+		.kept = ch->kept,
+	};
+	return true;
+}
+
+/* the cells of a series up to its last value: the kernels it is tested over */
+static size_t series_len(const struct track_series *s, size_t nids)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nids; i++)
+		if (s->cells[i].has)
+			n = i + 1;
+	return n;
 }
 
 /* the candidates of one series into cands; how many p-values it adds to the family */
-static size_t test_series(struct track *t, const char *job, const char *metric, json_t *vals,
-			  json_t *ids, double min_rel, unsigned int max_perm, json_t *cands)
+static size_t test_series(struct track *t, const char *job, const struct track_series *s,
+			  const char *const *ids, size_t nids, double min_rel,
+			  unsigned int max_perm, struct cands *cands)
 {
-	size_t n = json_array_size(vals), max, nch = 0, i;
+	size_t n = series_len(s, nids), max, nch = 0;
 	double *x = xcalloc(n + 1, sizeof(*x));
 	struct cp_change *ch;
 	struct cp_opts o;
-	json_t *v;
 
-	json_array_foreach(vals, i, v) {
-		x[i] = json_is_number(v) ? json_number_value(v) : NAN;
-	}
+	for (size_t i = 0; i < n; i++)
+		x[i] = s->cells[i].has ? s->cells[i].mean : NAN;
 	cp_opts_default(&o);
 	o.min_size = t->def.min_segment;
 	o.min_rel = min_rel;
-	o.seed = t->def.seed ^ track_hash(job, metric);
+	o.seed = t->def.seed ^ track_hash(job, s->metric);
 	if (max_perm > o.max_perm)
 		o.max_perm = max_perm;
 	max = cp_max_changes(n, o.min_size) + 1;
@@ -200,27 +260,24 @@ static size_t test_series(struct track *t, const char *job, const char *metric, 
 	if (cp_edivisive(x, NULL, NULL, n, &o, ch, max, &nch))
 		nch = 0;
 	for (size_t c = 0; c < nch; c++) {
-		size_t k = ch[c].index;
-		json_t *cand = json_pack(
-			"{s:s, s:s, s:O, s:O, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:I, s:I, "
-			"s:b}",
-			"job", job, "metric", metric, "before", json_array_get(ids, k ? k - 1 : 0),
-			"after", json_array_get(ids, k), "p", ch[c].p, "stat", ch[c].stat,
-			"mean_before", ch[c].mean_before, "mean_after", ch[c].mean_after,
-			"median_before", ch[c].median_before, "median_after", ch[c].median_after,
-			"rel", isfinite(ch[c].rel) ? ch[c].rel : 0.0, "perms",
-			(json_int_t)ch[c].perms, "min_change", min_rel, "kernels_before",
-			(json_int_t)ch[c].n_before, "kernels_after", (json_int_t)ch[c].n_after,
-			"kept", ch[c].kept);
+		size_t k = ch[c].index, before = k ? k - 1 : 0;
+		struct track_cand cand;
 
+		if (!cand_of(&ch[c], min_rel, &cand))
+			continue;
 		/* the point before the change is the last measured one before it */
 		for (size_t b = k; b-- > 0;)
 			if (!isnan(x[b])) {
-				json_object_set(cand, "before", json_array_get(ids, b));
+				before = b;
 				break;
 			}
-		json_object_set_new(cand, "kernels", json_integer((json_int_t)n));
-		json_array_append_new(cands, cand);
+		cand.job = xstrdup(job);
+		cand.metric = xstrdup(s->metric);
+		cand.before = xstrdup(ids[before]);
+		cand.after = xstrdup(ids[k]);
+		cand.kernels = (json_int_t)n;
+		cands->v = xrealloc(cands->v, (cands->n + 1) * sizeof(*cands->v));
+		cands->v[cands->n++] = cand;
 	}
 	free(ch);
 	free(x);
@@ -228,25 +285,20 @@ static size_t test_series(struct track *t, const char *job, const char *metric, 
 }
 
 /* Benjamini-Hochberg over the family: each candidate's q and "significant" */
-static size_t adjust(json_t *cands, size_t family, double q)
+static size_t adjust(struct track_cand *cands, size_t n, size_t family, double q)
 {
-	size_t n = json_array_size(cands), sig = 0, i;
+	size_t sig = 0, i;
 	double *p = xcalloc(family + 1, sizeof(*p)), *qa = xcalloc(family + 1, sizeof(*qa));
-	json_t *c;
 
 	for (i = 0; i < family; i++)
 		p[i] = 1.0;
-	json_array_foreach(cands, i, c) {
-		p[i] = json_number_value(json_object_get(c, "p"));
-	}
+	for (i = 0; i < n; i++)
+		p[i] = cands[i].p;
 	stats_bh(p, family, q, qa);
 	for (i = 0; i < n; i++) {
-		c = json_array_get(cands, i);
-		json_object_set_new(c, "q", json_real(qa[i]));
-		bool yes = qa[i] <= q && json_is_true(json_object_get(c, "kept"));
-
-		json_object_set_new(c, "significant", json_boolean(yes));
-		sig += yes;
+		cands[i].q = qa[i];
+		cands[i].significant = qa[i] <= q && cands[i].kept;
+		sig += cands[i].significant;
 	}
 	free(p);
 	free(qa);
@@ -268,40 +320,46 @@ static unsigned int perms_for(size_t nseries, double q)
 
 int track_detect(struct track *t)
 {
-	json_t *cands = json_array(), *an, *all = json_array(), *js;
-	size_t family = 0, tested = 0, nseries = 0, sig, k;
+	struct track_series_set *all = xcalloc(t->def.njobs + 1, sizeof(*all));
+	struct track_analysis *an = &t->state.analysis;
+	size_t family = 0, tested = 0, nseries = 0, sig;
+	struct cands cands = { 0 };
 	unsigned int max_perm;
 	char now[TIME_STR_LEN];
 
 	for (size_t j = 0; j < t->def.njobs; j++) {
-		json_t *ids = json_array(), *series = track_job_series(t, j, ids, NULL);
-
-		nseries += json_object_size(series);
-		json_array_append_new(all, json_pack("{s:o, s:o}", "ids", ids, "series", series));
+		track_job_series(t, j, &all[j]);
+		nseries += all[j].nseries;
 	}
 	max_perm = perms_for(nseries, t->def.q);
-	json_array_foreach(all, k, js) {
-		json_t *vals, *ids = json_object_get(js, "ids");
-		const char *m;
-
-		json_object_foreach(json_object_get(js, "series"), m, vals) {
+	for (size_t j = 0; j < t->def.njobs; j++) {
+		for (size_t m = 0; m < all[j].nseries; m++) {
 			double min_rel;
 
-			watched(t, NULL, m, &min_rel);
-			family += test_series(t, t->def.jobs[k].name, m, vals, ids, min_rel,
-					      max_perm, cands);
+			watched(t, NULL, all[j].series[m].metric, &min_rel);
+			family += test_series(t, t->def.jobs[j].name, &all[j].series[m], all[j].ids,
+					      all[j].nids, min_rel, max_perm, &cands);
 			tested++;
 		}
+		track_job_series_release(&all[j]);
 	}
-	json_decref(all);
-	sig = adjust(cands, family, t->def.q);
-	an = json_pack("{s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:s, s:o}", "when", time_iso_now(now),
-		       "seed", (json_int_t)t->def.seed, "series_tested", (json_int_t)tested,
-		       "family", (json_int_t)family, "q", t->def.q, "min_change", t->def.min_rel,
-		       "significant", (json_int_t)sig, "method",
-		       "E-divisive means (alpha 1), permutation test, Benjamini-Hochberg",
-		       "candidates", cands);
-	json_object_set_new(t->state, "analysis", an);
+	free(all);
+	sig = adjust(cands.v, cands.n, family, t->def.q);
+	track_analysis_release(an);
+	*an = (struct track_analysis){
+		.present = true,
+		.when = xstrdup(time_iso_now(now)),
+		.method =
+			xstrdup("E-divisive means (alpha 1), permutation test, Benjamini-Hochberg"),
+		.seed = (json_int_t)t->def.seed,
+		.series_tested = (json_int_t)tested,
+		.family = (json_int_t)family,
+		.significant = (json_int_t)sig,
+		.q = t->def.q,
+		.min_change = t->def.min_rel,
+		.cands = cands.v,
+		.ncands = cands.n,
+	};
 	lab_info("track %s: %zu series tested, %zu change point%s at q = %g", t->def.name, tested,
 		 sig, sig == 1 ? "" : "s", t->def.q);
 	return 0;

@@ -17,38 +17,43 @@
 #include "analysis/metrics_dir.h"
 #include "track/report.h"
 
-/* a confirmed change with what the report says of it (new reference) */
-static json_t *entry_of(struct track *t, const char *key, json_t *conf)
+/* the confirmed test with the smallest p, or NULL */
+static const struct track_test *primary_of(const struct track_confirmation *conf)
 {
-	json_t *bis = json_object_get(json_object_get(t->state, "bisect"), key);
-	json_t *cands = json_object_get(json_object_get(t->state, "analysis"), "candidates");
-	json_t *e = json_pack("{s:s, s:O, s:O?}", "key", key, "confirm", conf, "bisect", bis);
-	json_t *same = json_array(), *c, *x, *best = NULL;
-	size_t i;
+	const struct track_test *best = NULL;
 
-	json_array_foreach(json_object_get(conf, "tests"), i, x) {
-		if (json_is_true(json_object_get(x, "confirmed")) &&
-		    (!best || json_number_value(json_object_get(x, "p")) <
-				      json_number_value(json_object_get(best, "p"))))
+	for (size_t i = 0; i < conf->ntests; i++) {
+		const struct track_test *x = &conf->tests[i];
+
+		if (x->confirmed && (!best || track_or0(x->p) < track_or0(best->p)))
 			best = x;
 	}
-	json_array_foreach(cands, i, c) {
-		char *k = track_change_key(json_string_value(json_object_get(c, "job")),
-					   json_string_value(json_object_get(c, "before")),
-					   json_string_value(json_object_get(c, "after")));
+	return best;
+}
 
-		if (!strcmp(k, key)) {
-			if (best && !strcmp(json_string_value(json_object_get(c, "metric")),
-					    json_string_value(json_object_get(best, "metric"))))
-				json_object_set(e, "change_point", c);
+/* a confirmed change with what the report says of it */
+static void entry_of(struct track *t, const struct track_confirmation *conf, struct track_entry *e)
+{
+	const struct track_analysis *an = &t->state.analysis;
+
+	memset(e, 0, sizeof(*e));
+	e->key = conf->key;
+	e->confirm = conf;
+	e->bisect = track_state_bisect(&t->state, conf->key);
+	e->primary = primary_of(conf);
+	e->same = xcalloc(an->ncands + 1, sizeof(*e->same));
+	for (size_t i = 0; i < an->ncands; i++) {
+		const struct track_cand *c = &an->cands[i];
+		char *k = track_change_key(c->job, c->before, c->after);
+
+		if (!strcmp(k, conf->key)) {
+			if (e->primary && !strcmp(c->metric, e->primary->metric))
+				e->change_point = c;
 			else
-				json_array_append(same, c);
+				e->same[e->nsame++] = c;
 		}
 		free(k);
 	}
-	json_object_set_new(e, "same_commit", same);
-	json_object_set(e, "primary", best);
-	return e;
 }
 
 int track_better(const struct track *t, const char *metric)
@@ -62,19 +67,16 @@ int track_better(const struct track *t, const char *metric)
 	return d == DIR_LOWER ? -1 : d == DIR_HIGHER ? 1 : 0;
 }
 
-void track_entry_subject(struct track *t, json_t *e, char *buf, size_t len)
+void track_entry_subject(struct track *t, const struct track_entry *e, char *buf, size_t len)
 {
-	json_t *p = json_object_get(e, "primary");
-	const char *metric = json_string_value(json_object_get(p, "metric")) ?: "?";
-	double b = json_number_value(json_object_get(p, "mean_before"));
-	double a = json_number_value(json_object_get(p, "mean_after"));
+	const struct track_test *p = e->primary;
+	const char *metric = p && p->metric ? p->metric : "?";
+	double b = p ? track_or0(p->mean_before) : 0, a = p ? track_or0(p->mean_after) : 0;
 	double rel = b != 0 ? (a / b - 1) * 100 : NAN;
 	int better = track_better(t, metric);
 	const char *what = !better ? "change" : (a - b) * better > 0 ? "improvement" : "regression";
-	json_t *first = json_object_get(json_object_get(e, "bisect"), "first");
-	const char *key = json_string_value(json_object_get(e, "key"));
-	const char *after = strstr(key, "..") ? strstr(key, "..") + 2 : key;
-	const char *where = json_string_value(json_object_get(first, "commit"));
+	const char *after = strstr(e->key, "..") ? strstr(e->key, "..") + 2 : e->key;
+	const char *where = e->bisect && e->bisect->has_first ? e->bisect->first.commit : NULL;
 	char num[32], sha12[13];
 
 	if (where) {
@@ -82,9 +84,9 @@ void track_entry_subject(struct track *t, json_t *e, char *buf, size_t len)
 		snprintf(sha12, sizeof(sha12), "%.12s", where);
 		where = sha12;
 	} else {
-		json_t *pt = track_point(t, after);
+		const struct track_point *pt = track_point(t, after);
 
-		where = json_string_value(json_object_get(pt, "label")) ?: after;
+		where = pt && pt->label ? pt->label : after;
 	}
 	if (isfinite(rel))
 		snprintf(num, sizeof(num), "%+.1f%%", rel);
@@ -97,47 +99,54 @@ void track_entry_subject(struct track *t, json_t *e, char *buf, size_t len)
 		 where, metric, num, what);
 }
 
-json_t *track_entries(struct track *t, json_t **not_confirmed)
+void track_entries(struct track *t, struct track_entry_list *out)
 {
-	json_t *conf = json_object_get(t->state, "confirm"), *e, *out = json_array();
-	json_t *regress = json_array(), *other = json_array();
-	const char *key;
+	struct track_entry *other = xcalloc(t->state.nconfirm + 1, sizeof(*other));
+	size_t nother = 0;
 
-	*not_confirmed = json_array();
-	json_object_foreach(conf, key, e) {
-		const char *st = json_string_value(json_object_get(e, "status")) ?: "";
-		json_t *en;
-		char subj[512];
+	memset(out, 0, sizeof(*out));
+	out->v = xcalloc(t->state.nconfirm + 1, sizeof(*out->v));
+	out->nc = xcalloc(t->state.nconfirm + 1, sizeof(*out->nc));
+	for (size_t i = 0; i < t->state.nconfirm; i++) {
+		const struct track_confirmation *e = &t->state.confirm[i];
+		const char *st = e->status ?: "";
+		struct track_entry en;
 
 		if (!strcmp(st, "not confirmed")) {
-			json_array_append_new(*not_confirmed,
-					      json_pack("{s:s, s:O}", "key", key, "confirm", e));
+			out->nc[out->nnc++] = e;
 			continue;
 		}
 		if (strcmp(st, "confirmed"))
 			continue;
-		en = entry_of(t, key, e);
-		track_entry_subject(t, en, subj, sizeof(subj));
-		json_object_set_new(en, "subject", json_string(subj));
-		json_array_append_new(strstr(subj, "regression") ? regress : other, en);
+		entry_of(t, e, &en);
+		track_entry_subject(t, &en, en.subject, sizeof(en.subject));
+		if (strstr(en.subject, "regression"))
+			out->v[out->n++] = en;
+		else
+			other[nother++] = en;
 	}
-	json_array_extend(out, regress);
-	json_array_extend(out, other);
-	json_decref(regress);
-	json_decref(other);
-	return out;
+	memcpy(out->v + out->n, other, nother * sizeof(*other));
+	out->n += nother;
+	free(other);
+}
+
+void track_entries_release(struct track_entry_list *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->v[i].same);
+	free(e->v);
+	free(e->nc);
+	memset(e, 0, sizeof(*e));
 }
 
 /* the comparison of the two kernels of the confirmation run, as compare prints it */
-void track_write_compare(struct track *t, json_t *e, FILE *f)
+void track_write_compare(struct track *t, const struct track_entry *e, FILE *f)
 {
-	const char *run = json_string_value(json_object_get(json_object_get(e, "confirm"), "run"));
-	const char *metrics =
-		json_string_value(json_object_get(json_object_get(e, "confirm"), "metrics"));
+	const char *run = e->confirm->run;
 	json_t *r = run ? store_load_run(t->store, run) : NULL;
 	struct comparison *c = cmp_new();
 
-	if (r && !cmp_add_run(c, r) && !cmp_compute(c, NULL, t->def.alpha, metrics))
+	if (r && !cmp_add_run(c, r) && !cmp_compute(c, NULL, t->def.alpha, e->confirm->metrics))
 		cmp_write(c, CMP_TEXT, f);
 	else
 		fprintf(f, "  (the confirmation run %s could not be compared)\n", run ? run : "?");
@@ -145,146 +154,110 @@ void track_write_compare(struct track *t, json_t *e, FILE *f)
 	json_decref(r);
 }
 
-static void write_first(FILE *f, json_t *e)
+static void write_first(FILE *f, const struct track_entry *e)
 {
-	json_t *b = json_object_get(e, "bisect"), *first = json_object_get(b, "first");
-	const char *st = json_string_value(json_object_get(b, "status"));
-	const char *key = json_string_value(json_object_get(e, "key"));
+	const struct track_bisection *b = e->bisect;
 
-	if (first)
-		fprintf(f, "first bad commit: %s (\"%s\")\n  author: %s, %s\n",
-			json_string_value(json_object_get(first, "commit")),
-			json_string_value(json_object_get(first, "subject")),
-			json_string_value(json_object_get(first, "author")),
-			json_string_value(json_object_get(first, "date")));
-	else if (st)
-		fprintf(f, "first bad commit: not yet named (bisection %s)\n", st);
+	if (b && b->has_first)
+		fprintf(f, "first bad commit: %s (\"%s\")\n  author: %s, %s\n", b->first.commit,
+			b->first.subject, b->first.author, b->first.date);
+	else if (b && b->status)
+		fprintf(f, "first bad commit: not yet named (bisection %s)\n", b->status);
 	else
 		fprintf(f,
 			"first bad commit: not bisected (the change lies between kernels %s, "
 			"which are not commits of one tree)\n",
-			strchr(key, '/') ? strchr(key, '/') + 1 : key);
+			strchr(e->key, '/') ? strchr(e->key, '/') + 1 : e->key);
 }
 
-void track_write_entry(struct track *t, json_t *e, FILE *f)
+void track_write_entry(struct track *t, const struct track_entry *e, FILE *f)
 {
-	json_t *cp = json_object_get(e, "change_point"), *p = json_object_get(e, "primary"), *x;
-	const char *key = json_string_value(json_object_get(e, "key"));
-	const char *run = json_string_value(json_object_get(json_object_get(e, "confirm"), "run"));
-	size_t i;
+	const struct track_cand *cp = e->change_point;
+	const struct track_test *p = e->primary;
 
-	fprintf(f, "%s\n\n", json_string_value(json_object_get(e, "subject")));
+	fprintf(f, "%s\n\n", e->subject);
 	write_first(f, e);
-	fprintf(f, "change: %s\n", key);
+	fprintf(f, "change: %s\n", e->key);
 	track_write_setup(t, e, f);
 	if (cp)
 		fprintf(f,
 			"detected: E-divisive change point over %lld kernels, p = %.3g, q = %.3g "
 			"(BH), mean %.6g -> %.6g, median %.6g -> %.6g\n",
-			(long long)json_integer_value(json_object_get(cp, "kernels")),
-			json_number_value(json_object_get(cp, "p")),
-			json_number_value(json_object_get(cp, "q")),
-			json_number_value(json_object_get(cp, "mean_before")),
-			json_number_value(json_object_get(cp, "mean_after")),
-			json_number_value(json_object_get(cp, "median_before")),
-			json_number_value(json_object_get(cp, "median_after")));
+			(long long)cp->kernels, track_or0(cp->p), track_or0(cp->q),
+			track_or0(cp->mean_before), track_or0(cp->mean_after),
+			track_or0(cp->median_before), track_or0(cp->median_after));
 	fprintf(f,
 		"confirmed: both kernels again in run %s, n = %lld and %lld, Welch p = %.3g, "
 		"mean %.6g -> %.6g\n\n",
-		run, (long long)json_integer_value(json_object_get(p, "n_before")),
-		(long long)json_integer_value(json_object_get(p, "n_after")),
-		json_number_value(json_object_get(p, "p")),
-		json_number_value(json_object_get(p, "mean_before")),
-		json_number_value(json_object_get(p, "mean_after")));
+		e->confirm->run, p ? (long long)p->n_before : 0, p ? (long long)p->n_after : 0,
+		p ? track_or0(p->p) : 0, p ? track_or0(p->mean_before) : 0,
+		p ? track_or0(p->mean_after) : 0);
 	track_write_compare(t, e, f);
-	if (json_array_size(json_object_get(e, "same_commit"))) {
+	if (e->nsame) {
 		fprintf(f, "\nother watched metrics that changed at the same commit:\n");
-		json_array_foreach(json_object_get(e, "same_commit"), i, x) {
-			fprintf(f, "  %-40s %.6g -> %.6g (q = %.3g)\n",
-				json_string_value(json_object_get(x, "metric")),
-				json_number_value(json_object_get(x, "mean_before")),
-				json_number_value(json_object_get(x, "mean_after")),
-				json_number_value(json_object_get(x, "q")));
-		}
+		for (size_t i = 0; i < e->nsame; i++)
+			fprintf(f, "  %-40s %.6g -> %.6g (q = %.3g)\n", e->same[i]->metric,
+				track_or0(e->same[i]->mean_before),
+				track_or0(e->same[i]->mean_after), track_or0(e->same[i]->q));
 	}
 	fprintf(f, "\nreproduce:\n");
 	track_write_commands(t, e, f);
 }
 
-static json_t *confirm_run_json(struct track *t, json_t *e)
+static void write_topology(FILE *f, const struct track_setup *su)
 {
-	const char *run = json_string_value(json_object_get(json_object_get(e, "confirm"), "run"));
-
-	return run ? store_load_run(t->store, run) : NULL;
-}
-
-static void write_topology(FILE *f, json_t *topo)
-{
-	json_t *n;
-	size_t i;
-
-	fprintf(f, "topology: %zu node%s (", json_array_size(json_object_get(topo, "nodes")),
-		json_array_size(json_object_get(topo, "nodes")) == 1 ? "" : "s");
-	json_array_foreach(json_object_get(topo, "nodes"), i, n) {
-		fprintf(f, "%snode%zu: %lld CPU%s, %lld MiB", i ? "; " : "", i,
-			(long long)json_integer_value(json_object_get(n, "cpus")),
-			json_integer_value(json_object_get(n, "cpus")) == 1 ? "" : "s",
-			(long long)json_integer_value(json_object_get(n, "memory_kib")) / 1024);
-	}
+	fprintf(f, "topology: %zu node%s (", su->nnodes, su->nnodes == 1 ? "" : "s");
+	for (size_t i = 0; i < su->nnodes; i++)
+		fprintf(f, "%snode%zu: %lld CPU%s, %lld MiB", i ? "; " : "", i, su->nodes[i].cpus,
+			su->nodes[i].cpus == 1 ? "" : "s", su->nodes[i].memory_kib / 1024);
 	fprintf(f, ")\n");
 }
 
-void track_write_setup(struct track *t, json_t *e, FILE *f)
+static void write_kernel_config(const struct track *t, const struct track_setup *su, FILE *f)
 {
-	const char *key = json_string_value(json_object_get(e, "key"));
-	json_t *r = confirm_run_json(t, e), *jr = json_object_get(r, "job_resolved"), *frag;
-	size_t jlen = strcspn(key, "/"), i;
-
-	for (size_t j = 0; j < t->def.njobs; j++)
-		if (strlen(t->def.jobs[j].name) == jlen && !strncmp(t->def.jobs[j].name, key, jlen))
-			fprintf(f, "job: %s (%s)\n", t->def.jobs[j].name, t->def.jobs[j].path);
-	if (jr) {
-		json_t *wl = json_object_get(jr, "workload");
-
-		write_topology(f, json_object_get(jr, "topology"));
-		fprintf(f, "workload: %s\n", json_string_value(json_object_get(wl, "name")) ?: "?");
-	}
 	if (t->def.config) {
-		fprintf(f, "kernel config: %s",
-			json_string_value(json_object_get(t->def.config, "base")) ?: "tinyconfig");
-		json_array_foreach(json_object_get(t->def.config, "fragments"), i, frag)
-			fprintf(f, " + %s", json_string_value(frag));
+		fprintf(f, "kernel config: %s", t->def.config_base ?: "tinyconfig");
+		for (size_t i = 0; i < t->def.config_fragments.n; i++)
+			fprintf(f, " + %s", t->def.config_fragments.v[i]);
 		fputc('\n', f);
-	} else {
-		json_t *v;
-
-		fprintf(f, "kernels:");
-		json_array_foreach(json_object_get(r, "variants"), i, v) {
-			json_t *k = json_object_get(v, "kernel");
-
-			fprintf(f, " %s %s%s", json_string_value(json_object_get(v, "name")),
-				json_string_value(json_object_get(k, "release")) ?: "?",
-				i + 1 < json_array_size(json_object_get(r, "variants")) ? "," : "");
-		}
-		fputc('\n', f);
+		return;
 	}
-	if (r)
-		fprintf(f, "host: %s, %s\n",
-			json_string_value(json_object_get(json_object_get(r, "host"), "accel")) ?:
-												  "?",
-			json_string_value(json_object_get(json_object_get(r, "host"), "qemu")) ?:
-												 "?");
-	json_decref(r);
+	fprintf(f, "kernels:");
+	for (size_t i = 0; i < su->nkernels; i++)
+		fprintf(f, " %s %s%s", su->kernels[i].variant, su->kernels[i].release ?: "?",
+			i + 1 < su->nkernels ? "," : "");
+	fputc('\n', f);
 }
 
-void track_write_commands(struct track *t, json_t *e, FILE *f)
+void track_write_setup(struct track *t, const struct track_entry *e, FILE *f)
 {
-	json_t *conf = json_object_get(e, "confirm"), *p = json_object_get(e, "primary");
-	const char *run = json_string_value(json_object_get(conf, "run"));
-	const char *key = json_string_value(json_object_get(e, "key"));
+	const char *run = e->confirm->run;
+	size_t jlen = strcspn(e->key, "/");
+	struct track_setup su;
+	bool has = run && !track_setup_load(t->store, run, &su);
+
+	if (!has)
+		memset(&su, 0, sizeof(su));
+	for (size_t j = 0; j < t->def.njobs; j++)
+		if (strlen(t->def.jobs[j].name) == jlen &&
+		    !strncmp(t->def.jobs[j].name, e->key, jlen))
+			fprintf(f, "job: %s (%s)\n", t->def.jobs[j].name, t->def.jobs[j].path);
+	if (su.has_job) {
+		write_topology(f, &su);
+		fprintf(f, "workload: %s\n", su.workload ?: "?");
+	}
+	write_kernel_config(t, &su, f);
+	if (has)
+		fprintf(f, "host: %s, %s\n", su.accel ?: "?", su.qemu ?: "?");
+	track_setup_release(&su);
+}
+
+void track_write_commands(struct track *t, const struct track_entry *e, FILE *f)
+{
+	const char *run = e->confirm->run, *key = e->key;
 	const char *ids = strchr(key, '/') ? strchr(key, '/') + 1 : key;
 	char *before = xstrdup(ids), *dots = strstr(before, "..");
-	json_t *b, *a;
+	const struct track_point *b, *a;
 
 	if (dots)
 		*dots = '\0';
@@ -293,16 +266,13 @@ void track_write_commands(struct track *t, json_t *e, FILE *f)
 	fprintf(f, "  mmlab compare %s              # the two kernels, measured again together\n",
 		run ?: "?");
 	fprintf(f, "  mmlab run %s/jobs/confirm--%.*s--%s..%s.yaml\n", t->dir,
-		(int)strcspn(key, "/"), key, json_string_value(json_object_get(b, "label")) ?: "?",
-		json_string_value(json_object_get(a, "label")) ?: "?");
-	if (json_object_get(b, "commit") && json_object_get(a, "commit"))
+		(int)strcspn(key, "/"), key, b && b->label ? b->label : "?",
+		a && a->label ? a->label : "?");
+	if (b && b->commit && a && a->commit)
 		fprintf(f,
 			"  mmlab bisect start --job %s/jobs/%.*s--%s.yaml --good %s --bad %s "
 			"--metric %s\n",
-			t->dir, (int)strcspn(key, "/"), key,
-			json_string_value(json_object_get(a, "label")),
-			json_string_value(json_object_get(b, "commit")),
-			json_string_value(json_object_get(a, "commit")),
-			json_string_value(json_object_get(p, "metric")));
+			t->dir, (int)strcspn(key, "/"), key, a->label, b->commit, a->commit,
+			e->primary ? e->primary->metric : "?");
 	free(before);
 }

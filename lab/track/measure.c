@@ -54,7 +54,8 @@ char *track_job_dir(const struct track *t, size_t j)
 	return d;
 }
 
-char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *variants,
+char *track_job_file(struct track *t, size_t j, const char *file_name,
+		     const struct track_variant *variants, size_t nvariants,
 		     unsigned int iterations, bool *existed)
 {
 	const struct track_job *tj = &t->def.jobs[j];
@@ -66,16 +67,12 @@ char *track_job_file(struct track *t, size_t j, const char *file_name, json_t *v
 				  .iterations = iterations };
 	char err[256], *jobs = xasprintf("%s/jobs", t->dir), *path, *text, *yaml = NULL;
 	size_t len;
-	json_t *v;
-	size_t i;
 
-	json_array_foreach(variants, i, v) {
-		if (i >= ARRAY_SIZE(rv))
-			break;
+	for (size_t i = 0; i < nvariants && i < ARRAY_SIZE(rv); i++) {
 		rv[i] = (struct job_rewrite_variant){
-			.name = json_string_value(json_object_get(v, "name")),
+			.name = variants[i].name,
 			.from = tj->from,
-			.set = json_object_get(v, "set"),
+			.set = variants[i].set,
 			.drop_ops = true,
 		};
 		rw.nvariants++;
@@ -111,24 +108,6 @@ struct job *track_load_job(struct track *t, size_t j, const char *path)
 	return job;
 }
 
-static json_t *run_slot(struct track *t, const char *point, const char *job)
-{
-	json_t *runs = json_object_get(t->state, "runs"), *p;
-
-	if (!json_is_object(runs)) {
-		runs = json_object();
-		json_object_set_new(t->state, "runs", runs);
-	}
-	p = json_object_get(runs, point);
-	if (!json_is_object(p)) {
-		p = json_object();
-		json_object_set_new(runs, point, p);
-	}
-	(void)job;
-	return p;
-}
-
-/* the run of point and job j, created and queued when there is none */
 /* a created run of a loaded job: through the local queue, or submitted to Slurm */
 static int create_run(struct track *t, struct queue *q, const char *path, struct job *job,
 		      const struct track_run_opts *o, char **run)
@@ -157,24 +136,24 @@ static int create_run(struct track *t, struct queue *q, const char *path, struct
 	return ret;
 }
 
-static int ensure_run(struct track *t, struct queue *q, json_t *pt, size_t j,
+/* the run of point and job j, created and queued when there is none */
+static int ensure_run(struct track *t, struct queue *q, struct track_point *pt, size_t j,
 		      const struct track_run_opts *o)
 {
-	const char *id = json_string_value(json_object_get(pt, "id"));
-	const char *label = json_string_value(json_object_get(pt, "label"));
 	const char *job = t->def.jobs[j].name;
-	json_t *slot = run_slot(t, id, job), *vars;
+	struct track_variant var = { pt->label, pt->set };
 	char *file, *path, *run = NULL;
+	struct track_slot *slot;
 	struct job *loaded;
 	bool existed;
 	int ret;
 
-	if (json_object_get(slot, job))
+	t->state.has_runs = true;
+	pt->in_runs = true;
+	if (track_point_slot(pt, job))
 		return 0;
-	file = xasprintf("%s--%s.yaml", job, label);
-	vars = json_pack("[{s:s, s:O}]", "name", label, "set", json_object_get(pt, "set"));
-	path = track_job_file(t, j, file, vars, t->def.iterations, &existed);
-	json_decref(vars);
+	file = xasprintf("%s--%s.yaml", job, pt->label);
+	path = track_job_file(t, j, file, &var, 1, t->def.iterations, &existed);
 	free(file);
 	if (!path)
 		return -1;
@@ -192,51 +171,46 @@ static int ensure_run(struct track *t, struct queue *q, json_t *pt, size_t j,
 		ret = loaded ? create_run(t, q, path, loaded, o, &run) : -1;
 		if (ret) {
 			lab_err("track %s: kernel %s of job %s could not be queued (above)",
-				t->def.name, label, job);
+				t->def.name, pt->label, job);
 			free(path);
 			return -1;
 		}
 	}
-	json_object_set_new(slot, job,
-			    json_pack("{s:s, s:s, s:s}", "run", run, "job_file", path, "status",
-				      "queued"));
-	free(run);
-	free(path);
+	slot = track_point_slot_add(pt, job);
+	slot->run = run;
+	slot->job_file = path;
+	slot->status = xstrdup("queued");
 	return track_save(t);
 }
 
 /* measured, failed (no iteration ok) or queued (iterations still to come) */
 static const char *run_state(struct track *t, const char *run, const char *variant)
 {
-	json_t *r = store_load_run(t->store, run), *v, *it;
 	unsigned int done = 0, ok = 0, want = t->def.iterations;
-	const char *st;
-	size_t i, k;
+	struct track_stored_run r;
 
-	json_array_foreach(json_object_get(r, "variants"), i, v) {
-		if (strcmp(json_string_value(json_object_get(v, "name")) ?: "", variant))
+	if (track_run_load(t->store, run, &r))
+		return "failed";
+	for (size_t i = 0; i < r.nvars; i++) {
+		if (strcmp(r.vars[i].name ?: "", variant))
 			continue;
-		json_array_foreach(json_object_get(v, "iterations"), k, it) {
-			const char *s = json_string_value(json_object_get(it, "status"));
-
-			done += s != NULL;
-			ok += s && !strcmp(s, "ok");
+		for (size_t k = 0; k < r.vars[i].nits; k++) {
+			done += r.vars[i].its[k].done;
+			ok += r.vars[i].its[k].ok;
 		}
 	}
-	st = !r ? "failed" : done < want ? "queued" : ok ? "measured" : "failed";
-	json_decref(r);
-	return st;
+	track_run_release(&r);
+	return done < want ? "queued" : ok ? "measured" : "failed";
 }
 
 void track_counts(struct track *t, unsigned int *done, unsigned int *queued, unsigned int *failed)
 {
-	json_t *runs = json_object_get(t->state, "runs"), *p, *r;
-	const char *pid, *job;
-
 	*done = *queued = *failed = 0;
-	json_object_foreach(runs, pid, p) {
-		json_object_foreach(p, job, r) {
-			const char *s = json_string_value(json_object_get(r, "status")) ?: "";
+	for (size_t i = 0; i < t->state.npoints; i++) {
+		const struct track_point *p = &t->state.points[i];
+
+		for (size_t k = 0; k < p->nslots; k++) {
+			const char *s = p->slots[k].status ?: "";
 
 			*done += !strcmp(s, "measured");
 			*failed += !strcmp(s, "failed");
@@ -258,25 +232,24 @@ static bool queue_gave_up(struct queue *q, const char *run)
 /* the status of every run not yet final, from the store and the queue */
 static unsigned int refresh(struct track *t, struct queue *q)
 {
-	json_t *pts = json_object_get(t->state, "points"), *pt;
 	unsigned int pending = 0;
-	size_t i;
 
-	json_array_foreach(pts, i, pt) {
-		const char *id = json_string_value(json_object_get(pt, "id"));
-		const char *label = json_string_value(json_object_get(pt, "label"));
+	for (size_t i = 0; i < t->state.npoints; i++) {
+		struct track_point *pt = &t->state.points[i];
 
+		t->state.has_runs = true;
+		pt->in_runs = true;
 		for (size_t j = 0; j < t->def.njobs; j++) {
-			json_t *r = json_object_get(run_slot(t, id, NULL), t->def.jobs[j].name);
-			const char *run = json_string_value(json_object_get(r, "run"));
-			const char *s = json_string_value(json_object_get(r, "status")) ?: "";
+			struct track_slot *r = track_point_slot(pt, t->def.jobs[j].name);
+			const char *s;
 
-			if (!run || strcmp(s, "queued"))
+			if (!r || !r->run || strcmp(r->status ?: "", "queued"))
 				continue;
-			s = run_state(t, run, label);
-			if (!strcmp(s, "queued") && queue_gave_up(q, run))
+			s = run_state(t, r->run, pt->label);
+			if (!strcmp(s, "queued") && queue_gave_up(q, r->run))
 				s = "failed";
-			json_object_set_new(r, "status", json_string(s));
+			free(r->status);
+			r->status = xstrdup(s);
 			pending += !strcmp(s, "queued");
 		}
 	}
@@ -304,7 +277,6 @@ static unsigned int wait_slurm(struct track *t, struct queue *q)
 
 int track_measure(struct track *t, const struct track_run_opts *o)
 {
-	json_t *pts = json_object_get(t->state, "points"), *pt;
 	struct pool_opts po = { .jobs = o->jobs,
 				.build_jobs = 1,
 				.cache_dir = t->env->cache_dir,
@@ -312,14 +284,12 @@ int track_measure(struct track *t, const struct track_run_opts *o)
 	struct queue *q = queue_open(t->env->results_dir);
 	unsigned int pending;
 	int ret = 0;
-	size_t i;
 
 	if (!q)
 		return -1;
-	json_array_foreach(pts, i, pt) {
+	for (size_t i = 0; i < t->state.npoints && !ret; i++)
 		for (size_t j = 0; j < t->def.njobs && !ret; j++)
-			ret = ensure_run(t, q, pt, j, o);
-	}
+			ret = ensure_run(t, q, &t->state.points[i], j, o);
 	pending = ret ? 0 : refresh(t, q);
 	if (!ret && pending) {
 		lab_info("track %s: %u run%s to measure through the %s", t->def.name, pending,

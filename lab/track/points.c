@@ -70,10 +70,34 @@ static int rev_parse(const char *tree, const char *ref, char out[41])
 	return 0;
 }
 
-static json_t *commit_point(const char *tree, const char *sha, const char *tag)
+/* the points a series wants, before those the state has are left out */
+struct pvec {
+	struct track_point *p;
+	size_t n;
+};
+
+static struct track_point *pvec_add(struct pvec *v)
 {
-	char label[16], *subj = subject(tree, sha);
-	json_t *pt;
+	struct track_point *p;
+
+	v->p = xrealloc(v->p, (v->n + 1) * sizeof(*v->p));
+	p = &v->p[v->n++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+static void pvec_release(struct pvec *v)
+{
+	struct track_state st = { .points = v->p, .npoints = v->n };
+
+	track_state_release(&st);
+	v->p = NULL;
+	v->n = 0;
+}
+
+static void commit_point(struct track_point *pt, const char *tree, const char *sha, const char *tag)
+{
+	char label[16];
 
 	snprintf(label, sizeof(label), "%.12s", sha);
 	/* a tag names its point when it can name a variant and a file too */
@@ -82,144 +106,120 @@ static json_t *commit_point(const char *tree, const char *sha, const char *tag)
 				"0123456789._-") != strlen(tag) ||
 		    tag[0] == '.' || tag[0] == '-'))
 		tag = NULL;
-	pt = json_pack("{s:s, s:s, s:s, s:{s:s}}", "id", sha, "label", tag ? tag : label, "commit",
-		       sha, "set", "ref", sha);
-	if (subj)
-		json_object_set_new(pt, "subject", json_string(subj));
-	free(subj);
-	return pt;
+	pt->id = xstrdup(sha);
+	pt->label = xstrdup(tag ? tag : label);
+	pt->commit = xstrdup(sha);
+	pt->set = json_pack("{s:s}", "ref", sha);
+	pt->subject = subject(tree, sha);
 }
 
 /* the commits of since..branch (first parent), oldest first, with since itself */
-static json_t *branch_points(const struct track_def *d)
+static int branch_points(const struct track_def *d, struct pvec *pts)
 {
 	char base[41], *range, *out, *save = NULL;
 	const char *args[] = { "rev-list", "--first-parent", "--reverse", NULL, NULL };
-	json_t *all = json_array(), *pts;
-	size_t n;
+	struct strlist all = { 0 };
+	int ret = -1;
 
 	if (rev_parse(d->tree, d->since, base))
-		goto fail;
+		goto out;
 	range = xasprintf("%s..%s", base, d->branch);
 	args[3] = range;
 	out = track_git(d->tree, args);
 	free(range);
 	if (!out)
-		goto fail;
-	json_array_append_new(all, json_string(base));
+		goto out;
+	strlist_push(&all, base);
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		if (strlen(l) == 40)
-			json_array_append_new(all, json_string(l));
+			strlist_push(&all, l);
 	free(out);
-	n = json_array_size(all);
-	if (n > TRACK_MAX_POINTS * (size_t)d->every) {
+	if (all.n > TRACK_MAX_POINTS * (size_t)d->every) {
 		lab_err("%s..%s holds %zu commits; a track takes at most %d points: raise every: "
 			"or move since: later",
-			d->since, d->branch, n, TRACK_MAX_POINTS);
-		goto fail;
+			d->since, d->branch, all.n, TRACK_MAX_POINTS);
+		goto out;
 	}
-	pts = json_array();
-	for (size_t i = 0; i < n; i++)
-		if (i % d->every == 0 || i + 1 == n)
-			json_array_append_new(
-				pts, commit_point(d->tree,
-						  json_string_value(json_array_get(all, i)), NULL));
-	json_decref(all);
-	return pts;
-fail:
-	json_decref(all);
-	return NULL;
+	for (size_t i = 0; i < all.n; i++)
+		if (i % d->every == 0 || i + 1 == all.n)
+			commit_point(pvec_add(pts), d->tree, all.v[i], NULL);
+	ret = 0;
+out:
+	strlist_free(&all);
+	return ret;
 }
 
-static json_t *tag_points(const struct track_def *d)
+static int tag_points(const struct track_def *d, struct pvec *pts)
 {
 	const char *args[] = { "tag", "-l", "--sort=version:refname", d->tags, NULL };
 	char *out = track_git(d->tree, args), *save = NULL;
-	json_t *pts;
 
 	if (!out)
-		return NULL;
-	pts = json_array();
+		return -1;
 	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char sha[41];
 
-		if (json_array_size(pts) >= TRACK_MAX_POINTS || rev_parse(d->tree, l, sha))
+		if (pts->n >= TRACK_MAX_POINTS || rev_parse(d->tree, l, sha))
 			break;
-		json_array_append_new(pts, commit_point(d->tree, sha, l));
+		commit_point(pvec_add(pts), d->tree, sha, l);
 	}
 	free(out);
-	return pts;
+	return 0;
 }
 
 /* the file's list: each point's settings as given, refs resolved to commits */
-static json_t *list_points(const struct track_def *d)
+static int list_points(const struct track_def *d, struct pvec *pts)
 {
-	json_t *pts = json_array(), *p;
-	size_t i;
-
-	json_array_foreach(d->list, i, p) {
-		const char *name = json_string_value(json_object_get(p, "name"));
-		const char *ref = json_string_value(json_object_get(p, "ref"));
-		json_t *set = json_deep_copy(p), *pt;
+	for (size_t i = 0; i < d->nlist; i++) {
+		const struct track_list_point *lp = &d->list[i];
+		struct track_point *pt = pvec_add(pts);
 		char sha[41];
 
-		json_object_del(set, "name");
-		pt = json_pack("{s:s, s:s, s:o}", "id", name, "label", name, "set", set);
-		if (ref) {
-			if (!d->tree) {
-				lab_err("%s: kernels.list[%zu] has ref: %s but kernels.tree is not "
-					"given",
-					d->file, i, ref);
-				json_decref(pt);
-				json_decref(pts);
-				return NULL;
-			}
-			if (rev_parse(d->tree, ref, sha)) {
-				json_decref(pt);
-				json_decref(pts);
-				return NULL;
-			}
-			json_object_set_new(pt, "commit", json_string(sha));
-			json_object_set_new(set, "ref", json_string(sha));
+		pt->id = xstrdup(lp->name);
+		pt->label = xstrdup(lp->name);
+		pt->set = json_deep_copy(lp->set);
+		if (!lp->ref)
+			continue;
+		if (!d->tree) {
+			lab_err("%s: kernels.list[%zu] has ref: %s but kernels.tree is not given",
+				d->file, i, lp->ref);
+			return -1;
 		}
-		json_array_append_new(pts, pt);
+		if (rev_parse(d->tree, lp->ref, sha))
+			return -1;
+		pt->commit = xstrdup(sha);
+		json_object_set_new(pt->set, "ref", json_string(sha));
 	}
-	return pts;
-}
-
-json_t *track_point(struct track *t, const char *id)
-{
-	json_t *p;
-	size_t i;
-
-	json_array_foreach(json_object_get(t->state, "points"), i, p) {
-		if (!strcmp(json_string_value(json_object_get(p, "id")), id))
-			return p;
-	}
-	return NULL;
+	return 0;
 }
 
 int track_points_update(struct track *t, size_t *added)
 {
 	const struct track_def *d = &t->def;
-	json_t *want = d->list ? list_points(d) : d->tags ? tag_points(d) : branch_points(d);
-	json_t *have = json_object_get(t->state, "points"), *p;
+	struct track_state *st = &t->state;
+	struct pvec want = { 0 };
 	char now[TIME_STR_LEN];
-	size_t i;
+	int ret = d->list ? list_points(d, &want) :
+		  d->tags ? tag_points(d, &want) :
+			    branch_points(d, &want);
 
 	*added = 0;
-	if (!want)
+	if (ret) {
+		pvec_release(&want);
 		return -1;
+	}
 	time_iso_now(now);
-	json_array_foreach(want, i, p) {
-		const char *id = json_string_value(json_object_get(p, "id"));
+	for (size_t i = 0; i < want.n; i++) {
+		struct track_point *p = &want.p[i];
 
-		if (track_point(t, id))
+		if (track_point(t, p->id))
 			continue;
-		json_object_set_new(p, "added", json_string(now));
-		json_array_append(have, p);
+		st->points = xrealloc(st->points, (st->npoints + 1) * sizeof(*st->points));
+		st->points[st->npoints] = *p;
+		st->points[st->npoints++].added = xstrdup(now);
+		memset(p, 0, sizeof(*p));
 		(*added)++;
 	}
-	json_decref(want);
+	pvec_release(&want);
 	return 0;
 }

@@ -17,69 +17,89 @@
 
 static void write_header(struct track *t, FILE *f)
 {
-	json_t *an = json_object_get(t->state, "analysis");
+	const struct track_analysis *an = &t->state.analysis;
 
 	fprintf(f,
 		"track %s: %zu kernels, %zu job%s; %lld series tested (%lld p-values), "
 		"E-divisive seed %lld, Benjamini-Hochberg q = %g, minimum change %g%%\n",
-		t->def.name, json_array_size(json_object_get(t->state, "points")), t->def.njobs,
-		t->def.njobs == 1 ? "" : "s",
-		(long long)json_integer_value(json_object_get(an, "series_tested")),
-		(long long)json_integer_value(json_object_get(an, "family")),
-		(long long)json_integer_value(json_object_get(an, "seed")), t->def.q,
+		t->def.name, t->state.npoints, t->def.njobs, t->def.njobs == 1 ? "" : "s",
+		(long long)an->series_tested, (long long)an->family, (long long)an->seed, t->def.q,
 		t->def.min_rel * 100);
+}
+
+static void write_not_confirmed(const struct track_confirmation *e, FILE *f)
+{
+	for (size_t k = 0; k < e->ntests; k++) {
+		const struct track_test *x = &e->tests[k];
+
+		fprintf(f, "  %s %s: %.6g -> %.6g, n = %lld/%lld, Welch p = %.3g%s\n", e->key,
+			x->metric, track_or0(x->mean_before), track_or0(x->mean_after),
+			(long long)x->n_before, (long long)x->n_after, track_or0(x->p),
+			x->agrees ? "" : " (other direction)");
+	}
 }
 
 static int report_text(struct track *t, FILE *f)
 {
-	json_t *nc, *entries = track_entries(t, &nc), *e;
-	size_t i;
+	struct track_entry_list es;
 
+	track_entries(t, &es);
 	write_header(t, f);
-	fprintf(f, "%zu confirmed change%s, %zu not confirmed\n", json_array_size(entries),
-		json_array_size(entries) == 1 ? "" : "s", json_array_size(nc));
-	json_array_foreach(entries, i, e) {
+	fprintf(f, "%zu confirmed change%s, %zu not confirmed\n", es.n, es.n == 1 ? "" : "s",
+		es.nnc);
+	for (size_t i = 0; i < es.n; i++) {
 		fputs("\n========================================================================"
 		      "\n",
 		      f);
-		track_write_entry(t, e, f);
+		track_write_entry(t, &es.v[i], f);
 	}
-	if (json_array_size(nc))
+	if (es.nnc)
 		fputs("\nnot confirmed (the change point was measured again and did not hold):\n",
 		      f);
-	json_array_foreach(nc, i, e) {
-		json_t *x;
-		size_t k;
-
-		json_array_foreach(json_object_get(json_object_get(e, "confirm"), "tests"), k, x) {
-			fprintf(f, "  %s %s: %.6g -> %.6g, n = %lld/%lld, Welch p = %.3g%s\n",
-				json_string_value(json_object_get(e, "key")),
-				json_string_value(json_object_get(x, "metric")),
-				json_number_value(json_object_get(x, "mean_before")),
-				json_number_value(json_object_get(x, "mean_after")),
-				(long long)json_integer_value(json_object_get(x, "n_before")),
-				(long long)json_integer_value(json_object_get(x, "n_after")),
-				json_number_value(json_object_get(x, "p")),
-				json_is_true(json_object_get(x, "agrees")) ? "" :
-									     " (other direction)");
-		}
-	}
-	json_decref(entries);
-	json_decref(nc);
+	for (size_t i = 0; i < es.nnc; i++)
+		write_not_confirmed(es.nc[i], f);
+	track_entries_release(&es);
 	return 0;
+}
+
+/* an entry as the JSON report gives it (a new reference) */
+static json_t *entry_json(const struct track_entry *e)
+{
+	json_t *o = json_pack("{s:s, s:o, s:o?}", "key", e->key, "confirm",
+			      track_confirm_to_json(e->confirm), "bisect",
+			      e->bisect ? track_bisect_to_json(e->bisect) : NULL);
+	json_t *same = json_array();
+
+	if (e->change_point)
+		json_object_set_new(o, "change_point", track_cand_to_json(e->change_point));
+	for (size_t i = 0; i < e->nsame; i++)
+		json_array_append_new(same, track_cand_to_json(e->same[i]));
+	json_object_set_new(o, "same_commit", same);
+	if (e->primary)
+		json_object_set_new(o, "primary", track_test_to_json(e->primary));
+	json_object_set_new(o, "subject", json_string(e->subject));
+	return o;
 }
 
 static int report_json(struct track *t, FILE *f)
 {
-	json_t *nc, *entries = track_entries(t, &nc);
-	json_t *o = json_pack("{s:s, s:O?, s:o, s:o, s:I}", "track", t->def.name, "analysis",
-			      json_object_get(t->state, "analysis"), "changes", entries,
-			      "not_confirmed", nc, "kernels",
-			      (json_int_t)json_array_size(json_object_get(t->state, "points")));
+	json_t *changes = json_array(), *nc = json_array(), *o;
+	struct track_entry_list es;
 
+	track_entries(t, &es);
+	for (size_t i = 0; i < es.n; i++)
+		json_array_append_new(changes, entry_json(&es.v[i]));
+	for (size_t i = 0; i < es.nnc; i++)
+		json_array_append_new(nc, json_pack("{s:s, s:o}", "key", es.nc[i]->key, "confirm",
+						    track_confirm_to_json(es.nc[i])));
+	o = json_pack("{s:s, s:o?, s:o, s:o, s:I}", "track", t->def.name, "analysis",
+		      t->state.analysis.present ? track_analysis_to_json(&t->state.analysis) : NULL,
+		      "changes", changes, "not_confirmed", nc, "kernels",
+		      (json_int_t)t->state.npoints);
 	json_dumpf(o, f, JSON_INDENT(2));
 	fputc('\n', f);
 	json_decref(o);
+	track_entries_release(&es);
 	return 0;
 }
 
@@ -90,7 +110,7 @@ int track_report(const struct track_env *env, const char *name, enum track_forma
 
 	if (track_open(env, name, false, &t))
 		return -1;
-	if (!json_object_get(t.state, "analysis")) {
+	if (!t.state.analysis.present) {
 		lab_err("track %s has not been analysed yet; run 'mmlab track run %s' first", name,
 			name);
 		track_close(&t);

@@ -31,7 +31,7 @@ static const char css[] = "body{font-family:sans-serif;margin:1.5em;max-width:80
 			  ".chart p{margin:0;font-size:80%;font-family:monospace}"
 			  ".folded{font-size:85%;color:#555}";
 
-static char *entry_text(struct track *t, json_t *e)
+static char *entry_text(struct track *t, const struct track_entry *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -44,53 +44,51 @@ static char *entry_text(struct track *t, json_t *e)
 	return buf;
 }
 
-/* the candidates of (job, metric) into marks: [[index in ids, confirmed?]] */
-static json_t *marks_of(struct track *t, const char *job, const char *metric, json_t *ids)
+/* a change point on a chart: the index of its kernel after, confirmed or not */
+struct mark {
+	size_t k;
+	bool confirmed;
+};
+
+/* the significant candidates of (job, metric) as marks (*n of them) */
+static struct mark *marks_of(struct track *t, const char *job, const char *metric,
+			     const struct track_series_set *js, size_t *n)
 {
-	json_t *cands = json_object_get(json_object_get(t->state, "analysis"), "candidates");
-	json_t *marks = json_array(), *c, *id;
-	size_t i, k;
+	const struct track_analysis *an = &t->state.analysis;
+	struct mark *marks = NULL;
 
-	json_array_foreach(cands, i, c) {
-		const char *after = json_string_value(json_object_get(c, "after"));
+	*n = 0;
+	for (size_t i = 0; i < an->ncands; i++) {
+		const struct track_cand *c = &an->cands[i];
+		const struct track_confirmation *conf;
 		char *key;
-		json_t *conf;
 
-		if (!json_is_true(json_object_get(c, "significant")) ||
-		    strcmp(json_string_value(json_object_get(c, "job")), job) ||
-		    strcmp(json_string_value(json_object_get(c, "metric")), metric))
+		if (!c->significant || strcmp(c->job, job) || strcmp(c->metric, metric))
 			continue;
-		key = track_change_key(job, json_string_value(json_object_get(c, "before")), after);
-		conf = json_object_get(json_object_get(t->state, "confirm"), key);
+		key = track_change_key(job, c->before, c->after);
+		conf = track_state_confirm(&t->state, key);
 		free(key);
-		json_array_foreach(ids, k, id) {
-			if (!strcmp(json_string_value(id), after))
-				json_array_append_new(
-					marks,
-					json_pack(
-						"[I, b]", (json_int_t)k,
-						!strcmp(json_string_value(json_object_get(conf, "status")) ?:
-								"",
-							"confirmed")));
+		for (size_t k = 0; k < js->nids; k++) {
+			if (strcmp(js->ids[k], c->after))
+				continue;
+			marks = xrealloc(marks, (*n + 1) * sizeof(*marks));
+			marks[(*n)++] = (struct mark){ k, conf && !strcmp(conf->status ?: "",
+									  "confirmed") };
 		}
 	}
 	return marks;
 }
 
-static bool constant(json_t *vals)
+static bool constant(const struct track_series *s, size_t n)
 {
 	double first = NAN;
-	json_t *v;
-	size_t i;
 
-	json_array_foreach(vals, i, v) {
-		double x = json_number_value(json_array_get(v, 0));
-
-		if (!json_is_array(v))
+	for (size_t i = 0; i < n; i++) {
+		if (!s->cells[i].has)
 			continue;
 		if (isnan(first))
-			first = x;
-		else if (x != first)
+			first = s->cells[i].mean;
+		else if (s->cells[i].mean != first)
 			return false;
 	}
 	return true;
@@ -101,21 +99,17 @@ static bool constant(json_t *vals)
  * 25 standard deviations and would flatten every series); intervals
  * beyond it are cut at the edge.
  */
-static void range_of(json_t *vals, double *lo, double *hi)
+static void range_of(const struct track_series *s, size_t n, double *lo, double *hi)
 {
-	json_t *v;
-	size_t i;
 	double pad;
 
 	*lo = INFINITY;
 	*hi = -INFINITY;
-	json_array_foreach(vals, i, v) {
-		double m = json_number_value(json_array_get(v, 0));
-
-		if (!json_is_array(v))
+	for (size_t i = 0; i < n; i++) {
+		if (!s->cells[i].has)
 			continue;
-		*lo = fmin(*lo, m);
-		*hi = fmax(*hi, m);
+		*lo = fmin(*lo, s->cells[i].mean);
+		*hi = fmax(*hi, s->cells[i].mean);
 	}
 	pad = fmax((*hi - *lo) * 0.25, fabs(*hi) * 0.02);
 	if (!(pad > 0))
@@ -129,28 +123,27 @@ static double clamp(double y, double lo, double hi)
 	return y < lo ? lo : y > hi ? hi : y;
 }
 
-static void chart(xmlTextWriterPtr w, const char *job, const char *metric, json_t *vals,
-		  json_t *ids, json_t *marks)
+static void chart(xmlTextWriterPtr w, const char *job, const struct track_series *s,
+		  const struct track_series_set *js, const struct mark *marks, size_t nmarks)
 {
-	size_t n = json_array_size(ids), i;
+	size_t n = js->nids;
 	double lo, hi, dx = n > 1 ? (double)(CH_W - CH_L - 8) / (double)(n - 1) : 0;
-	char lab[64], *title = xasprintf("%s: %s", job, metric);
-	json_t *v, *mk;
+	char lab[64], *title = xasprintf("%s: %s", job, s->metric);
 
 #define X(k) (CH_L + dx * (double)(k))
 #define Y(y) (CH_H - CH_B - ((y)-lo) / (hi - lo) * (CH_H - CH_B - 8))
-	range_of(vals, &lo, &hi);
+	range_of(s, n, &lo, &hi);
 	rep_el(w, "div");
 	rep_attr(w, "class", "chart");
 	rep_text_el(w, "p", NULL, title);
-	rep_svg_open(w, "series", CH_W, CH_H, title, metric);
+	rep_svg_open(w, "series", CH_W, CH_H, title, s->metric);
 	snprintf(lab, sizeof(lab), "%.3g", hi);
 	rep_svg_text(w, CH_L - 4, 12, "end", lab);
 	snprintf(lab, sizeof(lab), "%.3g", lo);
 	rep_svg_text(w, CH_L - 4, CH_H - CH_B, "end", lab);
 	rep_svg_line(w, CH_L, CH_H - CH_B, CH_W - 4, CH_H - CH_B, "#999");
-	json_array_foreach(marks, i, mk) {
-		double x = X((double)json_integer_value(json_array_get(mk, 0)) - 0.5);
+	for (size_t i = 0; i < nmarks; i++) {
+		double x = X((double)marks[i].k - 0.5);
 
 		rep_el(w, "line");
 		rep_attr(w, "x1", "%.1f", x);
@@ -158,35 +151,58 @@ static void chart(xmlTextWriterPtr w, const char *job, const char *metric, json_
 		rep_attr(w, "y1", "4");
 		rep_attr(w, "y2", "%d", CH_H - CH_B);
 		rep_attr(w, "stroke", "%s", COLOR_WORSE);
-		if (!json_is_true(json_array_get(mk, 1)))
+		if (!marks[i].confirmed)
 			rep_attr(w, "stroke-dasharray", "4 3");
 		rep_end(w);
 	}
-	json_array_foreach(vals, i, v) {
-		double m = json_number_value(json_array_get(v, 0));
-		json_t *h = json_array_get(v, 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct track_cell *c = &s->cells[i];
 
-		if (!json_is_array(v))
+		if (!c->has)
 			continue;
-		if (json_is_number(h))
-			rep_svg_line(w, X(i), Y(clamp(m - json_number_value(h), lo, hi)), X(i),
-				     Y(clamp(m + json_number_value(h), lo, hi)), COLOR_NEUTRAL);
+		if (isfinite(c->hw))
+			rep_svg_line(w, X(i), Y(clamp(c->mean - c->hw, lo, hi)), X(i),
+				     Y(clamp(c->mean + c->hw, lo, hi)), COLOR_NEUTRAL);
 		rep_el(w, "circle");
 		rep_attr(w, "cx", "%.1f", X(i));
-		rep_attr(w, "cy", "%.1f", Y(m));
+		rep_attr(w, "cy", "%.1f", Y(c->mean));
 		rep_attr(w, "r", "2.5");
 		rep_attr(w, "fill", "%s", COLOR_NEUTRAL);
 		rep_end(w);
 	}
-	rep_svg_text(w, CH_L, CH_H - 6, "start", json_string_value(json_array_get(ids, 0)));
+	rep_svg_text(w, CH_L, CH_H - 6, "start", n ? js->ids[0] : NULL);
 	snprintf(lab, sizeof(lab), "%zu kernels", n);
 	rep_svg_text(w, (CH_L + CH_W) / 2.0, CH_H - 6, "middle", lab);
-	rep_svg_text(w, CH_W - 4, CH_H - 6, "end", json_string_value(json_array_get(ids, n - 1)));
+	rep_svg_text(w, CH_W - 4, CH_H - 6, "end", n ? js->ids[n - 1] : NULL);
 	rep_end(w); /* svg */
 	rep_end(w); /* div */
 	free(title);
 #undef X
 #undef Y
+}
+
+/* the charts of job j's series: pass 0 those with a change, 1 the others */
+static void job_charts(struct track *t, xmlTextWriterPtr w, size_t j, int pass,
+		       struct strbuf *folded, size_t *nfolded)
+{
+	const char *job = t->def.jobs[j].name;
+	struct track_series_set js;
+
+	track_job_series(t, j, &js);
+	for (size_t m = 0; m < js.nseries; m++) {
+		const struct track_series *s = &js.series[m];
+		size_t nmarks;
+		struct mark *marks = marks_of(t, job, s->metric, &js, &nmarks);
+
+		if (pass == 0 && nmarks)
+			chart(w, job, s, &js, marks, nmarks);
+		else if (pass == 1 && !nmarks && !constant(s, js.nids))
+			chart(w, job, s, &js, marks, nmarks);
+		else if (pass == 1 && constant(s, js.nids))
+			strbuf_addf(folded, "%s%s: %s", (*nfolded)++ ? ", " : "", job, s->metric);
+		free(marks);
+	}
+	track_job_series_release(&js);
 }
 
 static void series_section(struct track *t, xmlTextWriterPtr w)
@@ -198,26 +214,8 @@ static void series_section(struct track *t, xmlTextWriterPtr w)
 	for (int pass = 0; pass < 2; pass++) {
 		rep_el(w, "div");
 		rep_attr(w, "class", "charts");
-		for (size_t j = 0; j < t->def.njobs; j++) {
-			json_t *ids = json_array(), *stats = json_object(), *vals, *marks;
-			json_t *means = track_job_series(t, j, ids, stats);
-			const char *m;
-
-			json_object_foreach(stats, m, vals) {
-				marks = marks_of(t, t->def.jobs[j].name, m, ids);
-				if (pass == 0 && json_array_size(marks))
-					chart(w, t->def.jobs[j].name, m, vals, ids, marks);
-				else if (pass == 1 && !json_array_size(marks) && !constant(vals))
-					chart(w, t->def.jobs[j].name, m, vals, ids, marks);
-				else if (pass == 1 && constant(vals))
-					strbuf_addf(&folded, "%s%s: %s", nfolded++ ? ", " : "",
-						    t->def.jobs[j].name, m);
-				json_decref(marks);
-			}
-			json_decref(means);
-			json_decref(stats);
-			json_decref(ids);
-		}
+		for (size_t j = 0; j < t->def.njobs; j++)
+			job_charts(t, w, j, pass, &folded, &nfolded);
 		rep_end(w);
 	}
 	if (nfolded) {
@@ -231,37 +229,33 @@ static void series_section(struct track *t, xmlTextWriterPtr w)
 
 static void body(struct track *t, xmlTextWriterPtr w)
 {
-	json_t *nc, *entries = track_entries(t, &nc), *e;
-	json_t *an = json_object_get(t->state, "analysis");
-	char *head =
-		xasprintf("%zu kernels, %zu jobs; %lld series tested; E-divisive seed %lld; "
-			  "Benjamini-Hochberg q = %g; %zu confirmed changes, %zu not confirmed",
-			  json_array_size(json_object_get(t->state, "points")), t->def.njobs,
-			  (long long)json_integer_value(json_object_get(an, "series_tested")),
-			  (long long)json_integer_value(json_object_get(an, "seed")), t->def.q,
-			  json_array_size(entries), json_array_size(nc));
-	size_t i;
+	const struct track_analysis *an = &t->state.analysis;
+	struct track_entry_list es;
+	char *head;
 
+	track_entries(t, &es);
+	head = xasprintf("%zu kernels, %zu jobs; %lld series tested; E-divisive seed %lld; "
+			 "Benjamini-Hochberg q = %g; %zu confirmed changes, %zu not confirmed",
+			 t->state.npoints, t->def.njobs, (long long)an->series_tested,
+			 (long long)an->seed, t->def.q, es.n, es.nnc);
 	rep_text_el(w, "p", NULL, head);
 	free(head);
-	json_array_foreach(entries, i, e) {
-		char *text = entry_text(t, e);
+	for (size_t i = 0; i < es.n; i++) {
+		char *text = entry_text(t, &es.v[i]);
 
-		rep_text_el(w, "h2", NULL, json_string_value(json_object_get(e, "subject")));
+		rep_text_el(w, "h2", NULL, es.v[i].subject);
 		rep_text_el(w, "pre", NULL, text);
 		free(text);
 	}
-	if (json_array_size(nc)) {
+	if (es.nnc) {
 		rep_text_el(w, "h2", NULL, "Not confirmed");
 		rep_el(w, "ul");
-		json_array_foreach(nc, i, e) {
-			rep_text_el(w, "li", NULL, json_string_value(json_object_get(e, "key")));
-		}
+		for (size_t i = 0; i < es.nnc; i++)
+			rep_text_el(w, "li", NULL, es.nc[i]->key);
 		rep_end(w);
 	}
 	series_section(t, w);
-	json_decref(entries);
-	json_decref(nc);
+	track_entries_release(&es);
 }
 
 int track_report_html(struct track *t, FILE *f)

@@ -33,7 +33,7 @@ static void mbox_body(FILE *f, const char *text)
 
 int track_report_mbox(struct track *t, FILE *f)
 {
-	json_t *nc, *entries = track_entries(t, &nc), *e;
+	struct track_entry_list es;
 	char host[256] = "localhost", date[64];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -42,8 +42,10 @@ int track_report_mbox(struct track *t, FILE *f)
 	gethostname(host, sizeof(host) - 1);
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
-	json_array_foreach(entries, i, e) {
-		const char *subj = json_string_value(json_object_get(e, "subject"));
+	track_entries(t, &es);
+	for (i = 0; i < es.n; i++) {
+		const struct track_entry *e = &es.v[i];
+		const char *subj = e->subject;
 		char *body = NULL, *msgid;
 		size_t len = 0;
 		FILE *m;
@@ -52,8 +54,10 @@ int track_report_mbox(struct track *t, FILE *f)
 		if (strstr(subj, " improvement"))
 			continue;
 		m = open_memstream(&body, &len);
-		if (!m)
+		if (!m) {
+			track_entries_release(&es);
 			return -1;
+		}
 		track_write_entry(t, e, m);
 		fclose(m);
 		msgid = xasprintf("%s.%zu.%lld@%s", t->def.name, i, (long long)now, host);
@@ -68,7 +72,6 @@ int track_report_mbox(struct track *t, FILE *f)
 		free(body);
 		free(msgid);
 	}
-	json_decref(entries);
-	json_decref(nc);
+	track_entries_release(&es);
 	return 0;
 }

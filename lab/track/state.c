@@ -37,9 +37,9 @@ unsigned long long track_hash(const char *a, const char *b)
 	return h;
 }
 
-int track_state_write(const char *path, json_t *state)
+int track_state_write(const char *path, const struct track_state *st)
 {
-	char *text = json_dumps(state, JSON_INDENT(1) | JSON_SORT_KEYS);
+	char *text = track_state_dump(st);
 	int ret = text ? write_file_atomic(path, text, strlen(text), 0644) : -1;
 
 	free(text);
@@ -49,10 +49,15 @@ int track_state_write(const char *path, json_t *state)
 int track_save(struct track *t)
 {
 	char *path = xasprintf("%s/state.json", t->dir);
-	int ret = track_state_write(path, t->state);
+	int ret = track_state_write(path, &t->state);
 
 	free(path);
 	return ret;
+}
+
+struct track_point *track_point(struct track *t, const char *id)
+{
+	return track_state_point(&t->state, id);
 }
 
 static volatile sig_atomic_t stop_sleeping;
@@ -97,7 +102,6 @@ static int take_lock(struct track *t)
 int track_open(const struct track_env *env, const char *name, bool lock, struct track *t)
 {
 	char *root = track_root(env->results_dir), *file, *state;
-	json_error_t je;
 
 	memset(t, 0, sizeof(*t));
 	t->env = env;
@@ -112,17 +116,10 @@ int track_open(const struct track_env *env, const char *name, bool lock, struct 
 			name, env->results_dir);
 		goto fail;
 	}
-	t->state = json_load_file(state, 0, &je);
-	if (!json_is_object(t->state) || !json_string_value(json_object_get(t->state, "file"))) {
-		lab_err("%s: %s; the track's state is damaged (add the track again to start "
-			"it anew)",
-			state, !t->state ? je.text : "not a track's state");
+	if (track_state_load(state, &t->state))
 		goto fail;
-	}
-	if (trackfile_load(file, json_string_value(json_object_get(t->state, "file")), &t->def))
+	if (trackfile_load(file, t->state.file, &t->def))
 		goto fail;
-	if (!json_is_array(json_object_get(t->state, "points")))
-		json_object_set_new(t->state, "points", json_array());
 	if (lock && take_lock(t))
 		goto fail;
 	t->store = store_open(env->results_dir);
@@ -144,7 +141,7 @@ void track_close(struct track *t)
 		close(t->lock_fd);
 	if (t->store)
 		store_close(t->store);
-	json_decref(t->state);
+	track_state_release(&t->state);
 	trackfile_release(&t->def);
 	free(t->dir);
 	memset(t, 0, sizeof(*t));

@@ -31,8 +31,8 @@ static long commits_between(const char *tree, const char *before, const char *af
 	return n;
 }
 
-/* {"commit", "short", "subject", "author", "date"} of a commit */
-static json_t *commit_json(const char *tree, const char *commit)
+/* a commit as the report names it, from git log */
+static void commit_of(const char *tree, const char *commit, struct track_commit *c)
 {
 	const char *args[] = { "log", "-1", "--format=%H%n%s%n%an <%ae>%n%aI", commit, NULL };
 	char *out = track_git(tree, args), *save = NULL;
@@ -44,23 +44,26 @@ static json_t *commit_json(const char *tree, const char *commit)
 	     l = strtok_r(NULL, "\n", &save))
 		f[n++] = l;
 	snprintf(shortc, sizeof(shortc), "%.12s", commit);
-	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s}", "commit", n ? f[0] : commit, "short",
-			      shortc, "subject", f[1], "author", f[2], "date", f[3]);
+	track_commit_release(c);
+	c->commit = xstrdup(n ? f[0] : commit);
+	c->shortc = xstrdup(shortc);
+	c->subject = xstrdup(f[1]);
+	c->author = xstrdup(f[2]);
+	c->date = xstrdup(f[3]);
 	free(out);
-	return j;
 }
 
 /* the metric to bisect on: the confirmed test with the smallest p */
-static json_t *primary_test(json_t *conf)
+static const struct track_test *primary_test(const struct track_confirmation *conf)
 {
-	json_t *best = NULL, *x;
-	size_t i;
+	const struct track_test *best = NULL;
 
-	json_array_foreach(json_object_get(conf, "tests"), i, x) {
-		if (!json_is_true(json_object_get(x, "confirmed")))
+	for (size_t i = 0; i < conf->ntests; i++) {
+		const struct track_test *x = &conf->tests[i];
+
+		if (!x->confirmed)
 			continue;
-		if (!best || json_number_value(json_object_get(x, "p")) <
-				     json_number_value(json_object_get(best, "p")))
+		if (!best || track_or0(x->p) < track_or0(best->p))
 			best = x;
 	}
 	return best;
@@ -73,11 +76,9 @@ static json_t *primary_test(json_t *conf)
  * they do not differ; with 2 iterations Welch's test has 1 degree of
  * freedom, and a change of 0 -> 11 +- 1.4 came out at p = 0.0577.
  */
-static unsigned int bisect_n(const struct track *t, json_t *test)
+static unsigned int bisect_n(const struct track *t, const struct track_test *test)
 {
-	json_int_t nb = json_integer_value(json_object_get(test, "n_before"));
-	json_int_t na = json_integer_value(json_object_get(test, "n_after"));
-	json_int_t n = nb < na ? nb : na;
+	json_int_t n = test->n_before < test->n_after ? test->n_before : test->n_after;
 
 	if (n < (json_int_t)t->def.iterations)
 		n = t->def.iterations;
@@ -96,48 +97,72 @@ static char *safe_name(const char *key)
 	return s;
 }
 
-static int run_bisection(struct track *t, const char *key, json_t *entry, json_t *before,
-			 json_t *after, json_t *test)
+static void set_str(char **field, const char *s)
+{
+	free(*field);
+	*field = s ? xstrdup(s) : NULL;
+}
+
+/* the bisect engine's result into the entry: done with a first bad commit, or failed */
+static void take_result(struct track_bisection *entry, json_t *result, int ret)
+{
+	struct track_commit first;
+
+	if (result && !track_result_first(result, &first)) {
+		track_commit_release(&entry->first);
+		entry->first = first;
+		entry->has_first = true;
+		json_decref(entry->result);
+		entry->result = json_incref(result);
+		set_str(&entry->status, "done");
+	} else if (ret == 2 || ret == 1) {
+		set_str(&entry->status, "failed");
+		set_str(&entry->why, "the bisection stopped without a first bad commit: 'mmlab "
+				     "bisect status' with its state directory");
+	}
+}
+
+/* the job of a change key ("JOB/BEFORE..AFTER"), or t->def.njobs */
+static size_t key_job(const struct track *t, const char *key)
+{
+	size_t jlen = strcspn(key, "/"), j;
+
+	for (j = 0; j < t->def.njobs; j++)
+		if (strlen(t->def.jobs[j].name) == jlen && !strncmp(t->def.jobs[j].name, key, jlen))
+			break;
+	return j;
+}
+
+static int run_bisection(struct track *t, const char *key, const struct track_point *before,
+			 const struct track_point *after, const struct track_test *test)
 {
 	char *name = safe_name(key), *dir = xasprintf("%s/bisect/%s", t->dir, name);
-	const char *job = key;
-	size_t jlen = strcspn(key, "/"), j;
 	struct bisect_env env = { .results_dir = t->env->results_dir,
 				  .state_dir = dir,
 				  .cache_dir = t->env->cache_dir,
 				  .connect_uri = t->env->connect_uri };
-	double up = json_number_value(json_object_get(test, "mean_after")) -
-		    json_number_value(json_object_get(test, "mean_before"));
-	char *job_file = NULL, *jdir = NULL, *progress = NULL;
+	double up = test->mean_after - test->mean_before;
+	size_t j = key_job(t, key);
+	const struct track_slot *slot =
+		j < t->def.njobs ?
+			track_point_slot((struct track_point *)after, t->def.jobs[j].name) :
+			NULL;
+	char *jdir = NULL, *progress = NULL;
 	struct bisect_params p = { 0 };
+	struct track_bisection *entry;
 	json_t *result = NULL;
 	int ret = -1;
 
-	for (j = 0; j < t->def.njobs; j++)
-		if (strlen(t->def.jobs[j].name) == jlen && !strncmp(t->def.jobs[j].name, job, jlen))
-			break;
-	if (j == t->def.njobs)
+	if (!slot || !slot->job_file)
 		goto out;
-	{
-		const char *jf = json_string_value(json_object_get(
-			json_object_get(
-				json_object_get(json_object_get(t->state, "runs"),
-						json_string_value(json_object_get(after, "id"))),
-				t->def.jobs[j].name),
-			"job_file"));
-
-		if (!jf)
-			goto out;
-		job_file = xstrdup(jf);
-	}
 	jdir = track_job_dir(t, j);
 	if (!path_exists(dir)) {
 		struct bisect_start_args a = {
-			.job = job_file,
+			.job = slot->job_file,
 			.job_dir = jdir,
-			.good = json_string_value(json_object_get(before, "commit")),
-			.bad = json_string_value(json_object_get(after, "commit")),
-			.metric = json_string_value(json_object_get(test, "metric")),
+			.good = before->commit,
+			.bad = after->commit,
+			.metric = test->metric,
 			.better = up > 0 ? -1 : 1,
 			.min_change = t->def.min_rel,
 			.alpha = t->def.alpha,
@@ -149,74 +174,59 @@ static int run_bisection(struct track *t, const char *key, json_t *entry, json_t
 			goto out;
 		free(progress);
 	}
-	json_object_set_new(entry, "dir", json_string(dir));
-	json_object_set_new(entry, "status", json_string("running"));
+	entry = track_state_bisect(&t->state, key);
+	set_str(&entry->dir, dir);
+	set_str(&entry->status, "running");
 	if (track_save(t))
 		goto out;
 	ret = bisect_run(&env, &result);
-	if (result && json_is_object(json_object_get(result, "first"))) {
-		json_object_set(entry, "first", json_object_get(result, "first"));
-		json_object_set(entry, "result", result);
-		json_object_set_new(entry, "status", json_string("done"));
-	} else if (ret == 2 || ret == 1) {
-		json_object_set_new(entry, "status", json_string("failed"));
-		json_object_set_new(entry, "why",
-				    json_string("the bisection stopped without a first bad commit: "
-						"'mmlab bisect status' with its state directory"));
-	}
+	take_result(track_state_bisect(&t->state, key), result, ret);
 	ret = track_save(t);
 out:
 	bisect_params_release(&p);
 	json_decref(result);
-	free(job_file);
 	free(jdir);
 	free(dir);
 	free(name);
 	return ret;
 }
 
-static int bisect_key(struct track *t, const char *key, json_t *conf)
+static int bisect_key(struct track *t, const char *key, const struct track_confirmation *conf)
 {
-	json_t *bis = json_object_get(t->state, "bisect"), *entry = json_object_get(bis, key);
-	const char *st = json_string_value(json_object_get(entry, "status"));
+	struct track_bisection *entry = track_state_bisect(&t->state, key);
 	const char *k2 = strstr(key, "/");
-	json_t *test = primary_test(conf), *before, *after;
+	const struct track_test *test = primary_test(conf);
+	struct track_point *before, *after;
 	char *ids = xstrdup(k2 ? k2 + 1 : key), *dots = strstr(ids, "..");
 	long n;
 	int ret = 0;
 
-	if (st && strcmp(st, "running"))
+	if (entry && entry->status && strcmp(entry->status, "running"))
 		goto out;
 	if (!dots || !test)
 		goto out;
 	*dots = '\0';
 	before = track_point(t, ids);
 	after = track_point(t, dots + 2);
-	if (!before || !after || !json_object_get(before, "commit") ||
-	    !json_object_get(after, "commit") || !t->def.tree)
+	if (!before || !after || !before->commit || !after->commit || !t->def.tree)
 		goto out;
-	if (!entry) {
-		entry = json_object();
-		json_object_set_new(bis, key, entry);
-	}
-	n = commits_between(t->def.tree, json_string_value(json_object_get(before, "commit")),
-			    json_string_value(json_object_get(after, "commit")));
+	entry = track_state_bisect_add(&t->state, key);
+	n = commits_between(t->def.tree, before->commit, after->commit);
 	if (n < 0) {
 		ret = -1;
 		goto out;
 	}
-	json_object_set_new(entry, "range_commits", json_integer(n));
+	entry->has_range = true;
+	entry->range_commits = n;
 	if (n <= 1) {
-		json_object_set_new(entry, "first",
-				    commit_json(t->def.tree, json_string_value(json_object_get(
-								     after, "commit"))));
-		json_object_set_new(entry, "status", json_string("done"));
-		json_object_set_new(entry, "why",
-				    json_string("the two kernels are one commit apart"));
+		commit_of(t->def.tree, after->commit, &entry->first);
+		entry->has_first = true;
+		set_str(&entry->status, "done");
+		set_str(&entry->why, "the two kernels are one commit apart");
 		ret = track_save(t);
 		goto out;
 	}
-	ret = run_bisection(t, key, entry, before, after, test);
+	ret = run_bisection(t, key, before, after, test);
 out:
 	free(ids);
 	return ret;
@@ -224,15 +234,13 @@ out:
 
 int track_bisect(struct track *t)
 {
-	json_t *conf = json_object_get(t->state, "confirm"), *e;
-	const char *key;
+	t->state.has_bisect = true;
+	for (size_t i = 0; i < t->state.nconfirm; i++) {
+		const struct track_confirmation *e = &t->state.confirm[i];
 
-	if (!json_is_object(json_object_get(t->state, "bisect")))
-		json_object_set_new(t->state, "bisect", json_object());
-	json_object_foreach(conf, key, e) {
-		if (strcmp(json_string_value(json_object_get(e, "status")) ?: "", "confirmed"))
+		if (strcmp(e->status ?: "", "confirmed"))
 			continue;
-		if (bisect_key(t, key, e))
+		if (bisect_key(t, e->key, e))
 			return -1;
 	}
 	return 0;

@@ -27,17 +27,20 @@ int track_add(const struct track_env *env, const char *file, char **name)
 	text = read_file(file, &len, 1u << 20);
 	if (text && !mkdir_p(dir, 0755) && !write_file_atomic(copy, text, len, 0644)) {
 		char now[TIME_STR_LEN];
-		json_t *st = path_exists(statef) ? json_load_file(statef, 0, NULL) : NULL;
+		struct track_state st;
 
-		if (!json_is_object(st)) {
-			json_decref(st);
-			st = json_pack("{s:s, s:s, s:[], s:{}}", "name", d.name, "created",
-				       time_iso_now(now), "points", "runs");
+		/* no state yet, or a damaged one: made anew */
+		if (track_state_try_load(statef, &st)) {
+			memset(&st, 0, sizeof(st));
+			st.name = xstrdup(d.name);
+			st.created = xstrdup(time_iso_now(now));
+			st.has_runs = true;
 		}
 		/* relative paths of the copy resolve against the file's directory */
-		json_object_set_new(st, "file", json_string(d.file));
-		ret = track_state_write(statef, st);
-		json_decref(st);
+		free(st.file);
+		st.file = xstrdup(d.file);
+		ret = track_state_write(statef, &st);
+		track_state_release(&st);
 	}
 	if (!ret)
 		*name = xstrdup(d.name);
@@ -50,30 +53,41 @@ int track_add(const struct track_env *env, const char *file, char **name)
 	return ret;
 }
 
-json_t *track_list(const struct track_env *env)
+struct track_info *track_list(const struct track_env *env, size_t *n)
 {
 	char *root = track_root(env->results_dir);
 	DIR *dh = opendir(root);
-	json_t *out = json_array();
+	struct track_info *out = NULL;
 	struct dirent *e;
 
+	*n = 0;
 	while (dh && (e = readdir(dh))) {
-		char *st = xasprintf("%s/%s/state.json", root, e->d_name);
-		json_t *j = e->d_name[0] != '.' ? json_load_file(st, 0, NULL) : NULL;
+		char *path = xasprintf("%s/%s/state.json", root, e->d_name);
+		struct track_state st;
 
-		if (json_is_object(j))
-			json_array_append_new(
-				out,
-				json_pack("{s:s, s:I, s:O?}", "name", e->d_name, "points",
-					  (json_int_t)json_array_size(json_object_get(j, "points")),
-					  "file", json_object_get(j, "file")));
-		json_decref(j);
-		free(st);
+		if (e->d_name[0] != '.' && !track_state_try_load(path, &st)) {
+			out = xrealloc(out, (*n + 1) * sizeof(*out));
+			out[(*n)++] = (struct track_info){ .name = xstrdup(e->d_name),
+							   .points = st.npoints,
+							   .file = st.file };
+			st.file = NULL;
+			track_state_release(&st);
+		}
+		free(path);
 	}
 	if (dh)
 		closedir(dh);
 	free(root);
 	return out;
+}
+
+void track_list_free(struct track_info *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(l[i].name);
+		free(l[i].file);
+	}
+	free(l);
 }
 
 static void progress(struct track *t)
@@ -82,33 +96,32 @@ static void progress(struct track *t)
 
 	track_counts(t, &done, &queued, &failed);
 	lab_info("track %s: %zu kernels x %zu jobs: %u measured, %u queued, %u failed", t->def.name,
-		 json_array_size(json_object_get(t->state, "points")), t->def.njobs, done, queued,
-		 failed);
+		 t->state.npoints, t->def.njobs, done, queued, failed);
 }
 
-/* one pass: new points, measure, detect, confirm, bisect */
+/* one pass: new points, measure, detect, confirm, bisect; 0 or -1 */
 static int run_once(struct track *t, const struct track_run_opts *o)
 {
 	size_t added;
 	int ret;
 
 	if (track_points_update(t, &added) || track_save(t))
-		return 1;
+		return -1;
 	if (added)
 		lab_info("track %s: %zu new kernel%s", t->def.name, added, added == 1 ? "" : "s");
 	ret = track_measure(t, o);
 	progress(t);
 	if (ret)
-		return 1;
+		return -1;
 	if (track_detect(t) || track_save(t))
-		return 1;
+		return -1;
 	if (o->no_confirm)
 		return 0;
 	if (track_confirm(t))
-		return 1;
+		return -1;
 	if (o->no_bisect || !t->def.bisect)
 		return 0;
-	return track_bisect(t) ? 1 : 0;
+	return track_bisect(t) ? -1 : 0;
 }
 
 /* --follow: wait poll_s seconds for the next look; false when interrupted */
@@ -123,7 +136,7 @@ static int reload(struct track *t)
 {
 	char *file = xasprintf("%s/track.yaml", t->dir);
 	struct track_def d;
-	int ret = trackfile_load(file, json_string_value(json_object_get(t->state, "file")), &d);
+	int ret = trackfile_load(file, t->state.file, &d);
 
 	if (!ret) {
 		trackfile_release(&t->def);
@@ -133,13 +146,16 @@ static int reload(struct track *t)
 	return ret;
 }
 
-int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o)
+int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o,
+	      bool *bad_input)
 {
 	struct track t;
 	int ret;
 
+	*bad_input = true;
 	if (track_open(env, name, true, &t))
 		return -1;
+	*bad_input = false;
 	/* --follow ends at the first pass that fails or is interrupted */
 	while (!(ret = run_once(&t, o)) && o->follow)
 		if (!wait_poll(&t, o->poll_s ? o->poll_s : 600) || reload(&t))
@@ -152,21 +168,20 @@ json_t *track_status(const struct track_env *env, const char *name)
 {
 	struct track t;
 	unsigned int done, queued, failed;
-	json_t *st;
+	json_t *st, *jobs;
 
 	if (track_open(env, name, false, &t))
 		return NULL;
 	track_counts(&t, &done, &queued, &failed);
-	st = json_deep_copy(t.state);
-	json_object_set_new(
-		st, "counts",
-		json_pack("{s:I, s:I, s:I, s:I}", "kernels",
-			  (json_int_t)json_array_size(json_object_get(t.state, "points")),
-			  "measured", (json_int_t)done, "queued", (json_int_t)queued, "failed",
-			  (json_int_t)failed));
-	json_object_set_new(st, "jobs", json_array());
+	st = track_state_to_json(&t.state);
+	json_object_set_new(st, "counts",
+			    json_pack("{s:I, s:I, s:I, s:I}", "kernels",
+				      (json_int_t)t.state.npoints, "measured", (json_int_t)done,
+				      "queued", (json_int_t)queued, "failed", (json_int_t)failed));
+	jobs = json_array();
 	for (size_t i = 0; i < t.def.njobs; i++)
-		json_array_append_new(json_object_get(st, "jobs"), json_string(t.def.jobs[i].name));
+		json_array_append_new(jobs, json_string(t.def.jobs[i].name));
+	json_object_set_new(st, "jobs", jobs);
 	track_close(&t);
 	return st;
 }

@@ -67,10 +67,13 @@ struct track_run_opts {
 };
 
 /*
- * "track run NAME": measure, detect, confirm, bisect. 0 done, 1 a step
- * failed or was interrupted (state kept: run it again), -1 bad input.
+ * "track run NAME": measure, detect, confirm, bisect. 0 done; -1 after a
+ * message, *bad_input true when the track could not be opened (no such
+ * track, a damaged state, another track run holds it) and false when a
+ * step failed or was interrupted (state kept: run it again).
  */
-int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o);
+int track_run(const struct track_env *env, const char *name, const struct track_run_opts *o,
+	      bool *bad_input);
 
 /* "track status NAME": the state as JSON (a new reference), NULL after a message */
 json_t *track_status(const struct track_env *env, const char *name);
@@ -80,7 +83,17 @@ enum track_format { TRACK_TEXT, TRACK_JSON, TRACK_HTML, TRACK_MBOX };
 /* "track report NAME": the report to f */
 int track_report(const struct track_env *env, const char *name, enum track_format fmt, FILE *f);
 
-/* "track list": the tracks of the store, [{"name","points","file"}] (new reference) */
-json_t *track_list(const struct track_env *env);
+/* a track of the store, as "track list" names it */
+struct track_info {
+	char *name;
+	size_t points;
+	char *file; /* the track file as added, or NULL */
+};
+
+/* "track list": the tracks of the store (*n of them, malloc'd: track_list_free()) */
+struct track_info *track_list(const struct track_env *env, size_t *n);
+void track_list_free(struct track_info *l, size_t n);
+/* the list as "track list --json" prints it, [{"name","points","file"}]: a new reference */
+json_t *track_list_json(const struct track_info *l, size_t n);
 
 #endif

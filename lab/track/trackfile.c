@@ -134,7 +134,8 @@ static json_t *node_json(struct yfile *y, yaml_node_t *n, int depth)
 /* a list point: a kernel as a scalar, or a mapping */
 enum { PT_NAME, PT_KERNEL, PT_REF, PT_CMDLINE, PT_SYSCTL, PT_THP, PT_N };
 
-static json_t *parse_point(struct tf *c, yaml_node_t *n, const char *field, size_t i)
+static json_t *parse_point(struct tf *c, yaml_node_t *n, const char *field, size_t i,
+			   struct track_list_point *lp)
 {
 	struct yfield f[PT_N] = { { .key = "name" },	{ .key = "kernel" }, { .key = "ref" },
 				  { .key = "cmdline" }, { .key = "sysctl" }, { .key = "thp" } };
@@ -149,7 +150,7 @@ static json_t *parse_point(struct tf *c, yaml_node_t *n, const char *field, size
 			json_object_set_new(pt, "kernel",
 					    strcmp(k, "distro") ? json_path(c->dir, k) :
 								  json_string("distro"));
-		json_object_set_new(pt, "name", json_sprintf("p%02zu", i + 1));
+		lp->name = xasprintf("p%02zu", i + 1);
 		return pt;
 	}
 	if (!yf_map(c->y, n, field, "a point such as { kernel: distro, sysctl: { ... } }", f,
@@ -158,7 +159,7 @@ static json_t *parse_point(struct tf *c, yaml_node_t *n, const char *field, size
 		return NULL;
 	}
 	name = f[PT_NAME].val ? get_name(c, f[PT_NAME].val, yf_pkey(p, field, "name")) : NULL;
-	json_object_set_new(pt, "name", name ? json_string(name) : json_sprintf("p%02zu", i + 1));
+	lp->name = name ? xstrdup(name) : xasprintf("p%02zu", i + 1);
 	if (f[PT_KERNEL].val && f[PT_REF].val)
 		yf_err(c->y, f[PT_REF].key_node->start_mark, yf_pkey(p, field, "ref"),
 		       "give kernel: or ref:, not both");
@@ -178,8 +179,10 @@ static json_t *parse_point(struct tf *c, yaml_node_t *n, const char *field, size
 		const char *r =
 			yf_scalar(c->y, f[PT_REF].val, yf_pkey(p, field, "ref"), "a git ref");
 
-		if (r)
+		if (r) {
 			json_object_set_new(pt, "ref", json_string(r));
+			lp->ref = xstrdup(r);
+		}
 	}
 	if (f[PT_CMDLINE].val) {
 		const char *s = yf_scalar(c->y, f[PT_CMDLINE].val, yf_pkey(p, field, "cmdline"),
@@ -209,24 +212,28 @@ static void parse_list(struct tf *c, yaml_node_t *n)
 	if (!yf_seq(c->y, n, "kernels.list", "[distro, { kernel: distro, cmdline: ... }]",
 		    TRACK_MAX_POINTS))
 		return;
-	c->d->list = json_array();
+	c->d->list = xcalloc(yf_seq_len(n) + 1, sizeof(*c->d->list));
 	for (size_t i = 0; i < yf_seq_len(n); i++) {
 		yaml_node_t *it = yf_seq_item(c->y, n, i);
-		json_t *pt = parse_point(c, it, yf_pidx(p, "kernels.list", i), i);
-		const char *name = json_string_value(json_object_get(pt, "name"));
-		json_t *o;
-		size_t k;
+		struct track_list_point *lp = &c->d->list[c->d->nlist];
+		json_t *set = parse_point(c, it, yf_pidx(p, "kernels.list", i), i, lp);
 
-		if (!pt)
+		if (!set) {
+			free(lp->name);
+			free(lp->ref);
+			memset(lp, 0, sizeof(*lp));
 			continue;
-		json_array_foreach(c->d->list, k, o) {
-			if (!strcmp(json_string_value(json_object_get(o, "name")), name)) {
+		}
+		lp->set = set;
+		for (size_t k = 0; k < c->d->nlist; k++) {
+			if (!strcmp(c->d->list[k].name, lp->name)) {
 				yf_err(c->y, it->start_mark, p,
-				       "the name '%s' is given twice; name each point once", name);
+				       "the name '%s' is given twice; name each point once",
+				       lp->name);
 				break;
 			}
 		}
-		json_array_append_new(c->d->list, pt);
+		c->d->nlist++;
 	}
 	if (yf_seq_len(n) < 4)
 		yf_err(c->y, n->start_mark, "kernels.list",
@@ -252,8 +259,10 @@ static void parse_config(struct tf *c, yaml_node_t *n)
 		bool named = !strcmp(base, "tinyconfig") || !strcmp(base, "defconfig") ||
 			     !strcmp(base, "distro");
 
-		json_object_set_new(cfg, "base",
-				    named ? json_string(base) : json_path(c->dir, base));
+		json_t *b = named ? json_string(base) : json_path(c->dir, base);
+
+		c->d->config_base = b ? xstrdup(json_string_value(b)) : NULL;
+		json_object_set_new(cfg, "base", b);
 	}
 	if (f[CF_FRAGMENTS].val && yf_seq(c->y, f[CF_FRAGMENTS].val, "kernels.config.fragments",
 					  "[kernels/lab.config]", 64)) {
@@ -262,8 +271,12 @@ static void parse_config(struct tf *c, yaml_node_t *n)
 			const char *v = yf_scalar(
 				c->y, it, yf_pidx(p, "kernels.config.fragments", i), "a path");
 
-			if (v)
-				json_array_append_new(frags, json_path(c->dir, v));
+			json_t *fp = v ? json_path(c->dir, v) : NULL;
+
+			if (!fp)
+				continue;
+			strlist_push(&c->d->config_fragments, json_string_value(fp));
+			json_array_append_new(frags, fp);
 		}
 	}
 	json_object_set_new(cfg, "fragments", frags);
@@ -582,7 +595,14 @@ void trackfile_release(struct track_def *d)
 	free(d->since);
 	free(d->tags);
 	json_decref(d->config);
-	json_decref(d->list);
+	free(d->config_base);
+	strlist_free(&d->config_fragments);
+	for (size_t i = 0; i < d->nlist; i++) {
+		free(d->list[i].name);
+		free(d->list[i].ref);
+		json_decref(d->list[i].set);
+	}
+	free(d->list);
 	for (size_t i = 0; i < d->njobs; i++) {
 		free(d->jobs[i].path);
 		free(d->jobs[i].variant);

@@ -3,7 +3,7 @@
  * fuzz_package - a kernel package's bytes (a .deb or an .rpm from outside)
  * through the unpacker (lab/kernel/package.c, package_fmt.c, libarchive):
  * every refusal is a message, never a crash, and nothing is written
- * outside the scratch directory. Seeds: tests/unit/test_package.c with
+ * outside the scratch directory. Seeds: tests/unit/kernel/test_package.c with
  * MMLAB_PKG_SEEDS=tests/fuzz/corpus/package.
  * fuzz-options: -max_len=65536
  */

@@ -48,19 +48,18 @@ static void test_reached_and_not(void **state)
 	};
 	static const double loose[] = { 90, 110, 95, 105, 100 };
 	struct precision_opts o = { .globs = "time.elapsed_s", .precision = 0.02, .conf = 0.95 };
-	json_t *run, *d = NULL;
+	struct precision_result d;
+	json_t *run;
 	double expect;
 
 	(void)state;
 	run = run_with("time.elapsed_s", tight, 5, tight, 5);
 	assert_int_equal(precision_check(run, &o, &d), 1);
-	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 2);
+	assert_int_equal(d.n, 2);
 	expect = stats_ci_halfwidth_rel(tight, 5, 0.95);
-	assert_true(fabs(json_real_value(
-				 json_object_get(json_object_get(d, "worst"), "halfwidth_rel")) -
-			 expect) < 1e-12);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "worst"), "n")), 5);
-	json_decref(d);
+	assert_true(fabs(d.e[d.worst].halfwidth_rel - expect) < 1e-12);
+	assert_int_equal(d.e[d.worst].n, 5);
+	precision_result_release(&d);
 	o.precision = 0.008; /* 0.88 % is not below 0.8 % */
 	assert_int_equal(precision_check(run, &o, NULL), 0);
 	json_decref(run);
@@ -69,9 +68,8 @@ static void test_reached_and_not(void **state)
 	o.precision = 0.02;
 	run = run_with("time.elapsed_s", tight, 5, loose, 5);
 	assert_int_equal(precision_check(run, &o, &d), 0);
-	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(d, "worst"), "variant")), "new");
-	json_decref(d);
+	assert_string_equal(d.e[d.worst].variant, "new");
+	precision_result_release(&d);
 	json_decref(run);
 }
 
@@ -81,14 +79,23 @@ static void test_degenerate(void **state)
 	static const double zeros[] = { 0, 0, 0 };
 	static const double two[] = { 4, 6 };
 	struct precision_opts o = { .globs = "x.*", .precision = 0.05, .conf = 0.95 };
-	json_t *run, *d = NULL;
+	struct precision_result d;
+	json_t *run, *j;
 
 	(void)state;
 	/* n = 1 in a variant: no interval, not precise */
 	run = run_with("x.a", one, 1, two, 2);
 	assert_int_equal(precision_check(run, &o, &d), 0);
-	assert_true(json_is_null(json_object_get(json_object_get(d, "worst"), "halfwidth_rel")));
-	json_decref(d);
+	assert_true(isnan(d.e[d.worst].halfwidth_rel));
+	/* run.json records it as null: jansson has no infinite reals */
+	j = precision_entry_json(&d.e[d.worst]);
+	assert_true(json_is_null(json_object_get(j, "halfwidth_rel")));
+	assert_true(json_is_integer(json_object_get(j, "n")));
+	json_decref(j);
+	j = precision_result_json(&d);
+	assert_int_equal(json_array_size(j), d.n);
+	json_decref(j);
+	precision_result_release(&d);
 	json_decref(run);
 	/* a metric that is always 0 is exact, not infinitely imprecise */
 	run = run_with("x.a", zeros, 3, zeros, 3);
@@ -98,8 +105,9 @@ static void test_degenerate(void **state)
 	o.globs = "nothing.*";
 	run = run_with("x.a", zeros, 3, zeros, 3);
 	assert_int_equal(precision_check(run, &o, &d), -1);
-	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 0);
-	json_decref(d);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(d.worst, d.n);
+	precision_result_release(&d);
 	/* a variant without the metric: not precise (n = 0) */
 	o.globs = "x.a, other";
 	assert_int_equal(precision_check(run, &o, NULL), 0);
@@ -108,10 +116,8 @@ static void test_degenerate(void **state)
 	o.globs = NULL;
 	run = run_with("time.system_s", two, 2, two, 2);
 	assert_int_equal(precision_check(run, &o, &d), 0);
-	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(d, "worst"), "metric")),
-		"time.system_s");
-	json_decref(d);
+	assert_string_equal(d.e[d.worst].metric, "time.system_s");
+	precision_result_release(&d);
 	json_decref(run);
 }
 

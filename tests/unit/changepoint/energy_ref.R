@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# energy_ref.R - the reference values of tests/unit/test_changepoint.c,
+# energy_ref.R - the reference values of tests/unit/analysis/test_changepoint.c,
 # computed by R and its energy package (Debian r-cran-energy):
 #
 #   Rscript tests/unit/changepoint/energy_ref.R > tests/unit/changepoint/energy_ref.txt

@@ -143,7 +143,7 @@ static void test_shipped(void **state)
 	old = xasprintf("mmlab-debootstrap-1\nsuite=bookworm\npackages=\nsize=4294967296\n"
 			"guest=%s\n",
 			ih);
-	assert_int_equal(disk_image_make(cache, &r, true, &d), 0);
+	assert_int_equal(disk_image_make(cache, &r, true, false, &d), 0);
 	free(dh);
 	dh = sha(old);
 	assert_string_equal(d.hash, dh);
@@ -351,7 +351,7 @@ static void resolve_dry(const struct image_request *rq, const char *cache, struc
 	struct image_recipe r;
 
 	assert_int_equal(image_resolve(rq, &r), 0);
-	assert_int_equal(image_make(cache, &r, true, b), 0);
+	assert_int_equal(image_make(cache, &r, true, false, b), 0);
 	image_recipe_release(&r);
 }
 
@@ -463,7 +463,7 @@ static void test_user_initramfs(void **state)
 	    "kind: initramfs\ndirs: [/dev, /proc]\nfiles:\n"
 	    "  - { path: /usr/bin/busybox, src: busybox, mode: \"0755\" }\n");
 	assert_int_equal(image_resolve(&rq, &r), 0);
-	assert_int_equal(image_make(cache, &r, false, &b), 0);
+	assert_int_equal(image_make(cache, &r, false, false, &b), 0);
 	assert_true(b.built);
 	image_recipe_release(&r);
 	names = archive_names(b.path);

@@ -150,6 +150,10 @@ static void test_options_errors(void **state)
 		{ NARGS("--iterations=1x"), ARGS("--iterations=1x"), "not '1x'" },
 		{ NARGS("--pct", "abc"), ARGS("--pct", "abc"), "--pct wants a number, not 'abc'" },
 		{ NARGS("--help=1"), ARGS("--help=1"), "--help takes no value" },
+		/* after an operand, the message still names the command, not the operand */
+		{ NARGS("RUN", "--bogus"), ARGS("RUN", "--bogus"),
+		  "mmlab: error: t: unknown option --bogus; see 'mmlab t --help'\n" },
+		{ NARGS("RUN", "-x"), ARGS("RUN", "-x"), "error: t: unknown option -x;" },
 	};
 
 	(void)state;
@@ -216,6 +220,79 @@ static void test_options_stop_at_operand(void **state)
 	assert_string_equal(argv[2], "job.yaml");
 }
 
+/* OPT_SUBCOMMAND: run SUB (args...) with the subcommands list, show and reindex */
+static int parse_sub(int argc, char **argv, int *sub, bool *json, char **err)
+{
+	struct opt opts[] = {
+		OPT_BOOL(0, "json", json, "print JSON"),
+		OPT_SUBCOMMAND("list", sub, 0),
+		OPT_SUBCOMMAND("show", sub, 1),
+		OPT_SUBCOMMAND("reindex", sub, 2),
+		OPT_END(),
+	};
+	struct capture c;
+	int ret;
+
+	*sub = -1;
+	*json = false;
+	capture_start(&c);
+	ret = parse_options(argc, argv, opts, &usage, PARSE_OPT_NO_HELP_PRINT);
+	*err = capture_end(&c);
+	return ret;
+}
+
+static void test_options_subcommand(void **state)
+{
+	char *show[] = { "t", "--json", "show", "--json", "RUN", NULL };
+	char *none[] = { "t", "--json", NULL };
+	char *dash[] = { "t", "--", "reindex", NULL };
+	char *near[] = { "t", "lst", "--json", NULL };
+	char *far[] = { "t", "xyzzy", NULL };
+	char *opt[] = { "t", "--list", NULL };
+	char *help[] = { "t", "-h", "list", NULL };
+	char *err;
+	bool json;
+	int sub;
+
+	(void)state;
+	/* the options before it are the command's, those after it the subcommand's */
+	assert_int_equal(parse_sub(5, show, &sub, &json, &err), 3);
+	assert_string_equal(err, "");
+	free(err);
+	assert_int_equal(sub, 1);
+	assert_true(json);
+	assert_string_equal(show[0], "show");
+	assert_string_equal(show[1], "--json");
+	assert_string_equal(show[2], "RUN");
+	assert_null(show[3]);
+	/* none given: 0, nothing said (the command prints its usage) */
+	assert_int_equal(parse_sub(2, none, &sub, &json, &err), 0);
+	assert_string_equal(err, "");
+	free(err);
+	assert_int_equal(sub, -1);
+	assert_int_equal(parse_sub(3, dash, &sub, &json, &err), 1);
+	assert_int_equal(sub, 2);
+	free(err);
+	/* a near miss is named, as for commands */
+	assert_int_equal(parse_sub(3, near, &sub, &json, &err), PARSE_OPT_ERROR);
+	assert_string_equal(err, "mmlab: error: t: no subcommand 'lst' (did you mean 'list'?); "
+				 "the subcommands are list, show and reindex\n");
+	free(err);
+	assert_int_equal(sub, -1);
+	assert_int_equal(parse_sub(2, far, &sub, &json, &err), PARSE_OPT_ERROR);
+	assert_string_equal(err, "mmlab: error: t: no subcommand 'xyzzy'; the subcommands are "
+				 "list, show and reindex\n");
+	free(err);
+	/* a subcommand is no option */
+	assert_int_equal(parse_sub(2, opt, &sub, &json, &err), PARSE_OPT_ERROR);
+	assert_non_null(strstr(err, "unknown option --list"));
+	free(err);
+	/* PARSE_OPT_NO_HELP_PRINT: the command prints its own help */
+	assert_int_equal(parse_sub(3, help, &sub, &json, &err), PARSE_OPT_HELP);
+	assert_string_equal(err, "");
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_options_errors),
 		cmocka_unit_test(test_options_help),
 		cmocka_unit_test(test_options_stop_at_operand),
+		cmocka_unit_test(test_options_subcommand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

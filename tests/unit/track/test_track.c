@@ -149,7 +149,7 @@ static void test_track_good(void **state)
 	char *p = write_in("good.yaml", good_track);
 	struct track_def d;
 	struct capture c;
-	char *errs;
+	char *errs, *frag;
 
 	(void)state;
 	/* the two jobs have one name: refused, naming both */
@@ -161,16 +161,27 @@ static void test_track_good(void **state)
 	free(p);
 	p = write_in("good.yaml", "name: sweep\n"
 				  "kernels: { list: [distro, distro2, { name: x, kernel: distro }, "
-				  "{ name: y, ref: v1 }] }\n"
+				  "{ name: y, ref: v1 }], config: { base: defconfig, "
+				  "fragments: [x.config] } }\n"
 				  "jobs: [{ job: job.yaml, variant: tuned }]\n");
 	assert_int_equal(trackfile_load(p, NULL, &d), 0);
 	assert_int_equal(d.njobs, 1);
 	assert_int_equal(d.jobs[0].from, 1);
-	assert_int_equal(json_array_size(d.list), 4);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(d.list, 1), "name")),
-			    "p02");
-	assert_true(strstr(json_string_value(json_object_get(json_array_get(d.list, 1), "kernel")),
+	assert_int_equal(d.nlist, 4);
+	assert_string_equal(d.list[1].name, "p02");
+	assert_null(d.list[1].ref);
+	assert_null(json_object_get(d.list[1].set, "name"));
+	assert_true(strstr(json_string_value(json_object_get(d.list[1].set, "kernel")),
 			   "/distro2") != NULL);
+	assert_string_equal(d.list[3].name, "y");
+	assert_string_equal(d.list[3].ref, "v1");
+	assert_string_equal(json_string_value(json_object_get(d.list[3].set, "ref")), "v1");
+	/* kernels.config as fields, the fragments' paths absolute */
+	assert_string_equal(d.config_base, "defconfig");
+	assert_int_equal(d.config_fragments.n, 1);
+	frag = xasprintf("%s/x.config", dir);
+	assert_string_equal(d.config_fragments.v[0], frag);
+	free(frag);
 	assert_int_equal(d.iterations, 3);
 	assert_true(d.q == 0.05 && d.min_rel == 0.02 && d.bisect);
 	trackfile_release(&d);
@@ -198,10 +209,9 @@ static void test_track_options(void **state)
 	assert_int_equal(d.nwatch, 2);
 	assert_true(d.watch[1].min_rel == 0.05 && d.watch[1].better == -1);
 	assert_true(d.q == 0.01 && d.seed == 7 && d.confirm_max == 9 && !d.bisect);
-	assert_string_equal(
-		json_string_value(json_object_get(
-			json_object_get(json_array_get(d.list, 3), "kernel"), "package")),
-		"linux-image-6.1.0-47-amd64");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(d.list[3].set, "kernel"), "package")),
+			    "linux-image-6.1.0-47-amd64");
 	trackfile_release(&d);
 	free(text);
 	free(p);
@@ -294,8 +304,8 @@ static void test_points(void **state)
 {
 	char *repo = xasprintf("%s/repo", dir);
 	struct track t = { 0 };
+	struct track_point *pts;
 	size_t added;
-	json_t *pts;
 
 	(void)state;
 	make_repo(repo);
@@ -303,35 +313,32 @@ static void test_points(void **state)
 	t.def.branch = "main";
 	t.def.since = "v1.1";
 	t.def.every = 2;
-	t.state = json_pack("{s:[]}", "points");
 	assert_int_equal(track_points_update(&t, &added), 0);
-	pts = json_object_get(t.state, "points");
+	pts = t.state.points;
 	/* v1.1 (since), v1.3, v1.5, and the newest (v1.6's commit) */
 	assert_int_equal(added, 4);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 0), "subject")),
-			    "commit 1");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 3), "subject")),
-			    "commit 6");
-	assert_true(json_string_value(json_object_get(json_array_get(pts, 1), "commit")) != NULL);
+	assert_int_equal(t.state.npoints, 4);
+	assert_string_equal(pts[0].subject, "commit 1");
+	assert_string_equal(pts[3].subject, "commit 6");
+	assert_true(pts[1].commit != NULL);
+	assert_string_equal(json_string_value(json_object_get(pts[1].set, "ref")), pts[1].commit);
+	assert_non_null(pts[1].added);
 	/* again: nothing new */
 	assert_int_equal(track_points_update(&t, &added), 0);
 	assert_int_equal(added, 0);
-	json_decref(t.state);
+	assert_int_equal(t.state.npoints, 4);
+	track_state_release(&t.state);
 	/* tags: version order; a tag that cannot name a variant is named by its commit */
 	t.def.branch = NULL;
 	t.def.tags = "*v1.*";
-	t.state = json_pack("{s:[]}", "points");
 	assert_int_equal(track_points_update(&t, &added), 0);
-	pts = json_object_get(t.state, "points");
+	pts = t.state.points;
 	assert_int_equal(added, 7);
 	/* "odd/v1.6" sorts first; its label is its commit's 12 digits */
-	assert_int_equal(
-		strlen(json_string_value(json_object_get(json_array_get(pts, 0), "label"))), 12);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 1), "label")),
-			    "v1.0");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 6), "label")),
-			    "v1.5");
-	json_decref(t.state);
+	assert_int_equal(strlen(pts[0].label), 12);
+	assert_string_equal(pts[1].label, "v1.0");
+	assert_string_equal(pts[6].label, "v1.5");
+	track_state_release(&t.state);
 	free(repo);
 }
 

@@ -1,2 +1,2 @@
 // SPDX-License-Identifier: GPL-2.0
-/* a stand-in module source (tests/unit/test_job_own.c) */
+/* a stand-in module source (tests/unit/job/test_job_own.c) */

@@ -1,4 +1,4 @@
-/* a stand-in for a bug report's reproducer (tests/unit/test_job_own.c) */
+/* a stand-in for a bug report's reproducer (tests/unit/job/test_job_own.c) */
 #include <stdio.h>
 
 int main(void)

@@ -1,5 +1,6 @@
-# Every command answers --help with exit 0; bad usage is exit 2.
-. "$MMLAB_SRCDIR/tests/integration/lib.sh"
+# Every command answers --help with exit 0; bad usage is exit 2 (moved
+# here from tests/integration/: it boots nothing).
+. "$MMLAB_SRCDIR/tests/cli/lib.sh"
 "$MMLAB" --help | grep -q 'usage: mmlab' || fail "mmlab --help"
 for c in run doctor results image compare report; do
 	"$MMLAB" "$c" --help >"$T/help" || fail "mmlab $c --help exit $?"

@@ -1,0 +1,2 @@
+/* planted: no include guard */
+struct lint_lone;
