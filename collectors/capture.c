@@ -125,11 +125,10 @@ void capture_send_file(unsigned int iter, unsigned int index, const char *path)
 	char *text = read_capped(path, CAP_FILE_MAX, &len, &cut);
 
 	if (!text) {
-		chan_sendf(MMREC_WL_FILE, NULL, 0, "iter=%u index=%u missing=%d", iter, index,
-			   errno);
+		chan_sendf(MMREC_FILE, NULL, 0, "iter=%u index=%u missing=%d", iter, index, errno);
 		return;
 	}
-	chan_sendf(MMREC_WL_FILE, text, len, "iter=%u index=%u size=%zu cut=%d", iter, index, len,
+	chan_sendf(MMREC_FILE, text, len, "iter=%u index=%u size=%zu cut=%d", iter, index, len,
 		   cut);
 	free(text);
 }

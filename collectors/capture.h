@@ -35,7 +35,7 @@ int kmsg_open(void);
 /* the messages since kmsg_open() into c (one line each), then close fd */
 void kmsg_read(int fd, struct capture *c);
 
-/* send WL_FILE index=<k> for the file at path (at most CAP_FILE_MAX bytes) */
+/* send FILE iter=<i> index=<k> for the file at path (at most CAP_FILE_MAX bytes) */
 void capture_send_file(unsigned int iter, unsigned int index, const char *path);
 
 #endif

@@ -3,7 +3,7 @@
  * own.h - one iteration of a command workload (the plan's own=1): the
  * user's program or module, its output captured and bounded, its process
  * tree killed at the timeout and after the iteration. Sends ITER_BEGIN,
- * SNAPSHOTs, WL_OUTPUT (stream=stdout, stderr, dmesg), WL_FILE, RESULT and
+ * SNAPSHOTs, WL_OUTPUT (stream=stdout, stderr, dmesg), FILE (iter=), RESULT and
  * ITER_END (common/proto.h).
  */
 #ifndef MMLAB_COLLECTORS_OWN_H

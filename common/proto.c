@@ -24,7 +24,6 @@ static const char *const type_names[] = {
 	[MMREC_SERIES] = "SERIES",
 	[MMREC_FILE] = "FILE",
 	[MMREC_TIERS] = "TIERS",
-	[MMREC_WL_FILE] = "WL_FILE",
 };
 
 const char *mmrec_type_name(unsigned int type)
@@ -209,6 +208,17 @@ int mmrec_hdr_get(const char *payload, uint32_t len, const char *key, char *out,
 			i++;
 	}
 	return -1;
+}
+
+int mmrec_file_iter(const char *payload, uint32_t len)
+{
+	uint32_t hl = header_len(payload, len);
+
+	/* "iter=" as a key: at the start of the header or after a space */
+	for (uint32_t i = 0; i + 5 <= hl; i++)
+		if ((i == 0 || payload[i - 1] == ' ') && !memcmp(payload + i, "iter=", 5))
+			return 1;
+	return 0;
 }
 
 const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len)

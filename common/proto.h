@@ -34,9 +34,6 @@
  *             bounded: body = the first h bytes, then the last bytes;
  *             d bytes between them were dropped. The host's extractors
  *             read it (never as metric lines by itself).
- *  WL_FILE    "iter=<i> index=<k> size=<bytes sent> cut=<0|1>" or
- *             "iter=<i> index=<k> missing=<errno>"; body = the first bytes
- *             of the plan's own.read.<k> after the iteration
  *  RESULT     "iter=<i> exit=<code> signal=<n> user_s=<f> system_s=<f>
  *             elapsed_s=<f> maxrss_kb=<n> minflt=<n> majflt=<n>
  *             [timed_out=<0|1>]" (rusage of the measured phase as the
@@ -59,7 +56,14 @@
  *  SERIES     "iter=<i> interval_s=1 samples=<n>"; body = one line per
  *             series, "<name> <v0> <v1> ... <vn-1>", sampled every
  *             interval_s seconds from the start of the measured phase
- *  FILE       "path=<p> size=<s> offset=<o>"; body = bytes o.. of the
+ *  FILE       a file of the guest, in one of two uses that the header
+ *             tells apart (mmrec_file_iter()):
+ *             - read back after an iteration, the header has iter=:
+ *             "iter=<i> index=<k> size=<bytes sent> cut=<0|1>" or
+ *             "iter=<i> index=<k> missing=<errno>"; body = the first bytes
+ *             of the plan's own.read.<k> after the iteration.
+ *             - collected after the last iteration, no iter=:
+ *             "path=<p> size=<s> offset=<o>"; body = bytes o.. of the
  *             guest file p (at most MMFILE_CHUNK a record), s its size in
  *             the guest when the agent opened it; or "path=<p>
  *             error=<missing|notfile|unreadable|changed>" without a body.
@@ -103,9 +107,9 @@ enum mmrec_type {
 	MMREC_COUNTS = 11,
 	MMREC_SERIES = 12,
 	MMREC_TIERS = 13,
-	MMREC_WL_FILE = 14,
-	MMREC_FILE = 16,
-	MMREC_TYPE_MAX = 16,
+	/* WL_FILE's number: an agent.bin kept before the two became one reads the same */
+	MMREC_FILE = 14,
+	MMREC_TYPE_MAX = 14,
 };
 
 #define MMFILE_MAX (64u << 20) /* bytes of one collected file */
@@ -162,6 +166,11 @@ int mmrec_next(struct mmrec_reader *r, unsigned int *type, const char **payload,
 int mmrec_hdr_get(const char *payload, uint32_t len, const char *key, char *out, size_t outlen);
 /* the body after the header line (len 0 if none) */
 const char *mmrec_body(const char *payload, uint32_t len, uint32_t *body_len);
+/*
+ * A FILE record's use: 1 when its header has iter= (own.read.<k> read back
+ * after an iteration), 0 when not (a piece of a collect.file.<i>).
+ */
+int mmrec_file_iter(const char *payload, uint32_t len);
 
 /*
  * A path as a record header value or a plan value: every byte outside
@@ -222,7 +231,7 @@ int mmpath_ok(const char *path);
  *                           phase; handshake: ready/go/done on fds 3 and 4
  *   own.timeout_s           the agent kills the program's process group
  *                           (and as PID 1 every process) after this long
- *   own.read.<i>            a file sent back after each iteration (WL_FILE),
+ *   own.read.<i>            a file sent back after each iteration (FILE with iter=),
  *                           relative to OWN_WORKDIR or absolute
  *   own.dmesg               1: send the iteration's kernel log (WL_OUTPUT
  *                           stream=dmesg)

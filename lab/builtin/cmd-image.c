@@ -282,25 +282,22 @@ static int image_list_cmd(int argc, char **argv)
 		OPT_END(),
 	};
 	int argn = parse_options(argc, argv, opts, &u, 0);
-	json_t *l, *x;
-	size_t i;
+	struct cached_image_list l;
 
 	if (argn)
 		return no_operands(argn, argv, "list");
-	l = image_cache_list(gopts.cache_dir);
+	image_cache_scan(gopts.cache_dir, &l);
 	if (json) {
-		print_json(l);
-		json_decref(l);
-		return 0;
+		json_t *j = cached_image_list_json(&l);
+
+		print_json(j);
+		json_decref(j);
+	} else {
+		for (size_t i = 0; i < l.n; i++)
+			printf("%-10s %-16s %10lld  %s  %s\n", l.v[i].kind, l.v[i].hash,
+			       l.v[i].size, l.v[i].created, l.v[i].path);
 	}
-	json_array_foreach(l, i, x)
-		printf("%-10s %-16s %10lld  %s  %s\n",
-		       json_string_value(json_object_get(x, "kind")),
-		       json_string_value(json_object_get(x, "hash")),
-		       (long long)json_integer_value(json_object_get(x, "size")),
-		       json_string_value(json_object_get(x, "created")),
-		       json_string_value(json_object_get(x, "path")));
-	json_decref(l);
+	cached_image_list_free(&l);
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * files.c - collect_files from the agent's FILE records (files.h).
+ * files.c - collect_files from the agent's FILE records (files.h); those
+ * with iter= are a command workload's read-back files (outputs.c), which
+ * the kept stream keeps.
  *
  * Each asked path goes WAIT -> OPEN -> DONE, or to FAILED with a reason:
  * the first piece (offset 0) opens dir/files/<asked path>, each next piece
@@ -227,22 +229,23 @@ static void on_file(struct fctx *c, const char *p, uint32_t len)
 	on_piece(f, size, off, body, blen);
 }
 
-static json_t *result(const struct fcol *f)
+static void result(const struct fcol *f, struct guest_file *out)
 {
-	char *stored;
-	json_t *j;
-
-	if (f->st != F_DONE)
-		return json_pack("{s:s, s:s}", "path", f->path, "error", f->error);
-	stored = xasprintf("files%s", f->path);
-	j = json_pack("{s:s, s:I, s:s}", "path", f->path, "size", (json_int_t)f->size, "stored",
-		      stored);
-	if (f->want < f->size) {
-		json_object_set_new(j, "stored_size", json_integer((json_int_t)f->want));
-		json_object_set_new(j, "truncated", json_true());
+	*out = (struct guest_file){ .path = xstrdup(f->path), .stored = f->st == F_DONE };
+	if (!out->stored) {
+		snprintf(out->error, sizeof(out->error), "%s", f->error);
+		return;
 	}
-	free(stored);
-	return j;
+	out->size = f->size;
+	out->stored_size = f->want;
+}
+
+void guest_file_list_free(struct guest_file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 /* what is still open at the end of the stream */
@@ -331,22 +334,25 @@ void guest_files_record(void *ctx, const struct guest_record *rec)
 {
 	struct fctx *c = ctx;
 
-	if (rec->type != MMREC_FILE)
+	if (rec->type != MMREC_FILE || mmrec_file_iter(rec->p, rec->len))
 		return;
 	on_file(c, rec->p, rec->len);
 	kept_skip(&c->kept, rec->start, rec->end);
 }
 
-json_t *guest_files_end(struct guest_files *files, size_t len, struct guest_files_stats *st,
-			int *kept)
+void guest_files_end(struct guest_files *files, size_t len, struct guest_files_stats *st, int *kept,
+		     struct guest_file_list *out)
 {
 	struct fctx *c = (struct fctx *)files;
-	json_t *out = json_array();
 	int k = kept_end(&c->kept, len);
 
+	if (out)
+		*out = (struct guest_file_list){ .v = xcalloc(c->n + 1, sizeof(*out->v)),
+						 .n = c->n };
 	for (size_t i = 0; i < c->n; i++) {
 		finish(&c->f[i]);
-		json_array_append_new(out, result(&c->f[i]));
+		if (out)
+			result(&c->f[i], &out->v[i]);
 		free(c->f[i].local);
 	}
 	free(c->f);
@@ -355,7 +361,6 @@ json_t *guest_files_end(struct guest_files *files, size_t len, struct guest_file
 	if (kept)
 		*kept = k;
 	free(c);
-	return out;
 }
 
 json_t *guest_files_store(const void *buf, size_t len, const struct strlist *asked, const char *dir,
@@ -363,9 +368,14 @@ json_t *guest_files_store(const void *buf, size_t len, const struct strlist *ask
 {
 	struct guest_files *f = guest_files_begin(buf, asked, dir, NULL);
 	struct guest_record_handler h = { guest_files_record, f };
+	struct guest_file_list l;
+	json_t *j;
 
 	guest_records_walk(buf, len, &h, 1, NULL);
-	return guest_files_end(f, len, st, NULL);
+	guest_files_end(f, len, st, NULL, &l);
+	j = guest_file_list_json(&l);
+	guest_file_list_free(&l);
+	return j;
 }
 
 int guest_stream_drop_files(const void *buf, size_t len, const char *out_path)
@@ -376,6 +386,6 @@ int guest_stream_drop_files(const void *buf, size_t len, const char *out_path)
 
 	((struct fctx *)f)->kept.always = true;
 	guest_records_walk(buf, len, &h, 1, NULL);
-	json_decref(guest_files_end(f, len, NULL, &kept));
+	guest_files_end(f, len, NULL, &kept, NULL);
 	return kept < 0 ? -1 : 0;
 }

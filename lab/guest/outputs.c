@@ -150,7 +150,7 @@ void guest_outputs_record(void *ctx, const struct guest_record *rec)
 
 	if (rec->type == MMREC_WL_OUTPUT)
 		on_output(o, rec->p, rec->len);
-	else if (rec->type == MMREC_WL_FILE)
+	else if (rec->type == MMREC_FILE)
 		on_file(o, rec->p, rec->len);
 	else if (rec->type == MMREC_RESULT)
 		on_result(o, rec->p, rec->len);

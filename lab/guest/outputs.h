@@ -2,7 +2,7 @@
 /*
  * outputs.h - what a command workload left in the agent's stream, per
  * iteration: its stdout and stderr and the kernel log (WL_OUTPUT records
- * with stream=), the files read back (WL_FILE) and whether the agent's
+ * with stream=), the files read back (FILE records with iter=) and whether the agent's
  * timeout fired (RESULT timed_out=). Untrusted like the rest of the
  * stream: every text is bounded again here (the agent keeps the first and
  * last 64 KiB of each stream; more than GUEST_OUT_MAX is cut to its head

@@ -21,6 +21,7 @@
 struct iter_state {
 	unsigned int index;
 	bool ended, guest_ok, have_result;
+	bool vmstat_before, vmstat_after; /* the vmstat SNAPSHOT of each phase came */
 	int exit_code, signal;
 	json_t *metrics;
 	json_t *before, *after; /* snapshot name -> raw text */
@@ -38,20 +39,28 @@ struct guest_stream_parser {
 	size_t nlog;
 	size_t metrics, samples; /* in the whole stream */
 	size_t dropped_metrics, dropped_samples;
+	bool done; /* a DONE record came */
+	struct guest_stream_info info; /* what the caller of guest_stream_end() gets */
+	struct guest_files_stats files; /* guest_stream_file_records() */
 };
 
-/* printable ASCII, tabs and newlines; anything else becomes '?' */
-static json_t *safe_string(const char *s, size_t len)
+/* printable ASCII, tabs and newlines into t (len + 1 bytes); anything else becomes '?' */
+static void safe_copy(char *t, const char *s, size_t len)
 {
-	char *t = xmalloc(len + 1);
-	json_t *j;
-
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		t[i] = (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ? (char)c : '?';
 	}
 	t[len] = '\0';
+}
+
+static json_t *safe_string(const char *s, size_t len)
+{
+	char *t = xmalloc(len + 1);
+	json_t *j;
+
+	safe_copy(t, s, len);
 	j = json_stringn(t, len);
 	free(t);
 	return j;
@@ -220,6 +229,7 @@ static void on_hello(struct guest_stream_parser *c, const char *p, uint32_t len)
 	json_object_set_new(h, "boot_s",
 			    get_double(boot, &boot_s) ? json_real(boot_s) : json_null());
 	json_object_set_new(c->root, "hello", h);
+	c->info.hello = true;
 }
 
 static void on_node_line(struct guest_stream_parser *c, json_t *nodes, const char *l, uint32_t len)
@@ -281,6 +291,10 @@ static void on_snapshot(struct guest_stream_parser *c, const char *p, uint32_t l
 	}
 	dst = strcmp(phase, "before") ? it->after : it->before;
 	json_object_set_new(dst, name, safe_string(body, blen));
+	if (!strcmp(name, "vmstat")) {
+		it->vmstat_before |= dst == it->before;
+		it->vmstat_after |= dst == it->after;
+	}
 }
 
 static void wl_metric_line(struct guest_stream_parser *c, struct iter_state *it, const char *l,
@@ -518,9 +532,16 @@ static json_t *tiers_list(json_t *t, const char *key)
 	return json_array_size(a) < GUEST_STREAM_MAX_NODES ? a : NULL;
 }
 
+/* a TIERS record's object as it is built, and the id of each of its "tiers" */
+struct tiers_build {
+	json_t *t, *tiers; /* tiers: t's "tiers", NULL until a tier= line */
+	unsigned long ids[GUEST_STREAM_MAX_NODES];
+};
+
 /* one line of a TIERS record; false when it does not check out */
-static bool tiers_line(json_t *t, const char *l, uint32_t len)
+static bool tiers_line(struct tiers_build *tb, const char *l, uint32_t len)
 {
+	json_t *t = tb->t;
 	static const char *const hmat[] = { "read_latency", "write_latency", "read_bandwidth",
 					    "write_bandwidth" };
 	char a[256], b[256];
@@ -539,6 +560,8 @@ static bool tiers_line(json_t *t, const char *l, uint32_t len)
 		if (!get_uint(a, 1000000, &id) || mmrec_hdr_get(l, len, "nodes", b, sizeof(b)) ||
 		    !nodelist_ok(b) || !(list = tiers_list(t, "tiers")))
 			return false;
+		tb->tiers = list;
+		tb->ids[json_array_size(list)] = id;
 		return !json_array_append_new(list, json_pack("{s:I, s:s}", "id", (json_int_t)id,
 							      "nodes", b));
 	}
@@ -569,18 +592,20 @@ static bool tiers_line(json_t *t, const char *l, uint32_t len)
 }
 
 /* the tiers by id, fastest first (the guest sends them in readdir order) */
-static void sort_tiers(json_t *t)
+static void sort_tiers(struct tiers_build *tb)
 {
-	json_t *a = json_object_get(t, "tiers");
+	json_t *a = tb->tiers;
 	size_t n = json_array_size(a);
 
 	for (size_t i = 1; i < n; i++) {
 		for (size_t j = i; j > 0; j--) {
 			json_t *x = json_array_get(a, j - 1), *y = json_array_get(a, j);
+			unsigned long id = tb->ids[j - 1];
 
-			if (json_integer_value(json_object_get(x, "id")) <=
-			    json_integer_value(json_object_get(y, "id")))
+			if (id <= tb->ids[j])
 				break;
+			tb->ids[j - 1] = tb->ids[j];
+			tb->ids[j] = id;
 			json_incref(x);
 			json_array_set(a, j - 1, y);
 			json_array_set_new(a, j, x);
@@ -593,23 +618,23 @@ static void on_tiers(struct guest_stream_parser *c, const char *p, uint32_t len)
 	struct iter_state *it = get_iter(c, p, len, MMREC_TIERS);
 	uint32_t blen;
 	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
-	json_t *t;
+	struct tiers_build tb = { 0 };
 
 	if (!it)
 		return;
-	t = json_object();
+	tb.t = json_object();
 	while (b < end) {
 		const char *nl = memchr(b, '\n', (size_t)(end - b));
 		uint32_t ll = (uint32_t)((nl ? nl : end) - b);
 
-		if (ll && !tiers_line(t, b, ll))
+		if (ll && !tiers_line(&tb, b, ll))
 			host_log(c, "iteration %u: bad TIERS line \"%.*s\", dropped", it->index,
 				 (int)(ll < 80 ? ll : 80), b);
 		b = nl ? nl + 1 : end;
 	}
-	sort_tiers(t);
+	sort_tiers(&tb);
 	json_decref(it->tiers);
-	it->tiers = t;
+	it->tiers = tb.t;
 }
 
 static void on_setup_error(struct guest_stream_parser *c, const char *p, uint32_t len)
@@ -619,11 +644,14 @@ static void on_setup_error(struct guest_stream_parser *c, const char *p, uint32_
 	const char *body = mmrec_body(p, len, &blen);
 
 	mmrec_hdr_get(p, len, "what", what, sizeof(what));
-	if (blen > 2048)
-		blen = 2048;
+	if (blen > GUEST_STREAM_SETUP_MESSAGE_MAX)
+		blen = GUEST_STREAM_SETUP_MESSAGE_MAX;
 	json_object_set_new(c->root, "setup_error",
 			    json_pack("{s:o, s:o}", "what", safe_string(what, strlen(what)),
 				      "message", safe_string(body, blen)));
+	c->info.setup_error = true;
+	safe_copy(c->info.setup_what, what, strlen(what));
+	safe_copy(c->info.setup_message, body, blen);
 }
 
 static void on_record(struct guest_stream_parser *c, unsigned int type, const char *p, uint32_t len)
@@ -654,7 +682,9 @@ static void on_record(struct guest_stream_parser *c, unsigned int type, const ch
 		on_log(c, p, len);
 		break;
 	case MMREC_DONE:
-		json_object_set_new(c->root, "done", json_true());
+		if (!c->done)
+			json_object_set_new(c->root, "done", json_true());
+		c->done = true;
 		break;
 	case MMREC_SETUP_ERROR:
 		on_setup_error(c, p, len);
@@ -743,9 +773,9 @@ static const char *failure_reason(const struct iter_state *it)
 		return NULL; /* the guest said failed and logged why */
 	if (!it->have_result)
 		return "no RESULT record";
-	if (!json_object_get(it->before, "vmstat"))
+	if (!it->vmstat_before)
 		return "no \"before\" vmstat snapshot";
-	if (!json_object_get(it->after, "vmstat"))
+	if (!it->vmstat_after)
 		return "no \"after\" vmstat snapshot";
 	return NULL;
 }
@@ -804,10 +834,11 @@ void guest_stream_record(void *s, const struct guest_record *rec)
 	on_record(c, rec->type, rec->p, rec->len);
 }
 
-json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r)
+json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r,
+			 struct guest_stream_info *info)
 {
 	struct guest_stream_parser *c = s;
-	json_t *iters = json_array(), *root = c->root;
+	json_t *iters = json_array(), *root = c->root, *stream;
 
 	if (r->crc_budget_spent)
 		host_log(
@@ -822,29 +853,43 @@ json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reade
 	json_decref(c->by_index);
 	json_object_set_new(root, "iterations", iters);
 	json_object_set_new(root, "log", c->log);
-	if (!json_object_get(root, "done"))
+	if (!c->done)
 		json_object_set_new(root, "done", json_false());
-	json_object_set_new(
-		root, "stream",
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
-			  (json_int_t)c->records, "skipped_bytes", (json_int_t)r->skipped_bytes,
-			  "bad_crc", (json_int_t)r->bad_crc, "oversized", (json_int_t)r->oversized,
-			  "truncated", (json_int_t)r->truncated, "bad_type",
-			  (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
-			  "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
-			  (json_int_t)c->dropped_samples));
+	stream = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
+			   (json_int_t)c->records, "skipped_bytes", (json_int_t)r->skipped_bytes,
+			   "bad_crc", (json_int_t)r->bad_crc, "oversized", (json_int_t)r->oversized,
+			   "truncated", (json_int_t)r->truncated, "bad_type",
+			   (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
+			   "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
+			   (json_int_t)c->dropped_samples);
+	if (c->files.records)
+		json_object_set_new(stream, "file_records",
+				    json_pack("{s:I, s:I, s:I}", "total",
+					      (json_int_t)c->files.records, "ignored",
+					      (json_int_t)c->files.ignored, "late",
+					      (json_int_t)c->files.late));
+	json_object_set_new(root, "stream", stream);
+	c->info.done = c->done;
+	if (info)
+		*info = c->info;
 	free(c);
 	return root;
 }
 
-json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name)
+void guest_stream_file_records(struct guest_stream_parser *s, const struct guest_files_stats *st)
+{
+	s->files = *st;
+}
+
+json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name,
+			   struct guest_stream_info *info)
 {
 	struct guest_stream_parser *s = guest_stream_begin(workload_name);
 	struct guest_record_handler h = { guest_stream_record, s };
 	struct mmrec_reader r;
 
 	guest_records_walk(buf, len, &h, 1, &r);
-	return guest_stream_end(s, &r);
+	return guest_stream_end(s, &r, info);
 }
 
 static int save_phase(json_t *snaps, const char *phase, const char *dir)

@@ -8,9 +8,11 @@
 #ifndef MMLAB_GUEST_STREAM_H
 #define MMLAB_GUEST_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
 
+#include "guest/files.h"
 #include "guest/records.h"
 
 #define GUEST_STREAM_MAX_ITERATIONS 4096
@@ -28,6 +30,20 @@
  */
 #define GUEST_STREAM_MAX_TOTAL_METRICS 1000000
 #define GUEST_STREAM_MAX_TOTAL_SAMPLES 2000000
+
+#define GUEST_STREAM_SETUP_MESSAGE_MAX 2048 /* bytes of a SETUP_ERROR's message */
+
+/*
+ * What a caller decides on, as fields: the summary below holds the same
+ * (the strings made printable alike).
+ */
+struct guest_stream_info {
+	bool hello; /* a HELLO came: the agent ran */
+	bool done; /* a DONE came: the agent got to its end */
+	bool setup_error; /* a SETUP_ERROR came; the last one's: */
+	char setup_what[32];
+	char setup_message[GUEST_STREAM_SETUP_MESSAGE_MAX + 1];
+};
 
 /*
  * Returns a new object (never NULL):
@@ -52,20 +68,30 @@
  *  "stream": {"records","skipped_bytes","bad_crc","oversized","truncated",
  *	       "bad_type","crc_budget_spent","dropped_metrics","dropped_samples"}}
  * Iterations are sorted by index. An iteration is "ok" only when the guest
- * said so and its RESULT and both vmstat snapshots arrived.
+ * said so and its RESULT and both vmstat snapshots arrived. info (may be
+ * NULL) gets the same as fields.
  */
-json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name);
+json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name,
+			   struct guest_stream_info *info);
 
 /*
  * The same in steps, as one handler of a walk over the stream that other
  * handlers share (records.h): begin, guest_stream_record() for each record
  * (the handler's ctx is the struct guest_stream_parser), then end with the
- * walk's reader, which returns the object and frees s.
+ * walk's reader, which returns the object (a new reference), fills info
+ * (may be NULL) and frees s.
  */
 struct guest_stream_parser;
 struct guest_stream_parser *guest_stream_begin(const char *workload_name);
 guest_record_fn guest_stream_record;
-json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r);
+json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r,
+			 struct guest_stream_info *info);
+/*
+ * Before the end: the counts of the walk's collected files (files.h), kept
+ * as "stream": {"file_records": {"total", "ignored", "late"}} when the
+ * stream had any.
+ */
+void guest_stream_file_records(struct guest_stream_parser *s, const struct guest_files_stats *st);
 
 /*
  * Write each raw snapshot of a parsed iteration to dir/before/<name> and

@@ -42,82 +42,104 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* one image: KIND-HASH16SUFFIX in dir */
-static json_t *list_one(const char *dir, const char *name, const char *kind)
+/* one image: KIND-HASH16SUFFIX in dir; 0, or -1 when it is gone */
+static int list_one(const char *dir, const char *name, const char *kind, struct cached_image *im)
 {
-	char *p = xasprintf("%s/%s", dir, name), when[TIME_STR_LEN], hash[17];
-	bool disk = !strcmp(kind, "debootstrap");
-	char *meta, *recipe, *suite, *pk;
-	json_t *j = NULL;
+	char *meta;
 	struct stat st;
 
-	snprintf(hash, sizeof(hash), "%.16s", name + strlen(kind) + 1);
-	meta = meta_read(dir, kind, hash);
-	recipe = meta_value(meta, "recipe");
-	suite = meta_value(meta, "suite");
-	pk = meta_value(meta, "packages");
-	if (stat(p, &st) == 0) {
-		time_iso(st.st_mtime, when);
-		/* a qcow2 is sparse: what it takes on the disk */
-		j = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", kind, "path", p, "hash", hash,
-			      "size",
-			      disk ? (json_int_t)st.st_blocks * 512 : (json_int_t)st.st_size,
-			      "created", when);
-		if (disk)
-			json_object_update_missing_new(j, json_pack("{s:s?, s:s?}", "suite", suite,
-								    "packages", pk));
-		if (recipe)
-			json_object_set_new(j, "recipe", json_string(recipe));
+	*im = (struct cached_image){ .kind = kind, .path = xasprintf("%s/%s", dir, name) };
+	if (stat(im->path, &st)) {
+		free(im->path);
+		return -1;
 	}
-	free(recipe);
-	free(suite);
-	free(pk);
+	snprintf(im->hash, sizeof(im->hash), "%.16s", name + strlen(kind) + 1);
+	time_iso(st.st_mtime, im->created);
+	/* a qcow2 is sparse: what it takes on the disk */
+	im->size = !strcmp(kind, "debootstrap") ? (long long)st.st_blocks * 512 :
+						  (long long)st.st_size;
+	meta = meta_read(dir, kind, im->hash);
+	im->recipe = meta_value(meta, "recipe");
+	if (!strcmp(kind, "debootstrap")) {
+		im->suite = meta_value(meta, "suite");
+		im->packages = meta_value(meta, "packages");
+	}
 	free(meta);
-	free(p);
-	return j;
+	return 0;
 }
 
-static json_t *list_kind(const char *cache_dir, const char *kind, const char *suffix)
+static void list_kind(const char *cache_dir, const char *kind, const char *suffix,
+		      struct cached_image_list *out)
 {
 	char *dir = xasprintf("%s/images", cache_dir), *prefix = xasprintf("%s-", kind);
-	json_t *out = json_array();
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
 	while (d && (e = readdir(d))) {
-		json_t *j;
+		struct cached_image im;
 
 		if (strncmp(e->d_name, prefix, strlen(prefix)) || strstr(e->d_name, ".tmp.") ||
-		    !has_suffix(e->d_name, suffix))
+		    !has_suffix(e->d_name, suffix) || list_one(dir, e->d_name, kind, &im))
 			continue;
-		j = list_one(dir, e->d_name, kind);
-		if (j)
-			json_array_append_new(out, j);
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = im;
 	}
 	if (d)
 		closedir(d);
 	free(prefix);
 	free(dir);
-	return out;
+}
+
+void image_cache_scan(const char *cache_dir, struct cached_image_list *out)
+{
+	*out = (struct cached_image_list){ 0 };
+	list_kind(cache_dir, "initramfs", ".cpio.gz", out);
+	list_kind(cache_dir, "debootstrap", ".qcow2", out);
+}
+
+void cached_image_list_free(struct cached_image_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].suite);
+		free(l->v[i].packages);
+		free(l->v[i].recipe);
+	}
+	free(l->v);
+	*l = (struct cached_image_list){ 0 };
+}
+
+/* the images of one kind, as JSON */
+static json_t *kind_json(const char *cache_dir, const char *kind, const char *suffix)
+{
+	struct cached_image_list l = { 0 };
+	json_t *j;
+
+	list_kind(cache_dir, kind, suffix, &l);
+	j = cached_image_list_json(&l);
+	cached_image_list_free(&l);
+	return j;
 }
 
 json_t *image_list(const char *cache_dir)
 {
-	return list_kind(cache_dir, "initramfs", ".cpio.gz");
+	return kind_json(cache_dir, "initramfs", ".cpio.gz");
 }
 
 json_t *disk_image_list(const char *cache_dir)
 {
-	return list_kind(cache_dir, "debootstrap", ".qcow2");
+	return kind_json(cache_dir, "debootstrap", ".qcow2");
 }
 
 json_t *image_cache_list(const char *cache_dir)
 {
-	json_t *l = image_list(cache_dir), *dl = disk_image_list(cache_dir);
+	struct cached_image_list l;
+	json_t *j;
 
-	json_array_extend(l, dl);
-	json_decref(dl);
-	return l;
+	image_cache_scan(cache_dir, &l);
+	j = cached_image_list_json(&l);
+	cached_image_list_free(&l);
+	return j;
 }
 
 /* whether the build of a NAME.tmp.<pid> work directory may still run */

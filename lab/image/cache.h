@@ -10,15 +10,47 @@
 #define MMLAB_IMAGE_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
-/* [{"kind":"initramfs","path","hash","size","created","recipe"?}]; a new reference */
+#include "lib/timefmt.h"
+
+/* one cached image */
+struct cached_image {
+	const char *kind; /* "initramfs" or "debootstrap" (static) */
+	char *path; /* CACHE/images/KIND-HASH16SUFFIX */
+	char hash[17]; /* the first 16 hex digits of its hash */
+	long long size; /* bytes it takes on the disk (a qcow2 is sparse) */
+	char created[TIME_STR_LEN]; /* its mtime, ISO 8601 UTC */
+	/* from KIND-HASH16.json, NULL when it does not say (malloc'd) */
+	char *suite, *packages; /* debootstrap */
+	char *recipe;
+};
+
+struct cached_image_list {
+	struct cached_image *v;
+	size_t n;
+};
+
+/* the images of the cache, initramfs images first; free with cached_image_list_free() */
+void image_cache_scan(const char *cache_dir, struct cached_image_list *out);
+void cached_image_list_free(struct cached_image_list *l);
+/*
+ * cache_json.c: the list as JSON (a new reference), each image
+ * {"kind","path","hash","size","created"}, a debootstrap image with
+ * "suite" and "packages" (null when not known), "recipe" when known
+ */
+json_t *cached_image_list_json(const struct cached_image_list *l);
+
+/* [{"kind":"initramfs","path","hash","size","created","recipe"?}] (a new reference) */
 json_t *image_list(const char *cache_dir);
-/* [{"kind":"debootstrap","path","hash","size","created","suite","packages","recipe"?}] */
-/* a new reference */
+/*
+ * [{"kind":"debootstrap","path","hash","size","created","suite","packages","recipe"?}]
+ * (a new reference)
+ */
 json_t *disk_image_list(const char *cache_dir);
-/* both, initramfs images first; a new reference */
+/* both, initramfs images first (a new reference) */
 json_t *image_cache_list(const char *cache_dir);
 
 /*

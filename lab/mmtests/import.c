@@ -21,13 +21,13 @@
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
+#include "mmtests/import_json.h"
 #include "mmtests/mmtests.h"
 
 #define LOG_MAX_ENTRIES 20000
 #define LOG_MAX_BYTES (256ULL << 20)
 #define EXTRACT_TIMEOUT_S 300
 #define EXTRACT_OUT_MAX (32u << 20)
-#define MAX_OPS 1000
 #define OP_NAME_MAX 100
 
 /* dest/rel: its directories made, the file created new; -1 with errno */
@@ -219,75 +219,38 @@ static json_t *extract(const char *mmdir, const char *logdir, const char *bench,
 	return j;
 }
 
-/* a sample: mmtests' JSON has numbers, and numbers as strings ("3490") */
-static bool sample_value(const json_t *v, double *x)
-{
-	const char *s = json_string_value(v);
-	char *end;
-
-	if (json_is_number(v)) {
-		*x = json_number_value(v);
-		return isfinite(*x);
-	}
-	if (!s || !*s || strlen(s) > 64)
-		return false;
-	*x = strtod(s, &end);
-	return !*end && isfinite(*x);
-}
-
 /* one benchmark's operations into metrics; the count of them, or -1 with why */
 static int add_ops(const char *bench, json_t *doc, json_t *metrics, json_t *info, char **why)
 {
-	json_t *data = json_object_get(doc, "_ResultData"), *iters;
-	const char *pref = json_string_value(json_object_get(doc, "_PreferredVal"));
-	size_t nops = 0, nsamples = 0;
-	const char *op;
+	struct mmtests_extract x;
+	int n;
 
-	if (!json_is_object(data)) {
+	if (mmtests_extract_read(doc, &x)) {
 		*why = xasprintf("mmtests' extract-mmtests.pl -b %s gave no _ResultData", bench);
+		mmtests_extract_free(&x);
 		return -1;
 	}
-	json_object_foreach(data, op, iters) {
-		double sum = 0;
-		size_t n = 0, i, k;
-		char *name, *opn;
-		json_t *one;
+	for (size_t i = 0; i < x.nops; i++) {
+		char *opn = op_name(x.ops[i].name);
+		char *name = xasprintf("mmtests.%s.%s", bench, opn);
 
-		if (nops >= MAX_OPS)
-			break;
-		/* one element per mmtests iteration (MMTESTS_ITERATIONS): pooled */
-		json_array_foreach(iters, k, one) {
-			json_t *v;
-
-			json_array_foreach(json_object_get(one, "Values"), i, v) {
-				double x;
-
-				if (sample_value(v, &x)) {
-					sum += x;
-					n++;
-				}
-			}
-		}
-		if (!n)
-			continue;
-		opn = op_name(op);
-		name = xasprintf("mmtests.%s.%s", bench, opn);
-		json_object_set_new(metrics, name, json_real(sum / (double)n));
+		json_object_set_new(metrics, name, json_real(x.ops[i].mean));
 		free(name);
 		free(opn);
-		nops++;
-		nsamples += n;
 	}
-	if (!nops) {
+	if (!x.nops) {
 		*why = xasprintf("mmtests' log has no samples of %s (extract-mmtests.pl read none)",
 				 bench);
+		mmtests_extract_free(&x);
 		return -1;
 	}
 	json_object_set_new(info, bench,
-			    json_pack("{s:I, s:I, s:s}", "operations", (json_int_t)nops, "samples",
-				      (json_int_t)nsamples, "preferred",
-				      pref && !strcmp(pref, "Higher") ? "higher" : "lower"));
-	return (int)nops;
+			    json_pack("{s:I, s:I, s:s}", "operations", (json_int_t)x.nops,
+				      "samples", (json_int_t)x.samples, "preferred",
+				      x.higher ? "higher" : "lower"));
+	n = (int)x.nops;
+	mmtests_extract_free(&x);
+	return n;
 }
 
 json_t *mmtests_import(const struct job_mmtests *m, const char *iter_dir, json_t *metrics,

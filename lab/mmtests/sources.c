@@ -24,18 +24,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <jansson.h>
 
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
 #include "mmtests/mmtests.h"
+#include "mmtests/sources_json.h"
 
 #define SOURCE_MAX_BYTES "4G"
 #define CURL_TIMEOUT_S 1800
 #define GIT_TIMEOUT_S 3600
-#define META_MAX (64u << 10)
 
 static bool regular_file(const char *p, off_t *size)
 {
@@ -53,28 +52,26 @@ static char *in_cache(const char *dir, const struct mmtests_fetch *f)
 {
 	char *path = xasprintf("%s/%s", dir, f->mirror), *meta = xasprintf("%s.json", path);
 	char *text = NULL, sha[65];
-	json_t *j = NULL;
+	struct source_meta m = { 0 };
 	off_t size;
 	size_t len;
 
 	if (!regular_file(path, &size) || !path_exists(meta))
 		goto miss;
-	text = read_file(meta, &len, META_MAX);
-	j = text ? json_loads(text, 0, NULL) : NULL;
-	if (!j || json_integer_value(json_object_get(j, "size")) != (json_int_t)size ||
-	    sha256_file(path, sha) ||
-	    strcmp(sha, json_string_value(json_object_get(j, "sha256")) ?: "")) {
+	text = read_file(meta, &len, SOURCE_META_MAX);
+	if (!text || source_meta_parse(text, len, &m) || m.size != (uint64_t)size ||
+	    sha256_file(path, sha) || strcmp(sha, m.sha256)) {
 		lab_warn("the cached %s does not match its record %s; fetched again", path, meta);
 		unlink(path);
 		unlink(meta);
 		goto miss;
 	}
-	json_decref(j);
+	source_meta_free(&m);
 	free(text);
 	free(meta);
 	return path;
 miss:
-	json_decref(j);
+	source_meta_free(&m);
 	free(text);
 	free(meta);
 	free(path);
@@ -84,25 +81,25 @@ miss:
 /* the record beside a file just fetched into the cache */
 static int record(const char *path, const char *url, const struct mmtests_fetch *f)
 {
-	char sha[65], when[TIME_STR_LEN], *meta, *text;
+	char when[TIME_STR_LEN], *meta, *text;
+	struct source_meta m = { 0 };
 	off_t size = 0;
-	json_t *j;
 	int ret;
 
-	if (!regular_file(path, &size) || sha256_file(path, sha))
+	if (!regular_file(path, &size) || sha256_file(path, m.sha256))
 		return -1;
-	time_iso_now(when);
-	j = json_pack("{s:I, s:s, s:s, s:s, s:s}", "size", (json_int_t)size, "sha256", sha, "url",
-		      url, "fetched", when, "by",
-		      f->kind == MMTESTS_FETCH_GIT ? "git archive" : "curl");
-	if (f->kind == MMTESTS_FETCH_GIT)
-		json_object_set_new(j, "commit", json_string(f->commit));
-	text = json_dumps(j, JSON_INDENT(2));
+	m.size = (uint64_t)size;
+	m.url = (char *)url;
+	m.fetched = time_iso_now(when);
+	m.by = f->kind == MMTESTS_FETCH_GIT ? "git archive" : "curl";
+	m.commit = f->kind == MMTESTS_FETCH_GIT ? f->commit : NULL;
+	text = source_meta_dump(&m); /* m borrows its strings: not freed */
+	if (!text)
+		return -1;
 	meta = xasprintf("%s.json", path);
 	ret = write_file_atomic(meta, text, strlen(text), 0644);
 	free(meta);
 	free(text);
-	json_decref(j);
 	return ret;
 }
 

@@ -11,8 +11,8 @@
  *            of earlier attempts of the boot destroyed
  *   watch    run the domain to poweroff, crash, deadline or a signal
  *   collect  what the agent sent on ttyS1 (a command workload's outputs
- *            and the files the job collects in it: WL_FILE and FILE
- *            records), the console log
+ *            and the files the job collects in it: FILE records), the
+ *            console log
  *   record   each iteration into the store (record.c)
  */
 #include <errno.h>
@@ -503,42 +503,37 @@ static int map_data(struct boot_ctx *bc)
 
 /*
  * The files the job collects, stored from the FILE records of the stream
- * during the walk (boot_walk()): their warnings, the iteration's "files"
- * and the stream's count of them; the iteration keeps the stream without
- * them (they are stored as files).
+ * during the walk (boot_walk()): their warnings and the iteration's
+ * "files"; the iteration keeps the stream without them (they are stored as
+ * files).
  */
 static void collect_files(struct run *r, const struct job_variant *v, struct boot_ctx *bc,
-			  json_t *files, const struct guest_files_stats *st)
+			  const struct guest_file_list *files, const struct guest_files_stats *st)
 {
-	json_t *stream = json_object_get(bc->out.agent, "stream"), *f;
-	size_t i;
-
 	if (r->job->collect_files.n)
-		bc->out.files = json_incref(files);
-	json_array_foreach(files, i, f)
-		if (json_is_true(json_object_get(f, "truncated")))
-			lab_warn("variant '%s': %s is %lld bytes in the guest; its first %u MiB "
+		bc->out.files = guest_file_list_json(files);
+	for (size_t i = 0; i < files->n; i++) {
+		const struct guest_file *f = &files->v[i];
+
+		if (f->stored && f->stored_size < f->size)
+			lab_warn("variant '%s': %s is %llu bytes in the guest; its first %u MiB "
 				 "are stored",
-				 v->name, json_string_value(json_object_get(f, "path")),
-				 (long long)json_integer_value(json_object_get(f, "size")),
-				 MMFILE_MAX >> 20);
+				 v->name, f->path, (unsigned long long)f->size, MMFILE_MAX >> 20);
+	}
 	if (st->ignored + st->late)
 		lab_warn("variant '%s': the guest sent %u file record(s) that were not asked for "
 			 "or came too late; ignored",
 			 v->name, st->ignored + st->late);
-	if (json_is_object(stream) && st->records)
-		json_object_set_new(stream, "file_records",
-				    json_pack("{s:I, s:I, s:I}", "total", (json_int_t)st->records,
-					      "ignored", (json_int_t)st->ignored, "late",
-					      (json_int_t)st->late));
 }
 
 /*
  * The one pass over the boot's stream (guest/records.h): the iterations
- * (bc->out.agent), the workload kind's part, the collected files under
- * the boot's dir and the stream kept without them (agent.stored.bin).
+ * (bc->out.agent, with the count of the file records), the workload
+ * kind's part, the collected files under the boot's dir (files) and the
+ * stream kept without them (agent.stored.bin).
  */
-static json_t *boot_walk(struct run *r, struct boot_ctx *bc, struct guest_files_stats *st)
+static void boot_walk(struct run *r, struct boot_ctx *bc, struct guest_file_list *files,
+		      struct guest_files_stats *st, struct guest_stream_info *info)
 {
 	char *kept_path = xasprintf("%s/agent.stored.bin", bc->dir);
 	struct guest_stream_parser *sp = guest_stream_begin(r->job->workload.name);
@@ -550,17 +545,16 @@ static json_t *boot_walk(struct run *r, struct boot_ctx *bc, struct guest_files_
 		{ guest_files_record, gf },
 	};
 	struct mmrec_reader rd;
-	json_t *files;
 	int kept;
 
 	guest_outputs_init(&bc->out.outputs);
 	guest_records_walk(bc->data ? bc->data : "", bc->dlen, h, ARRAY_SIZE(h), &rd);
-	bc->out.agent = guest_stream_end(sp, &rd);
-	files = guest_files_end(gf, bc->dlen, st, &kept);
+	guest_files_end(gf, bc->dlen, st, &kept, files);
+	guest_stream_file_records(sp, st);
+	bc->out.agent = guest_stream_end(sp, &rd, info);
 	if (kept > 0)
 		bc->out.data_file = "agent.stored.bin";
 	free(kept_path);
-	return files;
 }
 
 static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc,
@@ -568,25 +562,24 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
 	struct guest_files_stats st;
-	json_t *se, *files;
+	struct guest_stream_info info;
+	struct guest_file_list files;
 
 	if (map_data(bc))
 		return -1;
 	if (r->job->collect_files.n)
 		progress_status(pg, "%s iteration %u: storing the collected files", v->name,
 				b->first);
-	files = boot_walk(r, bc, &st);
-	se = json_object_get(bc->out.agent, "setup_error");
-	if (se) {
+	boot_walk(r, bc, &files, &st, &info);
+	if (info.setup_error) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
-			v->name, json_string_value(json_object_get(se, "what")),
-			json_string_value(json_object_get(se, "message")));
+			v->name, info.setup_what, info.setup_message);
 		r->setup_failed = true;
-		json_decref(files);
+		guest_file_list_free(&files);
 		return -1;
 	}
-	collect_files(r, v, bc, files, &st);
-	json_decref(files);
+	collect_files(r, v, bc, &files, &st);
+	guest_file_list_free(&files);
 	if (path_exists(bc->console_path))
 		bc->console = read_file(bc->console_path, NULL, CONSOLE_MAX);
 	if (!bc->console)

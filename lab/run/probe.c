@@ -15,10 +15,9 @@
 
 int probe_agent_reached(const char *data_path, const char *console_path, void *arg)
 {
+	struct guest_stream_info info;
 	size_t len;
 	char *buf;
-	json_t *j;
-	int ok;
 
 	(void)console_path;
 	(void)arg;
@@ -27,11 +26,9 @@ int probe_agent_reached(const char *data_path, const char *console_path, void *a
 	buf = read_file(data_path, &len, PROBE_DATA_MAX);
 	if (!buf)
 		return 0;
-	j = guest_stream_parse(buf, len, "probe");
-	ok = json_is_object(json_object_get(j, "hello"));
-	json_decref(j);
+	json_decref(guest_stream_parse(buf, len, "probe", &info));
 	free(buf);
-	return ok;
+	return info.hello;
 }
 
 int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir, const char *kernel,

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "vm/accel.h"
+#include "vm/accel_json.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
 
@@ -108,48 +109,46 @@ static json_t *cache_key(struct vm_host *h, const char *cache_dir)
 /* 1 and *out filled when cache_dir holds a verdict for key */
 static int cache_load(const char *path, const json_t *key, struct accel_choice *out)
 {
-	json_error_t err;
-	json_t *root;
-	const char *accel, *reason;
-	int hit = 0;
+	struct accel_cache c;
+	char err[256];
+	size_t len;
+	char *text;
+	int ret, hit = 0;
 
 	if (!path_exists(path))
 		return 0;
-	root = json_load_file(path, 0, &err);
-	if (!root) {
-		lab_warn("ignoring the accelerator cache %s: %s (line %d); probing again", path,
-			 err.text, err.line);
+	text = read_file(path, &len, ACCEL_CACHE_MAX);
+	if (!text) {
+		lab_warn("ignoring the accelerator cache %s: %s; probing again", path,
+			 strerror(errno));
 		return 0;
 	}
-	accel = json_string_value(json_object_get(root, "accel"));
-	reason = json_string_value(json_object_get(root, "reason"));
-	if (accel && reason && json_equal(json_object_get(root, "key"), key) &&
-	    (!strcmp(accel, "kvm") || !strcmp(accel, "tcg"))) {
-		out->accel = strcmp(accel, "kvm") ? DOM_ACCEL_TCG : DOM_ACCEL_KVM;
-		set_reason(out, "%s (cached in %s)", reason, path);
+	ret = accel_cache_parse(text, len, &c, err, sizeof(err));
+	free(text);
+	if (ret < 0)
+		lab_warn("ignoring the accelerator cache %s: %s; probing again", path, err);
+	if (!ret && json_equal(c.key, key)) {
+		out->accel = c.accel;
+		set_reason(out, "%s (cached in %s)", c.reason, path);
 		out->cached = true;
 		hit = 1;
 	}
-	json_decref(root);
+	accel_cache_free(&c);
 	return hit;
 }
 
 static int cache_store(const char *cache_dir, const char *path, json_t *key,
 		       const struct accel_choice *c, double probe_s)
 {
-	char stamp[TIME_STR_LEN];
-	time_t t = time(NULL);
-	json_t *root;
+	struct accel_cache v = { .key = key, .accel = c->accel, .probe_s = probe_s };
 	char *text;
 	int rc;
 
 	if (mkdir_p(cache_dir, 0755) < 0)
 		return -1;
-	time_iso(t, stamp);
-	root = json_pack("{s:O, s:s, s:s, s:s, s:f}", "key", key, "accel", dom_accel_name(c->accel),
-			 "reason", c->reason, "probed_at", stamp, "probe_s", probe_s);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_decref(root);
+	time_iso(time(NULL), v.probed_at);
+	snprintf(v.reason, sizeof(v.reason), "%s", c->reason);
+	text = accel_cache_dump(&v); /* v borrows key: not freed */
 	if (!text) {
 		lab_err("cannot encode the accelerator verdict for %s", path);
 		return -1;

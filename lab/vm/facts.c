@@ -18,10 +18,10 @@
 #include <jansson.h>
 
 #include "lib/util.h"
+#include "vm/facts_json.h"
 #include "vm/vm.h"
 
 #define FACTS_FILE "host-facts.json"
-#define FACTS_MAX (64u << 10)
 
 /* where libvirt finds QEMU for x86_64 guests (PATH, then the RHEL name) */
 static const char *const emulators[] = {
@@ -52,35 +52,34 @@ static json_t *facts_key(struct vm_host *h)
 	return key;
 }
 
-/* the cached facts when the file holds them for key, else NULL */
+/* the cached facts when the file holds them for key, else NULL (a new reference) */
 static json_t *facts_load(const char *path, const json_t *key)
 {
-	json_t *root, *facts = NULL;
+	struct facts_cache c;
+	json_t *facts = NULL;
 	size_t len;
 	char *text;
 
 	if (!path_exists(path))
 		return NULL;
-	text = read_file(path, &len, FACTS_MAX);
-	root = text ? json_loadb(text, len, 0, NULL) : NULL;
+	text = read_file(path, &len, FACTS_CACHE_MAX);
+	if (text && !facts_cache_parse(text, len, &c) && json_equal(c.key, key))
+		facts = json_deep_copy(c.facts);
+	if (text)
+		facts_cache_free(&c);
 	free(text);
-	if (root && json_equal(json_object_get(root, "key"), key) &&
-	    json_is_string(json_object_get(json_object_get(root, "facts"), "qemu")))
-		facts = json_deep_copy(json_object_get(root, "facts"));
-	json_decref(root);
 	return facts;
 }
 
 static void facts_store(const char *cache_dir, const char *path, json_t *key, json_t *facts)
 {
-	json_t *root = json_pack("{s:O, s:O}", "key", key, "facts", facts);
-	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	struct facts_cache c = { .key = key, .facts = facts }; /* borrowed: not freed */
+	char *text = facts_cache_dump(&c);
 
 	/* a cache: when it cannot be written, the next run asks libvirt again */
 	if (text && !mkdir_p(cache_dir, 0755))
 		write_file_atomic(path, text, strlen(text), 0644);
 	free(text);
-	json_decref(root);
 }
 
 json_t *vm_host_facts_cached(struct vm_host *h, const char *cache_dir)

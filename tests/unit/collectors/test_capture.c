@@ -118,10 +118,39 @@ static void test_sizes(void **state)
 	check(20u << 20);
 }
 
+/* a file read back after an iteration: a FILE record with iter=, as the host reads it */
+static void test_send_file(void **state)
+{
+	struct guest_outputs o;
+	const struct guest_iter_out *it;
+	struct mmrec_reader r;
+	unsigned int type;
+	const char *p;
+	uint32_t len;
+
+	(void)state;
+	memset(&sent, 0, sizeof(sent));
+	capture_send_file(4, 2, "/nonexistent"); /* read_capped() above: ENOENT */
+	mmrec_reader_init(&r, sent.buf, sent.len);
+	assert_int_equal(mmrec_next(&r, &type, &p, &len), 1);
+	assert_int_equal(type, MMREC_FILE);
+	assert_int_equal(mmrec_file_iter(p, len), 1);
+	assert_int_equal(mmrec_next(&r, &type, &p, &len), 0);
+	guest_outputs_parse(sent.buf, sent.len, &o);
+	it = guest_outputs_find(&o, 4);
+	assert_non_null(it);
+	assert_true(it->files[2].present);
+	assert_int_equal(it->files[2].missing, ENOENT);
+	assert_false(it->files[0].present);
+	guest_outputs_free(&o);
+	strbuf_release(&sent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_send_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -275,6 +275,25 @@ static void test_hdr_get(void **state)
 	assert_string_equal(mmrec_type_name(1000), "UNKNOWN");
 }
 
+/* one FILE type, two uses: iter= in the header (not the body) tells them apart */
+static void test_file_iter(void **state)
+{
+	static const char rb[] = "iter=0 index=1 size=3 cut=0\nabc";
+	static const char miss[] = "index=1 iter=2 missing=2";
+	static const char piece[] = "path=/x size=3 offset=0\niter=0 abc";
+	static const char near[] = "path=/x/iter=1 xiter=1 iter size=0 offset=0";
+
+	(void)state;
+	assert_int_equal(mmrec_file_iter(rb, sizeof(rb) - 1), 1);
+	assert_int_equal(mmrec_file_iter(miss, sizeof(miss) - 1), 1);
+	assert_int_equal(mmrec_file_iter(piece, sizeof(piece) - 1), 0);
+	assert_int_equal(mmrec_file_iter(near, sizeof(near) - 1), 0);
+	assert_int_equal(mmrec_file_iter(rb, 4), 0); /* "iter" cut before its '=' */
+	assert_int_equal(mmrec_file_iter("", 0), 0);
+	assert_string_equal(mmrec_type_name(MMREC_FILE), "FILE");
+	assert_string_equal(mmrec_type_name(MMREC_TYPE_MAX + 1), "UNKNOWN");
+}
+
 /* random damage to a valid stream: never crash, count what survives */
 static void test_fuzz(void **state)
 {
@@ -346,7 +365,7 @@ int main(void)
 		cmocka_unit_test(test_corrupted),     cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_hdr_get),
 		cmocka_unit_test(test_fuzz),	      cmocka_unit_test(test_resync_budget),
-		cmocka_unit_test(test_resync_honest),
+		cmocka_unit_test(test_resync_honest), cmocka_unit_test(test_file_iter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,7 @@ static json_t *iter(json_t *root, size_t i)
 static void test_full_stream(void **state)
 {
 	struct stream s = { 0 };
+	struct guest_stream_info info;
 	json_t *root, *it, *m, *nodes, *h, *st;
 
 	(void)state;
@@ -115,7 +116,10 @@ static void test_full_stream(void **state)
 	good_iteration(&s, 0);
 	rec(&s, MMREC_LOG, "level=info\nhello from the guest");
 	rec(&s, MMREC_DONE, "iterations=1");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	assert_true(info.hello);
+	assert_true(info.done);
+	assert_false(info.setup_error);
 	h = json_object_get(root, "hello");
 	assert_string_equal(json_string_value(json_object_get(h, "release")), "6.9.0-rc1");
 	assert_string_equal(json_string_value(json_object_get(h, "agent")), "1");
@@ -182,7 +186,7 @@ static void test_hostile_metrics(void **state)
 	rec(&s, MMREC_SNAPSHOT, "iter=0 phase=middle name=vmstat\npgfault 9");
 	rec(&s, MMREC_RESULT, "iter=99999999999 exit=0");
 	rec(&s, MMREC_LOG, "level=panic\n\x1b[31mred\x01");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	m = json_object_get(iter(root, 0), "metrics");
 	assert_true(num(m, "usemem.good:metric-1") == 2);
 	assert_true(num(m, "usemem.neg") == -2.5);
@@ -207,7 +211,7 @@ static void test_hostile_metrics(void **state)
 	assert_true(json_is_null(json_object_get(root, "hello")));
 	json_decref(root);
 	/* a hostile workload name falls back to "workload" */
-	root = guest_stream_parse(s.buf, s.len, "bad name");
+	root = guest_stream_parse(s.buf, s.len, "bad name", NULL);
 	assert_true(num(json_object_get(iter(root, 0), "metrics"), "workload.neg") == -2.5);
 	json_decref(root);
 	free(s.buf);
@@ -226,7 +230,7 @@ static void test_missing_after(void **state)
 	rec(&s, MMREC_ITER_END, "iter=4 status=ok");
 	good_iteration(&s, 2);
 	rec(&s, MMREC_ITER_BEGIN, "iter=7"); /* the guest died here */
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 3);
 	it = iter(root, 0); /* sorted by index */
 	assert_int_equal(json_integer_value(json_object_get(it, "index")), 2);
@@ -257,7 +261,7 @@ static void test_guest_failed(void **state)
 	rec(&s, MMREC_LOG, "level=error\niteration 0: workload exited before \"ready\"");
 	rec(&s, MMREC_RESULT, "iter=0 exit=-1 signal=9 user_s=0 system_s=0 elapsed_s=0.1");
 	rec(&s, MMREC_ITER_END, "iter=0 status=failed");
-	root = guest_stream_parse(s.buf, s.len, "crash");
+	root = guest_stream_parse(s.buf, s.len, "crash", NULL);
 	it = iter(root, 0);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
 	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 9);
@@ -273,21 +277,26 @@ static void test_garbage(void **state)
 {
 	unsigned int seed = 7;
 	uint8_t *b = xmalloc(1 << 16);
+	struct guest_stream_info info;
 	json_t *root;
 
 	(void)state;
 	for (size_t i = 0; i < (1 << 16); i++)
 		b[i] = (uint8_t)rand_r(&seed);
-	root = guest_stream_parse(b, 1 << 16, "usemem");
+	root = guest_stream_parse(b, 1 << 16, "usemem", NULL);
 	assert_non_null(root);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 0);
 	assert_int_equal(json_integer_value(
 				 json_object_get(json_object_get(root, "stream"), "skipped_bytes")),
 			 1 << 16);
 	json_decref(root);
-	root = guest_stream_parse(NULL, 0, NULL);
+	memset(&info, 0xff, sizeof(info));
+	root = guest_stream_parse(NULL, 0, NULL, &info);
 	assert_non_null(root);
 	assert_true(json_is_false(json_object_get(root, "done")));
+	assert_false(info.hello);
+	assert_false(info.done);
+	assert_false(info.setup_error);
 	json_decref(root);
 	free(b);
 }
@@ -304,7 +313,7 @@ static void test_many_iterations(void **state)
 		rec(&s, MMREC_ITER_BEGIN, p);
 		rec(&s, MMREC_ITER_END, "iter=0007 status=ok"); /* = iteration 7 */
 	}
-	root = guest_stream_parse(s.buf, s.len, "noop");
+	root = guest_stream_parse(s.buf, s.len, "noop", NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
 			 GUEST_STREAM_MAX_ITERATIONS);
 	assert_true(log_has(root, "more than 4096 iterations"));
@@ -330,6 +339,41 @@ static char *fixture(const char *name, size_t *len)
  * issue 20: series values and metrics are bounded over the whole stream,
  * not only per iteration: 64 MiB of short values became ~1.3 GB of JSON.
  */
+/*
+ * FILE records, read back after an iteration (iter=) or collected after
+ * the last one, carry no metric: the iterations are the same without them.
+ */
+static void test_file_records(void **state)
+{
+	struct stream with = { 0 }, without = { 0 };
+	json_t *a, *b;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		struct stream *s = pass ? &with : &without;
+
+		head(s);
+		good_iteration(s, 0);
+		if (pass) {
+			rec(s, MMREC_FILE, "iter=0 index=0 size=12 cut=0\nelapsed_s 99");
+			rec(s, MMREC_FILE, "iter=0 index=1 missing=2");
+			rec(s, MMREC_FILE, "path=/x size=3 offset=0\niter=0");
+		}
+		rec(s, MMREC_DONE, "iterations=1");
+	}
+	a = guest_stream_parse(without.buf, without.len, "usemem", NULL);
+	b = guest_stream_parse(with.buf, with.len, "usemem", NULL);
+	assert_int_equal(json_array_size(json_object_get(b, "iterations")), 1);
+	assert_true(json_equal(json_object_get(a, "iterations"), json_object_get(b, "iterations")));
+	assert_int_equal(
+		json_integer_value(json_object_get(json_object_get(b, "stream"), "records")),
+		json_integer_value(json_object_get(json_object_get(a, "stream"), "records")) + 3);
+	json_decref(a);
+	json_decref(b);
+	free(with.buf);
+	free(without.buf);
+}
+
 static void test_stream_totals(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -349,7 +393,7 @@ static void test_stream_totals(void **state)
 		}
 		rec(&s, MMREC_SERIES, sb.buf);
 	}
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	st = json_object_get(root, "stream");
 	/* 120 lines of 20000: the first 100 fit in GUEST_STREAM_MAX_TOTAL_SAMPLES */
 	assert_int_equal(json_integer_value(json_object_get(st, "dropped_samples")),
@@ -364,7 +408,7 @@ static void test_real_capture(void **state)
 {
 	size_t len;
 	char *buf = fixture("real-usemem.bin", &len);
-	json_t *root = guest_stream_parse(buf, len, "usemem"), *it, *m, *st;
+	json_t *root = guest_stream_parse(buf, len, "usemem", NULL), *it, *m, *st;
 
 	(void)state;
 	assert_string_equal(
@@ -400,7 +444,7 @@ static void test_save_snapshots(void **state)
 
 	(void)state;
 	good_iteration(&s, 0);
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	it = iter(root, 0);
 	/* a name that did not come from the parser must not escape dir */
 	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"), "../escape",
@@ -430,6 +474,8 @@ static void test_save_snapshots(void **state)
 /* COUNTS: only the collector families; SERIES: exact shape; SETUP_ERROR */
 static void test_collectors(void **state)
 {
+	struct guest_stream_info info;
+	char big[4096];
 	struct stream s = { 0 };
 	json_t *root, *it, *m, *ts, *a;
 
@@ -445,7 +491,7 @@ static void test_collectors(void **state)
 	    "iter=0 interval_s=1 samples=3\n"
 	    "vmstat.nr_free_pages 10 9 8\nnode1.vmstat.nr_free_pages 5 4 3\n"
 	    "vmstat.short 1 2\ntime.bad 1 2 3\nvmstat.nan 1 x 3\n");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	it = iter(root, 0);
 	m = json_object_get(it, "metrics");
 	assert_int_equal((int)num(m, "trace.compaction:mm_compaction_begin"), 12);
@@ -470,10 +516,28 @@ static void test_collectors(void **state)
 	json_decref(root);
 
 	rec(&s, MMREC_SETUP_ERROR, "what=collectors\ntracepoint 'a:b' matches no event");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
 	assert_string_equal(
 		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
 		"tracepoint 'a:b' matches no event");
+	assert_true(info.setup_error);
+	assert_string_equal(info.setup_what, "collectors");
+	assert_string_equal(info.setup_message, "tracepoint 'a:b' matches no event");
+	json_decref(root);
+
+	/* a hostile one: bounded, made printable, the same in both */
+	memset(big, 'm', sizeof(big) - 1);
+	memcpy(big, "what=a\001b\n\033[2J", 13);
+	big[sizeof(big) - 1] = '\0';
+	rec(&s, MMREC_SETUP_ERROR, big);
+	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	assert_true(info.setup_error);
+	assert_string_equal(info.setup_what, "a?b");
+	assert_int_equal(strlen(info.setup_message), GUEST_STREAM_SETUP_MESSAGE_MAX);
+	assert_memory_equal(info.setup_message, "?[2Jmmm", 7);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
+		info.setup_message);
 	json_decref(root);
 	free(s.buf);
 }
@@ -491,15 +555,18 @@ static void test_tiers(void **state)
 	    "iter=0\ndemotion_enabled=true\ntier=22 nodes=1-2\ntier=4 nodes=0\n"
 	    "node=1 cpus=- memory_kb=524288\n"
 	    "access=1 class=0 initiators=0 read_latency=300 read_bandwidth=4096\n"
-	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\n");
-	root = guest_stream_parse(s.buf, s.len, "usemem");
+	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\ntier=9 nodes=3\n");
+	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
 	t = json_object_get(iter(root, 0), "tiers");
 	assert_non_null(t);
 	assert_true(json_is_true(json_object_get(t, "demotion_enabled")));
 	a = json_object_get(t, "tiers");
-	assert_int_equal(json_array_size(a), 2);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 1), "id")), 22);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 1), "nodes")),
+	assert_int_equal(json_array_size(a), 3); /* by id, whatever the guest's order */
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "id")), 4);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 1), "id")), 9);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 1), "nodes")), "3");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 2), "id")), 22);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 2), "nodes")),
 			    "1-2");
 	a = json_object_get(t, "nodes");
 	assert_int_equal(json_array_size(a), 1);
@@ -525,7 +592,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),	      cmocka_unit_test(test_many_iterations),
 		cmocka_unit_test(test_real_capture),  cmocka_unit_test(test_save_snapshots),
 		cmocka_unit_test(test_collectors),    cmocka_unit_test(test_tiers),
-		cmocka_unit_test(test_stream_totals),
+		cmocka_unit_test(test_stream_totals), cmocka_unit_test(test_file_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

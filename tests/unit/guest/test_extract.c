@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_extract.c - a command workload's outputs and metrics on the host:
- * the stream's WL_OUTPUT/WL_FILE records read back and bounded
+ * the stream's WL_OUTPUT/FILE (iter=) records read back and bounded
  * (guest/outputs.c), and the extractors (guest/extract.c) on good,
  * malformed and hostile outputs: "name value" lines, regexes, JSON and
  * YAML paths. The regex limits (lib/regex_safe.c) and the path language
@@ -434,9 +434,9 @@ static void test_outputs(void **state)
 		5);
 	add_rec(&sb, MMREC_WL_OUTPUT, "iter=1 stream=dmesg total=x head=0", junk, big);
 	add_rec(&sb, MMREC_WL_OUTPUT, "iter=1 stream=bogus", "x", 1);
-	add_rec(&sb, MMREC_WL_FILE, "iter=0 index=0 size=3 cut=1", "abc", 3);
-	add_rec(&sb, MMREC_WL_FILE, "iter=0 index=1 missing=2", NULL, 0);
-	add_rec(&sb, MMREC_WL_FILE, "iter=0 index=99 size=1", "x", 1);
+	add_rec(&sb, MMREC_FILE, "iter=0 index=0 size=3 cut=1", "abc", 3);
+	add_rec(&sb, MMREC_FILE, "iter=0 index=1 missing=2", NULL, 0);
+	add_rec(&sb, MMREC_FILE, "iter=0 index=99 size=1", "x", 1);
 	add_rec(&sb, MMREC_RESULT, "iter=1 exit=-1 signal=9 timed_out=1", NULL, 0);
 	strbuf_add(&sb, "\x4d\x4d\x4c\x52garbage", 11);
 	guest_outputs_parse(sb.buf, sb.len, &o);

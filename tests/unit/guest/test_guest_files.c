@@ -201,6 +201,9 @@ static void test_not_asked(void **state)
 	raw(&s, "path=/var/log/o%zz size=4 offset=0", "evil");
 	raw(&s, "path= size=4 offset=0", "evil");
 	raw(&s, "size=4 offset=0", "evil");
+	/* a read-back file of an iteration (outputs.c's), even naming the path */
+	raw(&s, "iter=0 index=0 size=4 cut=0", "evil");
+	raw(&s, "path=/var/log/ok size=4 offset=0 iter=0", "evil");
 	/* the asked path with something after it, and a prefix of it */
 	piece(&s, "/var/log/ok/x", 4, 0, "evil", 4);
 	piece(&s, "/var/log", 4, 0, "evil", 4);
@@ -364,6 +367,9 @@ static void test_drop_files(void **state)
 	want.buf = xrealloc(want.buf, want.len + 5);
 	memcpy(want.buf + want.len, "junk!", 5);
 	want.len += 5;
+	/* a file read back after an iteration (iter=) is no collected file: kept */
+	put_rec(&s, MMREC_FILE, "iter=0 index=0 size=3 cut=0", "abc", 3);
+	put_rec(&want, MMREC_FILE, "iter=0 index=0 size=3 cut=0", "abc", 3);
 	put_rec(&s, MMREC_DONE, "iterations=1", NULL, 0);
 	put_rec(&want, MMREC_DONE, "iterations=1", NULL, 0);
 	piece(&s, "/y", 0, 0, NULL, 0);
@@ -409,15 +415,33 @@ static void test_one_walk(void **state)
 		const struct guest_record_handler h[] = { { guest_stream_record, sp },
 							  { guest_files_record, gf } };
 		const struct stream *in = pass ? &want : &s;
-		json_t *files, *root_j;
+		struct guest_file_list l;
+		json_t *files, *root_j, *fr;
 
 		unlink(kept);
 		guest_records_walk(in->buf, in->len, h, 2, &rd);
-		root_j = guest_stream_end(sp, &rd);
-		files = guest_files_end(gf, in->len, &st, &k);
+		guest_files_end(gf, in->len, &st, &k, &l);
+		guest_stream_file_records(sp, &st);
+		root_j = guest_stream_end(sp, &rd, NULL);
+		files = guest_file_list_json(&l);
+		assert_int_equal(l.n, 1);
+		assert_string_equal(l.v[0].path, "/x");
+		assert_int_equal(l.v[0].stored, !pass);
+		guest_file_list_free(&l);
 		assert_int_equal(json_integer_value(json_object_get(
 					 json_object_get(root_j, "stream"), "records")),
 				 pass ? 2 : 3);
+		/* the stream's count of them, only when it had some */
+		fr = json_object_get(json_object_get(root_j, "stream"), "file_records");
+		if (pass) {
+			assert_null(fr);
+		} else {
+			json_t *want_fr =
+				json_pack("{s:i, s:i, s:i}", "total", 1, "ignored", 0, "late", 0);
+
+			assert_true(json_equal(fr, want_fr));
+			json_decref(want_fr);
+		}
 		assert_true(json_is_true(json_object_get(root_j, "done")));
 		assert_int_equal(st.records, pass ? 0 : 1);
 		assert_int_equal(k, pass ? 0 : 1);
@@ -445,6 +469,32 @@ static void test_one_walk(void **state)
 	rm_rf(root);
 	free(kept);
 	free(root);
+}
+
+/* the iteration's "files" from the typed list, each of its three forms */
+static void test_list_json(void **state)
+{
+	struct guest_file v[3] = {
+		{ .path = "/a", .stored = true, .size = 10, .stored_size = 10 },
+		{ .path = "/big", .stored = true, .size = 1ULL << 40, .stored_size = MMFILE_MAX },
+		{ .path = "/gone", .error = "not in the guest" },
+	};
+	struct guest_file_list l = { v, 3 }, none = { NULL, 0 };
+	json_t *got = guest_file_list_json(&l), *want;
+
+	(void)state;
+	want = json_pack("[{s:s, s:i, s:s}, {s:s, s:I, s:s, s:I, s:b}, {s:s, s:s}]", "path", "/a",
+			 "size", 10, "stored", "files/a", "path", "/big", "size",
+			 (json_int_t)(1ULL << 40), "stored", "files/big", "stored_size",
+			 (json_int_t)MMFILE_MAX, "truncated", 1, "path", "/gone", "error",
+			 "not in the guest");
+	assert_non_null(want);
+	assert_true(json_equal(got, want));
+	json_decref(got);
+	json_decref(want);
+	got = guest_file_list_json(&none);
+	assert_true(json_is_array(got) && json_array_size(got) == 0);
+	json_decref(got);
 }
 
 static void test_path_codec(void **state)
@@ -503,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_unclean_asked), cmocka_unit_test(test_lies),
 		cmocka_unit_test(test_truncated),     cmocka_unit_test(test_drop_files),
 		cmocka_unit_test(test_path_codec),    cmocka_unit_test(test_one_walk),
+		cmocka_unit_test(test_list_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lab/image/initramfs.c and lab/kernel/kernel.c. */
+/* Unit tests for lab/image/initramfs.c, cache.c, cache_json.c and lab/kernel/kernel.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include <archive_entry.h>
 #include <cmocka.h>
 
+#include "image/cache.h"
 #include "image/initramfs.h"
 #include "kernel/kernel.h"
 #include "lib/util.h"
@@ -191,10 +192,61 @@ static void test_kernel_info(void **state)
 	free(q);
 }
 
+/* the cache's images, typed (image_cache_scan()) and as JSON (cache_json.c) */
+static void test_cache_list(void **state)
+{
+	char *cache = tmpdir(), *dir = xasprintf("%s/images", cache), *text;
+	struct cached_image_list l;
+	json_t *j, *want;
+
+	(void)state;
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	put(dir, "initramfs-0123456789abcdef.cpio.gz", "abc");
+	put(dir, "initramfs-0123456789abcdef.json", "guest=1\nrecipe=bb\n");
+	put(dir, "debootstrap-fedcba9876543210.qcow2", "x");
+	put(dir, "debootstrap-fedcba9876543210.json", "suite=bookworm\n");
+	put(dir, "initramfs-1111111111111111.cpio.gz.tmp.1", "partial");
+	put(dir, "other-0123456789abcdef.cpio.gz", "not an image");
+	image_cache_scan(cache, &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0].kind, "initramfs");
+	assert_string_equal(l.v[0].hash, "0123456789abcdef");
+	assert_int_equal(l.v[0].size, 3);
+	assert_string_equal(l.v[0].recipe, "bb");
+	assert_null(l.v[0].suite);
+	assert_string_equal(l.v[1].kind, "debootstrap");
+	assert_string_equal(l.v[1].suite, "bookworm");
+	assert_null(l.v[1].packages);
+	assert_null(l.v[1].recipe);
+	j = cached_image_list_json(&l);
+	want = json_pack("[{s:s, s:s, s:s, s:I, s:s, s:s}, {s:s, s:s, s:s, s:I, s:s, s:s, s:n}]",
+			 "kind", "initramfs", "path", l.v[0].path, "hash", "0123456789abcdef",
+			 "size", (json_int_t)3, "created", l.v[0].created, "recipe", "bb", "kind",
+			 "debootstrap", "path", l.v[1].path, "hash", "fedcba9876543210", "size",
+			 (json_int_t)l.v[1].size, "created", l.v[1].created, "suite", "bookworm",
+			 "packages");
+	assert_non_null(want);
+	assert_true(json_equal(j, want));
+	/* the JSON the command prints is the same list */
+	json_decref(want);
+	want = image_cache_list(cache);
+	assert_true(json_equal(j, want));
+	text = json_dumps(want, 0);
+	assert_non_null(strstr(text, "\"kind\": \"initramfs\", \"path\""));
+	free(text);
+	json_decref(want);
+	json_decref(j);
+	cached_image_list_free(&l);
+	rm_rf(cache);
+	free(dir);
+	free(cache);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_initramfs),
+		cmocka_unit_test(test_cache_list),
 		cmocka_unit_test(test_boot_initrd),
 		cmocka_unit_test(test_kernel_info),
 	};

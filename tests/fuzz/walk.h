@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * walk.h - the stream targets' one walk over the agent's records, as
+ * run/boot.c walks a boot's stream: the iterations (guest/stream.c), a
+ * command workload's outputs and read-back files (guest/outputs.c) and
+ * the collected files (guest/files.c, none asked: every FILE record is
+ * decoded, counted and ignored, nothing is written) see every record.
+ * The summary must always encode as JSON.
+ */
+#ifndef MMLAB_FUZZ_WALK_H
+#define MMLAB_FUZZ_WALK_H
+
+#include <jansson.h>
+
+#include "fuzz.h"
+#include "guest/files.h"
+#include "guest/outputs.h"
+#include "guest/records.h"
+#include "guest/stream.h"
+
+static inline void fuzz_walk(const void *buf, size_t len)
+{
+	struct guest_stream_parser *sp = guest_stream_begin("usemem");
+	struct guest_files *gf = guest_files_begin(buf, NULL, NULL, NULL);
+	struct guest_outputs o;
+	struct guest_file_list files;
+	struct guest_files_stats st;
+	struct mmrec_reader rd;
+	const struct guest_record_handler h[] = { { guest_stream_record, sp },
+						  { guest_outputs_record, &o },
+						  { guest_files_record, gf } };
+	json_t *j;
+	char *s;
+
+	guest_outputs_init(&o);
+	guest_records_walk(buf, len, h, 3, &rd);
+	guest_files_end(gf, len, &st, NULL, &files);
+	guest_stream_file_records(sp, &st);
+	j = guest_stream_end(sp, &rd, NULL);
+	s = json_dumps(j, JSON_COMPACT);
+	if (!s || files.n)
+		abort(); /* what the store writes must be JSON; nothing was asked */
+	free(s);
+	guest_file_list_free(&files);
+	json_decref(j);
+	guest_outputs_free(&o);
+}
+
+#endif
