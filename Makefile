@@ -360,11 +360,11 @@ LINT_KMOD_SRCS ?= $(filter %.c,$(MOD_SRCS))
 # cycle is gone, so the exception goes with it
 CYCLES_ALLOW :=
 
-.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers lint-guards \
+.PHONY: lint-cppcheck lint-cppcheck-kmod lint-tidy lint-tidy-stale lint-cycles lint-layers lint-guards lint-json \
 	lint-awk check-lint format-check
 
 lint:
-	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-guards lint-awk \
+	$(Q)$(MAKE) --no-print-directory -Otarget -j$(LINT_JOBS) lint-layers lint-guards lint-json lint-awk \
 		lint-cycles lint-cppcheck lint-cppcheck-kmod lint-tidy-stale
 	$(Q)$(MAKE) --no-print-directory check-lint
 
@@ -385,6 +385,17 @@ lint-layers:
 lint-guards:
 	$(call msg,GUARDS,headers)
 	$(Q)scripts/check-header-guards $(filter-out tests/lint/%,$(filter %.h,$(FORMAT_SRCS)))
+
+# JSON is read into typed records at the edges (docs/architecture.md,
+# "Typed records"): at most JSON_GET_MAX string-key reads outside the
+# *_json.c (de)serialisers, the count measured when it was set (lower it
+# as reads go, never raise it); every header function returning a json_t
+# says who owns it
+JSON_GET_MAX := 216
+lint-json:
+	$(call msg,JSON,lab)
+	$(Q)scripts/count-json-get $(JSON_GET_MAX) >/dev/null
+	$(Q)scripts/check-json-owner
 
 # the benchmarks' awk programs under mawk and gawk (Debian's awk is
 # either): they must parse, run and print the same with both

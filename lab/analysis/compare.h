@@ -21,7 +21,7 @@
 #include "store/iteration_record.h"
 #include "lib/util.h"
 
-/* implemented in results.c */
+/* implemented in results.c; a new reference, or NULL */
 json_t *results_load_run(const char *results_dir, const char *run_id);
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_HTML };

@@ -31,6 +31,7 @@ char *console_tail(const char *text, size_t len, size_t max);
  * byte of an invalid sequence becomes U+FFFD, and control characters but
  * newline and tab become '?'. (jansson refuses invalid UTF-8: the crash
  * excerpt and the console tail used to vanish from iteration.json.)
+ * Returns a new reference.
  */
 json_t *console_json_text(const char *text, size_t len);
 

@@ -41,6 +41,7 @@ void extract_metrics(const struct job_workload *w, const struct guest_iter_out *
 		     struct strlist *notes);
 
 /* for tests and the YAML extractor: a YAML document as JSON (NULL after a note) */
+/* a new reference */
 json_t *extract_yaml_to_json(const char *text, size_t len, char *err, size_t errlen);
 
 #endif

@@ -70,6 +70,7 @@ struct guest_stream_info {
  * Iterations are sorted by index. An iteration is "ok" only when the guest
  * said so and its RESULT and both vmstat snapshots arrived. info (may be
  * NULL) gets the same as fields.
+ * Returns a new reference.
  */
 json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name,
 			   struct guest_stream_info *info);
@@ -84,6 +85,7 @@ json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_nam
 struct guest_stream_parser;
 struct guest_stream_parser *guest_stream_begin(const char *workload_name);
 guest_record_fn guest_stream_record;
+/* a new reference */
 json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r,
 			 struct guest_stream_info *info);
 /*

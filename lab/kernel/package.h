@@ -101,6 +101,7 @@ int pkg_apt_download(const char *name, const char *version, const char *dir, con
  * use (kcache.h: their variants[].kernel.package.sha256; NULL: none).
  */
 struct kernel_uses;
+/* a new reference */
 json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses);
 /* remove the packages no run uses (and their apt memos); the removed sha256s, a new reference */
 json_t *pkg_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run);

@@ -105,6 +105,7 @@ void mmtests_needs_release(struct mmtests_needs *n);
  * iteration's record: {"log": "mmtests/", "benchmarks": {B: {"operations":
  * N, "samples": N, "preferred": "Lower"|"Higher"}}}; on a failure NULL,
  * with why (malloc'd).
+ * Returns a new reference.
  */
 json_t *mmtests_import(const struct job_mmtests *m, const char *iter_dir, json_t *metrics,
 		       char **why);

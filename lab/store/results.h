@@ -97,6 +97,7 @@ json_t *store_run_list(struct store *s);
  * reference, or NULL after a message.
  */
 json_t *results_load_run(const char *results_dir, const char *run_id);
+/* the same from an open store; a new reference, or NULL */
 json_t *store_load_run(struct store *s, const char *run);
 
 #endif
