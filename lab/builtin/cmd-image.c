@@ -242,7 +242,7 @@ static int image_build(int argc, char **argv)
 	ret = image_resolve(&rq, &r);
 	strlist_free(&pk);
 	if (ret)
-		return ret;
+		return EXIT_USAGE;
 	if (!dry && r.kind == RECIPE_DEBOOTSTRAP)
 		tcg = image_guestfs_tcg();
 	ret = image_make(gopts.cache_dir, &r, dry, tcg, &b) ? EXIT_RUN_FAILED : 0;

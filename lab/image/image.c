@@ -27,22 +27,22 @@ int image_resolve(const struct image_request *rq, struct image_recipe *out)
 
 	memset(out, 0, sizeof(*out));
 	if (rq->recipe && !(path = image_recipe_path(rq->recipe, NULL)))
-		return EXIT_USAGE;
+		return -1;
 	ret = path ? image_recipe_load(path, out) : image_recipe_load_default(k, out);
 	free(path);
 	if (ret)
-		return EXIT_USAGE;
+		return -1;
 	if (rq->kind >= 0 && out->kind != k) {
 		lab_err("the image recipe %s is of kind %s, not %s; leave out the kind or give "
 			"a %s recipe",
 			out->path, image_recipe_kind_name(out->kind), image_recipe_kind_name(k),
 			image_recipe_kind_name(k));
-		ret = EXIT_USAGE;
+		ret = -1;
 	} else if (out->kind != RECIPE_DEBOOTSTRAP && has_changes(rq)) {
 		lab_err("a suite, packages and a size apply to debootstrap images; the recipe "
 			"%s is an initramfs (give --kind debootstrap or a debootstrap recipe)",
 			out->path);
-		ret = EXIT_USAGE;
+		ret = -1;
 	} else if (out->kind == RECIPE_DEBOOTSTRAP) {
 		disk_recipe_apply(&dr, out);
 	}

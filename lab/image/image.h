@@ -23,8 +23,8 @@ struct image_request {
 };
 
 /*
- * The recipe rq names, with rq's changes. 0, or EXIT_USAGE after one
- * message: no such recipe, errors in it, a kind other than rq->kind,
+ * The recipe rq names, with rq's changes. 0, or -1 after one message (a
+ * usage error of the command): no such recipe, errors in it, a kind other than rq->kind,
  * changes that do not apply to its kind.
  */
 int image_resolve(const struct image_request *rq, struct image_recipe *out);

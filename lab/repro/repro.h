@@ -15,11 +15,7 @@
 #include "repro/recipe.h"
 #include "repro/verdict.h"
 
-/* exit codes of "mmlab repro" (lab/builtin/cmd-repro.c; "exit" of the verdict) */
-#define REPRO_EXIT_REPRODUCED 0
-#define REPRO_EXIT_NOT_REPRODUCED 1
-#define REPRO_EXIT_BAD_RECIPE 2
-#define REPRO_EXIT_INCONCLUSIVE 3
+/* REPRO_EXIT_*: repro/verdict.h */
 
 /*
  * The run id run of the store s, typed: run.json (store_record_read())

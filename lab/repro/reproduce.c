@@ -307,7 +307,7 @@ int repro_run(const struct repro_env *env, struct recipe *r, const struct run_op
 	ro.connect_uri = env->connect_uri;
 	ret = runner_run(s, &ro, &res);
 	if (!res.run_id) {
-		if (ret != EXIT_USAGE)
+		if (ret != RUN_BAD_INPUT)
 			lab_err("no verdict: the run of %s could not be made (see above)", path);
 		else
 			*why = REPRO_BAD_JOB;
