@@ -188,8 +188,7 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 		ki->cache_hit = res.hit;
 		ki->build_log = xstrdup(res.log);
 		ki->base_commit = xstrdup(res.base_commit);
-		ki->config_hash =
-			xstrdup(json_string_value(json_object_get(res.meta, "config_hash")) ?: "");
+		ki->config_hash = xstrdup(res.meta.config_hash ?: "");
 	}
 	take_ops(&q, ki);
 	kcache_result_release(&res);
