@@ -320,10 +320,8 @@ static int do_fetch(int argc, char **argv, struct kernel_opts *ko)
 			json_object_set_new(e.meta, "dir", json_string(e.dir));
 			json_array_append(all, e.meta);
 			if (!ko->json)
-				printf("%s %s %.12s %s %s\n",
-				       json_string_value(json_object_get(e.meta, "package")),
-				       json_string_value(json_object_get(e.meta, "version")),
-				       e.sha256, e.hit ? "cached" : "fetched", e.dir);
+				printf("%s %s %.12s %s %s\n", e.m.package, e.m.version, e.sha256,
+				       e.hit ? "cached" : "fetched", e.dir);
 			pkg_entry_release(&e);
 		}
 		free(where);

@@ -372,8 +372,7 @@ static int use_entry(const char *cache_dir, const char *key, const struct kcache
 {
 	if (strlen(key) == KCACHE_KEY_LEN && fill_result(cache_dir, key, res) == 0 &&
 	    !(q->want_kit && lacks_kit(res)) &&
-	    (!tree_id ||
-	     !strcmp(tree_id, res->meta.tree_id ?: "")))
+	    (!tree_id || !strcmp(tree_id, res->meta.tree_id ?: "")))
 		return 0;
 	kcache_result_release(res);
 	return -1;
