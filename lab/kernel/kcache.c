@@ -225,7 +225,7 @@ static int make_build_kit(const char *entry, const char *wt, const char *builddi
 }
 
 static int store_entry(const char *cache_dir, const char *key, const char *wt, const char *builddir,
-		       const char *log, json_t *meta)
+		       const char *log, struct kcache_meta *meta)
 {
 	char *sub = xasprintf("entries/%s", key), *dir = kdir(cache_dir, sub);
 	char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
@@ -263,13 +263,15 @@ static int store_entry(const char *cache_dir, const char *key, const char *wt, c
 		kit = make_build_kit(tmp, wt, builddir, log, key);
 		if (kit < 0)
 			goto out;
-		json_object_set_new(meta, "modules", json_true());
-		json_object_set_new(meta, "build_kit", json_boolean(kit == 0));
+		meta->modules = true;
+		meta->no_build_kit = kit != 0;
 	}
 	{
 		char *mp = xasprintf("%s/meta.json", tmp);
-		char *s = json_dumps(meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_t *doc = kcache_meta_json(meta);
+		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 
+		json_decref(doc);
 		ret = write_file_atomic(mp, s, strlen(s), 0644);
 		free(s);
 		free(mp);
@@ -290,15 +292,31 @@ out:
 	return ret;
 }
 
-static json_t *ops_json(const struct kcache_req *q)
+/* a copy of s, or NULL (the field is then left out of meta.json) */
+static char *dup_or_null(const char *s)
 {
-	json_t *a = json_array();
+	return s ? xstrdup(s) : NULL;
+}
 
-	for (size_t i = 0; i < q->nops; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "op",
-						   src_op_name(q->ops[i].kind), "arg",
-						   q->ops[i].arg, "resolved", q->ops[i].resolved));
-	return a;
+/* the request's operations and fragments into m */
+static void meta_inputs(const struct kcache_req *q, struct kcache_meta *m)
+{
+	char hex[65];
+
+	m->nops = q->nops;
+	m->ops = q->nops ? xcalloc(q->nops, sizeof(*m->ops)) : NULL;
+	for (size_t i = 0; i < q->nops; i++) {
+		m->ops[i].op = xstrdup(src_op_name(q->ops[i].kind));
+		m->ops[i].arg = dup_or_null(q->ops[i].arg);
+		m->ops[i].resolved = dup_or_null(q->ops[i].resolved);
+	}
+	m->nfrags = q->nfragments;
+	m->frags = q->nfragments ? xcalloc(q->nfragments, sizeof(*m->frags)) : NULL;
+	for (size_t i = 0; i < q->nfragments; i++) {
+		sha256_file(q->fragments[i], hex);
+		m->frags[i].path = xstrdup(q->fragments[i]);
+		m->frags[i].sha256 = xstrdup(hex);
+	}
 }
 
 static const char *const gd_args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir",
@@ -389,7 +407,7 @@ static bool meta_matches(const struct kcache_meta *m, const struct kcache_req *q
 	    strcmp(m->config_base ?: "", q->config_base))
 		return false;
 	for (size_t i = 0; i < frag_hashes->n; i++)
-		if (strcmp(m->frag_sha256[i] ?: "", frag_hashes->v[i]))
+		if (strcmp(m->frags[i].sha256 ?: "", frag_hashes->v[i]))
 			return false;
 	kcache_key(tree_id, m->config_hash, kbuild_cc_version(), k);
 	return !strcmp(k, m->key);
@@ -472,9 +490,9 @@ static int build_store(struct kget *k, const char *key, const char *wt, const ch
 {
 	const struct kcache_req *q = k->q;
 	char *lv = xasprintf("-mmlab-%.12s", key), *logs = kdir(k->cache_dir, "logs");
-	char when[TIME_STR_LEN], hex[65];
+	char when[TIME_STR_LEN];
 	struct kernel_info ki;
-	json_t *meta, *frags;
+	struct kcache_meta meta = { 0 };
 	bool fresh = false;
 	int ret = -1;
 
@@ -484,32 +502,34 @@ static int build_store(struct kget *k, const char *key, const char *wt, const ch
 	res->log = xasprintf("%s/%s-%s-%.12s.log", logs, when, q->variant, key);
 	if (kbuild_make(wt, builddir, lv, res->log, q->variant, &k->t_build, &fresh))
 		goto out;
-	frags = json_array();
-	for (size_t i = 0; i < q->nfragments; i++) {
-		sha256_file(q->fragments[i], hex);
-		json_array_append_new(frags, json_pack("{s:s, s:s}", "path", q->fragments[i],
-						       "sha256", hex));
-	}
-	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:{s:s, s:o}, s:s, s:s,"
-			 " s:s, s:s, s:{s:f, s:f, s:f}}",
-			 "key", key, "variant", q->variant, "tree", q->tree, "tree_id", k->tree_id,
-			 "ref", q->ref, "base_commit", k->base, "operations", ops_json(q), "config",
-			 "base", q->config_base, "fragments", frags, "config_hash", cfg_hash,
-			 "compiler", kbuild_cc_version(), "built", when, "log", res->log, "timings",
-			 "prepare_s", k->t_prep, "config_s", k->t_cfg, "build_s", k->t_build);
+	meta_inputs(q, &meta);
+	meta.key = dup_or_null(key);
+	meta.variant = dup_or_null(q->variant);
+	meta.tree = dup_or_null(q->tree);
+	meta.tree_id = dup_or_null(k->tree_id);
+	meta.ref = dup_or_null(q->ref);
+	meta.base_commit = dup_or_null(k->base);
+	meta.config_base = dup_or_null(q->config_base);
+	meta.config_hash = dup_or_null(cfg_hash);
+	meta.compiler = dup_or_null(kbuild_cc_version());
+	meta.built = dup_or_null(when);
+	meta.log = dup_or_null(res->log);
+	meta.prepare_s = k->t_prep;
+	meta.config_s = k->t_cfg;
+	meta.build_s = k->t_build;
 	{
 		char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
 
 		if (kernel_read_info(img, &ki) == 0) {
-			json_object_set_new(meta, "release", json_string(ki.release));
-			json_object_set_new(meta, "version", json_string(ki.version));
+			meta.release = dup_or_null(ki.release);
+			meta.version = dup_or_null(ki.version);
 			kernel_info_release(&ki);
 		}
 		free(img);
 	}
-	json_object_set_new(meta, "full_build", json_boolean(fresh));
-	ret = store_entry(k->cache_dir, key, wt, builddir, res->log, meta);
-	json_decref(meta);
+	meta.full_build = fresh;
+	ret = store_entry(k->cache_dir, key, wt, builddir, res->log, &meta);
+	kcache_meta_release(&meta);
 out:
 	free(lv);
 	free(logs);

@@ -42,34 +42,58 @@ struct kcache_req {
 	bool want_kit; /* a cached entry with modules but no build/ is rebuilt */
 };
 
+/* a config fragment of an entry: its path and sha256 when it was built */
+struct kcache_frag {
+	char *path;
+	char *sha256;
+};
+
+/* an operation of the request that built an entry (src_op_name()) */
+struct kcache_op {
+	char *op;
+	char *arg;
+	char *resolved;
+};
+
 /*
- * An entry's meta.json as the cache reads it (kcache_json.c). The strings
- * are NULL when the document lacks them or holds another type there.
+ * An entry's meta.json, typed (kcache_json.c). Read back, a string is NULL
+ * when the document lacks it or holds another type there.
  */
 struct kcache_meta {
 	char *key;
-	char *built; /* ISO time of the build: entries sort by it */
+	char *variant;
+	char *tree; /* the user's git tree */
 	char *tree_id;
+	char *ref;
+	char *base_commit;
+	struct kcache_op *ops;
+	size_t nops;
 	char *config_base; /* config.base */
-	char **frag_sha256; /* config.fragments[].sha256, entries may be NULL */
+	struct kcache_frag *frags; /* config.fragments */
 	size_t nfrags;
 	char *config_hash;
 	char *compiler;
-	char *base_commit;
-	char *variant;
-	char *release;
+	char *built; /* ISO time of the build: entries sort by it */
+	char *log;
+	double prepare_s, config_s, build_s; /* timings */
+	char *release; /* NULL: the image was not read */
+	char *version;
+	bool full_build;
+	bool modules; /* CONFIG_MODULES=y: lib/modules/ installed */
 	bool no_build_kit; /* "build_kit": false (true or absent: false here) */
 };
 
 /* bounds of a meta.json: the cache is the lab's, but a file can be damaged */
 #define KCACHE_META_MAX_STR 4096
-#define KCACHE_META_MAX_FRAGS 256
+#define KCACHE_META_MAX_LIST 256 /* fragments, operations */
 
 /*
  * doc (borrowed) into m: 0, or -1 when doc is not an object or a string or
- * the fragment list is over the bounds above (m is then empty).
+ * a list is over the bounds above (m is then empty).
  */
 int kcache_meta_from_json(json_t *doc, struct kcache_meta *m);
+/* meta.json of m: a new reference (NULL strings are left out) */
+json_t *kcache_meta_json(const struct kcache_meta *m);
 void kcache_meta_release(struct kcache_meta *m);
 
 struct kcache_result {
