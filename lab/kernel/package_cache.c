@@ -87,19 +87,24 @@ static json_t *meta_json(const struct pkg_info *pi, const char *sha, const char 
 			 const struct pkg_info *mi, const struct kernel_info *ki)
 {
 	char now[TIME_STR_LEN];
-	json_t *m;
+	struct pkg_meta m = {
+		.package = pi->name,
+		.version = pi->version,
+		.architecture = pi->arch,
+		.format = (char *)pkg_format_name(pi->format),
+		.sha256 = (char *)sha,
+		.release = ki->release,
+		.file = (char *)(strrchr(file, '/') ? strrchr(file, '/') + 1 : file),
+		.fetched = now,
+		.files = (int64_t)pi->files,
+		.unpacked_bytes = (int64_t)pi->bytes,
+		.has_modules = mi != NULL,
+		.modules_package = mi ? mi->name : NULL,
+		.modules_version = mi ? mi->version : NULL,
+	};
 
 	time_iso_now(now);
-	m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "package", pi->name,
-		      "version", pi->version, "architecture", pi->arch, "format",
-		      pkg_format_name(pi->format), "sha256", sha, "release", ki->release, "file",
-		      strrchr(file, '/') ? strrchr(file, '/') + 1 : file, "fetched", now, "files",
-		      (json_int_t)pi->files, "unpacked_bytes", (json_int_t)pi->bytes);
-	if (mi)
-		json_object_set_new(m, "modules_package",
-				    json_pack("{s:s, s:s}", "package", mi->name, "version",
-					      mi->version));
-	return m;
+	return pkg_meta_json(&m);
 }
 
 /* unpacked in tmp: the image readable, modules.dep made, meta.json written */
