@@ -266,31 +266,32 @@ static int do_list(struct kernel_opts *ko)
 
 	if (store_kernels_used(gopts.results_dir, &uses))
 		return EXIT_USAGE;
-	out = kcache_list(gopts.cache_dir);
 	pk = pkg_list(gopts.cache_dir, &uses);
 	kernel_uses_free(&uses);
 
 	if (ko->json) {
 		/* the built kernels as before, then each package ("source": "package") */
+		out = kcache_list(gopts.cache_dir);
 		json_array_foreach(pk, i, m) {
 			json_object_set_new(m, "source", json_string("package"));
 			json_array_append(out, m);
 		}
 		print_json(out);
+		json_decref(out);
 	} else {
-		if (!json_array_size(out) && !json_array_size(pk))
+		struct kcache_meta *v;
+		size_t n;
+
+		kcache_list_meta(gopts.cache_dir, &v, &n);
+		if (!n && !json_array_size(pk))
 			printf("no kernels in %s/kernels\n", gopts.cache_dir);
-		json_array_foreach(out, i, m)
-			printf("%s  %-20s  %-12.12s  %s  %s\n",
-			       json_string_value(json_object_get(m, "key")),
-			       json_string_value(json_object_get(m, "built")) ?: "",
-			       json_string_value(json_object_get(m, "base_commit")) ?: "",
-			       json_string_value(json_object_get(m, "variant")) ?: "",
-			       json_string_value(json_object_get(m, "release")) ?: "");
+		for (i = 0; i < n; i++)
+			printf("%s  %-20s  %-12.12s  %s  %s\n", v[i].key, v[i].built ?: "",
+			       v[i].base_commit ?: "", v[i].variant ?: "", v[i].release ?: "");
+		kcache_metas_free(v, n);
 		print_packages(pk);
 	}
 	json_decref(pk);
-	json_decref(out);
 	return 0;
 }
 
@@ -319,10 +320,8 @@ static int do_fetch(int argc, char **argv, struct kernel_opts *ko)
 			json_object_set_new(e.meta, "dir", json_string(e.dir));
 			json_array_append(all, e.meta);
 			if (!ko->json)
-				printf("%s %s %.12s %s %s\n",
-				       json_string_value(json_object_get(e.meta, "package")),
-				       json_string_value(json_object_get(e.meta, "version")),
-				       e.sha256, e.hit ? "cached" : "fetched", e.dir);
+				printf("%s %s %.12s %s %s\n", e.m.package, e.m.version, e.sha256,
+				       e.hit ? "cached" : "fetched", e.dir);
 			pkg_entry_release(&e);
 		}
 		free(where);

@@ -58,9 +58,14 @@ static int fill_result(const char *cache_dir, const char *key, struct kcache_res
 
 	res->dir = kdir(cache_dir, sub);
 	free(sub);
-	res->meta = read_meta(res->dir);
-	if (!res->meta)
-		return -1;
+	{
+		json_t *doc = read_meta(res->dir);
+		int bad = !doc || kcache_meta_from_json(doc, &res->meta);
+
+		json_decref(doc);
+		if (bad)
+			return -1;
+	}
 	res->key = xstrdup(key);
 	res->bzimage = xasprintf("%s/bzImage", res->dir);
 	free(res->log);
@@ -89,7 +94,7 @@ static bool lacks_kit(const struct kcache_result *res)
 {
 	char *mk = xasprintf("%s/build/Makefile", res->dir);
 	bool lacks = config_has_modules(res->dir, "config") && access(mk, R_OK) &&
-		     !json_is_false(json_object_get(res->meta, "build_kit"));
+		     !res->meta.no_build_kit;
 
 	free(mk);
 	return lacks;
@@ -220,7 +225,7 @@ static int make_build_kit(const char *entry, const char *wt, const char *builddi
 }
 
 static int store_entry(const char *cache_dir, const char *key, const char *wt, const char *builddir,
-		       const char *log, json_t *meta)
+		       const char *log, struct kcache_meta *meta)
 {
 	char *sub = xasprintf("entries/%s", key), *dir = kdir(cache_dir, sub);
 	char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
@@ -258,13 +263,15 @@ static int store_entry(const char *cache_dir, const char *key, const char *wt, c
 		kit = make_build_kit(tmp, wt, builddir, log, key);
 		if (kit < 0)
 			goto out;
-		json_object_set_new(meta, "modules", json_true());
-		json_object_set_new(meta, "build_kit", json_boolean(kit == 0));
+		meta->modules = true;
+		meta->no_build_kit = kit != 0;
 	}
 	{
 		char *mp = xasprintf("%s/meta.json", tmp);
-		char *s = json_dumps(meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_t *doc = kcache_meta_json(meta);
+		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 
+		json_decref(doc);
 		ret = write_file_atomic(mp, s, strlen(s), 0644);
 		free(s);
 		free(mp);
@@ -285,15 +292,31 @@ out:
 	return ret;
 }
 
-static json_t *ops_json(const struct kcache_req *q)
+/* a copy of s, or NULL (the field is then left out of meta.json) */
+static char *dup_or_null(const char *s)
 {
-	json_t *a = json_array();
+	return s ? xstrdup(s) : NULL;
+}
 
-	for (size_t i = 0; i < q->nops; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "op",
-						   src_op_name(q->ops[i].kind), "arg",
-						   q->ops[i].arg, "resolved", q->ops[i].resolved));
-	return a;
+/* the request's operations and fragments into m */
+static void meta_inputs(const struct kcache_req *q, struct kcache_meta *m)
+{
+	char hex[65];
+
+	m->nops = q->nops;
+	m->ops = q->nops ? xcalloc(q->nops, sizeof(*m->ops)) : NULL;
+	for (size_t i = 0; i < q->nops; i++) {
+		m->ops[i].op = xstrdup(src_op_name(q->ops[i].kind));
+		m->ops[i].arg = dup_or_null(q->ops[i].arg);
+		m->ops[i].resolved = dup_or_null(q->ops[i].resolved);
+	}
+	m->nfrags = q->nfragments;
+	m->frags = q->nfragments ? xcalloc(q->nfragments, sizeof(*m->frags)) : NULL;
+	for (size_t i = 0; i < q->nfragments; i++) {
+		sha256_file(q->fragments[i], hex);
+		m->frags[i].path = xstrdup(q->fragments[i]);
+		m->frags[i].sha256 = xstrdup(hex);
+	}
 }
 
 static const char *const gd_args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir",
@@ -367,34 +390,27 @@ static int use_entry(const char *cache_dir, const char *key, const struct kcache
 {
 	if (strlen(key) == KCACHE_KEY_LEN && fill_result(cache_dir, key, res) == 0 &&
 	    !(q->want_kit && lacks_kit(res)) &&
-	    (!tree_id ||
-	     !strcmp(tree_id, json_string_value(json_object_get(res->meta, "tree_id")) ?: "")))
+	    (!tree_id || !strcmp(tree_id, res->meta.tree_id ?: "")))
 		return 0;
 	kcache_result_release(res);
 	return -1;
 }
 
 /* meta m was built from tree_id with q's config recipe (named base) and compiler */
-static bool meta_matches(json_t *m, const struct kcache_req *q, const char *tree_id,
-			 const struct strlist *frag_hashes)
+static bool meta_matches(const struct kcache_meta *m, const struct kcache_req *q,
+			 const char *tree_id, const struct strlist *frag_hashes)
 {
-	json_t *cfg = json_object_get(m, "config"), *frags = json_object_get(cfg, "fragments");
-	const char *key = json_string_value(json_object_get(m, "key"));
-	const char *ch = json_string_value(json_object_get(m, "config_hash"));
 	char k[KCACHE_KEY_LEN + 1];
 
-	if (!key || !ch || json_array_size(frags) != frag_hashes->n ||
-	    strcmp(json_string_value(json_object_get(m, "tree_id")) ?: "", tree_id) ||
-	    strcmp(json_string_value(json_object_get(m, "compiler")) ?: "", kbuild_cc_version()) ||
-	    strcmp(json_string_value(json_object_get(cfg, "base")) ?: "", q->config_base))
+	if (!m->key || !m->config_hash || m->nfrags != frag_hashes->n ||
+	    strcmp(m->tree_id ?: "", tree_id) || strcmp(m->compiler ?: "", kbuild_cc_version()) ||
+	    strcmp(m->config_base ?: "", q->config_base))
 		return false;
 	for (size_t i = 0; i < frag_hashes->n; i++)
-		if (strcmp(json_string_value(json_object_get(json_array_get(frags, i), "sha256")) ?:
-				   "",
-			   frag_hashes->v[i]))
+		if (strcmp(m->frags[i].sha256 ?: "", frag_hashes->v[i]))
 			return false;
-	kcache_key(tree_id, ch, kbuild_cc_version(), k);
-	return !strcmp(k, key);
+	kcache_key(tree_id, m->config_hash, kbuild_cc_version(), k);
+	return !strcmp(k, m->key);
 }
 
 /*
@@ -405,9 +421,9 @@ static bool meta_matches(json_t *m, const struct kcache_req *q, const char *tree
 static char *entry_by_meta(const char *cache_dir, const struct kcache_req *q, const char *tree_id)
 {
 	struct strlist hashes = { 0 };
-	json_t *all, *m;
+	struct kcache_meta *all;
 	char hex[65], *key = NULL;
-	size_t i;
+	size_t i, n;
 
 	if (!kmemo_named_base(q->config_base))
 		return NULL;
@@ -418,12 +434,11 @@ static char *entry_by_meta(const char *cache_dir, const struct kcache_req *q, co
 		}
 		strlist_push(&hashes, hex);
 	}
-	all = kcache_list(cache_dir);
-	json_array_foreach(all, i, m) {
-		if (!key && meta_matches(m, q, tree_id, &hashes))
-			key = xstrdup(json_string_value(json_object_get(m, "key")));
-	}
-	json_decref(all);
+	kcache_list_meta(cache_dir, &all, &n);
+	for (i = 0; i < n && !key; i++)
+		if (meta_matches(&all[i], q, tree_id, &hashes))
+			key = xstrdup(all[i].key);
+	kcache_metas_free(all, n);
 	strlist_free(&hashes);
 	return key;
 }
@@ -475,9 +490,9 @@ static int build_store(struct kget *k, const char *key, const char *wt, const ch
 {
 	const struct kcache_req *q = k->q;
 	char *lv = xasprintf("-mmlab-%.12s", key), *logs = kdir(k->cache_dir, "logs");
-	char when[TIME_STR_LEN], hex[65];
+	char when[TIME_STR_LEN];
 	struct kernel_info ki;
-	json_t *meta, *frags;
+	struct kcache_meta meta = { 0 };
 	bool fresh = false;
 	int ret = -1;
 
@@ -487,32 +502,34 @@ static int build_store(struct kget *k, const char *key, const char *wt, const ch
 	res->log = xasprintf("%s/%s-%s-%.12s.log", logs, when, q->variant, key);
 	if (kbuild_make(wt, builddir, lv, res->log, q->variant, &k->t_build, &fresh))
 		goto out;
-	frags = json_array();
-	for (size_t i = 0; i < q->nfragments; i++) {
-		sha256_file(q->fragments[i], hex);
-		json_array_append_new(frags, json_pack("{s:s, s:s}", "path", q->fragments[i],
-						       "sha256", hex));
-	}
-	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:{s:s, s:o}, s:s, s:s,"
-			 " s:s, s:s, s:{s:f, s:f, s:f}}",
-			 "key", key, "variant", q->variant, "tree", q->tree, "tree_id", k->tree_id,
-			 "ref", q->ref, "base_commit", k->base, "operations", ops_json(q), "config",
-			 "base", q->config_base, "fragments", frags, "config_hash", cfg_hash,
-			 "compiler", kbuild_cc_version(), "built", when, "log", res->log, "timings",
-			 "prepare_s", k->t_prep, "config_s", k->t_cfg, "build_s", k->t_build);
+	meta_inputs(q, &meta);
+	meta.key = dup_or_null(key);
+	meta.variant = dup_or_null(q->variant);
+	meta.tree = dup_or_null(q->tree);
+	meta.tree_id = dup_or_null(k->tree_id);
+	meta.ref = dup_or_null(q->ref);
+	meta.base_commit = dup_or_null(k->base);
+	meta.config_base = dup_or_null(q->config_base);
+	meta.config_hash = dup_or_null(cfg_hash);
+	meta.compiler = dup_or_null(kbuild_cc_version());
+	meta.built = dup_or_null(when);
+	meta.log = dup_or_null(res->log);
+	meta.prepare_s = k->t_prep;
+	meta.config_s = k->t_cfg;
+	meta.build_s = k->t_build;
 	{
 		char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
 
 		if (kernel_read_info(img, &ki) == 0) {
-			json_object_set_new(meta, "release", json_string(ki.release));
-			json_object_set_new(meta, "version", json_string(ki.version));
+			meta.release = dup_or_null(ki.release);
+			meta.version = dup_or_null(ki.version);
 			kernel_info_release(&ki);
 		}
 		free(img);
 	}
-	json_object_set_new(meta, "full_build", json_boolean(fresh));
-	ret = store_entry(k->cache_dir, key, wt, builddir, res->log, meta);
-	json_decref(meta);
+	meta.full_build = fresh;
+	ret = store_entry(k->cache_dir, key, wt, builddir, res->log, &meta);
+	kcache_meta_release(&meta);
 out:
 	free(lv);
 	free(logs);
@@ -676,77 +693,121 @@ void kcache_result_release(struct kcache_result *res)
 	free(res->bzimage);
 	free(res->log);
 	free(res->base_commit);
-	json_decref(res->meta);
+	kcache_meta_release(&res->meta);
 	memset(res, 0, sizeof(*res));
 }
 
+/* an entry's meta.json, the document and typed */
+struct kentry {
+	json_t *doc;
+	struct kcache_meta m;
+};
+
 static int cmp_built(const void *a, const void *b)
 {
-	const char *x = json_string_value(json_object_get(*(json_t *const *)a, "built"));
-	const char *y = json_string_value(json_object_get(*(json_t *const *)b, "built"));
+	const char *x = ((const struct kentry *)a)->m.built;
+	const char *y = ((const struct kentry *)b)->m.built;
 
 	return strcmp(x ? x : "", y ? y : "");
 }
 
-json_t *kcache_list(const char *cache_dir)
+/* the entries whose meta.json reads, oldest first: *v (n of them) */
+static void read_entries(const char *cache_dir, struct kentry **v, size_t *n)
 {
 	char *dir = kdir(cache_dir, "entries");
-	json_t *out = json_array(), **v = NULL;
 	struct dirent *e;
-	size_t n = 0;
 	DIR *d = opendir(dir);
 
+	*v = NULL;
+	*n = 0;
 	while (d && (e = readdir(d))) {
+		struct kentry k;
 		char *p;
-		json_t *m;
 
 		if (strlen(e->d_name) != KCACHE_KEY_LEN)
 			continue;
 		p = xasprintf("%s/%s", dir, e->d_name);
-		m = read_meta(p);
+		k.doc = read_meta(p);
 		free(p);
-		if (!m)
+		if (!k.doc || kcache_meta_from_json(k.doc, &k.m)) {
+			json_decref(k.doc);
 			continue;
-		v = xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = m;
+		}
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[(*n)++] = k;
 	}
 	if (d)
 		closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_built);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(out, v[i]);
-	free(v);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), cmp_built);
 	free(dir);
+}
+
+json_t *kcache_list(const char *cache_dir)
+{
+	json_t *out = json_array();
+	struct kentry *v;
+	size_t n;
+
+	read_entries(cache_dir, &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(out, v[i].doc);
+		kcache_meta_release(&v[i].m);
+	}
+	free(v);
 	return out;
+}
+
+void kcache_list_meta(const char *cache_dir, struct kcache_meta **out, size_t *n)
+{
+	struct kentry *v;
+
+	read_entries(cache_dir, &v, n);
+	*out = *n ? xcalloc(*n, sizeof(**out)) : NULL;
+	for (size_t i = 0; i < *n; i++) {
+		json_decref(v[i].doc);
+		(*out)[i] = v[i].m;
+	}
+	free(v);
+}
+
+void kcache_metas_free(struct kcache_meta *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		kcache_meta_release(&v[i]);
+	free(v);
 }
 
 json_t *kcache_show(const char *cache_dir, const char *key)
 {
-	json_t *all = kcache_list(cache_dir), *hit = NULL, *m;
-	size_t i, nhit = 0;
+	struct kentry *v, *hit = NULL;
+	json_t *out = NULL;
+	size_t n, nhit = 0;
 
-	json_array_foreach(all, i, m) {
-		const char *k = json_string_value(json_object_get(m, "key"));
+	read_entries(cache_dir, &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *k = v[i].m.key;
 
 		if (k && *key && !strncmp(k, key, strlen(key))) {
-			hit = m;
+			hit = &v[i];
 			nhit++;
 		}
 	}
 	if (nhit == 1) {
-		json_incref(hit);
-		json_object_set_new(hit, "dir",
-				    json_pack("s++", cache_dir, "/kernels/entries/",
-					      json_string_value(json_object_get(hit, "key"))));
+		out = json_incref(hit->doc);
+		json_object_set_new(out, "dir",
+				    json_pack("s++", cache_dir, "/kernels/entries/", hit->m.key));
 	} else {
 		lab_err("%s kernel in the cache has the key '%s'; 'mmlab kernel list' shows "
 			"them",
 			nhit ? "more than one" : "no", key);
-		hit = NULL;
 	}
-	json_decref(all);
-	return hit;
+	for (size_t i = 0; i < n; i++) {
+		json_decref(v[i].doc);
+		kcache_meta_release(&v[i].m);
+	}
+	free(v);
+	return out;
 }
 
 void kernel_uses_free(struct kernel_uses *u)
@@ -762,11 +823,13 @@ void kernel_uses_free(struct kernel_uses *u)
 
 json_t *kcache_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run)
 {
-	json_t *all = kcache_list(cache_dir), *removed = json_array(), *m;
-	size_t i;
+	json_t *removed = json_array();
+	struct kcache_meta *all;
+	size_t n;
 
-	json_array_foreach(all, i, m) {
-		const char *k = json_string_value(json_object_get(m, "key"));
+	kcache_list_meta(cache_dir, &all, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *k = all[i].key;
 		bool used = false;
 
 		for (size_t j = 0; j < uses->n && k; j++)
@@ -787,6 +850,6 @@ json_t *kcache_gc(const char *cache_dir, const struct kernel_uses *uses, bool dr
 		kmemo_drop_stale(cache_dir, "requests");
 		kmemo_drop_stale(cache_dir, "trees");
 	}
-	json_decref(all);
+	kcache_metas_free(all, n);
 	return removed;
 }

@@ -42,6 +42,60 @@ struct kcache_req {
 	bool want_kit; /* a cached entry with modules but no build/ is rebuilt */
 };
 
+/* a config fragment of an entry: its path and sha256 when it was built */
+struct kcache_frag {
+	char *path;
+	char *sha256;
+};
+
+/* an operation of the request that built an entry (src_op_name()) */
+struct kcache_op {
+	char *op;
+	char *arg;
+	char *resolved;
+};
+
+/*
+ * An entry's meta.json, typed (kcache_json.c). Read back, a string is NULL
+ * when the document lacks it or holds another type there.
+ */
+struct kcache_meta {
+	char *key;
+	char *variant;
+	char *tree; /* the user's git tree */
+	char *tree_id;
+	char *ref;
+	char *base_commit;
+	struct kcache_op *ops;
+	size_t nops;
+	char *config_base; /* config.base */
+	struct kcache_frag *frags; /* config.fragments */
+	size_t nfrags;
+	char *config_hash;
+	char *compiler;
+	char *built; /* ISO time of the build: entries sort by it */
+	char *log;
+	double prepare_s, config_s, build_s; /* timings */
+	char *release; /* NULL: the image was not read */
+	char *version;
+	bool full_build;
+	bool modules; /* CONFIG_MODULES=y: lib/modules/ installed */
+	bool no_build_kit; /* "build_kit": false (true or absent: false here) */
+};
+
+/* bounds of a meta.json: the cache is the lab's, but a file can be damaged */
+#define KCACHE_META_MAX_STR 4096
+#define KCACHE_META_MAX_LIST 256 /* fragments, operations */
+
+/*
+ * doc (borrowed) into m: 0, or -1 when doc is not an object or a string or
+ * a list is over the bounds above (m is then empty).
+ */
+int kcache_meta_from_json(json_t *doc, struct kcache_meta *m);
+/* meta.json of m: a new reference (NULL strings are left out) */
+json_t *kcache_meta_json(const struct kcache_meta *m);
+void kcache_meta_release(struct kcache_meta *m);
+
 struct kcache_result {
 	char *key;
 	char *dir; /* the entry's directory */
@@ -49,7 +103,7 @@ struct kcache_result {
 	char *log; /* the build log (also set when the build failed) */
 	bool hit; /* no build was needed */
 	bool request_hit; /* known request: not even git or Kconfig ran */
-	json_t *meta; /* meta.json */
+	struct kcache_meta meta; /* meta.json */
 	/*
 	 * the variant's own base commit: meta.json's is the one of the request
 	 * that built the entry, which may differ (another ref, the same tree)
@@ -84,6 +138,9 @@ void kcache_result_release(struct kcache_result *res);
 
 /* [meta.json of each entry], oldest first: a new reference */
 json_t *kcache_list(const char *cache_dir);
+/* the same entries typed, oldest first: *v (n of them) for kcache_metas_free() */
+void kcache_list_meta(const char *cache_dir, struct kcache_meta **v, size_t *n);
+void kcache_metas_free(struct kcache_meta *v, size_t n);
 /* an entry by key or unique key prefix: a new reference; NULL + message */
 json_t *kcache_show(const char *cache_dir, const char *key);
 /*

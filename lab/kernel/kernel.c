@@ -145,15 +145,15 @@ static int resolve_package(const struct job *job, size_t i, const char *cache_di
 	if (!ret && kernel_read_info(e.image, ki))
 		ret = -1;
 	if (!ret) {
-		ki->package = json_pack("{s:O?, s:O?, s:O?, s:O?, s:s, s:b}", "name",
-					json_object_get(e.meta, "package"), "version",
-					json_object_get(e.meta, "version"), "architecture",
-					json_object_get(e.meta, "architecture"), "format",
-					json_object_get(e.meta, "format"), "sha256", e.sha256,
-					"cache_hit", e.hit);
-		if (json_object_get(e.meta, "modules_package"))
-			json_object_set(ki->package, "modules_package",
-					json_object_get(e.meta, "modules_package"));
+		ki->package = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s, s:b}", "name", e.m.package,
+					"version", e.m.version, "architecture", e.m.architecture,
+					"format", e.m.format, "sha256", e.sha256, "cache_hit",
+					e.hit);
+		if (e.m.has_modules)
+			json_object_set_new(ki->package, "modules_package",
+					    json_pack("{s:s?, s:s?}", "package",
+						      e.m.modules_package, "version",
+						      e.m.modules_version));
 		if (!v->pkg_name)
 			json_object_set_new(ki->package, "file",
 					    json_string(v->pkg_deb ? v->pkg_deb : v->pkg_rpm));
@@ -188,8 +188,7 @@ int kernel_resolve_job_opt(const struct job *job, size_t i, const char *cache_di
 		ki->cache_hit = res.hit;
 		ki->build_log = xstrdup(res.log);
 		ki->base_commit = xstrdup(res.base_commit);
-		ki->config_hash =
-			xstrdup(json_string_value(json_object_get(res.meta, "config_hash")) ?: "");
+		ki->config_hash = xstrdup(res.meta.config_hash ?: "");
 	}
 	take_ops(&q, ki);
 	kcache_result_release(&res);

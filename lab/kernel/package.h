@@ -58,11 +58,44 @@ void pkg_info_release(struct pkg_info *pi);
 const char *pkg_format_name(enum pkg_format f); /* "deb", "rpm" */
 
 /* a package in the cache (package_cache.c) */
+/*
+ * A cached package's meta.json, typed (package_json.c). Read back, a
+ * string is NULL when the document lacks it or holds another type there.
+ */
+struct pkg_meta {
+	char *package;
+	char *version;
+	char *architecture;
+	char *format; /* "deb" or "rpm" */
+	char *sha256; /* the entry's key */
+	char *release; /* the package's kernel release (its lib/modules/ name) */
+	char *file; /* the package file's name */
+	char *fetched; /* ISO time it was stored: the list sorts by it */
+	int64_t files; /* written when unpacked */
+	int64_t unpacked_bytes;
+	bool has_modules; /* modules_package: the separate modules rpm */
+	char *modules_package; /* modules_package.package */
+	char *modules_version; /* modules_package.version */
+};
+
+/* bound of a meta.json string: the cache is the lab's, a file can be damaged */
+#define PKG_META_MAX_STR 4096
+
+/*
+ * doc (borrowed) into m: 0, or -1 when doc is not an object or a string is
+ * over the bound (m is then empty).
+ */
+int pkg_meta_from_json(json_t *doc, struct pkg_meta *m);
+/* meta.json of m, keys in the stored order: a new reference (NULL strings left out) */
+json_t *pkg_meta_json(const struct pkg_meta *m);
+void pkg_meta_release(struct pkg_meta *m);
+
 struct pkg_entry {
 	char *dir; /* CACHE/kernels/packages/<sha256> */
 	char *image; /* dir/vmlinuz */
 	char *sha256; /* of the package file (with a modules rpm: of both) */
-	json_t *meta; /* meta.json */
+	json_t *meta; /* meta.json as stored (for output) */
+	struct pkg_meta m; /* meta.json typed */
 	bool hit; /* it was in the cache: nothing fetched or unpacked */
 };
 void pkg_entry_release(struct pkg_entry *e);

@@ -33,6 +33,7 @@ void pkg_entry_release(struct pkg_entry *e)
 	free(e->image);
 	free(e->sha256);
 	json_decref(e->meta);
+	pkg_meta_release(&e->m);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -49,7 +50,9 @@ static int fill_entry(const char *cache_dir, const char *sha, struct pkg_entry *
 	meta = xasprintf("%s/meta.json", e->dir);
 	e->meta = path_exists(meta) ? json_load_file(meta, 0, NULL) : NULL;
 	free(meta);
-	if (!e->meta) {
+	if (!e->meta || pkg_meta_from_json(e->meta, &e->m)) {
+		json_decref(e->meta);
+		e->meta = NULL;
 		free(e->dir);
 		e->dir = NULL;
 		return -1;
@@ -84,19 +87,24 @@ static json_t *meta_json(const struct pkg_info *pi, const char *sha, const char 
 			 const struct pkg_info *mi, const struct kernel_info *ki)
 {
 	char now[TIME_STR_LEN];
-	json_t *m;
+	struct pkg_meta m = {
+		.package = pi->name,
+		.version = pi->version,
+		.architecture = pi->arch,
+		.format = (char *)pkg_format_name(pi->format),
+		.sha256 = (char *)sha,
+		.release = ki->release,
+		.file = (char *)(strrchr(file, '/') ? strrchr(file, '/') + 1 : file),
+		.fetched = now,
+		.files = (int64_t)pi->files,
+		.unpacked_bytes = (int64_t)pi->bytes,
+		.has_modules = mi != NULL,
+		.modules_package = mi ? mi->name : NULL,
+		.modules_version = mi ? mi->version : NULL,
+	};
 
 	time_iso_now(now);
-	m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "package", pi->name,
-		      "version", pi->version, "architecture", pi->arch, "format",
-		      pkg_format_name(pi->format), "sha256", sha, "release", ki->release, "file",
-		      strrchr(file, '/') ? strrchr(file, '/') + 1 : file, "fetched", now, "files",
-		      (json_int_t)pi->files, "unpacked_bytes", (json_int_t)pi->bytes);
-	if (mi)
-		json_object_set_new(m, "modules_package",
-				    json_pack("{s:s, s:s}", "package", mi->name, "version",
-					      mi->version));
-	return m;
+	return pkg_meta_json(&m);
 }
 
 /* unpacked in tmp: the image readable, modules.dep made, meta.json written */
@@ -245,9 +253,8 @@ static int fetch_unpack(const char *cache_dir, const char *name, const char *ver
 			strerror(errno));
 	} else if (pkg_apt_download(name, version, dl, source, where, &file) == 0 &&
 		   pkg_get_file(cache_dir, file, NULL, "deb", where, e) == 0) {
-		got = json_string_value(json_object_get(e->meta, "version"));
-		if (!got || strcmp(got, version) ||
-		    strcmp(json_string_value(json_object_get(e->meta, "package")) ?: "", name)) {
+		got = e->m.version;
+		if (!got || strcmp(got, version) || strcmp(e->m.package ?: "", name)) {
 			lab_err("%s: apt fetched %s, which is not %s %s: refused", where, file,
 				name, version);
 			pkg_entry_release(e);
@@ -341,43 +348,62 @@ static json_t *package_runs(const struct kernel_uses *uses)
 
 static int cmp_fetched(const void *a, const void *b)
 {
-	const char *x = json_string_value(json_object_get(*(json_t *const *)a, "fetched"));
-	const char *y = json_string_value(json_object_get(*(json_t *const *)b, "fetched"));
+	const char *x = ((const struct pkg_entry *)a)->m.fetched;
+	const char *y = ((const struct pkg_entry *)b)->m.fetched;
 
 	return strcmp(x ? x : "", y ? y : "");
 }
 
-json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses)
+/* the cached packages whose meta.json reads, oldest first: *v (n of them) */
+static void read_entries(const char *cache_dir, struct pkg_entry **v, size_t *n)
 {
 	char *top = pdir(cache_dir, NULL);
 	DIR *d = opendir(top);
-	json_t *runs = package_runs(uses), *out = json_array(), **v = NULL;
 	struct dirent *e;
-	size_t n = 0;
 
+	*v = NULL;
+	*n = 0;
 	while (d && (e = readdir(d))) {
-		struct pkg_entry pe;
-		json_t *r;
+		struct pkg_entry pe = { 0 };
 
 		if (strlen(e->d_name) != 64 || fill_entry(cache_dir, e->d_name, &pe))
 			continue;
-		json_object_set_new(pe.meta, "dir", json_string(pe.dir));
-		json_object_set_new(pe.meta, "size_bytes", json_integer((json_int_t)du(pe.dir, 0)));
-		r = json_object_get(runs, e->d_name);
-		json_object_set_new(pe.meta, "runs", r ? json_incref(r) : json_array());
-		v = xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = json_incref(pe.meta);
-		pkg_entry_release(&pe);
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[(*n)++] = pe;
 	}
 	if (d)
 		closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_fetched);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(out, v[i]);
-	free(v);
-	json_decref(runs);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), cmp_fetched);
 	free(top);
+}
+
+static void entries_free(struct pkg_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		pkg_entry_release(&v[i]);
+	free(v);
+}
+
+json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses)
+{
+	json_t *runs = package_runs(uses), *out = json_array();
+	struct pkg_entry *v;
+	size_t n;
+
+	read_entries(cache_dir, &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct pkg_entry *pe = &v[i];
+		json_t *r = json_object_get(runs, pe->sha256);
+
+		json_object_set_new(pe->meta, "dir", json_string(pe->dir));
+		json_object_set_new(pe->meta, "size_bytes",
+				    json_integer((json_int_t)du(pe->dir, 0)));
+		json_object_set_new(pe->meta, "runs", r ? json_incref(r) : json_array());
+		json_array_append(out, pe->meta);
+	}
+	entries_free(v, n);
+	json_decref(runs);
 	return out;
 }
 
@@ -407,18 +433,25 @@ static void drop_stale_memos(const char *cache_dir)
 
 json_t *pkg_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run)
 {
-	json_t *all = pkg_list(cache_dir, uses), *removed = json_array(), *m;
-	size_t i;
+	json_t *removed = json_array();
+	struct pkg_entry *v;
+	size_t n;
 
-	json_array_foreach(all, i, m) {
-		if (json_array_size(json_object_get(m, "runs")))
+	read_entries(cache_dir, &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		bool used = false;
+
+		for (size_t j = 0; uses && j < uses->n; j++)
+			used |= uses->v[j].package_sha256 &&
+				!strcmp(uses->v[j].package_sha256, v[i].sha256);
+		if (used)
 			continue;
-		json_array_append(removed, json_object_get(m, "sha256"));
+		json_array_append_new(removed, json_string(v[i].sha256));
 		if (!dry_run)
-			rm_rf(json_string_value(json_object_get(m, "dir")));
+			rm_rf(v[i].dir);
 	}
 	if (!dry_run)
 		drop_stale_memos(cache_dir);
-	json_decref(all);
+	entries_free(v, n);
 	return removed;
 }
