@@ -10,14 +10,15 @@
 #include "batch/fold.h"
 #include "store/run_record.h"
 #include "batch/queue_build.h"
+#include "batch/queue_status.h"
 #include "batch/taskrec.h"
 #include "lib/util.h"
 
 /* settle build item it (queued) of job run from its ended record; 1 settled, 0 not */
-static int fold_build(struct queue *q, struct store *s, const char *run, json_t *it)
+static int fold_build(struct queue *q, struct store *s, const char *run,
+		      const struct queue_status_item *it)
 {
-	const char *variant = json_string_value(json_object_get(it, "variant"));
-	const char *req = json_string_value(json_object_get(it, "request"));
+	const char *variant = it->variant, *req = it->request;
 	struct queue_owner self;
 	struct queue_item claimed;
 	struct taskrec t;
@@ -45,7 +46,7 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 				     json_pack("{s:s, s:b}", "source", "build", "build_failed", 1) :
 				     run_kernel_build_result(&v->kernel);
 	queue_owner_self(&self);
-	if (!queue_claim_item(q, &self, json_integer_value(json_object_get(it, "id")), &claimed) &&
+	if (!queue_claim_item(q, &self, it->id, &claimed) &&
 	    !queue_build_set_result(q, claimed.id, res)) {
 		log = xasprintf("%s/%s/slurm/build-%s.out", store_dir(s), run, variant);
 		build_item_settle(q, s, &claimed, log, false, &err, NULL);
@@ -60,25 +61,27 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 
 int batch_fold(struct queue *q, struct store *s)
 {
-	json_t *st = queue_status(q, 0), *j, *it;
-	size_t i, k;
+	json_t *doc = queue_status(q, 0);
+	struct queue_status st;
 	int n = 0;
 
-	if (!st)
+	if (!doc)
 		return -1;
-	json_array_foreach(st, i, j) {
-		const char *run = json_string_value(json_object_get(j, "run"));
-
-		if (!json_is_object(json_object_get(j, "slurm")) || !run)
-			continue;
-		json_array_foreach(json_object_get(j, "items"), k, it)
-			if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "",
-				    "build") &&
-			    !strcmp(json_string_value(json_object_get(it, "state")) ?: "",
-				    "queued"))
-				n += fold_build(q, s, run, it);
+	if (queue_status_from_json(doc, &st)) {
+		json_decref(doc);
+		return -1;
 	}
-	json_decref(st);
+	json_decref(doc);
+	for (size_t i = 0; i < st.njobs; i++) {
+		const struct queue_status_job *j = &st.jobs[i];
+
+		if (!j->has_slurm || !j->run)
+			continue;
+		for (size_t k = 0; k < j->nitems; k++)
+			if (j->items[k].build && !strcmp(j->items[k].state ?: "", "queued"))
+				n += fold_build(q, s, j->run, &j->items[k]);
+	}
+	queue_status_release(&st);
 	return n;
 }
 
