@@ -31,7 +31,7 @@ static void free_pairs(struct qs_pair *p, size_t n)
 	free(p);
 }
 
-static void job_release(struct queue_status_job *j)
+void queue_status_job_release(struct queue_status_job *j)
 {
 	for (size_t i = 0; i < j->nitems; i++) {
 		struct queue_status_item *it = &j->items[i];
@@ -50,12 +50,21 @@ static void job_release(struct queue_status_job *j)
 	free(j->slurm.finish);
 	free_pairs(j->slurm.builds, j->slurm.nbuilds);
 	free_pairs(j->slurm.states, j->slurm.nstates);
+	memset(j, 0, sizeof(*j));
 }
 
 void queue_status_release(struct queue_status *st)
 {
 	for (size_t i = 0; i < st->njobs; i++)
-		job_release(&st->jobs[i]);
+		queue_status_job_release(&st->jobs[i]);
 	free(st->jobs);
 	memset(st, 0, sizeof(*st));
+}
+
+const char *qs_pair_get(const struct qs_pair *pairs, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(pairs[i].key, key))
+			return pairs[i].value;
+	return NULL;
 }

@@ -81,7 +81,13 @@ struct queue_status {
 int queue_status_from_json(const json_t *doc, struct queue_status *out);
 void queue_status_release(struct queue_status *st);
 
+/* one job of the document (an object), the same way; 0 or -1 after a message */
+int queue_status_job_from_json(const json_t *o, struct queue_status_job *j);
+void queue_status_job_release(struct queue_status_job *j);
+
 /* n of state in counts, 0 without */
 long long qs_count_of(const struct qs_count *counts, size_t n, const char *state);
+/* the value of key in pairs (NULL without, or when it is not a string) */
+const char *qs_pair_get(const struct qs_pair *pairs, size_t n, const char *key);
 
 #endif /* MMLAB_BATCH_QUEUE_STATUS_H */

@@ -106,10 +106,15 @@ static int read_items(const json_t *a, struct queue_status_job *j)
 	return 0;
 }
 
-static int read_job(const json_t *o, struct queue_status_job *j)
+int queue_status_job_from_json(const json_t *o, struct queue_status_job *j)
 {
 	json_t *eta = json_object_get(o, "eta_s"), *sl = json_object_get(o, "slurm");
 
+	memset(j, 0, sizeof(*j));
+	if (!json_is_object(o)) {
+		lab_err("queue status: a job that is not an object");
+		return -1;
+	}
 	j->id = opt_int(o, "id");
 	j->run = opt_str(o, "run");
 	j->priority = opt_int(o, "priority");
@@ -118,7 +123,7 @@ static int read_job(const json_t *o, struct queue_status_job *j)
 	if (read_counts(json_object_get(o, "counts"), &j->counts, &j->ncounts, "counts") ||
 	    read_counts(json_object_get(o, "builds"), &j->builds, &j->nbuilds, "build counts") ||
 	    read_items(json_object_get(o, "items"), j))
-		return -1;
+		goto fail;
 	j->has_slurm = json_is_object(sl);
 	if (!j->has_slurm)
 		return 0;
@@ -128,8 +133,11 @@ static int read_job(const json_t *o, struct queue_status_job *j)
 		       "Slurm build jobs") ||
 	    read_pairs(json_object_get(sl, "states"), &j->slurm.states, &j->slurm.nstates,
 		       "Slurm states"))
-		return -1;
+		goto fail;
 	return 0;
+fail:
+	queue_status_job_release(j); /* all or nothing */
+	return -1;
 }
 
 int queue_status_from_json(const json_t *doc, struct queue_status *out)
@@ -149,12 +157,7 @@ int queue_status_from_json(const json_t *doc, struct queue_status *out)
 	}
 	out->jobs = xcalloc(json_array_size(doc) + 1, sizeof(*out->jobs));
 	json_array_foreach(doc, i, o) {
-		if (!json_is_object(o)) {
-			lab_err("queue status: a job that is not an object");
-			queue_status_release(out);
-			return -1;
-		}
-		if (read_job(o, &out->jobs[out->njobs++])) {
+		if (queue_status_job_from_json(o, &out->jobs[out->njobs++])) {
 			queue_status_release(out);
 			return -1;
 		}
