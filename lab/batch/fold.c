@@ -117,33 +117,37 @@ static void seen_save(struct queue *q, const char *key, const char *boot,
 
 void batch_fold_tasks(struct queue *q, struct store *s, json_t *j, double stale_s)
 {
-	const char *run = json_string_value(json_object_get(j, "run"));
-	char *boot = host_boot_id();
-	size_t i, nboot = 0;
-	json_t *it;
+	json_t *items = json_object_get(j, "items");
+	struct queue_status_job job;
+	size_t nboot = 0;
+	char *boot;
 
-	json_array_foreach(json_object_get(j, "items"), i, it) {
+	if (queue_status_job_from_json(j, &job))
+		return;
+	boot = host_boot_id();
+	for (size_t i = 0; i < job.nitems; i++) {
 		char task[64], *key;
 		struct task_seen sn;
 		struct timespec mt;
 		struct taskrec t;
 		bool lost;
 
-		if (!run || strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "boot"))
+		if (!job.run || job.items[i].build)
 			continue;
 		snprintf(task, sizeof(task), "boot-%zu", nboot++);
-		if (taskrec_read(store_dir(s), run, task, &t, &mt))
+		if (taskrec_read(store_dir(s), job.run, task, &t, &mt))
 			continue;
-		key = xasprintf("seen %s %s", run, task);
+		key = xasprintf("seen %s %s", job.run, task);
 		seen_load(q, key, boot, &sn);
 		lost = taskrec_stale(&sn, &t, mt, now_monotonic(), stale_s);
 		seen_save(q, key, boot, &sn);
 		free(key);
-		json_object_set_new(it, "task",
+		json_object_set_new(json_array_get(items, i), "task",
 				    json_pack("{s:s, s:s, s:i, s:I, s:s, s:b}", "state",
 					      taskrec_state_name(t.state), "host", t.host,
 					      "attempt", (int)t.attempt, "beat", (json_int_t)t.beat,
 					      "reason", t.reason, "lost", lost));
 	}
+	queue_status_job_release(&job);
 	free(boot);
 }
