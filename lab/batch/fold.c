@@ -10,14 +10,15 @@
 #include "batch/fold.h"
 #include "store/run_record.h"
 #include "batch/queue_build.h"
+#include "batch/queue_status.h"
 #include "batch/taskrec.h"
 #include "lib/util.h"
 
 /* settle build item it (queued) of job run from its ended record; 1 settled, 0 not */
-static int fold_build(struct queue *q, struct store *s, const char *run, json_t *it)
+static int fold_build(struct queue *q, struct store *s, const char *run,
+		      const struct queue_status_item *it)
 {
-	const char *variant = json_string_value(json_object_get(it, "variant"));
-	const char *req = json_string_value(json_object_get(it, "request"));
+	const char *variant = it->variant, *req = it->request;
 	struct queue_owner self;
 	struct queue_item claimed;
 	struct taskrec t;
@@ -45,7 +46,7 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 				     json_pack("{s:s, s:b}", "source", "build", "build_failed", 1) :
 				     run_kernel_build_result(&v->kernel);
 	queue_owner_self(&self);
-	if (!queue_claim_item(q, &self, json_integer_value(json_object_get(it, "id")), &claimed) &&
+	if (!queue_claim_item(q, &self, it->id, &claimed) &&
 	    !queue_build_set_result(q, claimed.id, res)) {
 		log = xasprintf("%s/%s/slurm/build-%s.out", store_dir(s), run, variant);
 		build_item_settle(q, s, &claimed, log, false, &err, NULL);
@@ -60,25 +61,27 @@ static int fold_build(struct queue *q, struct store *s, const char *run, json_t 
 
 int batch_fold(struct queue *q, struct store *s)
 {
-	json_t *st = queue_status(q, 0), *j, *it;
-	size_t i, k;
+	json_t *doc = queue_status(q, 0);
+	struct queue_status st;
 	int n = 0;
 
-	if (!st)
+	if (!doc)
 		return -1;
-	json_array_foreach(st, i, j) {
-		const char *run = json_string_value(json_object_get(j, "run"));
-
-		if (!json_is_object(json_object_get(j, "slurm")) || !run)
-			continue;
-		json_array_foreach(json_object_get(j, "items"), k, it)
-			if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "",
-				    "build") &&
-			    !strcmp(json_string_value(json_object_get(it, "state")) ?: "",
-				    "queued"))
-				n += fold_build(q, s, run, it);
+	if (queue_status_from_json(doc, &st)) {
+		json_decref(doc);
+		return -1;
 	}
-	json_decref(st);
+	json_decref(doc);
+	for (size_t i = 0; i < st.njobs; i++) {
+		const struct queue_status_job *j = &st.jobs[i];
+
+		if (!j->has_slurm || !j->run)
+			continue;
+		for (size_t k = 0; k < j->nitems; k++)
+			if (j->items[k].build && !strcmp(j->items[k].state ?: "", "queued"))
+				n += fold_build(q, s, j->run, &j->items[k]);
+	}
+	queue_status_release(&st);
 	return n;
 }
 
@@ -114,33 +117,37 @@ static void seen_save(struct queue *q, const char *key, const char *boot,
 
 void batch_fold_tasks(struct queue *q, struct store *s, json_t *j, double stale_s)
 {
-	const char *run = json_string_value(json_object_get(j, "run"));
-	char *boot = host_boot_id();
-	size_t i, nboot = 0;
-	json_t *it;
+	json_t *items = json_object_get(j, "items");
+	struct queue_status_job job;
+	size_t nboot = 0;
+	char *boot;
 
-	json_array_foreach(json_object_get(j, "items"), i, it) {
+	if (queue_status_job_from_json(j, &job))
+		return;
+	boot = host_boot_id();
+	for (size_t i = 0; i < job.nitems; i++) {
 		char task[64], *key;
 		struct task_seen sn;
 		struct timespec mt;
 		struct taskrec t;
 		bool lost;
 
-		if (!run || strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "boot"))
+		if (!job.run || job.items[i].build)
 			continue;
 		snprintf(task, sizeof(task), "boot-%zu", nboot++);
-		if (taskrec_read(store_dir(s), run, task, &t, &mt))
+		if (taskrec_read(store_dir(s), job.run, task, &t, &mt))
 			continue;
-		key = xasprintf("seen %s %s", run, task);
+		key = xasprintf("seen %s %s", job.run, task);
 		seen_load(q, key, boot, &sn);
 		lost = taskrec_stale(&sn, &t, mt, now_monotonic(), stale_s);
 		seen_save(q, key, boot, &sn);
 		free(key);
-		json_object_set_new(it, "task",
+		json_object_set_new(json_array_get(items, i), "task",
 				    json_pack("{s:s, s:s, s:i, s:I, s:s, s:b}", "state",
 					      taskrec_state_name(t.state), "host", t.host,
 					      "attempt", (int)t.attempt, "beat", (json_int_t)t.beat,
 					      "reason", t.reason, "lost", lost));
 	}
+	queue_status_job_release(&job);
 	free(boot);
 }

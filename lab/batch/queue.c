@@ -759,20 +759,31 @@ static json_t *job_items(struct queue *q, long long job, json_t *counts, json_t 
 	return a;
 }
 
+/* a job's ETA: its mean item time, else the mean over every job (mean_all, -1 without) */
+static json_t *job_eta(const double *mean, unsigned int left, double mean_all,
+		       unsigned int parallel)
+{
+	double m = mean ? *mean : mean_all;
+
+	return !left ? json_real(0) : m < 0 ? json_null() : json_real(m * left / parallel);
+}
+
 json_t *queue_status(struct queue *q, unsigned int parallel)
 {
 	sqlite3_stmt *st =
 		prep(q, "SELECT id, run, job, priority, added, slurm FROM jobs ORDER BY id");
 	json_t *out = json_array();
-	double all_sum = 0;
-	unsigned int all_n = 0;
+	double all_sum = 0, *means = NULL;
+	unsigned int all_n = 0, *lefts = NULL;
+	bool *has_mean = NULL;
+	size_t n = 0;
 
 	if (!st)
 		return NULL;
 	if (!parallel)
 		parallel = 1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *counts = json_object(), *bcounts = json_object(), *j;
+		json_t *counts = json_object(), *bcounts = json_object(), *j, *sj;
 		double sum = 0;
 		unsigned int nd = 0, left = 0;
 		const char *slurm = (const char *)sqlite3_column_text(st, 5);
@@ -785,35 +796,27 @@ json_t *queue_status(struct queue *q, unsigned int parallel)
 			      (const char *)sqlite3_column_text(st, 2), "priority",
 			      sqlite3_column_int(st, 3), "added", sqlite3_column_double(st, 4),
 			      "counts", counts, "builds", bcounts, "items", items);
-		json_object_set_new(j, "slurm", slurm ? json_loads(slurm, 0, NULL) : json_null());
-		if (!json_object_get(j, "slurm"))
-			json_object_set_new(j, "slurm", json_null());
+		sj = slurm ? json_loads(slurm, 0, NULL) : NULL;
+		json_object_set_new(j, "slurm", sj ? sj : json_null());
 		json_object_set_new(j, "mean_item_s", nd ? json_real(sum / nd) : json_null());
-		json_object_set_new(j, "_left", json_integer(left));
+		means = xrealloc(means, (n + 1) * sizeof(*means));
+		lefts = xrealloc(lefts, (n + 1) * sizeof(*lefts));
+		has_mean = xrealloc(has_mean, (n + 1) * sizeof(*has_mean));
+		has_mean[n] = nd != 0;
+		means[n] = nd ? sum / nd : 0;
+		lefts[n++] = left;
 		all_sum += sum;
 		all_n += nd;
 		json_array_append_new(out, j);
 	}
 	sqlite3_finalize(st);
-	/* ETA: this job's mean item time, else the mean over every job */
-	{
-		size_t i;
-		json_t *j;
-
-		json_array_foreach(out, i, j) {
-			json_t *m = json_object_get(j, "mean_item_s");
-			double mean = json_is_number(m) ? json_number_value(m) :
-				      all_n		? all_sum / all_n :
-							  -1;
-			json_int_t left = json_integer_value(json_object_get(j, "_left"));
-
-			json_object_set_new(j, "eta_s",
-					    !left    ? json_real(0) :
-					    mean < 0 ? json_null() :
-						       json_real(mean * left / parallel));
-			json_object_del(j, "_left");
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(json_array_get(out, i), "eta_s",
+				    job_eta(has_mean[i] ? &means[i] : NULL, lefts[i],
+					    all_n ? all_sum / all_n : -1, parallel));
+	free(means);
+	free(lefts);
+	free(has_mean);
 	return out;
 }
 

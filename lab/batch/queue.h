@@ -136,6 +136,7 @@ int queue_retry(struct queue *q, long long job);
  * [{"id","run","job","priority","slurm","counts":{state:n},"items":[..],
  *   "mean_item_s","eta_s"}], oldest first; eta from measured durations
  * divided over `parallel` concurrent VMs. A new reference, NULL on error.
+ * Read it with queue_status_from_json() (queue_status.h), not by key.
  */
 json_t *queue_status(struct queue *q, unsigned int parallel);
 /* the job's counts: all items final (done/failed/cancelled)? any not done? */

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "batch/queue_status.h"
 #include "batch/slurm.h"
 #include "lib/spawn.h"
 #include "lib/strbuf.h"
@@ -241,30 +242,31 @@ static void query_states(const char *const argv[], json_t *states)
 	spawn_result_free(&r);
 }
 
-/* "array,finish,build..." of j["slurm"], or NULL without an array job */
-static char *job_ids(json_t *sl)
+/* "array,finish,build..." of a job's Slurm jobs, or NULL without an array job */
+static char *job_ids(const struct queue_status_slurm *sl)
 {
-	const char *arr = json_string_value(json_object_get(sl, "array"));
-	const char *fin = json_string_value(json_object_get(sl, "finish"));
 	struct strbuf sb = STRBUF_INIT;
-	const char *key;
-	json_t *v;
 
-	if (!arr)
+	if (!sl->array)
 		return NULL;
-	strbuf_addstr(&sb, arr);
-	if (fin)
-		strbuf_addf(&sb, ",%s", fin);
-	json_object_foreach(json_object_get(sl, "builds"), key, v)
-		strbuf_addf(&sb, ",%s", json_string_value(v));
+	strbuf_addstr(&sb, sl->array);
+	if (sl->finish)
+		strbuf_addf(&sb, ",%s", sl->finish);
+	for (size_t i = 0; i < sl->nbuilds; i++)
+		strbuf_addf(&sb, ",%s", sl->builds[i].value);
 	return strbuf_detach(&sb);
 }
 
 void slurm_status_fill(json_t *j, struct store *s)
 {
-	json_t *sl = json_object_get(j, "slurm"), *states = json_object();
-	char *ids = job_ids(sl);
+	struct queue_status_job job;
+	json_t *states = json_object();
+	char *ids = NULL;
 
+	if (!queue_status_job_from_json(j, &job)) {
+		ids = job_ids(&job.slurm);
+		queue_status_job_release(&job);
+	}
 	if (ids) {
 		const char *acct[] = { "sacct", "-n", "-P",	     "-X", "-j",
 				       ids,	"-o", "JobID,State", NULL };
@@ -277,21 +279,19 @@ void slurm_status_fill(json_t *j, struct store *s)
 		query_states(sq, states);
 		free(ids);
 	}
-	json_object_set_new(sl, "states", states);
+	json_object_set_new(json_object_get(j, "slurm"), "states", states);
 	slurm_items_state(j, s);
 }
 
 /* a boot item's state from the store, the queue and its array task's state st */
-static const char *boot_state(json_t *it, struct store *s, const char *run, const char *st)
+static const char *boot_state(const struct queue_status_item *it, struct store *s, const char *run,
+			      const char *st)
 {
-	unsigned int first = (unsigned int)json_integer_value(json_object_get(it, "first"));
-	unsigned int count = (unsigned int)json_integer_value(json_object_get(it, "count"));
-	const char *v = json_string_value(json_object_get(it, "variant"));
-	const char *qstate = json_string_value(json_object_get(it, "state"));
+	const char *qstate = it->state;
 	bool stored = true;
 
-	for (unsigned int k = 0; k < count; k++)
-		stored &= store_iteration_done(s, run, v, first + k);
+	for (unsigned int k = 0; k < it->count; k++)
+		stored &= store_iteration_done(s, run, it->variant, it->first + k);
 	if (stored)
 		return "done";
 	if (qstate && (!strcmp(qstate, "failed") || !strcmp(qstate, "cancelled")))
@@ -305,39 +305,48 @@ static const char *boot_state(json_t *it, struct store *s, const char *run, cons
 	return "queued";
 }
 
+/* the Slurm state of build item it: its build job's */
+static const char *build_slurm_state(const struct queue_status_slurm *sl,
+				     const struct queue_status_item *it)
+{
+	const char *id = it->variant ? qs_pair_get(sl->builds, sl->nbuilds, it->variant) : NULL;
+
+	return id ? qs_pair_get(sl->states, sl->nstates, id) : NULL;
+}
+
 void slurm_items_state(json_t *j, struct store *s)
 {
-	json_t *sl = json_object_get(j, "slurm"), *states = json_object_get(sl, "states");
-	const char *arr = json_string_value(json_object_get(sl, "array"));
-	const char *run = json_string_value(json_object_get(j, "run"));
-	json_t *counts = json_object(), *it;
-	size_t i, boot = 0;
+	json_t *items = json_object_get(j, "items"), *counts = json_object();
+	struct queue_status_job job;
+	size_t boot = 0;
 
-	json_array_foreach(json_object_get(j, "items"), i, it) {
+	if (queue_status_job_from_json(j, &job)) {
+		json_decref(counts);
+		return;
+	}
+	for (size_t i = 0; i < job.nitems; i++) {
+		const struct queue_status_item *it = &job.items[i];
+		json_t *o = json_array_get(items, i);
 		const char *st, *state;
 		char bkey[64];
 
-		if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
+		if (it->build) {
 			/* the queue's state (the build step settles it), and Slurm's */
-			const char *id = json_string_value(
-				json_object_get(json_object_get(sl, "builds"),
-						json_string_value(json_object_get(it, "variant"))));
-
-			st = id ? json_string_value(json_object_get(states, id)) : NULL;
+			st = build_slurm_state(&job.slurm, it);
 			if (st)
-				json_object_set_new(it, "slurm_state", json_string(st));
+				json_object_set_new(o, "slurm_state", json_string(st));
 			continue;
 		}
-		snprintf(bkey, sizeof(bkey), "%s_%zu", arr ? arr : "", boot++);
-		st = json_string_value(json_object_get(states, bkey));
-		state = boot_state(it, s, run, st);
+		snprintf(bkey, sizeof(bkey), "%s_%zu", job.slurm.array ?: "", boot++);
+		st = qs_pair_get(job.slurm.states, job.slurm.nstates, bkey);
+		state = boot_state(it, s, job.run, st);
 		if (st)
-			json_object_set_new(it, "slurm_state", json_string(st));
-		/* counts first: state may be the string set_new() below frees */
+			json_object_set_new(o, "slurm_state", json_string(st));
 		json_object_set_new(
 			counts, state,
 			json_integer(json_integer_value(json_object_get(counts, state)) + 1));
-		json_object_set_new(it, "state", json_string(state));
+		json_object_set_new(o, "state", json_string(state));
 	}
 	json_object_set_new(j, "counts", counts);
+	queue_status_job_release(&job);
 }

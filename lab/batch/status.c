@@ -5,15 +5,31 @@
 #include <jansson.h>
 
 #include "batch/fold.h"
+#include "batch/queue_status.h"
 #include "batch/runstate.h"
 #include "batch/taskrec.h"
 #include "batch/slurm.h"
 #include "batch/status.h"
 
+/* the boots running now over every job, 0 if doc is not a status document */
+static unsigned int running_now(const json_t *doc)
+{
+	struct queue_status st;
+	unsigned int running = 0;
+
+	if (queue_status_from_json(doc, &st))
+		return 0;
+	for (size_t i = 0; i < st.njobs; i++)
+		running +=
+			(unsigned int)qs_count_of(st.jobs[i].counts, st.jobs[i].ncounts, "running");
+	queue_status_release(&st);
+	return running;
+}
+
 json_t *batch_status(struct queue *q, struct store *s)
 {
-	json_t *st, *j;
-	unsigned int running = 0;
+	json_t *st;
+	unsigned int running;
 	size_t i;
 
 	/* what Slurm tasks on other hosts wrote, into the queue first */
@@ -22,18 +38,25 @@ json_t *batch_status(struct queue *q, struct store *s)
 	st = queue_status(q, 0);
 	if (!st)
 		return NULL;
-	json_array_foreach(st, i, j)
-		running += (unsigned int)json_integer_value(
-			json_object_get(json_object_get(j, "counts"), "running"));
+	running = running_now(st);
 	if (running > 1) { /* ETA over the VMs running now */
 		json_decref(st);
 		st = queue_status(q, running);
+		if (!st)
+			return NULL;
 	}
-	json_array_foreach(st, i, j)
-		if (json_is_object(json_object_get(j, "slurm"))) {
+	for (i = 0; i < json_array_size(st); i++) {
+		json_t *j = json_array_get(st, i);
+		struct queue_status_job job;
+
+		if (queue_status_job_from_json(j, &job))
+			continue;
+		if (job.has_slurm) {
 			slurm_status_fill(j, s);
 			batch_fold_tasks(q, s, j, TASKREC_STALE_S);
 		}
+		queue_status_job_release(&job);
+	}
 	return st;
 }
 

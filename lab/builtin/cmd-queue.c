@@ -15,6 +15,7 @@
 #include "batch/enqueue.h"
 #include "batch/pool.h"
 #include "batch/queue.h"
+#include "batch/queue_status.h"
 #include "batch/runstate.h"
 #include "batch/status.h"
 #include "batch/steps.h"
@@ -195,101 +196,87 @@ static int do_run(struct queue_args *a)
 	return pool_run(a->q, a->s, &po) ? EXIT_RUN_FAILED : 0;
 }
 
-static long long jint(json_t *o, const char *key)
+static void print_item(const struct queue_status_item *it)
 {
-	return (long long)json_integer_value(json_object_get(o, key));
-}
-
-static void print_item(json_t *it)
-{
-	const char *err = json_string_value(json_object_get(it, "error"));
+	const char *err = it->error;
 	char *pl;
 
-	if (!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", "build")) {
+	if (it->build) {
 		printf("     item %lld kernel build of %s (request %.12s, %lld boots need it): "
 		       "%s%s%s\n",
-		       jint(it, "id"), json_string_value(json_object_get(it, "variant")),
-		       json_string_value(json_object_get(it, "request")), jint(it, "needed_by"),
-		       json_string_value(json_object_get(it, "state")), err ? ": " : "", err ?: "");
+		       it->id, it->variant, it->request, it->needed_by, it->state, err ? ": " : "",
+		       err ?: "");
 		return;
 	}
-	pl = json_object_get(it, "placement") ?
-		     json_dumps(json_object_get(it, "placement"), JSON_COMPACT) :
-		     NULL;
-	printf("     item %lld %s/%lld: %s%s%s%s%s\n", jint(it, "id"),
-	       json_string_value(json_object_get(it, "variant")), jint(it, "first"),
-	       json_string_value(json_object_get(it, "state")), pl ? " " : "", pl ? pl : "",
-	       err ? ": " : "", err ?: "");
+	pl = it->placement ? json_dumps(it->placement, JSON_COMPACT) : NULL;
+	printf("     item %lld %s/%u: %s%s%s%s%s\n", it->id, it->variant, it->first, it->state,
+	       pl ? " " : "", pl ? pl : "", err ? ": " : "", err ?: "");
 	free(pl);
 }
 
 /* the job's line of counts, and its kernel builds */
-static void print_job(json_t *j)
+static void print_job(const struct queue_status_job *j)
 {
-	json_t *c = json_object_get(j, "counts"), *eta = json_object_get(j, "eta_s"), *v;
+	const struct qs_count *c = j->counts;
+	size_t n = j->ncounts;
 	char etab[32] = "-";
-	const char *key, *sep = "";
 
-	if (json_is_number(eta))
-		snprintf(etab, sizeof(etab), "%.0fs", json_number_value(eta));
-	printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n", jint(j, "id"),
-	       json_string_value(json_object_get(j, "run")), jint(j, "priority"), jint(c, "done"),
-	       jint(c, "running"), jint(c, "queued"), jint(c, "failed"), jint(c, "cancelled"),
-	       etab);
-	if (!json_object_size(json_object_get(j, "builds")))
+	if (j->has_eta)
+		snprintf(etab, sizeof(etab), "%.0fs", j->eta_s);
+	printf("%-4lld %-40s %4lld %5lld %5lld %6lld %6lld %6lld %8s\n", j->id, j->run, j->priority,
+	       qs_count_of(c, n, "done"), qs_count_of(c, n, "running"), qs_count_of(c, n, "queued"),
+	       qs_count_of(c, n, "failed"), qs_count_of(c, n, "cancelled"), etab);
+	if (!j->nbuilds)
 		return;
 	printf("     kernel builds:");
-	json_object_foreach(json_object_get(j, "builds"), key, v) {
-		printf("%s %lld %s", sep, (long long)json_integer_value(v), key);
-		sep = ",";
-	}
+	for (size_t i = 0; i < j->nbuilds; i++)
+		printf("%s %lld %s", i ? "," : "", j->builds[i].n, j->builds[i].state);
 	putchar('\n');
 }
 
 /* the Slurm jobs of a job submitted with "mmlab submit --slurm" */
-static void print_slurm(json_t *sl)
+static void print_slurm(const struct queue_status_slurm *sl)
 {
-	const char *key;
-	json_t *v;
-
-	printf("     slurm: array job %s, finish job %s",
-	       json_string_value(json_object_get(sl, "array")) ?: "?",
-	       json_string_value(json_object_get(sl, "finish")) ?: "?");
-	json_object_foreach(json_object_get(sl, "builds"), key, v)
-		printf(", build job %s (%s)", json_string_value(v), key);
-	json_object_foreach(json_object_get(sl, "states"), key, v)
-		printf(", %s %s", key, json_string_value(v));
+	printf("     slurm: array job %s, finish job %s", sl->array ?: "?", sl->finish ?: "?");
+	for (size_t i = 0; i < sl->nbuilds; i++)
+		printf(", build job %s (%s)", sl->builds[i].value, sl->builds[i].key);
+	for (size_t i = 0; i < sl->nstates; i++)
+		printf(", %s %s", sl->states[i].key, sl->states[i].value);
 	putchar('\n');
 }
 
-static void print_status(json_t *st, bool items)
+static int print_status(const json_t *doc, bool items)
 {
-	size_t i, k;
-	json_t *j, *it;
+	struct queue_status st;
 
+	if (queue_status_from_json(doc, &st))
+		return -1;
 	printf("%-4s %-40s %4s %5s %5s %6s %6s %6s %8s\n", "ID", "RUN", "PRI", "DONE", "RUN",
 	       "QUEUED", "FAILED", "CANCEL", "ETA");
-	json_array_foreach(st, i, j) {
+	for (size_t i = 0; i < st.njobs; i++) {
+		const struct queue_status_job *j = &st.jobs[i];
+
 		print_job(j);
-		if (json_is_object(json_object_get(j, "slurm")))
-			print_slurm(json_object_get(j, "slurm"));
-		if (!items)
-			continue;
-		json_array_foreach(json_object_get(j, "items"), k, it)
-			print_item(it);
+		if (j->has_slurm)
+			print_slurm(&j->slurm);
+		for (size_t k = 0; items && k < j->nitems; k++)
+			print_item(&j->items[k]);
 	}
+	queue_status_release(&st);
+	return 0;
 }
 
 static int do_status(struct queue_args *a)
 {
 	json_t *st = batch_status(a->q, a->s);
+	int ret = st ? 0 : EXIT_RUN_FAILED;
 
 	if (st && a->json)
 		print_json(st);
-	else if (st)
-		print_status(st, a->items);
+	else if (st && print_status(st, a->items))
+		ret = EXIT_RUN_FAILED;
 	json_decref(st);
-	return st ? 0 : EXIT_RUN_FAILED;
+	return ret;
 }
 
 static int do_cancel(struct queue_args *a)

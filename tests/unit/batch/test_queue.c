@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "batch/queue.h"
+#include "batch/queue_status.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 
@@ -106,6 +107,40 @@ static bool odd_first(const struct queue_item *it, void *arg)
 	return it->variant[0] == 'b';
 }
 
+/* the typed record of a real status document has what the document has */
+static void check_typed_status(const json_t *doc)
+{
+	struct queue_status ts;
+
+	assert_int_equal(queue_status_from_json(doc, &ts), 0);
+	assert_int_equal(ts.njobs, json_array_size(doc));
+	for (size_t i = 0; i < ts.njobs; i++) {
+		const json_t *j = json_array_get(doc, i);
+		const json_t *items = json_object_get(j, "items");
+		const struct queue_status_job *tj = &ts.jobs[i];
+
+		assert_int_equal(tj->id, json_integer_value(json_object_get(j, "id")));
+		assert_string_equal(tj->run, json_string_value(json_object_get(j, "run")));
+		assert_int_equal(tj->has_slurm, json_is_object(json_object_get(j, "slurm")));
+		assert_int_equal(tj->has_eta, json_is_number(json_object_get(j, "eta_s")));
+		assert_int_equal(tj->ncounts, json_object_size(json_object_get(j, "counts")));
+		assert_int_equal(tj->nitems, json_array_size(items));
+		for (size_t k = 0; k < tj->nitems; k++) {
+			const json_t *it = json_array_get(items, k);
+
+			assert_int_equal(tj->items[k].id,
+					 json_integer_value(json_object_get(it, "id")));
+			assert_string_equal(tj->items[k].state,
+					    json_string_value(json_object_get(it, "state")));
+			assert_string_equal(tj->items[k].variant,
+					    json_string_value(json_object_get(it, "variant")));
+		}
+	}
+	assert_int_equal(qs_count_of(ts.jobs[1].counts, ts.jobs[1].ncounts, "done"), 1);
+	assert_true(ts.jobs[2].has_slurm);
+	queue_status_release(&ts);
+}
+
 static void test_claim_order_and_finish(void **state)
 {
 	struct queue *q = queue_open(dir);
@@ -159,6 +194,7 @@ static void test_claim_order_and_finish(void **state)
 				 json_object_get(json_array_get(st, 1), "counts"), "done")),
 			 1);
 	assert_true(json_is_object(json_object_get(json_array_get(st, 2), "slurm")));
+	check_typed_status(st);
 	json_decref(st);
 	json_decref(b);
 	queue_close(q);
