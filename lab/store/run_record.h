@@ -47,6 +47,7 @@ struct run_order {
 /* "variants"[].kernel: the record kernel_info_json() writes (kernel.h) */
 struct run_kernel {
 	char *path; /* of the image */
+	char *release; /* its kernel release (uname -r), or NULL */
 	char *sha256; /* of the image; NULL while it is to be built */
 	char *cache_key; /* built by the kernel cache (kcache.h) */
 	char *build_log;
@@ -57,7 +58,7 @@ struct run_kernel {
 	json_t *operations; /* the job's kernel operations (an array), or NULL */
 	json_t *package; /* a package kernel's package record (kernel/package.h), or NULL */
 	bool has_cache_hit, cache_hit; /* built: whether the cache had it */
-	json_t *rest; /* path, release, version, operations, ... */
+	json_t *rest; /* version, ... */
 };
 
 struct run_variant {
@@ -71,6 +72,7 @@ struct run_variant {
 struct run_host {
 	char *accel; /* "kvm" or "tcg": a resumed run keeps it */
 	char *accel_reason;
+	char *qemu, *libvirt; /* their versions (vm_host_facts()), or NULL */
 	char *hostname;
 	char *cpu; /* model name */
 	long cpus; /* online CPUs */
