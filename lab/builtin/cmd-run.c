@@ -88,19 +88,15 @@ static void summary_cell(const struct run_summary_var *v, size_t m, char *cell, 
 /* what --until-significant did, from the record's "until_significant" */
 static void print_until_significant(const struct run_until *u, FILE *f)
 {
-	json_t *w = u->worst;
-	json_t *hw = json_object_get(w, "halfwidth_rel");
+	struct run_until_worst w;
 	char worst[160] = "";
 
 	if (!u->present)
 		return;
-	if (w)
-		snprintf(worst, sizeof(worst), "\n  widest: %s in %s +-%s%.2f%% (n %d)",
-			 json_string_value(json_object_get(w, "metric")),
-			 json_string_value(json_object_get(w, "variant")),
-			 json_is_real(hw) ? "" : "inf",
-			 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0,
-			 (int)json_integer_value(json_object_get(w, "n")));
+	if (run_until_worst(u, &w))
+		snprintf(worst, sizeof(worst), "\n  widest: %s in %s +-%s%.2f%% (n %d)", w.metric,
+			 w.variant, w.finite ? "" : "inf", w.finite ? 100 * w.halfwidth_rel : 0.0,
+			 (int)w.n);
 	fprintf(f,
 		"\nuntil-significant (%s, target +-%.2f%% at 95%%):\n  %s after %d "
 		"iteration%s per variant, %d round%s added%s\n",

@@ -106,6 +106,14 @@ struct run_until {
 	json_t *rest;
 };
 
+/* until_significant's "worst" entry, typed (run_until_worst()); strings borrowed */
+struct run_until_worst {
+	const char *metric, *variant; /* NULL when not a string */
+	bool finite; /* halfwidth_rel is a number; else the half-width is infinite */
+	double halfwidth_rel;
+	long long n; /* the samples; 0 when not an integer */
+};
+
 struct run_record {
 	char *run; /* the run id */
 	char *job; /* the job's name */
@@ -174,6 +182,9 @@ void run_boot_release(struct run_boot *b);
 const char *run_record_status(const struct run_record *rec);
 /* the variant of that name, or NULL */
 struct run_variant *run_record_variant(const struct run_record *rec, const char *name);
+
+/* u's widest entry into w (borrowing from u): true, or false when it has none */
+bool run_until_worst(const struct run_until *u, struct run_until_worst *w);
 
 /* repro's recipe and verdict (objects, borrowed); 0, or -1 if either is not an object */
 int run_record_set_verdict(struct run_record *rec, json_t *recipe, json_t *verdict);

@@ -448,6 +448,21 @@ static json_t *until_json(const struct run_until *u)
 	return j;
 }
 
+bool run_until_worst(const struct run_until *u, struct run_until_worst *w)
+{
+	const json_t *hw = json_object_get(u->worst, "halfwidth_rel");
+
+	memset(w, 0, sizeof(*w));
+	if (!u->worst)
+		return false;
+	w->metric = json_string_value(json_object_get(u->worst, "metric"));
+	w->variant = json_string_value(json_object_get(u->worst, "variant"));
+	w->finite = json_is_real(hw);
+	w->halfwidth_rel = w->finite ? json_real_value(hw) : 0.0;
+	w->n = json_integer_value(json_object_get(u->worst, "n"));
+	return true;
+}
+
 /* ---- job_resolved: the job as it ran ------------------------------------------------ */
 
 static json_t *kv_json(const struct kvlist *l)

@@ -400,6 +400,34 @@ static void test_kernel_built(void **state)
 }
 
 /* repro's verdict is typed; what is not an object is refused */
+/* until_significant's widest entry, typed: finite, infinite (null), odd, none */
+static void test_until_worst(void **state)
+{
+	struct run_record rec;
+	struct run_until_worst w;
+
+	(void)state;
+	roundtrip(run_json, &rec);
+	assert_true(run_until_worst(&rec.until, &w));
+	assert_string_equal(w.metric, "time.elapsed_s");
+	assert_string_equal(w.variant, "madvise");
+	assert_true(w.finite);
+	assert_true(w.halfwidth_rel == 0.0123456789012345);
+	assert_int_equal(w.n, 5);
+	json_decref(rec.until.worst);
+	rec.until.worst = json_pack("{s:i, s:n, s:s}", "metric", 3, "halfwidth_rel", "n", "5");
+	assert_true(run_until_worst(&rec.until, &w));
+	assert_null(w.metric); /* not a string */
+	assert_null(w.variant);
+	assert_false(w.finite); /* null: no finite half-width */
+	assert_int_equal(w.n, 0);
+	json_decref(rec.until.worst);
+	rec.until.worst = NULL;
+	assert_false(run_until_worst(&rec.until, &w));
+	assert_null(w.metric);
+	run_record_release(&rec);
+}
+
 static void test_verdict(void **state)
 {
 	json_t *recipe = parse("{\"name\": \"r\"}"), *eval = parse("{\"exit\": 0}"), *j;
@@ -500,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_effective_status),
 		cmocka_unit_test(test_kernel_file),
 		cmocka_unit_test(test_kernel_built),
+		cmocka_unit_test(test_until_worst),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_kernels_used),
 	};
