@@ -25,43 +25,8 @@ static bool match_globs(const char *name, const char *globs)
 	return hit;
 }
 
-/* a variant of the run: its name and its iterations, typed */
-struct pvar {
-	const char *name;
-	struct iteration_record *its;
-	size_t n;
-};
-
-/* the variants of run; a variant whose iterations cannot be read has none (after a message) */
-static struct pvar *read_variants(const json_t *run, size_t *nv)
-{
-	const json_t *vars = json_object_get(run, "variants");
-	struct pvar *pv = xcalloc(json_array_size(vars) + 1, sizeof(*pv));
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		char *where = xasprintf("variant %s", name ? name : "?");
-
-		pv[i].name = name;
-		iteration_records_from_json(json_object_get(v, "iterations"), &pv[i].its, &pv[i].n,
-					    where);
-		free(where);
-	}
-	*nv = json_array_size(vars);
-	return pv;
-}
-
-static void free_variants(struct pvar *pv, size_t nv)
-{
-	for (size_t i = 0; i < nv; i++)
-		iteration_records_free(pv[i].its, pv[i].n);
-	free(pv);
-}
-
-/* the names of every target metric in any ok iteration, sorted */
-static void target_names(const struct pvar *pv, size_t nv, const char *globs, struct strlist *names)
+static void target_names(const struct precision_var *pv, size_t nv, const char *globs,
+			 struct strlist *names)
 {
 	for (size_t i = 0; i < nv; i++)
 		for (size_t k = 0; k < pv[i].n; k++) {
@@ -84,7 +49,7 @@ static void target_names(const struct pvar *pv, size_t nv, const char *globs, st
 }
 
 /* the relative CI half-width of metric in v; n and mean out */
-static double halfwidth(const struct pvar *v, const char *metric, double conf, size_t *n,
+static double halfwidth(const struct precision_var *v, const char *metric, double conf, size_t *n,
 			double *mean)
 {
 	double *x = xcalloc(v->n + 1, sizeof(*x));
@@ -127,14 +92,14 @@ static void add_entry(struct precision_result *res, const char *metric, const ch
 	e->halfwidth_rel = isfinite(hw) ? hw : NAN;
 }
 
-int precision_check(const json_t *run, const struct precision_opts *o, struct precision_result *out)
+int precision_check(const struct precision_var *pv, size_t nv, const struct precision_opts *o,
+		    struct precision_result *out)
 {
 	const char *globs = o->globs ? o->globs : PRECISION_DEFAULT_METRICS;
 	struct precision_result res = { 0 };
 	struct strlist sorted = { 0 };
 	double worst_hw = -1;
-	size_t nv, worst = 0;
-	struct pvar *pv = read_variants(run, &nv);
+	size_t worst = 0;
 	int ret;
 
 	target_names(pv, nv, globs, &sorted);
@@ -156,7 +121,6 @@ int precision_check(const json_t *run, const struct precision_opts *o, struct pr
 		}
 	}
 	res.worst = res.n ? worst : 0;
-	free_variants(pv, nv);
 	strlist_free(&sorted);
 	if (out)
 		*out = res;

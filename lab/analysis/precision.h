@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+struct iteration_record;
+
 /* the targets when --metrics is not given */
 #define PRECISION_DEFAULT_METRICS "time.elapsed_s,time.system_s"
 
@@ -33,9 +35,16 @@ struct precision_result {
 	size_t worst; /* the entry with the largest half-width; n when there is none */
 };
 
+/* a variant of the run: its name and its stored iterations (borrowed) */
+struct precision_var {
+	const char *name;
+	const struct iteration_record *its;
+	size_t n;
+};
+
 /*
- * Look at the ok iterations of every variant of run (the shape of
- * store_load_run()): for each metric matching the globs and each variant,
+ * Look at the ok iterations of the nv variants (store_variant_iterations()
+ * reads them): for each metric matching the globs and each variant,
  * the relative half-width of the conf interval of the mean
  * (stats_ci_halfwidth_rel(); 0 when every sample is the same value).
  * Returns 1 when every one is below precision, 0 when some are not (or a
@@ -43,7 +52,7 @@ struct precision_result {
  * target metric is in the run at all. res (when not NULL) gets every
  * entry; precision_result_release() it.
  */
-int precision_check(const json_t *run, const struct precision_opts *o,
+int precision_check(const struct precision_var *vars, size_t nv, const struct precision_opts *o,
 		    struct precision_result *res);
 void precision_result_release(struct precision_result *res);
 

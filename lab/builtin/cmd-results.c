@@ -10,8 +10,10 @@
 
 #include "builtin/builtin.h"
 #include "store/import.h"
+#include "store/iteration.h"
 #include "store/iteration_record.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
 
@@ -76,13 +78,6 @@ static int do_list(struct store *s, bool json)
 	return 0;
 }
 
-static const char *js(json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "-";
-}
-
 /* boot.phases in the order they happen (iteration.json sorts its keys) */
 static const char *const phase_names[] = {
 	"stage",	 "define", "start",    "guest_to_agent", "workload",
@@ -137,16 +132,19 @@ static void show_iteration(const struct iteration_record *it)
 		printf("    console:\n%s\n", it->console_excerpt);
 }
 
-/* a variant's iterations, read as records; 0 or -1 after a message */
-static int show_iterations(json_t *v)
+/* a string of the record, or "-" when it has none */
+static const char *str(const char *v)
+{
+	return v ? v : "-";
+}
+
+/* a variant's stored iterations, read as records; 0 or -1 after a message */
+static int show_iterations(struct store *s, const char *id, const char *variant)
 {
 	struct iteration_record *its;
 	size_t n;
-	char *where = xasprintf("variant %s", js(v, "name"));
-	int rc = iteration_records_from_json(json_object_get(v, "iterations"), &its, &n, where);
 
-	free(where);
-	if (rc)
+	if (store_variant_iterations(s, id, variant, &its, &n))
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		show_iteration(&its[k]);
@@ -154,36 +152,51 @@ static int show_iterations(json_t *v)
 	return 0;
 }
 
-static int do_show(struct store *s, const char *run, bool json)
+static int show_text(struct store *s, const char *id, const struct run_record *r)
 {
-	json_t *r = store_load_run(s, run), *v;
+	const struct run_host *h = &r->host;
 	int ret = 0;
-	size_t i;
 
-	if (!r)
-		return EXIT_USAGE;
-	if (json) {
-		json_dumpf(r, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-		fputc('\n', stdout);
-		json_decref(r);
-		return 0;
-	}
-	printf("run %s\njob %s (%s)\nstatus %s\ncreated %s, finished %s\n", js(r, "run"),
-	       js(r, "job"), js(r, "job_file"), js(r, "status"), js(r, "created"),
-	       js(r, "finished"));
-	printf("host: accel %s (%s), QEMU %s, libvirt %s, %s\n",
-	       js(json_object_get(r, "host"), "accel"),
-	       js(json_object_get(r, "host"), "accel_reason"),
-	       js(json_object_get(r, "host"), "qemu"), js(json_object_get(r, "host"), "libvirt"),
-	       js(json_object_get(r, "host"), "cpu"));
-	json_array_foreach(json_object_get(r, "variants"), i, v) {
-		printf("\nvariant %s: kernel %s (%s)\n", js(v, "name"),
-		       js(json_object_get(v, "kernel"), "release"),
-		       js(json_object_get(v, "kernel"), "path"));
-		if (show_iterations(v))
+	printf("run %s\njob %s (%s)\nstatus %s\ncreated %s, finished %s\n", str(r->run),
+	       str(r->job), str(r->job_file), run_record_status(r), str(r->created),
+	       str(r->finished));
+	printf("host: accel %s (%s), QEMU %s, libvirt %s, %s\n", str(h->accel),
+	       str(h->accel_reason), str(h->qemu), str(h->libvirt), str(h->cpu));
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct run_variant *v = &r->variants[i];
+
+		printf("\nvariant %s: kernel %s (%s)\n", v->name, str(v->kernel.release),
+		       str(v->kernel.path));
+		if (show_iterations(s, id, v->name))
 			ret = EXIT_USAGE;
 	}
-	json_decref(r);
+	return ret;
+}
+
+static int do_show(struct store *s, const char *run, bool json)
+{
+	struct run_record r;
+	char *id;
+	int ret;
+
+	if (json) {
+		json_t *j = store_load_run(s, run);
+
+		if (!j)
+			return EXIT_USAGE;
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		fputc('\n', stdout);
+		json_decref(j);
+		return 0;
+	}
+	id = store_run_resolve(s, run);
+	if (!id || store_record_read(s, id, &r)) {
+		free(id);
+		return EXIT_USAGE;
+	}
+	ret = show_text(s, id, &r);
+	run_record_release(&r);
+	free(id);
 	return ret;
 }
 

@@ -14,7 +14,9 @@
 #include "builtin/compare_cli.h"
 #include "analysis/precision.h"
 #include "analysis/run_summary.h"
+#include "store/iteration.h"
 #include "store/results.h"
+#include "store/run_record.h"
 #include "run/runner.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
@@ -83,32 +85,23 @@ static void summary_cell(const struct run_summary_var *v, size_t m, char *cell, 
 	snprintf(cell, len, "%s +- %s (%zu)", mean, sd, st->n);
 }
 
-/* what --until-significant did, from run.json "until_significant" */
-static void print_until_significant(json_t *us, FILE *f)
+/* what --until-significant did, from the record's "until_significant" */
+static void print_until_significant(const struct run_until *u, FILE *f)
 {
-	json_t *w = json_object_get(us, "worst");
-	json_t *hw = json_object_get(w, "halfwidth_rel");
+	struct run_until_worst w;
 	char worst[160] = "";
 
-	if (!us)
+	if (!u->present)
 		return;
-	if (w)
-		snprintf(worst, sizeof(worst), "\n  widest: %s in %s +-%s%.2f%% (n %d)",
-			 json_string_value(json_object_get(w, "metric")),
-			 json_string_value(json_object_get(w, "variant")),
-			 json_is_real(hw) ? "" : "inf",
-			 json_is_real(hw) ? 100 * json_real_value(hw) : 0.0,
-			 (int)json_integer_value(json_object_get(w, "n")));
+	if (run_until_worst(u, &w))
+		snprintf(worst, sizeof(worst), "\n  widest: %s in %s +-%s%.2f%% (n %d)", w.metric,
+			 w.variant, w.finite ? "" : "inf", w.finite ? 100 * w.halfwidth_rel : 0.0,
+			 (int)w.n);
 	fprintf(f,
 		"\nuntil-significant (%s, target +-%.2f%% at 95%%):\n  %s after %d "
 		"iteration%s per variant, %d round%s added%s\n",
-		json_string_value(json_object_get(us, "metrics")),
-		100 * json_number_value(json_object_get(us, "precision")),
-		json_string_value(json_object_get(us, "stopped")) ?: "stopped",
-		(int)json_integer_value(json_object_get(us, "iterations")),
-		json_integer_value(json_object_get(us, "iterations")) == 1 ? "" : "s",
-		(int)json_integer_value(json_object_get(us, "rounds")),
-		json_integer_value(json_object_get(us, "rounds")) == 1 ? "" : "s", worst);
+		u->metrics, 100 * u->precision, u->stopped ?: "stopped", (int)u->iterations,
+		u->iterations == 1 ? "" : "s", (int)u->rounds, u->rounds == 1 ? "" : "s", worst);
 }
 
 static void summary_input_free(struct run_summary_in *in, size_t n)
@@ -119,9 +112,10 @@ static void summary_input_free(struct run_summary_in *in, size_t n)
 }
 
 /* observer check: time.elapsed_s of "<v>" against its twin "<v>.nocollect" */
-static void print_observer(json_t *run, const struct run_summary_in *in, size_t nv, FILE *f)
+static void print_observer(const struct run_record *run, const struct run_summary_in *in, size_t nv,
+			   FILE *f)
 {
-	if (!json_is_true(json_object_get(run, "observer_check")))
+	if (!run->observer_check)
 		return;
 	fprintf(f, "\nobserver check (workload time with tracepoint counting vs without):\n");
 	for (const struct run_summary_in *v = in; v < in + nv; v++) {
@@ -155,53 +149,39 @@ static void print_observer(json_t *run, const struct run_summary_in *in, size_t 
 	}
 }
 
-/* each variant's name and iterations, typed; NULL after a message */
-static struct run_summary_in *summary_input(json_t *vars, size_t *n)
+/* each variant's name and stored iterations, typed; NULL after a message */
+static struct run_summary_in *summary_input(struct store *s, const struct run_record *run)
 {
-	struct run_summary_in *in = xcalloc(json_array_size(vars) + 1, sizeof(*in));
+	struct run_summary_in *in = xcalloc(run->nvariants + 1, sizeof(*in));
 	struct iteration_record *its;
-	size_t i;
-	json_t *v;
 
-	*n = 0;
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		char *where = xasprintf("variant %s", name ? name : "?");
-		int rc = iteration_records_from_json(json_object_get(v, "iterations"), &its,
-						     &in[i].n, where);
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const char *name = run->variants[i].name;
 
-		free(where);
-		if (rc) {
-			summary_input_free(in, *n);
+		if (store_variant_iterations(s, run->run, name, &its, &in[i].n)) {
+			summary_input_free(in, i);
 			return NULL;
 		}
 		in[i].name = name;
 		in[i].its = its;
-		(*n)++;
 	}
 	return in;
 }
 
 /* the per-variant summary: mean +- stddev (n) of the headline metrics */
-static void print_summary(json_t *run, FILE *f)
+static void print_summary(struct store *s, const struct run_record *run, FILE *f)
 {
-	json_t *vars = json_object_get(run, "variants");
-	const char *wl = json_string_value(json_object_get(
-		json_object_get(json_object_get(run, "job_resolved"), "workload"), "name"));
+	const char *wl = json_string_value(
+		json_object_get(json_object_get(run->job_resolved, "workload"), "name"));
 	struct run_summary sum;
 	struct run_summary_in *in;
-	size_t nv;
+	size_t nv = run->nvariants;
 	char cell[80];
 
-	fprintf(f, "\nrun %s (job %s): %s, results in %s/%s\n",
-		json_string_value(json_object_get(run, "run")),
-		json_string_value(json_object_get(run, "job")),
-		json_string_value(json_object_get(run, "status")), gopts.results_dir,
-		json_string_value(json_object_get(run, "run")));
-	fprintf(f, "host: accel %s (%s)\n\n",
-		json_string_value(json_object_get(json_object_get(run, "host"), "accel")),
-		json_string_value(json_object_get(json_object_get(run, "host"), "accel_reason")));
-	in = summary_input(vars, &nv);
+	fprintf(f, "\nrun %s (job %s): %s, results in %s/%s\n", run->run, run->job,
+		run_record_status(run), gopts.results_dir, run->run);
+	fprintf(f, "host: accel %s (%s)\n\n", run->host.accel, run->host.accel_reason);
+	in = summary_input(s, run);
 	if (!in)
 		return;
 	run_summary_build(in, nv, wl ? wl : "?", &sum);
@@ -222,15 +202,33 @@ static void print_summary(json_t *run, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	print_until_significant(json_object_get(run, "until_significant"), f);
+	print_until_significant(&run->until, f);
 	print_observer(run, in, nv, f);
 	fprintf(f,
 		"\n'mmlab results show %s' has every metric; 'mmlab compare %s' tests "
 		"the differences.\n",
-		json_string_value(json_object_get(run, "run")),
-		json_string_value(json_object_get(run, "run")));
+		run->run, run->run);
 	run_summary_release(&sum);
 	summary_input_free(in, nv);
+}
+
+/* the stored run at the end: as JSON (--json) or its summary; nothing if unreadable */
+static void print_run(struct store *s, const char *id, bool json)
+{
+	struct run_record r;
+	json_t *j;
+
+	if (json) {
+		j = store_load_run(s, id);
+		if (j) {
+			json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+			fputc('\n', stdout);
+		}
+		json_decref(j);
+	} else if (!store_record_read(s, id, &r)) {
+		print_summary(s, &r, stdout);
+		run_record_release(&r);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,7 +256,6 @@ int cmd_run(int argc, char **argv)
 	const char *order = NULL;
 	struct store *s;
 	bool json = false;
-	json_t *loaded;
 	enum run_outcome oc;
 	int argn;
 	struct opt opts[] = {
@@ -321,14 +318,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	oc = runner_run(s, &o, &res);
 	if (res.run_id && !res.interrupted && oc != RUN_BAD_INPUT) {
-		loaded = store_load_run(s, res.run_id);
-		if (loaded && json) {
-			json_dumpf(loaded, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-			fputc('\n', stdout);
-		} else if (loaded) {
-			print_summary(loaded, stdout);
-		}
-		json_decref(loaded);
+		print_run(s, res.run_id, json);
 		if (res.failed_iterations)
 			lab_err("%u iteration%s of run %s did not finish ok (see 'mmlab "
 				"results show %s')",

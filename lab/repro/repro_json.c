@@ -66,7 +66,7 @@ unsigned int repro_job_iterations(const json_t *job_resolved)
 
 const char *repro_kernel_release(const struct run_kernel *k)
 {
-	return json_string_value(json_object_get(k->rest, "release"));
+	return k->release;
 }
 
 int repro_iter_from_json(const json_t *j, long long index, struct repro_iter *it)

@@ -15,6 +15,9 @@
 #include <jansson.h>
 
 #include "analysis/precision.h"
+#include "store/iteration.h"
+#include "store/results.h"
+#include "store/run_record.h"
 #include "lib/util.h"
 #include "run/run.h"
 
@@ -31,15 +34,43 @@ static void say_precision(const struct run_until *u, const struct precision_resu
 		 inf ? "inf" : "", inf ? 0.0 : 100 * w->halfwidth_rel, 100 * u->precision);
 }
 
+/*
+ * precision_check() over the variants of the stored run and their stored
+ * iterations (a variant whose iterations cannot be read has none, after a
+ * message); -1 when the run cannot be read
+ */
+static int check_stored(struct run *r, const struct precision_opts *po,
+			struct precision_result *res)
+{
+	struct run_record rec;
+	struct precision_var *pv;
+	int rc;
+
+	if (store_record_read(r->store, r->id, &rec))
+		return -1;
+	pv = xcalloc(rec.nvariants + 1, sizeof(*pv));
+	for (size_t i = 0; i < rec.nvariants; i++) {
+		struct iteration_record *its;
+
+		pv[i].name = rec.variants[i].name;
+		if (!store_variant_iterations(r->store, r->id, pv[i].name, &its, &pv[i].n))
+			pv[i].its = its;
+	}
+	rc = precision_check(pv, rec.nvariants, po, res);
+	for (size_t i = 0; i < rec.nvariants; i++)
+		iteration_records_free((struct iteration_record *)pv[i].its, pv[i].n);
+	free(pv);
+	run_record_release(&rec);
+	return rc;
+}
+
 /* check the stored iterations; 1 precise, 0 not yet, -1 no target metric */
 static int check(struct run *r, const struct precision_opts *po, unsigned int round,
 		 struct precision_result *res)
 {
 	struct run_until *u = &r->rec.until;
-	json_t *run = store_load_run(r->store, r->id);
-	int rc = run ? precision_check(run, po, res) : -1;
+	int rc = check_stored(r, po, res);
 
-	json_decref(run);
 	u->iterations = r->job->iterations;
 	u->rounds = round;
 	u->reached = rc == 1;

@@ -18,5 +18,14 @@ struct store;
  */
 int store_iteration_read(struct store *s, const char *run, const char *variant, unsigned int index,
 			 struct iteration_record *rec);
+/*
+ * Every stored iteration of variant in run (the resolved id), in index
+ * order, as store_load_run() has them: a file that is missing or not JSON
+ * is left out, one that is not an object is a record with no status.
+ * 0, or -1 after a message (naming "variant <variant>"); free them with
+ * iteration_records_free().
+ */
+int store_variant_iterations(struct store *s, const char *run, const char *variant,
+			     struct iteration_record **recs, size_t *n);
 
 #endif

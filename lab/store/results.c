@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "store/iteration.h"
 #include "store/results.h"
 #include "store/run_record.h"
 #include "lib/db.h"
@@ -803,6 +804,18 @@ json_t *store_load_run(struct store *s, const char *run)
 	run_record_release(&r);
 	free(id);
 	return out;
+}
+
+int store_variant_iterations(struct store *s, const char *run, const char *variant,
+			     struct iteration_record **recs, size_t *n)
+{
+	json_t *its = valid_component(variant) ? load_iterations(s, run, variant) : json_array();
+	char *where = xasprintf("variant %s", variant);
+	int rc = iteration_records_from_json(its, recs, n, where);
+
+	free(where);
+	json_decref(its);
+	return rc;
 }
 
 int store_kernels_used(const char *results_dir, struct kernel_uses *out)

@@ -18,6 +18,7 @@ void run_order_release(struct run_order *o)
 void run_kernel_release(struct run_kernel *k)
 {
 	free(k->path);
+	free(k->release);
 	free(k->sha256);
 	free(k->base_commit);
 	json_decref(k->operations);
@@ -40,6 +41,8 @@ void run_host_reset(struct run_host *h)
 {
 	free(h->accel);
 	free(h->accel_reason);
+	free(h->qemu);
+	free(h->libvirt);
 	free(h->hostname);
 	free(h->cpu);
 	free(h->kernel);

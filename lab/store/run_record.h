@@ -47,6 +47,7 @@ struct run_order {
 /* "variants"[].kernel: the record kernel_info_json() writes (kernel.h) */
 struct run_kernel {
 	char *path; /* of the image */
+	char *release; /* its kernel release (uname -r), or NULL */
 	char *sha256; /* of the image; NULL while it is to be built */
 	char *cache_key; /* built by the kernel cache (kcache.h) */
 	char *build_log;
@@ -57,7 +58,7 @@ struct run_kernel {
 	json_t *operations; /* the job's kernel operations (an array), or NULL */
 	json_t *package; /* a package kernel's package record (kernel/package.h), or NULL */
 	bool has_cache_hit, cache_hit; /* built: whether the cache had it */
-	json_t *rest; /* path, release, version, operations, ... */
+	json_t *rest; /* version, ... */
 };
 
 struct run_variant {
@@ -71,6 +72,7 @@ struct run_variant {
 struct run_host {
 	char *accel; /* "kvm" or "tcg": a resumed run keeps it */
 	char *accel_reason;
+	char *qemu, *libvirt; /* their versions (vm_host_facts()), or NULL */
 	char *hostname;
 	char *cpu; /* model name */
 	long cpus; /* online CPUs */
@@ -102,6 +104,14 @@ struct run_until {
 	json_t *worst; /* precision_check()'s widest entry, or NULL */
 	json_t *metrics_detail; /* and its entry per metric and variant */
 	json_t *rest;
+};
+
+/* until_significant's "worst" entry, typed (run_until_worst()); strings borrowed */
+struct run_until_worst {
+	const char *metric, *variant; /* NULL when not a string */
+	bool finite; /* halfwidth_rel is a number; else the half-width is infinite */
+	double halfwidth_rel;
+	long long n; /* the samples; 0 when not an integer */
 };
 
 struct run_record {
@@ -172,6 +182,9 @@ void run_boot_release(struct run_boot *b);
 const char *run_record_status(const struct run_record *rec);
 /* the variant of that name, or NULL */
 struct run_variant *run_record_variant(const struct run_record *rec, const char *name);
+
+/* u's widest entry into w (borrowing from u): true, or false when it has none */
+bool run_until_worst(const struct run_until *u, struct run_until_worst *w);
 
 /* repro's recipe and verdict (objects, borrowed); 0, or -1 if either is not an object */
 int run_record_set_verdict(struct run_record *rec, json_t *recipe, json_t *verdict);

@@ -194,6 +194,7 @@ static void kernel_read(const json_t *j, struct run_kernel *k)
 {
 	k->rest = json_deep_copy(j);
 	take_str(k->rest, "path", &k->path);
+	take_str(k->rest, "release", &k->release);
 	take_str(k->rest, "sha256", &k->sha256);
 	take_str(k->rest, "cache_key", &k->cache_key);
 	take_str(k->rest, "build_log", &k->build_log);
@@ -220,6 +221,7 @@ static json_t *kernel_json(const struct run_kernel *k)
 	json_t *j = rest_copy(k->rest);
 
 	put_str(j, "path", k->path);
+	put_str(j, "release", k->release);
 	put_str(j, "sha256", k->sha256);
 	put_str(j, "cache_key", k->cache_key);
 	put_str(j, "build_log", k->build_log);
@@ -341,6 +343,8 @@ static void host_read(const json_t *j, struct run_host *h)
 	h->rest = json_deep_copy(j);
 	take_str(h->rest, "accel", &h->accel);
 	take_str(h->rest, "accel_reason", &h->accel_reason);
+	take_str(h->rest, "qemu", &h->qemu);
+	take_str(h->rest, "libvirt", &h->libvirt);
 	take_str(h->rest, "hostname", &h->hostname);
 	take_str(h->rest, "cpu", &h->cpu);
 	/* a 0 would not be written back: it stays in the rest */
@@ -358,6 +362,8 @@ static json_t *host_json(const struct run_host *h)
 
 	put_str(j, "accel", h->accel);
 	put_str(j, "accel_reason", h->accel_reason);
+	put_str(j, "qemu", h->qemu);
+	put_str(j, "libvirt", h->libvirt);
 	put_str(j, "hostname", h->hostname);
 	put_str(j, "cpu", h->cpu);
 	put_int(j, "cpus", h->cpus);
@@ -440,6 +446,21 @@ static json_t *until_json(const struct run_until *u)
 			    u->metrics_detail ? json_incref(u->metrics_detail) : json_array());
 	put_json(j, "worst", u->worst);
 	return j;
+}
+
+bool run_until_worst(const struct run_until *u, struct run_until_worst *w)
+{
+	const json_t *hw = json_object_get(u->worst, "halfwidth_rel");
+
+	memset(w, 0, sizeof(*w));
+	if (!u->worst)
+		return false;
+	w->metric = json_string_value(json_object_get(u->worst, "metric"));
+	w->variant = json_string_value(json_object_get(u->worst, "variant"));
+	w->finite = json_is_real(hw);
+	w->halfwidth_rel = w->finite ? json_real_value(hw) : 0.0;
+	w->n = json_integer_value(json_object_get(u->worst, "n"));
+	return true;
 }
 
 /* ---- job_resolved: the job as it ran ------------------------------------------------ */

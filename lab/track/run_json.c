@@ -16,11 +16,14 @@
 #include "store/run_record.h"
 #include "track/runs.h"
 
+static char *bounded_dup(const char *s)
+{
+	return s && strlen(s) <= TRACK_RUN_MAX_STR ? xstrdup(s) : NULL;
+}
+
 static char *bounded_str(const json_t *v)
 {
-	const char *s = json_string_value(v);
-
-	return s && strlen(s) <= TRACK_RUN_MAX_STR ? xstrdup(s) : NULL;
+	return bounded_dup(json_string_value(v));
 }
 
 static void parse_iteration(const json_t *it, struct track_iter *x)
@@ -124,12 +127,11 @@ void track_setup_from_record(const struct run_record *rec, struct track_setup *s
 	su->kernels = xcalloc(rec->nvariants + 1, sizeof(*su->kernels));
 	for (i = 0; i < rec->nvariants; i++) {
 		su->kernels[i].variant = xstrdup(rec->variants[i].name ?: "");
-		su->kernels[i].release =
-			bounded_str(json_object_get(rec->variants[i].kernel.rest, "release"));
+		su->kernels[i].release = bounded_dup(rec->variants[i].kernel.release);
 	}
 	su->nkernels = rec->nvariants;
 	su->accel = rec->host.accel ? xstrdup(rec->host.accel) : NULL;
-	su->qemu = bounded_str(json_object_get(rec->host.rest, "qemu"));
+	su->qemu = bounded_dup(rec->host.qemu);
 }
 
 int track_setup_load(struct store *s, const char *run, struct track_setup *su)

@@ -15,6 +15,7 @@
 #include "lib/order.h"
 #include "analysis/precision.h"
 #include "analysis/stats.h"
+#include "store/iteration_record.h"
 #include "lib/util.h"
 
 /* a run of two variants with the samples given per variant for metric m */
@@ -40,6 +41,34 @@ static json_t *run_with(const char *m, const double *a, size_t na, const double 
 	return json_pack("{s:s, s:o}", "run", "r", "variants", vars);
 }
 
+/*
+ * precision_check() over the variants of a run's JSON (the shape results
+ * show --json prints), read as records here as the store reads them
+ */
+static int check(const json_t *run, const struct precision_opts *o, struct precision_result *d)
+{
+	const json_t *vars = json_object_get(run, "variants");
+	struct precision_var pv[2] = { 0 };
+	struct iteration_record *its;
+	size_t nv = json_array_size(vars);
+	int rc;
+
+	assert_true(nv <= 2);
+	for (size_t i = 0; i < nv; i++) {
+		const json_t *v = json_array_get(vars, i);
+
+		pv[i].name = json_string_value(json_object_get(v, "name"));
+		assert_int_equal(iteration_records_from_json(json_object_get(v, "iterations"), &its,
+							     &pv[i].n, "test"),
+				 0);
+		pv[i].its = its;
+	}
+	rc = precision_check(pv, nv, o, d);
+	for (size_t i = 0; i < nv; i++)
+		iteration_records_free((struct iteration_record *)pv[i].its, pv[i].n);
+	return rc;
+}
+
 static void test_reached_and_not(void **state)
 {
 	/* mean 100, s = 0.71: halfwidth t(.975,4) * s/sqrt(5)/100 = 0.88 % */
@@ -54,20 +83,20 @@ static void test_reached_and_not(void **state)
 
 	(void)state;
 	run = run_with("time.elapsed_s", tight, 5, tight, 5);
-	assert_int_equal(precision_check(run, &o, &d), 1);
+	assert_int_equal(check(run, &o, &d), 1);
 	assert_int_equal(d.n, 2);
 	expect = stats_ci_halfwidth_rel(tight, 5, 0.95);
 	assert_true(fabs(d.e[d.worst].halfwidth_rel - expect) < 1e-12);
 	assert_int_equal(d.e[d.worst].n, 5);
 	precision_result_release(&d);
 	o.precision = 0.008; /* 0.88 % is not below 0.8 % */
-	assert_int_equal(precision_check(run, &o, NULL), 0);
+	assert_int_equal(check(run, &o, NULL), 0);
 	json_decref(run);
 
 	/* one loose variant is enough to go on; it is the worst */
 	o.precision = 0.02;
 	run = run_with("time.elapsed_s", tight, 5, loose, 5);
-	assert_int_equal(precision_check(run, &o, &d), 0);
+	assert_int_equal(check(run, &o, &d), 0);
 	assert_string_equal(d.e[d.worst].variant, "new");
 	precision_result_release(&d);
 	json_decref(run);
@@ -85,7 +114,7 @@ static void test_degenerate(void **state)
 	(void)state;
 	/* n = 1 in a variant: no interval, not precise */
 	run = run_with("x.a", one, 1, two, 2);
-	assert_int_equal(precision_check(run, &o, &d), 0);
+	assert_int_equal(check(run, &o, &d), 0);
 	assert_true(isnan(d.e[d.worst].halfwidth_rel));
 	/* run.json records it as null: jansson has no infinite reals */
 	j = precision_entry_json(&d.e[d.worst]);
@@ -99,23 +128,23 @@ static void test_degenerate(void **state)
 	json_decref(run);
 	/* a metric that is always 0 is exact, not infinitely imprecise */
 	run = run_with("x.a", zeros, 3, zeros, 3);
-	assert_int_equal(precision_check(run, &o, NULL), 1);
+	assert_int_equal(check(run, &o, NULL), 1);
 	json_decref(run);
 	/* no target metric at all */
 	o.globs = "nothing.*";
 	run = run_with("x.a", zeros, 3, zeros, 3);
-	assert_int_equal(precision_check(run, &o, &d), -1);
+	assert_int_equal(check(run, &o, &d), -1);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(d.worst, d.n);
 	precision_result_release(&d);
 	/* a variant without the metric: not precise (n = 0) */
 	o.globs = "x.a, other";
-	assert_int_equal(precision_check(run, &o, NULL), 0);
+	assert_int_equal(check(run, &o, NULL), 0);
 	json_decref(run);
 	/* the default targets are time.elapsed_s and time.system_s */
 	o.globs = NULL;
 	run = run_with("time.system_s", two, 2, two, 2);
-	assert_int_equal(precision_check(run, &o, &d), 0);
+	assert_int_equal(check(run, &o, &d), 0);
 	assert_string_equal(d.e[d.worst].metric, "time.system_s");
 	precision_result_release(&d);
 	json_decref(run);

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "store/import.h"
+#include "store/iteration.h"
 #include "store/results.h"
 #include "store/run_record.h"
 #include "lib/strbuf.h"
@@ -98,6 +99,57 @@ static void test_run_roundtrip(void **state)
 	store_close(s);
 	rm_rf(dir);
 	free(dir);
+	free(id);
+}
+
+/* a variant's iterations as records: the ones store_load_run() hands, typed */
+static void test_variant_iterations(void **state)
+{
+	static const char bad[] = "{\"index\": \"one\", \"status\": 3}";
+	char *dir = tmpdir(), *id, *p, *d;
+	struct store *s = store_open(dir);
+	struct iteration_record *its;
+	size_t n;
+	json_t *it;
+
+	(void)state;
+	id = make_run(s, "complete", 1);
+	for (int i = 2; i >= 0; i--) {
+		it = iteration(i, i == 1 ? "crashed" : "ok", 100.0 + i);
+		assert_int_equal(store_iteration_write(s, id, "a", (unsigned int)i, it), 0);
+		json_decref(it);
+	}
+	assert_int_equal(store_variant_iterations(s, id, "a", &its, &n), 0);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) { /* by index, whatever the write order */
+		assert_int_equal(its[i].index, i);
+		assert_int_equal(iteration_ok(&its[i]), i != 1);
+	}
+	assert_true(iteration_metric(&its[2], "vmstat.pgfault") == 102.0);
+	iteration_records_free(its, n);
+	/* a file that is not JSON is left out, as in the run's JSON */
+	d = store_iteration_path(s, id, "a", 1);
+	p = xasprintf("%s/iteration.json", d);
+	assert_int_equal(write_file_atomic(p, "{not json", 9, 0644), 0);
+	assert_int_equal(store_variant_iterations(s, id, "a", &its, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(its[1].index, 2);
+	iteration_records_free(its, n);
+	/* a variant with none, and a name that is no path component: none */
+	assert_int_equal(store_variant_iterations(s, id, "b", &its, &n), 0);
+	assert_int_equal(n, 0);
+	iteration_records_free(its, n);
+	assert_int_equal(store_variant_iterations(s, id, "../a", &its, &n), 0);
+	assert_int_equal(n, 0);
+	iteration_records_free(its, n);
+	/* an iteration.json of the wrong shape is refused, with a message */
+	assert_int_equal(write_file_atomic(p, bad, strlen(bad), 0644), 0);
+	assert_int_equal(store_variant_iterations(s, id, "a", &its, &n), -1);
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
+	free(d);
+	free(p);
 	free(id);
 }
 
@@ -281,9 +333,10 @@ static void test_import_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_roundtrip), cmocka_unit_test(test_index_and_reindex),
-		cmocka_unit_test(test_resolve),	      cmocka_unit_test(test_effective_status),
-		cmocka_unit_test(test_list),	      cmocka_unit_test(test_import_check),
+		cmocka_unit_test(test_run_roundtrip),	  cmocka_unit_test(test_variant_iterations),
+		cmocka_unit_test(test_index_and_reindex), cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_effective_status),  cmocka_unit_test(test_list),
+		cmocka_unit_test(test_import_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,14 +70,15 @@ static const char queued_json[] =
 	" \"slurm\": {\"jobs\": [1, 2]}}";
 
 /* what no runner writes: every odd value must survive as it is */
-static const char odd_json[] = "{\"run\": \"r3\", \"status\": 5, \"pid\": \"x\", \"attempt\": 0,"
-			       " \"observer_check\": false, \"finished\": null,"
-			       " \"order\": {\"mode\": \"weird\", \"seed\": 1},"
-			       " \"variants\": [{\"kernel\": {}}],"
-			       " \"host\": {\"cpus\": 0, \"accel\": 1},"
-			       " \"boots\": [{\"variant\": \"a\", \"first\": 0}],"
-			       " \"until_significant\": {\"precision\": 0.02},"
-			       " \"extra\": null}";
+static const char odd_json[] =
+	"{\"run\": \"r3\", \"status\": 5, \"pid\": \"x\", \"attempt\": 0,"
+	" \"observer_check\": false, \"finished\": null,"
+	" \"order\": {\"mode\": \"weird\", \"seed\": 1},"
+	" \"variants\": [{\"kernel\": {}}],"
+	" \"host\": {\"cpus\": 0, \"accel\": 1, \"qemu\": 7, \"libvirt\": null},"
+	" \"boots\": [{\"variant\": \"a\", \"first\": 0}],"
+	" \"until_significant\": {\"precision\": 0.02},"
+	" \"extra\": null}";
 
 static json_t *parse(const char *text)
 {
@@ -136,6 +137,8 @@ static void test_run(void **state)
 	assert_string_equal(rec.variants[0].name, "madvise");
 	assert_true(rec.variants[0].has_kernel);
 	assert_string_equal(rec.variants[0].kernel.sha256, "8566");
+	assert_string_equal(rec.variants[0].kernel.release, "6.1.0");
+	assert_string_equal(rec.variants[1].kernel.release, "6.12.0");
 	assert_null(rec.variants[0].kernel.cache_key);
 	assert_string_equal(rec.variants[1].kernel.cache_key, "k1");
 	assert_string_equal(rec.variants[1].kernel.build_log, "/c/build.log");
@@ -144,6 +147,9 @@ static void test_run(void **state)
 	assert_string_equal(rec.host.accel, "tcg");
 	assert_int_equal(rec.host.cpus, 2);
 	assert_string_equal(rec.host.disk_image, "d1");
+	assert_string_equal(rec.host.qemu, "7.2.22");
+	assert_string_equal(rec.host.libvirt, "9.0.0");
+	assert_null(json_object_get(rec.host.rest, "qemu")); /* typed, not in the rest */
 	assert_null(rec.boots);
 	assert_true(rec.until.present);
 	assert_int_equal(rec.until.iterations, 5);
@@ -197,6 +203,8 @@ static void test_odd_values_kept(void **state)
 	assert_null(rec.variants);
 	assert_true(rec.has_host);
 	assert_null(rec.host.accel);
+	assert_null(rec.host.qemu); /* not a string: kept in the rest as it is */
+	assert_null(rec.host.libvirt);
 	assert_int_equal(rec.host.cpus, 0);
 	assert_null(rec.boots);
 	assert_false(rec.until.present);
@@ -392,6 +400,34 @@ static void test_kernel_built(void **state)
 }
 
 /* repro's verdict is typed; what is not an object is refused */
+/* until_significant's widest entry, typed: finite, infinite (null), odd, none */
+static void test_until_worst(void **state)
+{
+	struct run_record rec;
+	struct run_until_worst w;
+
+	(void)state;
+	roundtrip(run_json, &rec);
+	assert_true(run_until_worst(&rec.until, &w));
+	assert_string_equal(w.metric, "time.elapsed_s");
+	assert_string_equal(w.variant, "madvise");
+	assert_true(w.finite);
+	assert_true(w.halfwidth_rel == 0.0123456789012345);
+	assert_int_equal(w.n, 5);
+	json_decref(rec.until.worst);
+	rec.until.worst = json_pack("{s:i, s:n, s:s}", "metric", 3, "halfwidth_rel", "n", "5");
+	assert_true(run_until_worst(&rec.until, &w));
+	assert_null(w.metric); /* not a string */
+	assert_null(w.variant);
+	assert_false(w.finite); /* null: no finite half-width */
+	assert_int_equal(w.n, 0);
+	json_decref(rec.until.worst);
+	rec.until.worst = NULL;
+	assert_false(run_until_worst(&rec.until, &w));
+	assert_null(w.metric);
+	run_record_release(&rec);
+}
+
 static void test_verdict(void **state)
 {
 	json_t *recipe = parse("{\"name\": \"r\"}"), *eval = parse("{\"exit\": 0}"), *j;
@@ -492,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_effective_status),
 		cmocka_unit_test(test_kernel_file),
 		cmocka_unit_test(test_kernel_built),
+		cmocka_unit_test(test_until_worst),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_kernels_used),
 	};
