@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "json_text.h"
 #include <jansson.h>
 
 #include "kernel/kcache.h"
@@ -41,19 +43,9 @@ static const char tiny_json[] =
 	" \"timings\": {\"prepare_s\": 0.0, \"config_s\": 0.0, \"build_s\": 2.0},"
 	" \"full_build\": false}";
 
-static json_t *parse(const char *text)
-{
-	json_error_t e;
-	json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
-
-	if (!j)
-		fail_msg("%d:%d: %s", e.line, e.column, e.text);
-	return j;
-}
-
 static void assert_round_trip(const char *text)
 {
-	json_t *doc = parse(text), *back;
+	json_t *doc = json_text(text), *back;
 	struct kcache_meta m;
 
 	assert_int_equal(kcache_meta_from_json(doc, &m), 0);
@@ -70,7 +62,7 @@ static void assert_round_trip(const char *text)
 
 static void test_read_fields(void **state)
 {
-	json_t *doc = parse(mods_json);
+	json_t *doc = json_text(mods_json);
 	struct kcache_meta m;
 
 	(void)state;
@@ -97,7 +89,7 @@ static void test_read_fields(void **state)
 	kcache_meta_release(&m);
 	json_decref(doc);
 
-	doc = parse(tiny_json);
+	doc = json_text(tiny_json);
 	assert_int_equal(kcache_meta_from_json(doc, &m), 0);
 	assert_null(m.release);
 	assert_null(m.version);
@@ -119,8 +111,8 @@ static void test_round_trip(void **state)
 /* another type where a string belongs reads as absent, as before the typed record */
 static void test_odd_values(void **state)
 {
-	json_t *doc = parse("{\"key\": 7, \"tree_id\": null, \"build_kit\": true,"
-			    " \"config\": {\"fragments\": [{\"sha256\": 1}, \"x\"]}}");
+	json_t *doc = json_text("{\"key\": 7, \"tree_id\": null, \"build_kit\": true,"
+				" \"config\": {\"fragments\": [{\"sha256\": 1}, \"x\"]}}");
 	struct kcache_meta m;
 
 	(void)state;
@@ -153,8 +145,8 @@ static void test_refusals(void **state)
 	json_t *frags = json_array(), *ops = json_array();
 
 	(void)state;
-	assert_refused(parse("[]"));
-	assert_refused(parse("\"meta\""));
+	assert_refused(json_text("[]"));
+	assert_refused(json_text("\"meta\""));
 	assert_refused(json_null());
 	memset(big, 'a', KCACHE_META_MAX_STR + 1);
 	big[KCACHE_META_MAX_STR + 1] = '\0';

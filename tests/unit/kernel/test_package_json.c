@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "json_text.h"
 #include <jansson.h>
 
 #include "kernel/package.h"
@@ -36,19 +38,9 @@ static const char rpm_json[] =
 	"  \"unpacked_bytes\": 99,\n  \"modules_package\": {\n"
 	"    \"package\": \"kernel-modules\",\n    \"version\": \"6.8.5-301.fc40\"\n  }\n}";
 
-static json_t *parse(const char *text)
-{
-	json_error_t e;
-	json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
-
-	if (!j)
-		fail_msg("%d:%d: %s", e.line, e.column, e.text);
-	return j;
-}
-
 static void assert_round_trip(const char *text)
 {
-	json_t *doc = parse(text), *back;
+	json_t *doc = json_text(text), *back;
 	struct pkg_meta m;
 	char *out;
 
@@ -64,7 +56,7 @@ static void assert_round_trip(const char *text)
 
 static void test_read_fields(void **state)
 {
-	json_t *doc = parse(rpm_json);
+	json_t *doc = json_text(rpm_json);
 	struct pkg_meta m;
 
 	(void)state;
@@ -84,7 +76,7 @@ static void test_read_fields(void **state)
 	pkg_meta_release(&m);
 	json_decref(doc);
 
-	doc = parse(deb_json);
+	doc = json_text(deb_json);
 	assert_int_equal(pkg_meta_from_json(doc, &m), 0);
 	assert_false(m.has_modules);
 	assert_null(m.modules_package);
@@ -102,7 +94,7 @@ static void test_round_trip(void **state)
 
 static void test_odd_values(void **state)
 {
-	json_t *doc = parse("{\"package\": 1, \"version\": null, \"modules_package\": \"x\"}");
+	json_t *doc = json_text("{\"package\": 1, \"version\": null, \"modules_package\": \"x\"}");
 	struct pkg_meta m;
 
 	(void)state;
@@ -129,8 +121,8 @@ static void test_refusals(void **state)
 	char *big = xmalloc(PKG_META_MAX_STR + 2);
 
 	(void)state;
-	assert_refused(parse("[\"linux-image\"]"));
-	assert_refused(parse("42"));
+	assert_refused(json_text("[\"linux-image\"]"));
+	assert_refused(json_text("42"));
 	assert_refused(json_null());
 	memset(big, 'v', PKG_META_MAX_STR + 1);
 	big[PKG_META_MAX_STR + 1] = '\0';

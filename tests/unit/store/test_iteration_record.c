@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "json_text.h"
 #include <jansson.h>
 
 #include "store/iteration.h"
@@ -40,19 +42,9 @@ static const char crashed_json[] =
 	"{\"index\": 0, \"status\": \"crashed\", \"reason\": \"the guest kernel crashed\","
 	" \"console_excerpt\": \"BUG: x\", \"metrics\": {}}";
 
-static json_t *parse(const char *text)
-{
-	json_error_t e;
-	json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
-
-	if (!j)
-		fail_msg("%d:%d: %s", e.line, e.column, e.text);
-	return j;
-}
-
 static void test_read_ok(void **state)
 {
-	json_t *in = parse(ok_json);
+	json_t *in = json_text(ok_json);
 	struct iteration_record r;
 	const struct iter_series *s;
 
@@ -99,7 +91,7 @@ static void test_round_trip(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
-		json_t *in = parse(docs[i]), *out, *again;
+		json_t *in = json_text(docs[i]), *out, *again;
 		struct iteration_record r, r2;
 
 		assert_int_equal(iteration_record_from_json(in, &r, "t"), 0);
@@ -121,10 +113,10 @@ static void test_round_trip(void **state)
 
 static void test_crashed_and_old_series(void **state)
 {
-	json_t *in = parse(crashed_json);
-	json_t *old = parse("{\"status\": \"ok\", \"metrics\": {\"a\": 1},"
-			    " \"timeseries\": {\"x\": [1, 2], \"interval_s\": 2},"
-			    " \"mmtests\": {\"benchmark\": \"b\"}}");
+	json_t *in = json_text(crashed_json);
+	json_t *old = json_text("{\"status\": \"ok\", \"metrics\": {\"a\": 1},"
+				" \"timeseries\": {\"x\": [1, 2], \"interval_s\": 2},"
+				" \"mmtests\": {\"benchmark\": \"b\"}}");
 	struct iteration_record r;
 
 	(void)state;
@@ -150,7 +142,7 @@ static void test_crashed_and_old_series(void **state)
 
 static void refused(const char *text)
 {
-	json_t *j = parse(text);
+	json_t *j = json_text(text);
 	struct iteration_record r;
 
 	assert_int_equal(iteration_record_from_json(j, &r, "t"), -1);
@@ -172,7 +164,8 @@ static void test_refusals(void **state)
 /* values of another type than written: left out, as the readers did */
 static void test_odd_values(void **state)
 {
-	json_t *j = parse("{\"status\": 3, \"metrics\": [1], \"timeseries\": [1],"
+	json_t *j =
+		json_text("{\"status\": 3, \"metrics\": [1], \"timeseries\": [1],"
 			  " \"guest\": {\"nodes\": 4}, \"boot\": {\"phases\": {\"a\": \"x\"}}}");
 	struct iteration_record r;
 
@@ -191,7 +184,7 @@ static void test_odd_values(void **state)
 /* a document past a bound is refused, not truncated */
 static void test_bounds(void **state)
 {
-	json_t *j = parse("{\"status\": \"ok\", \"metrics\": {}}");
+	json_t *j = json_text("{\"status\": \"ok\", \"metrics\": {}}");
 	json_t *ts = json_object(), *series = json_object(), *a = json_array();
 	struct iteration_record r;
 	char *longname = xcalloc(ITER_MAX_NAME + 2, 1);
@@ -222,7 +215,7 @@ static void test_bounds(void **state)
 static void test_store_read(void **state)
 {
 	char dir[] = "/tmp/mmlab-test-iter-XXXXXX";
-	json_t *in = parse(ok_json);
+	json_t *in = json_text(ok_json);
 	struct iteration_record r;
 	struct store *s;
 	char *run;
