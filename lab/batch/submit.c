@@ -259,8 +259,7 @@ static json_t *submitted_json(const struct submitted *d)
 	json_t *builds = json_object();
 
 	for (size_t i = 0; i < d->build_variants.n; i++)
-		json_object_set_new(builds, d->build_variants.v[i],
-				    json_string(d->build_ids.v[i]));
+		json_object_set_new(builds, d->build_variants.v[i], json_string(d->build_ids.v[i]));
 	return json_pack("{s:I, s:s, s:s, s:I, s:o, s:s, s:s}", "id", (json_int_t)d->id, "run",
 			 d->run, "file", d->file, "boots", (json_int_t)d->boots, "build_jobs",
 			 builds, "array_job", d->array_job, "finish_job", d->finish_job);
