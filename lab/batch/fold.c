@@ -117,7 +117,6 @@ static void seen_save(struct queue *q, const char *key, const char *boot,
 
 void batch_fold_tasks(struct queue *q, struct store *s, json_t *j, double stale_s)
 {
-	json_t *items = json_object_get(j, "items");
 	struct queue_status_job job;
 	size_t nboot = 0;
 	char *boot;
@@ -142,7 +141,7 @@ void batch_fold_tasks(struct queue *q, struct store *s, json_t *j, double stale_
 		lost = taskrec_stale(&sn, &t, mt, now_monotonic(), stale_s);
 		seen_save(q, key, boot, &sn);
 		free(key);
-		json_object_set_new(json_array_get(items, i), "task",
+		json_object_set_new(qs_doc_item(j, i), "task",
 				    json_pack("{s:s, s:s, s:i, s:I, s:s, s:b}", "state",
 					      taskrec_state_name(t.state), "host", t.host,
 					      "attempt", (int)t.attempt, "beat", (json_int_t)t.beat,

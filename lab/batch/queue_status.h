@@ -85,6 +85,16 @@ void queue_status_release(struct queue_status *st);
 int queue_status_job_from_json(const json_t *o, struct queue_status_job *j);
 void queue_status_job_release(struct queue_status_job *j);
 
+/*
+ * Adding to a job of the document (a new field of an item, Slurm's
+ * states): what "queue status" prints is the document, so the additions
+ * go there. The i-th of job's "items", borrowed (NULL past the end or
+ * when it has none).
+ */
+json_t *qs_doc_item(json_t *job, size_t i);
+/* set job's "slurm" object's "states" to states (taken; dropped when job has no "slurm") */
+void qs_doc_set_slurm_states(json_t *job, json_t *states);
+
 /* n of state in counts, 0 without */
 long long qs_count_of(const struct qs_count *counts, size_t n, const char *state);
 /* the value of key in pairs (NULL without, or when it is not a string) */

@@ -164,3 +164,13 @@ int queue_status_from_json(const json_t *doc, struct queue_status *out)
 	}
 	return 0;
 }
+
+json_t *qs_doc_item(json_t *job, size_t i)
+{
+	return json_array_get(json_object_get(job, "items"), i);
+}
+
+void qs_doc_set_slurm_states(json_t *job, json_t *states)
+{
+	json_object_set_new(json_object_get(job, "slurm"), "states", states);
+}

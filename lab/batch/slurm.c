@@ -279,7 +279,7 @@ void slurm_status_fill(json_t *j, struct store *s)
 		query_states(sq, states);
 		free(ids);
 	}
-	json_object_set_new(json_object_get(j, "slurm"), "states", states);
+	qs_doc_set_slurm_states(j, states);
 	slurm_items_state(j, s);
 }
 
@@ -316,7 +316,7 @@ static const char *build_slurm_state(const struct queue_status_slurm *sl,
 
 void slurm_items_state(json_t *j, struct store *s)
 {
-	json_t *items = json_object_get(j, "items"), *counts = json_object();
+	json_t *counts = json_object();
 	struct queue_status_job job;
 	size_t boot = 0;
 
@@ -326,7 +326,7 @@ void slurm_items_state(json_t *j, struct store *s)
 	}
 	for (size_t i = 0; i < job.nitems; i++) {
 		const struct queue_status_item *it = &job.items[i];
-		json_t *o = json_array_get(items, i);
+		json_t *o = qs_doc_item(j, i);
 		const char *st, *state;
 		char bkey[64];
 

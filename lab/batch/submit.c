@@ -158,16 +158,17 @@ static void cancel_builds(json_t *builds)
 	strlist_free(&ids);
 }
 
-/* the scripts, the build jobs, the array and its finishing job; 0 or -1 */
+/* the scripts, the build jobs, the array and its finishing job into done; 0 or -1 */
 static int submit_run(struct run_sub *r, long long job, const char *path,
-		      const struct run_record *rec, json_t *out)
+		      const struct run_record *rec, struct submitted *done)
 {
 	const char *exec_words[] = { "exec", r->run };
 	const char *fin_words[] = { "finish", r->run };
 	char *task = xasprintf("%s/task.sh", r->t.dir), *fin = xasprintf("%s/finish.sh", r->t.dir);
 	char *arr_id = NULL, *fin_id = NULL, *slurm;
+	const char *key;
 	int ret = -1;
-	json_t *sj;
+	json_t *sj, *v;
 
 	if (mkdir_p(r->t.dir, 0755) || write_script(r, task, exec_words, 2, true) ||
 	    write_script(r, fin, fin_words, 2, false) || submit_builds(r, rec))
@@ -179,11 +180,16 @@ static int submit_run(struct run_sub *r, long long job, const char *path,
 	slurm = json_dumps(sj, JSON_COMPACT);
 	json_decref(sj);
 	if (!queue_set_slurm(r->q, job, slurm) && fin_id) {
-		json_array_append_new(out,
-				      json_pack("{s:I, s:s, s:s, s:i, s:O, s:s, s:s}", "id",
-						(json_int_t)job, "run", r->run, "file", path,
-						"boots", (int)rec->nboots, "build_jobs", r->builds,
-						"array_job", arr_id, "finish_job", fin_id));
+		*done = (struct submitted){ .id = job,
+					    .run = xstrdup(r->run),
+					    .file = xstrdup(path),
+					    .boots = rec->nboots,
+					    .array_job = xstrdup(arr_id),
+					    .finish_job = xstrdup(fin_id) };
+		json_object_foreach(r->builds, key, v) {
+			strlist_push(&done->build_variants, key);
+			strlist_push(&done->build_ids, json_string_value(v));
+		}
 		ret = 0;
 	}
 	free(slurm);
@@ -199,8 +205,10 @@ out:
 	return ret;
 }
 
-enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
-			     struct submit_opts *o, json_t *out)
+/* one job file into done (set when BATCH_OK) */
+static enum batch_result submit_one(struct queue *q, struct store *s, const char *path,
+				    struct job *loaded, struct submit_opts *o,
+				    struct submitted *done)
 {
 	struct run_sub r = { .q = q, .s = s, .o = o, .deps = STRBUF_INIT };
 	struct run_record rec;
@@ -219,7 +227,7 @@ enum batch_result submit_job(struct queue *q, struct store *s, const char *path,
 	r.run = run;
 	r.t = (struct slurm_target){ .partition = o->partition, .dir = dir };
 	r.builds = json_object();
-	ret = submit_run(&r, job, path, &rec, out) ? BATCH_FAILED : BATCH_OK;
+	ret = submit_run(&r, job, path, &rec, done) ? BATCH_FAILED : BATCH_OK;
 	json_decref(r.builds);
 	strbuf_release(&r.deps);
 	run_record_release(&rec);
@@ -228,14 +236,70 @@ enum batch_result submit_job(struct queue *q, struct store *s, const char *path,
 	return ret;
 }
 
+static void submitted_release(struct submitted *d)
+{
+	free(d->run);
+	free(d->file);
+	strlist_free(&d->build_variants);
+	strlist_free(&d->build_ids);
+	free(d->array_job);
+	free(d->finish_job);
+}
+
+void submitted_list_release(struct submitted_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		submitted_release(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static json_t *submitted_json(const struct submitted *d)
+{
+	json_t *builds = json_object();
+
+	for (size_t i = 0; i < d->build_variants.n; i++)
+		json_object_set_new(builds, d->build_variants.v[i], json_string(d->build_ids.v[i]));
+	return json_pack("{s:I, s:s, s:s, s:I, s:o, s:s, s:s}", "id", (json_int_t)d->id, "run",
+			 d->run, "file", d->file, "boots", (json_int_t)d->boots, "build_jobs",
+			 builds, "array_job", d->array_job, "finish_job", d->finish_job);
+}
+
+json_t *submitted_list_json(const struct submitted_list *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, submitted_json(&l->v[i]));
+	return a;
+}
+
+enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
+			     struct submit_opts *o, json_t *out)
+{
+	struct submitted done = { 0 };
+	enum batch_result ret = submit_one(q, s, path, loaded, o, &done);
+
+	if (ret == BATCH_OK) {
+		json_array_append_new(out, submitted_json(&done));
+		submitted_release(&done);
+	}
+	return ret;
+}
+
 enum batch_result submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
-			      struct submit_opts *o, json_t *out)
+			      struct submit_opts *o, struct submitted_list *out)
 {
 	enum batch_result ret = BATCH_OK;
 
 	for (size_t i = 0; i < n; i++) {
-		enum batch_result rc = submit_job(q, s, paths[i], NULL, o, out);
+		struct submitted done = { 0 };
+		enum batch_result rc = submit_one(q, s, paths[i], NULL, o, &done);
 
+		if (rc == BATCH_OK) {
+			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+			out->v[out->n++] = done;
+		}
 		if (rc && (!ret || rc == BATCH_BAD_INPUT))
 			ret = rc;
 	}

@@ -19,6 +19,7 @@
 #include "batch/queue.h"
 #include "batch/worker.h"
 #include "store/results.h"
+#include "lib/util.h"
 
 struct submit_opts {
 	const char *mmlab; /* this binary, as the nodes run it */
@@ -32,20 +33,39 @@ struct submit_opts {
 	int priority; /* recorded in the queue */
 };
 
+/* a run submitted whole: what "mmlab submit" prints */
+struct submitted {
+	long long id; /* the queue's job */
+	char *run, *file;
+	size_t boots;
+	struct strlist build_variants, build_ids; /* a build job per kernel: its variant, its id */
+	char *array_job, *finish_job;
+};
+struct submitted_list {
+	struct submitted *v;
+	size_t n;
+};
+void submitted_list_release(struct submitted_list *l);
 /*
- * Submit each job file of paths, one after the other; a job that cannot be
- * submitted whole is cancelled (queue and Slurm). Appends to out
- * [{"id","run","file","boots","build_jobs":{variant: id},"array_job",
- * "finish_job"}] what was submitted. BATCH_OK all submitted,
- * BATCH_BAD_INPUT a bad job, else BATCH_FAILED.
+ * l as "mmlab submit --json" prints it: [{"id","run","file","boots",
+ * "build_jobs":{variant: id},"array_job","finish_job"}]; a new reference
  */
-enum batch_result submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
-			      struct submit_opts *o, json_t *out);
+json_t *submitted_list_json(const struct submitted_list *l);
 
 /*
- * One job file, as submit_jobs() does; loaded: the job of path already
- * loaded (with its own directory for relative paths; the runner frees it),
- * or NULL to load path.
+ * Submit each job file of paths, one after the other; a job that cannot be
+ * submitted whole is cancelled (queue and Slurm). Appends to out what was
+ * submitted. BATCH_OK all submitted, BATCH_BAD_INPUT a bad job, else
+ * BATCH_FAILED.
+ */
+enum batch_result submit_jobs(struct queue *q, struct store *s, char *const paths[], size_t n,
+			      struct submit_opts *o, struct submitted_list *out);
+
+/*
+ * One job file, as submit_jobs() does, appending to out (a JSON array) the
+ * element submitted_list_json() makes of it; loaded: the job of path
+ * already loaded (with its own directory for relative paths; the runner
+ * frees it), or NULL to load path.
  */
 struct job;
 enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,

@@ -143,17 +143,17 @@ double bisect_miss_prob(double rate, unsigned int n)
 	return pow(1 - rate, n);
 }
 
-json_t *bisect_sample_json(const double *x, size_t n)
+void bisect_sample(const double *x, size_t n, struct bisect_sample *out)
 {
 	struct stats_summary s;
-	double hw = NAN;
 
 	summarize(x, n, &s);
+	out->n = s.n;
+	out->mean = s.mean;
+	out->ci95 = NAN;
 	if (s.n >= 2)
-		hw = gsl_cdf_tdist_Qinv(0.025, (double)(s.n - 1)) * s.stddev / sqrt((double)s.n);
-	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)s.n, "mean",
-			 s.n ? json_real(s.mean) : json_null(), "ci95",
-			 isfinite(hw) ? json_real(hw) : json_null());
+		out->ci95 =
+			gsl_cdf_tdist_Qinv(0.025, (double)(s.n - 1)) * s.stddev / sqrt((double)s.n);
 }
 
 /* the step job's YAML: job/rewrite.h ------------------------------------------ */

@@ -86,7 +86,11 @@ char *bisect_step_yaml_set(const char *text, size_t len, size_t variant, const c
 			   unsigned int iterations, unsigned int per_boot, char *err,
 			   size_t errlen);
 
-/* a sample's mean and 95 % CI half-width as {"n", "mean", "ci95"}; a new reference */
-json_t *bisect_sample_json(const double *x, size_t n);
+/* a sample's size, mean (when n) and 95 % CI half-width (NaN under 2 values) */
+struct bisect_sample {
+	size_t n;
+	double mean, ci95;
+};
+void bisect_sample(const double *x, size_t n, struct bisect_sample *out);
 
 #endif

@@ -21,20 +21,12 @@
 #include "bisect/bisect_git.h"
 #include "bisect/bisect_list.h"
 #include "bisect/internal.h"
-#include "guest/extract.h"
 #include "job/job.h"
 #include "kernel/gitops.h"
-#include "lib/pkgname.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
-#define LIST_FILE_MAX (1u << 20)
 #define LINE_MAX_SHOWN 160
-#define TAG_MAX 200
-#define TAG_CHARS                    \
-	"abcdefghijklmnopqrstuvwxyz" \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-	"0123456789._-/+~^"
 
 bool bisect_is_list(const struct bisect_params *p)
 {
@@ -80,193 +72,6 @@ char *session_commit_line(struct bisect_session *s, const char *commit)
 	return bisect_commit_line(s->p->tree, commit);
 }
 
-/* ---- the list file ------------------------------------------------------- */
-
-static char *abs_in(const char *dir, const char *path)
-{
-	return path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", dir, path);
-}
-
-static bool ends(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n > m && !strcmp(s + n - m, suffix);
-}
-
-/* a word of the list as a job's kernel: (NULL + err) when it is none */
-static json_t *kernel_word(const char *w, const char *dir, char *err, size_t len)
-{
-	const char *eq = strchr(w, '=');
-	char *name;
-	json_t *k;
-
-	if (!strcmp(w, "distro"))
-		return json_string(w);
-	if (ends(w, ".deb") || ends(w, ".rpm")) {
-		char *p = abs_in(dir, w);
-
-		k = json_pack("{s:s}", ends(w, ".deb") ? "deb" : "rpm", p);
-		free(p);
-		return k;
-	}
-	if (strchr(w, '/')) {
-		char *p = abs_in(dir, w);
-
-		k = json_string(p);
-		free(p);
-		return k;
-	}
-	name = eq ? xstrndup(w, (size_t)(eq - w)) : xstrdup(w);
-	if (!pkg_name_ok(name) || (eq && !pkg_version_ok(eq + 1))) {
-		snprintf(err, len,
-			 "'%.64s' is neither distro, a path (with a /), a .deb or .rpm file, nor a "
-			 "Debian package NAME or NAME=VERSION",
-			 w);
-		free(name);
-		return NULL;
-	}
-	k = eq ? json_pack("{s:s, s:s}", "package", name, "version", eq + 1) :
-		 json_pack("{s:s}", "package", name);
-	free(name);
-	return k;
-}
-
-/* a kernel mapping's file paths made absolute against dir */
-static void abs_files(json_t *k, const char *dir)
-{
-	static const char *const keys[] = { "deb", "rpm", "modules" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		const char *v = json_string_value(json_object_get(k, keys[i]));
-
-		if (v && v[0] != '/') {
-			char *p = abs_in(dir, v);
-
-			json_object_set_new(k, keys[i], json_string(p));
-			free(p);
-		}
-	}
-}
-
-/* an entry's tag: absent, or a git ref as a word (not an option, no spaces) */
-static bool tag_ok(const json_t *tag, char *err, size_t len)
-{
-	const char *t = json_string_value(tag);
-
-	if (!tag)
-		return true;
-	if (!t || !*t || strlen(t) > TAG_MAX || t[0] == '-' || strspn(t, TAG_CHARS) != strlen(t)) {
-		snprintf(err, len,
-			 "'tag' is the release's git ref (a tag, branch or commit id of at most "
-			 "%d characters: letters, digits and ._-/+~^), not %s",
-			 TAG_MAX, t ? "that" : "a list, mapping or number");
-		return false;
-	}
-	return true;
-}
-
-/* one entry as a rewrite "set" (job/rewrite.h), NULL + err */
-static json_t *entry_set(json_t *v, const char *dir, char *err, size_t len)
-{
-	static const char *const keys[] = { "kernel", "cmdline", "sysctl", "thp", "tag" };
-	json_t *set, *k, *tag = NULL;
-	const char *key;
-
-	if (json_is_string(v)) {
-		k = kernel_word(json_string_value(v), dir, err, len);
-		return k ? json_pack("{s:o}", "kernel", k) : NULL;
-	}
-	if (!json_is_object(v)) {
-		snprintf(err, len, "an entry is a kernel or a mapping, not %s",
-			 json_is_array(v) ? "a list" : "a number or null");
-		return NULL;
-	}
-	if (!json_object_get(v, "kernel")) { /* { package: ..., version: ..., tag: ... } alone */
-		tag = json_object_get(v, "tag");
-		v = json_deep_copy(v);
-		json_object_del(v, "tag");
-		v = json_pack("{s:o}", "kernel", v);
-		if (tag)
-			json_object_set(v, "tag", tag);
-	} else {
-		json_incref(v);
-	}
-	set = json_deep_copy(v);
-	json_decref(v);
-	json_object_foreach(set, key, k) {
-		bool known = false;
-
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-			known |= !strcmp(key, keys[i]);
-		if (!known) {
-			snprintf(
-				err, len,
-				"unknown key '%.32s' (an entry has kernel, cmdline, sysctl, thp, tag; "
-				"or is a kernel mapping: package, version, deb, rpm, modules)",
-				key);
-			json_decref(set);
-			return NULL;
-		}
-	}
-	if (!tag_ok(json_object_get(set, "tag"), err, len)) {
-		json_decref(set);
-		return NULL;
-	}
-	k = json_object_get(set, "kernel");
-	if (json_is_string(k)) {
-		json_t *w = kernel_word(json_string_value(k), dir, err, len);
-
-		if (!w) {
-			json_decref(set);
-			return NULL;
-		}
-		json_object_set_new(set, "kernel", w);
-	} else if (json_is_object(k)) {
-		abs_files(k, dir);
-	}
-	return set;
-}
-
-json_t *bisect_list_read(const char *file)
-{
-	size_t len;
-	char *text = read_file(file, &len, LIST_FILE_MAX), err[256], *dir, *slash;
-	json_t *doc = NULL, *out = NULL, *v;
-	size_t i;
-
-	if (!text)
-		return NULL;
-	doc = extract_yaml_to_json(text, len, err, sizeof(err));
-	free(text);
-	if (!json_is_array(doc) || json_array_size(doc) < 2 ||
-	    json_array_size(doc) > BISECT_LIST_MAX) {
-		lab_err("--kernels %s: %s", file,
-			!doc ? err : "it is not a YAML list of 2 to 1000 kernels, oldest first");
-		json_decref(doc);
-		return NULL;
-	}
-	dir = path_abs(file);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	out = json_array();
-	json_array_foreach(doc, i, v) {
-		json_t *set = entry_set(v, dir, err, sizeof(err));
-
-		if (!set) {
-			lab_err("--kernels %s: entry %zu: %s", file, i + 1, err);
-			json_decref(out);
-			out = NULL;
-			break;
-		}
-		json_array_append_new(out, set);
-	}
-	free(dir);
-	json_decref(doc);
-	return out;
-}
-
 /* ---- the search ---------------------------------------------------------- */
 
 /*
@@ -279,13 +84,14 @@ static char *list_marks(struct bisect_session *s)
 	size_t n = json_array_size(p->kernels), i;
 	char *m = xcalloc(n + 1, 1);
 	const char *new_verdict = p->reverse ? "good" : "bad";
-	json_t *steps = bstore_steps(s->bs), *st;
+	struct bstore_steps steps;
 
-	json_array_foreach(steps, i, st) {
-		long k = bisect_list_index(p, json_string_value(json_object_get(st, "commit")));
-		const char *role = json_string_value(json_object_get(st, "role")) ?: "";
-		const char *v =
-			json_string_value(json_object_get(json_object_get(st, "data"), "verdict"));
+	bstore_step_list(s->bs, &steps);
+	for (i = 0; i < steps.n; i++) {
+		const struct bstore_step *st = &steps.v[i];
+		long k = bisect_list_index(p, st->commit);
+		const char *role = st->role ?: "";
+		const char *v = st->d.verdict;
 
 		if (k < 0)
 			continue;
@@ -296,7 +102,7 @@ static char *list_marks(struct bisect_session *s)
 		else if (v)
 			m[k] = !strcmp(v, new_verdict) ? 'n' : 'o';
 	}
-	json_decref(steps);
+	bstore_steps_release(&steps);
 	/* the endpoints are what they are even before they are measured */
 	m[0] = m[0] ? m[0] : 'o';
 	m[n - 1] = m[n - 1] ? m[n - 1] : 'n';
@@ -420,11 +226,6 @@ json_t *bisect_list_commit_json(const struct bisect_params *p, const char *commi
 
 /* ---- --tree: the list's answer bisected as commits ------------------------ */
 
-static const char *entry_tag(const struct bisect_params *p, size_t i)
-{
-	return json_string_value(json_object_get(json_array_get(p->kernels, i), "tag"));
-}
-
 /* the job builds a kernel from the tree (kernels.config): refused now, not after the list */
 static int tree_job_check(const struct bisect_params *p, const char *commit, const char *file)
 {
@@ -454,12 +255,12 @@ int bisect_list_set_tree(struct bisect_params *p, const char *tree, const char *
 	for (size_t i = 0; i < n; i++) {
 		char *what = xasprintf("--kernels %s: entry %zu: tag", file, i + 1), *c = NULL;
 
-		if (!entry_tag(p, i))
+		if (!bisect_list_tag(p, i))
 			lab_err("--kernels %s: entry %zu has no tag; with --tree every entry names "
 				"its release's git ref in %s ('tag: v6.1.52'; docs/bisect.md)",
 				file, i + 1, p->tree);
 		else
-			c = git_resolve_commit(p->tree, entry_tag(p, i), what);
+			c = git_resolve_commit(p->tree, bisect_list_tag(p, i), what);
 		free(what);
 		if (!c)
 			return -1;
@@ -481,8 +282,8 @@ bool bisect_list_tree_args(struct bisect_session *s, struct bisect_start_args *a
 
 	list_bounds(m, n, &lo, &hi, &open);
 	free(m);
-	old_tag = entry_tag(p, lo);
-	new_tag = entry_tag(p, hi);
+	old_tag = bisect_list_tag(p, lo);
+	new_tag = bisect_list_tag(p, hi);
 	if (!old_tag || !new_tag) {
 		lab_err("bisect: k%zu or k%zu has no tag to bisect the commits between", lo + 1,
 			hi + 1);

@@ -8,6 +8,7 @@
 #define MMLAB_BISECT_LIST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
@@ -23,9 +24,11 @@ char *session_commit_line(struct bisect_session *s, const char *commit);
  * The list file (a YAML list, oldest first; docs/bisect.md) as the
  * entries' rewrite sets, relative file paths made absolute against the
  * file's directory; NULL after a message naming the file and the entry.
- * Returns a new reference.
+ * Returns a new reference. The list file's keys are read in list_json.c.
  */
 json_t *bisect_list_read(const char *file);
+/* entry i's "tag" (its release's git ref), NULL when it has none */
+const char *bisect_list_tag(const struct bisect_params *p, size_t i);
 /* "kI" as a 0-based index, -1 when it names no entry */
 long bisect_list_index(const struct bisect_params *p, const char *commit);
 /* entry kI (borrowed), NULL when none */

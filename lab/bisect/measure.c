@@ -531,7 +531,7 @@ static int check_endpoints(struct bisect_session *s, enum bisect_failure *fail)
 		}
 	}
 	if (!step_endpoints_ok(s, why, sizeof(why))) {
-		r = json_pack("{s:s}", "refused", why);
+		r = bisect_refusal_json(why);
 		bstore_set_status(s->bs, bisect_status_name(BISECT_REFUSED), r);
 		json_decref(r);
 		bisect_write_log(s);
@@ -651,8 +651,7 @@ int bisect_run(const struct bisect_env *env, json_t **result, enum bisect_failur
 		ret = bisect_conclude(&s, s.state.progress ? s.state.progress : "", result);
 		goto out;
 	case BISECT_REFUSED:
-		lab_err("bisect: refused: %s",
-			json_string_value(json_object_get(s.state.result, "refused")) ?: "?");
+		lab_err("bisect: refused: %s", bisect_refusal_why(s.state.result) ?: "?");
 		goto out;
 	default:
 		break;

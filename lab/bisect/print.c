@@ -90,6 +90,5 @@ void bisect_print_status(FILE *f, const struct bisect_report *r)
 				st->role ?: "(null)", st->commit ?: "(null)", st->d.statuses.n);
 	}
 	if (r->state.status == BISECT_REFUSED)
-		fprintf(f, "\nrefused: %s\n",
-			json_string_value(json_object_get(r->state.result, "refused")));
+		fprintf(f, "\nrefused: %s\n", bisect_refusal_why(r->state.result));
 }

@@ -81,9 +81,12 @@ static json_t *candidates(const char *out)
 	return a;
 }
 
-static bool is_done(json_t *st)
+static bool is_done(const json_t *st)
 {
-	return !strcmp(json_string_value(json_object_get(st, "state")) ?: "", "done");
+	struct step_row r;
+
+	step_row_from_json(st, &r);
+	return !strcmp(r.state ?: "", "done");
 }
 
 /* the table row of a done step */
@@ -91,7 +94,6 @@ static json_t *step_row(struct bisect_session *s, const struct bstore_step *st)
 {
 	const struct step_data *d = &st->d;
 	json_t *row = row_commit(s, st->commit);
-	json_t *sample = bisect_sample_json(d->values, d->nvalues);
 
 	json_object_set_new(row, "role", st->role ? json_string(st->role) : json_null());
 	if (d->verdict)
@@ -102,11 +104,14 @@ static json_t *step_row(struct bisect_session *s, const struct bstore_step *st)
 	if (s->sig_mode) {
 		json_object_set_new(row, "met", json_integer(d->met));
 	} else {
-		json_object_set(row, "mean", json_object_get(sample, "mean"));
-		json_object_set(row, "ci95", json_object_get(sample, "ci95"));
-		json_object_set(row, "n", json_object_get(sample, "n"));
+		struct bisect_sample sm;
+
+		bisect_sample(d->values, d->nvalues, &sm);
+		json_object_set_new(row, "mean", sm.n ? json_real(sm.mean) : json_null());
+		json_object_set_new(row, "ci95",
+				    isfinite(sm.ci95) ? json_real(sm.ci95) : json_null());
+		json_object_set_new(row, "n", json_integer((json_int_t)sm.n));
 	}
-	json_decref(sample);
 	if (d->has_runs)
 		json_object_set_new(row, "runs", step_runs_json(d));
 	return row;
@@ -179,10 +184,11 @@ static char *first_commit(struct bisect_session *s, const char *out)
 	return first;
 }
 
-json_t *bisect_make_result(struct bisect_session *s, const char *out)
+/* the result; *found: it names a first commit */
+static json_t *make_result(struct bisect_session *s, const char *out, bool *found)
 {
 	struct bstore_steps steps;
-	json_t *rows = json_array(), *res;
+	json_t *rows = json_array(), *res, *first_row;
 	struct totals t = { .rate = NAN };
 	unsigned long long range = s->p->range_commits;
 	char *first = first_commit(s, out), conf[512];
@@ -196,10 +202,12 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 		add_totals(&t, &steps.v[i]);
 	}
 	value = confidence(s, &steps, &t, conf, sizeof(conf));
+	first_row = first ? row_commit(s, first) : json_null();
+	*found = json_is_object(first_row);
 	res = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:I, s:I, s:s, s:f}", "mode",
 			s->sig_mode ? "signature" : "metric", "looked_for",
-			s->sig_mode ? s->p->signature : s->p->metric, "first",
-			first ? row_commit(s, first) : json_null(), "candidates",
+			s->sig_mode ? s->p->signature : s->p->metric, "first", first_row,
+			"candidates",
 			bisect_is_list(s->p) ? bisect_list_candidates(out) :
 			out		     ? candidates(out) :
 					       json_array(),
@@ -213,10 +221,18 @@ json_t *bisect_make_result(struct bisect_session *s, const char *out)
 	return res;
 }
 
+json_t *bisect_make_result(struct bisect_session *s, const char *out)
+{
+	bool found;
+
+	return make_result(s, out, &found);
+}
+
 int bisect_conclude(struct bisect_session *s, const char *out, json_t **result)
 {
-	json_t *res = bisect_make_result(s, out);
-	int ret = json_is_object(json_object_get(res, "first")) ? 0 : -1;
+	bool found;
+	json_t *res = make_result(s, out, &found);
+	int ret = found ? 0 : -1;
 
 	if (bstore_set_status(s->bs, bisect_status_name(BISECT_DONE), res) || bisect_write_log(s))
 		ret = -1;

@@ -221,3 +221,13 @@ void bisect_result_release(struct bisect_result *r)
 	bisect_rows_release(r->rows, r->nrows);
 	memset(r, 0, sizeof(*r));
 }
+
+json_t *bisect_refusal_json(const char *why)
+{
+	return json_pack("{s:s}", "refused", why);
+}
+
+const char *bisect_refusal_why(const json_t *res)
+{
+	return json_string_value(json_object_get(res, "refused"));
+}

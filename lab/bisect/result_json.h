@@ -44,6 +44,13 @@ int bisect_result_from_json(const json_t *res, struct bisect_result *r);
 int bisect_rows_from_json(const json_t *rows, struct bisect_row **out, size_t *n);
 /* r as JSON (the keys above), a new reference */
 json_t *bisect_result_to_json(const struct bisect_result *r);
+/*
+ * A refusal, stored as the result when the endpoints do not differ as
+ * asked: {"refused": why}, a new reference; and its why read back (NULL
+ * when res is not one)
+ */
+json_t *bisect_refusal_json(const char *why);
+const char *bisect_refusal_why(const json_t *res);
 void bisect_rows_release(struct bisect_row *rows, size_t n);
 void bisect_result_release(struct bisect_result *r);
 

@@ -16,6 +16,7 @@
 #include "bisect/bisect_git.h"
 #include "bisect/bisect_list.h"
 #include "bisect/internal.h"
+#include "bisect/step_json.h"
 #include "analysis/expr.h"
 #include "kernel/gitops.h"
 #include "store/results.h"
@@ -190,13 +191,13 @@ static int fill_state(struct bisect_session *s, const struct bisect_params *p, j
 	s->bs = bstore_open(s->dir, true);
 	if (!s->bs || bstore_create(s->bs, p) || bstore_set_progress(s->bs, out))
 		return -1;
-	json_array_foreach(steps, i, st)
-		if (bstore_step_add_done(s->bs, json_string_value(json_object_get(st, "commit")),
-					 json_string_value(json_object_get(st, "role")),
-					 json_object_get(st, "data"),
-					 json_number_value(json_object_get(st, "started")),
-					 json_number_value(json_object_get(st, "finished"))))
+	json_array_foreach(steps, i, st) {
+		struct step_row r;
+
+		step_row_from_json(st, &r);
+		if (bstore_step_add_done(s->bs, r.commit, r.role, r.data, r.started, r.finished))
 			return -1;
+	}
 	if (bstore_load(s->bs, &s->state))
 		return -1;
 	return load_mode(s);

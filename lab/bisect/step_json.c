@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * step_json.c - the keys a bisect step reads of the results store's
- * records beyond their typed fields; see step_json.h.
+ * records beyond their typed fields, a step's data and a step's row; see
+ * step_json.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,16 @@ json_t *step_data_to_json(const struct step_data *d)
 	if (d->has_p_wrong)
 		json_object_set_new(o, "p_wrong", json_real(d->p_wrong));
 	return o;
+}
+
+void step_row_from_json(const json_t *row, struct step_row *r)
+{
+	*r = (struct step_row){
+		.commit = json_string_value(json_object_get(row, "commit")),
+		.role = json_string_value(json_object_get(row, "role")),
+		.state = json_string_value(json_object_get(row, "state")),
+		.data = json_object_get(row, "data"),
+		.started = json_number_value(json_object_get(row, "started")),
+		.finished = json_number_value(json_object_get(row, "finished")),
+	};
 }

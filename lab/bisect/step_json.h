@@ -25,6 +25,21 @@ bool step_kernel_built(const struct run_kernel *k);
  * (no data yet) is an empty step.
  */
 int step_data_from_json(const json_t *data, struct step_data *d);
+/*
+ * A step's row as bstore_steps() gives it and the log's "step" lines hold
+ * it ({"seq", "commit", "role", "state", "data", "started", "finished"}),
+ * for writing the log and replaying it; the fields borrow from the JSON.
+ * Nothing is checked: a string is NULL and a time 0 when it is not one,
+ * data NULL when absent (bstore_step_add_done() refuses what the table
+ * does not take).
+ */
+struct step_row {
+	const char *commit, *role, *state;
+	json_t *data;
+	double started, finished;
+};
+void step_row_from_json(const json_t *row, struct step_row *r);
+
 /* d's "runs" as JSON, a new reference (NULL when it has none) */
 json_t *step_runs_json(const struct step_data *d);
 /* d as JSON, a new reference */

@@ -234,25 +234,19 @@ static void print_meta(json_t *m)
 	}
 }
 
-static void print_packages(json_t *pk)
+static void print_packages(const struct pkg_listed *v, size_t n)
 {
-	json_t *m;
-	size_t i;
 	char sz[32];
 
-	if (!json_array_size(pk))
+	if (!n)
 		return;
 	printf("\npackages:\n");
-	json_array_foreach(pk, i, m) {
-		json_t *runs = json_object_get(m, "runs");
-		char *r = json_array_size(runs) ? json_dumps(runs, JSON_COMPACT) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct pkg_meta *m = &v[i].e.m;
+		char *r = json_array_size(v[i].runs) ? json_dumps(v[i].runs, JSON_COMPACT) : NULL;
 
-		printf("%.12s  %-32s  %-22s  %8s  %s\n",
-		       json_string_value(json_object_get(m, "sha256")) ?: "",
-		       json_string_value(json_object_get(m, "package")) ?: "",
-		       json_string_value(json_object_get(m, "version")) ?: "",
-		       fmt_size((uint64_t)json_integer_value(json_object_get(m, "size_bytes")), sz,
-				sizeof(sz)),
+		printf("%.12s  %-32s  %-22s  %8s  %s\n", m->sha256 ?: "", m->package ?: "",
+		       m->version ?: "", fmt_size(v[i].size_bytes, sz, sizeof(sz)),
 		       r ? r : "no runs");
 		free(r);
 	}
@@ -261,37 +255,41 @@ static void print_packages(json_t *pk)
 static int do_list(struct kernel_opts *ko)
 {
 	struct kernel_uses uses;
-	json_t *out, *pk, *m;
-	size_t i;
+	struct pkg_listed *pk;
+	size_t npk, i;
+	json_t *out, *m;
 
 	if (store_kernels_used(gopts.results_dir, &uses))
 		return EXIT_USAGE;
-	pk = pkg_list(gopts.cache_dir, &uses);
+	pkg_list_entries(gopts.cache_dir, &uses, &pk, &npk);
 	kernel_uses_free(&uses);
 
 	if (ko->json) {
 		/* the built kernels as before, then each package ("source": "package") */
+		json_t *pkj = pkg_listed_json(pk, npk);
+
 		out = kcache_list(gopts.cache_dir);
-		json_array_foreach(pk, i, m) {
+		json_array_foreach(pkj, i, m) {
 			json_object_set_new(m, "source", json_string("package"));
 			json_array_append(out, m);
 		}
 		print_json(out);
 		json_decref(out);
+		json_decref(pkj);
 	} else {
 		struct kcache_meta *v;
 		size_t n;
 
 		kcache_list_meta(gopts.cache_dir, &v, &n);
-		if (!n && !json_array_size(pk))
+		if (!n && !npk)
 			printf("no kernels in %s/kernels\n", gopts.cache_dir);
 		for (i = 0; i < n; i++)
 			printf("%s  %-20s  %-12.12s  %s  %s\n", v[i].key, v[i].built ?: "",
 			       v[i].base_commit ?: "", v[i].variant ?: "", v[i].release ?: "");
 		kcache_metas_free(v, n);
-		print_packages(pk);
+		print_packages(pk, npk);
 	}
-	json_decref(pk);
+	pkg_listed_free(pk, npk);
 	return 0;
 }
 

@@ -69,22 +69,17 @@ static char *results_path(void)
 	return results;
 }
 
-static void print_submitted(json_t *out)
+static void print_submitted(const struct submitted_list *out)
 {
-	const char *key;
-	size_t i;
-	json_t *j, *v;
+	for (size_t i = 0; i < out->n; i++) {
+		const struct submitted *d = &out->v[i];
 
-	json_array_foreach(out, i, j) {
 		printf("submitted job %lld: run %s, %lld boots as Slurm array job %s, "
 		       "finish job %s",
-		       (long long)json_integer_value(json_object_get(j, "id")),
-		       json_string_value(json_object_get(j, "run")),
-		       (long long)json_integer_value(json_object_get(j, "boots")),
-		       json_string_value(json_object_get(j, "array_job")),
-		       json_string_value(json_object_get(j, "finish_job")));
-		json_object_foreach(json_object_get(j, "build_jobs"), key, v)
-			printf(", kernel build job %s (%s)", json_string_value(v), key);
+		       d->id, d->run, (long long)d->boots, d->array_job, d->finish_job);
+		for (size_t k = 0; k < d->build_variants.n; k++)
+			printf(", kernel build job %s (%s)", d->build_ids.v[k],
+			       d->build_variants.v[k]);
 		putchar('\n');
 	}
 }
@@ -94,22 +89,24 @@ static int submit(char *results, char **files, int n, struct submit_opts *so, bo
 {
 	struct store *s = store_open(results);
 	struct queue *q = s ? queue_open(results) : NULL;
-	json_t *out;
+	struct submitted_list out = { 0 };
 	int ret;
 
 	if (!q) {
 		store_close(s);
 		return EXIT_RUN_FAILED;
 	}
-	out = json_array();
-	ret = batch_exit(submit_jobs(q, s, files, (size_t)n, so, out));
+	ret = batch_exit(submit_jobs(q, s, files, (size_t)n, so, &out));
 	if (json) {
-		json_dumpf(out, stdout, JSON_INDENT(2));
+		json_t *j = submitted_list_json(&out);
+
+		json_dumpf(j, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
+		json_decref(j);
 	} else {
-		print_submitted(out);
+		print_submitted(&out);
 	}
-	json_decref(out);
+	submitted_list_release(&out);
 	queue_close(q);
 	store_close(s);
 	return ret;

@@ -210,34 +210,33 @@ static int add_variant(yaml_document_t *src, const yaml_node_t *var, yaml_docume
 	static const char *const kernel_keys[] = { "kernel", "ref", NULL };
 	static const char *const op_keys[] = { "kernel",      "ref",   "revert",
 					       "cherry_pick", "apply", NULL };
-	const json_t *set = rv->set, *kernel = json_object_get(set, "kernel"),
-		     *ref = json_object_get(set, "ref");
+	struct job_rewrite_set set;
 	const char *skip[8] = { "name" };
 	const char *const *drop = NULL;
-	const char *amended[] = { "sysctl", "thp", "cmdline" };
 	size_t n = 1;
 	int vmap = yaml_document_add_mapping(dst, NULL, YAML_BLOCK_MAPPING_STYLE);
 
+	job_rewrite_set_read(rv->set, &set);
 	if (!vmap || add_pair(dst, vmap, "name", add_scalar(dst, rv->name, false)))
 		return -1;
-	if (kernel || ref)
+	if (set.kernel || set.ref)
 		drop = rv->drop_ops ? op_keys : kernel_keys;
-	for (size_t i = 0; i < ARRAY_SIZE(amended); i++)
-		if (json_object_get(set, amended[i]))
-			skip[n++] = amended[i];
+	if (set.has_sysctl)
+		skip[n++] = "sysctl";
+	if (set.has_thp)
+		skip[n++] = "thp";
+	if (set.has_cmdline)
+		skip[n++] = "cmdline";
 	skip[n] = NULL;
-	if ((kernel && add_pair(dst, vmap, "kernel", json_node(dst, kernel, 1))) ||
-	    (ref && add_pair(dst, vmap, "ref", json_node(dst, ref, 1))) ||
+	if ((set.kernel && add_pair(dst, vmap, "kernel", json_node(dst, set.kernel, 1))) ||
+	    (set.ref && add_pair(dst, vmap, "ref", json_node(dst, set.ref, 1))) ||
 	    copy_pairs(src, var, dst, vmap, skip, drop, 0))
 		return -1;
-	if (json_is_object(json_object_get(set, "sysctl")) &&
-	    add_merged(src, var, dst, vmap, "sysctl", json_object_get(set, "sysctl")))
+	if (set.sysctl && add_merged(src, var, dst, vmap, "sysctl", set.sysctl))
 		return -1;
-	if (json_is_object(json_object_get(set, "thp")) &&
-	    add_merged(src, var, dst, vmap, "thp", json_object_get(set, "thp")))
+	if (set.thp && add_merged(src, var, dst, vmap, "thp", set.thp))
 		return -1;
-	if (json_string_value(json_object_get(set, "cmdline")) &&
-	    add_cmdline(src, var, dst, vmap, json_string_value(json_object_get(set, "cmdline"))))
+	if (set.cmdline && add_cmdline(src, var, dst, vmap, set.cmdline))
 		return -1;
 	return yaml_document_append_sequence_item(dst, seq, vmap) ? 0 : -1;
 }

@@ -35,6 +35,19 @@ struct job_rewrite_variant {
 	bool drop_ops;
 };
 
+/*
+ * A variant's set as rewrite.c uses it, read by job_rewrite_set_read()
+ * (rewrite_json.c); the fields borrow from the JSON.
+ */
+struct job_rewrite_set {
+	const json_t *kernel, *ref; /* NULL when absent */
+	const json_t *sysctl, *thp; /* NULL when absent or not an object */
+	const char *cmdline; /* NULL when absent or not a string */
+	/* the key is there, of any type: the variant's own is not kept */
+	bool has_sysctl, has_thp, has_cmdline;
+};
+void job_rewrite_set_read(const json_t *set, struct job_rewrite_set *s);
+
 struct job_rewrite {
 	const char *name; /* the derived job's name */
 	const struct job_rewrite_variant *variants;

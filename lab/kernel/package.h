@@ -129,12 +129,22 @@ int pkg_apt_download(const char *name, const char *version, const char *dir, con
 		     const char *where, char **file);
 
 /*
- * [meta.json + "dir", "size_bytes", "runs": [run ids]] of every cached
- * package, oldest first, a new reference; runs from what the stored runs
- * use (kcache.h: their variants[].kernel.package.sha256; NULL: none).
+ * Every cached package, oldest first, typed: *v (n of them) for
+ * pkg_listed_free(); runs from what the stored runs use (kcache.h: their
+ * variants[].kernel.package.sha256; NULL: none).
  */
 struct kernel_uses;
-/* a new reference */
+struct pkg_listed {
+	struct pkg_entry e; /* e.m: its meta.json; e.meta: as pkg_listed_json() has it */
+	uint64_t size_bytes; /* du of e.dir */
+	json_t *runs; /* [run ids] that use it, borrowed from e.meta */
+};
+void pkg_list_entries(const char *cache_dir, const struct kernel_uses *uses, struct pkg_listed **v,
+		      size_t *n);
+void pkg_listed_free(struct pkg_listed *v, size_t n);
+/* [meta.json + "dir", "size_bytes", "runs": [run ids]] of v: a new reference */
+json_t *pkg_listed_json(const struct pkg_listed *v, size_t n);
+/* pkg_listed_json() of pkg_list_entries(): a new reference */
 json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses);
 /* remove the packages no run uses (and their apt memos); the removed sha256s, a new reference */
 json_t *pkg_gc(const char *cache_dir, const struct kernel_uses *uses, bool dry_run);

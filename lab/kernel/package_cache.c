@@ -385,25 +385,55 @@ static void entries_free(struct pkg_entry *v, size_t n)
 	free(v);
 }
 
+void pkg_list_entries(const char *cache_dir, const struct kernel_uses *uses, struct pkg_listed **v,
+		      size_t *n)
+{
+	json_t *runs = package_runs(uses);
+	struct pkg_entry *e;
+
+	read_entries(cache_dir, &e, n);
+	*v = *n ? xcalloc(*n, sizeof(**v)) : NULL;
+	for (size_t i = 0; i < *n; i++) {
+		struct pkg_listed *l = &(*v)[i];
+		json_t *r = json_object_get(runs, e[i].sha256);
+
+		l->e = e[i];
+		l->size_bytes = du(l->e.dir, 0);
+		l->runs = r ? json_incref(r) : json_array();
+		json_object_set_new(l->e.meta, "dir", json_string(l->e.dir));
+		json_object_set_new(l->e.meta, "size_bytes",
+				    json_integer((json_int_t)l->size_bytes));
+		json_object_set_new(l->e.meta, "runs", l->runs);
+	}
+	free(e);
+	json_decref(runs);
+}
+
+void pkg_listed_free(struct pkg_listed *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		pkg_entry_release(&v[i].e);
+	free(v);
+}
+
+json_t *pkg_listed_json(const struct pkg_listed *v, size_t n)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append(out, v[i].e.meta);
+	return out;
+}
+
 json_t *pkg_list(const char *cache_dir, const struct kernel_uses *uses)
 {
-	json_t *runs = package_runs(uses), *out = json_array();
-	struct pkg_entry *v;
+	struct pkg_listed *v;
 	size_t n;
+	json_t *out;
 
-	read_entries(cache_dir, &v, &n);
-	for (size_t i = 0; i < n; i++) {
-		struct pkg_entry *pe = &v[i];
-		json_t *r = json_object_get(runs, pe->sha256);
-
-		json_object_set_new(pe->meta, "dir", json_string(pe->dir));
-		json_object_set_new(pe->meta, "size_bytes",
-				    json_integer((json_int_t)du(pe->dir, 0)));
-		json_object_set_new(pe->meta, "runs", r ? json_incref(r) : json_array());
-		json_array_append(out, pe->meta);
-	}
-	entries_free(v, n);
-	json_decref(runs);
+	pkg_list_entries(cache_dir, uses, &v, &n);
+	out = pkg_listed_json(v, n);
+	pkg_listed_free(v, n);
 	return out;
 }
 

@@ -285,19 +285,3 @@ json_t *mmtests_import(const struct job_mmtests *m, const char *iter_dir, json_t
 	free(rel);
 	return ret;
 }
-
-const char *mmtests_direction(const json_t *import, const char *metric)
-{
-	json_t *b = json_object_get(import, "benchmarks"), *v;
-	const char *bench;
-
-	if (strncmp(metric, "mmtests.", 8))
-		return NULL;
-	json_object_foreach(b, bench, v) {
-		size_t n = strlen(bench);
-
-		if (!strncmp(metric + 8, bench, n) && metric[8 + n] == '.')
-			return json_string_value(json_object_get(v, "preferred"));
-	}
-	return NULL;
-}

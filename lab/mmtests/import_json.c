@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * import_json.c - extract-mmtests.pl's JSON -> struct mmtests_extract
- * (import_json.h).
+ * (import_json.h), and the directions read back from the import record
+ * mmtests_import() stores with an iteration (mmtests.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "lib/util.h"
 #include "mmtests/import_json.h"
+#include "mmtests/mmtests.h"
 
 /* a sample: mmtests' JSON has numbers, and numbers as strings ("3490") */
 static bool sample_value(const json_t *v, double *x)
@@ -82,4 +84,20 @@ void mmtests_extract_free(struct mmtests_extract *x)
 		free(x->ops[i].name);
 	free(x->ops);
 	memset(x, 0, sizeof(*x));
+}
+
+const char *mmtests_direction(const json_t *import, const char *metric)
+{
+	json_t *b = json_object_get(import, "benchmarks"), *v;
+	const char *bench;
+
+	if (strncmp(metric, "mmtests.", 8))
+		return NULL;
+	json_object_foreach(b, bench, v) {
+		size_t n = strlen(bench);
+
+		if (!strncmp(metric + 8, bench, n) && metric[8 + n] == '.')
+			return json_string_value(json_object_get(v, "preferred"));
+	}
+	return NULL;
 }

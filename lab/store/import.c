@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "store/import.h"
+#include "store/iteration_record.h"
 #include "store/run_record.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"
@@ -27,36 +28,41 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-char *import_check_run_json(const char *buf, size_t len, const char *id, struct strlist *variants)
+/* run.json text of run id into *rec (released by the caller either way); NULL or why */
+static char *check_record(const char *buf, size_t len, const char *id, struct run_record *rec)
 {
-	struct run_record rec;
 	json_error_t e;
-	char *why = NULL;
 	json_t *j;
 
+	memset(rec, 0, sizeof(*rec));
 	if (len > IMPORT_MAX_RUN_JSON)
 		return xasprintf("run.json is larger than %u bytes", IMPORT_MAX_RUN_JSON);
 	j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
 	if (!j)
 		return xasprintf("run.json is not valid JSON (truncated?): line %d: %.200s", e.line,
 				 e.text);
-	if (run_record_from_json(j, &rec)) {
+	if (run_record_from_json(j, rec)) {
 		json_decref(j);
 		return xasprintf("run.json is not a JSON object");
 	}
 	json_decref(j);
-	if (!rec.run || strcmp(rec.run, id))
-		why = xasprintf("run.json names another run than its directory '%.200s'", id);
-	else if (!rec.variants || rec.nvariants > 1000)
-		why = xasprintf("run.json has no list of named variants (at most 1000)");
-	for (size_t i = 0; !why && i < rec.nvariants; i++) {
-		if (!name_ok(rec.variants[i].name)) {
-			why = xasprintf("run.json variant %zu has no valid name", i);
-			break;
-		}
-		if (variants)
-			strlist_push(variants, rec.variants[i].name);
-	}
+	if (!rec->run || strcmp(rec->run, id))
+		return xasprintf("run.json names another run than its directory '%.200s'", id);
+	if (!rec->variants || rec->nvariants > 1000)
+		return xasprintf("run.json has no list of named variants (at most 1000)");
+	for (size_t i = 0; i < rec->nvariants; i++)
+		if (!name_ok(rec->variants[i].name))
+			return xasprintf("run.json variant %zu has no valid name", i);
+	return NULL;
+}
+
+char *import_check_run_json(const char *buf, size_t len, const char *id, struct strlist *variants)
+{
+	struct run_record rec;
+	char *why = check_record(buf, len, id, &rec);
+
+	for (size_t i = 0; !why && variants && i < rec.nvariants; i++)
+		strlist_push(variants, rec.variants[i].name);
 	run_record_release(&rec);
 	return why;
 }
@@ -72,8 +78,7 @@ char *import_check_iteration_json(const char *buf, size_t len)
 	j = json_loadb(buf, len, 0, &e);
 	if (!j)
 		return xasprintf("not valid JSON (truncated?): line %d: %.200s", e.line, e.text);
-	if (!json_is_object(j) || !json_is_string(json_object_get(j, "status")) ||
-	    !json_is_object(json_object_get(j, "metrics")))
+	if (!iteration_json_has_result(j))
 		why = xasprintf("not an iteration (no status or metrics)");
 	json_decref(j);
 	return why;
@@ -111,33 +116,26 @@ static char *check_variant(const char *rdir, const char *variant)
 	return why;
 }
 
-/* the planned boots' iterations are all there ("boots" of run.json) */
-static char *check_planned(const char *rdir, const char *buf, size_t len)
+/* the planned boots' iterations are all there (the run's "boots") */
+static char *check_planned(const char *rdir, const struct run_record *rec)
 {
-	json_t *j = json_loadb(buf, len, 0, NULL), *b;
 	char *why = NULL;
-	size_t i;
 
-	json_array_foreach(json_object_get(j, "boots"), i, b) {
-		const char *v = json_string_value(json_object_get(b, "variant"));
-		json_int_t first = json_integer_value(json_object_get(b, "first"));
-		json_int_t count = json_integer_value(json_object_get(b, "count"));
+	for (size_t i = 0; !why && i < rec->nboots; i++) {
+		const char *v = rec->boots[i].variant;
+		long long first = rec->boots[i].first, count = rec->boots[i].count;
 
-		for (json_int_t k = first;
-		     name_ok(v) && !why && k >= 0 && k < first + count && k < STORE_MAX_ITERATIONS;
-		     k++) {
-			char *p = xasprintf("%s/%s/%lld/iteration.json", rdir, v, (long long)k);
+		for (long long k = first;
+		     name_ok(v) && !why && k < first + count && k < STORE_MAX_ITERATIONS; k++) {
+			char *p = xasprintf("%s/%s/%lld/iteration.json", rdir, v, k);
 
 			if (!path_exists(p))
 				why = xasprintf("%s/%lld/iteration.json is missing (the run's plan "
 						"has it)",
-						v, (long long)k);
+						v, k);
 			free(p);
 		}
-		if (why)
-			break;
 	}
-	json_decref(j);
 	return why;
 }
 
@@ -145,19 +143,19 @@ static char *check_planned(const char *rdir, const char *buf, size_t len)
 static char *check_run(const char *rdir, const char *id)
 {
 	char *p = xasprintf("%s/run.json", rdir), *buf, *why;
-	struct strlist vars = { 0 };
+	struct run_record rec;
 	size_t len;
 
 	buf = path_exists(p) ? read_file(p, &len, IMPORT_MAX_RUN_JSON) : NULL;
 	free(p);
 	if (!buf)
 		return xasprintf("run.json is missing or unreadable");
-	why = import_check_run_json(buf, len, id, &vars);
-	for (size_t i = 0; !why && i < vars.n; i++)
-		why = check_variant(rdir, vars.v[i]);
+	why = check_record(buf, len, id, &rec);
+	for (size_t i = 0; !why && i < rec.nvariants; i++)
+		why = check_variant(rdir, rec.variants[i].name);
 	if (!why)
-		why = check_planned(rdir, buf, len);
-	strlist_free(&vars);
+		why = check_planned(rdir, &rec);
+	run_record_release(&rec);
 	free(buf);
 	return why;
 }

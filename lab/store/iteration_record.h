@@ -102,6 +102,12 @@ int iteration_record_from_json(const json_t *j, struct iteration_record *rec, co
 int iteration_records_from_json(const json_t *its, struct iteration_record **recs, size_t *n,
 				const char *where);
 void iteration_records_free(struct iteration_record *recs, size_t n);
+/*
+ * j has what makes an iteration's result: a "status" string and a
+ * "metrics" object (what `mmlab results import` takes for an
+ * iteration.json; nothing is bounded or printed)
+ */
+bool iteration_json_has_result(const json_t *j);
 /* rec as iteration.json (new reference): rest with the typed fields over it */
 json_t *iteration_record_to_json(const struct iteration_record *rec);
 void iteration_record_release(struct iteration_record *rec);

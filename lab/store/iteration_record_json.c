@@ -199,6 +199,12 @@ int iteration_record_from_json(const json_t *j, struct iteration_record *rec, co
 	return 0;
 }
 
+bool iteration_json_has_result(const json_t *j)
+{
+	return json_is_object(j) && json_is_string(json_object_get(j, "status")) &&
+	       json_is_object(json_object_get(j, "metrics"));
+}
+
 int iteration_records_from_json(const json_t *its, struct iteration_record **recs, size_t *n,
 				const char *where)
 {

@@ -98,10 +98,7 @@ static json_t *cache_key(struct vm_host *h, const char *cache_dir)
 		return NULL;
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	key = json_pack("{s:O?, s:s, s:O?, s:O?, s:O?}", "hostname",
-			json_object_get(facts, "hostname"), "kernel_release", u.release, "qemu",
-			json_object_get(facts, "qemu"), "libvirt",
-			json_object_get(facts, "libvirt"), "uri", json_object_get(facts, "uri"));
+	key = accel_cache_key(facts, u.release);
 	json_decref(facts);
 	return key;
 }

@@ -59,3 +59,11 @@ char *accel_cache_dump(const struct accel_cache *c)
 	json_decref(root);
 	return text;
 }
+
+json_t *accel_cache_key(json_t *facts, const char *kernel_release)
+{
+	return json_pack("{s:O?, s:s, s:O?, s:O?, s:O?}", "hostname",
+			 json_object_get(facts, "hostname"), "kernel_release", kernel_release,
+			 "qemu", json_object_get(facts, "qemu"), "libvirt",
+			 json_object_get(facts, "libvirt"), "uri", json_object_get(facts, "uri"));
+}

@@ -33,6 +33,12 @@ struct accel_cache {
 int accel_cache_parse(const char *text, size_t len, struct accel_cache *c, char *err,
 		      size_t errlen);
 void accel_cache_free(struct accel_cache *c);
+/*
+ * The key of a verdict, what it depends on: the host facts' (borrowed,
+ * vm_host_facts()) "hostname", "qemu", "libvirt" and "uri" (null when
+ * facts lacks one) and kernel_release. A new reference.
+ */
+json_t *accel_cache_key(json_t *facts, const char *kernel_release);
 /* the file's text (malloc'd), or NULL when it cannot be encoded */
 char *accel_cache_dump(const struct accel_cache *c);
 

@@ -171,6 +171,7 @@ static void test_read(void **state)
 	struct fixture *f = *state;
 	json_t *l = bisect_list_read(f->list), *k;
 	char *deb = xasprintf("%s/k.deb", f->dir), *bad = xasprintf("%s/bad.yaml", f->dir), *e;
+	struct bisect_params p = { 0 };
 	struct capture c;
 
 	assert_int_equal(json_array_size(l), N);
@@ -220,6 +221,19 @@ static void test_read(void **state)
 	e = capture_end(&c);
 	assert_non_null(strstr(e, "entry 2: 'no such; thing' is neither"));
 	free(e);
+	/* a tag of the wrong type is refused; an entry without one has none */
+	put(bad, "- { kernel: distro, tag: [v1] }\n- distro\n");
+	capture_start(&c);
+	assert_null(bisect_list_read(bad));
+	e = capture_end(&c);
+	assert_non_null(strstr(e, "entry 1: 'tag' is the release's git ref"));
+	free(e);
+	put(bad, "- { kernel: distro, tag: v6.1 }\n- distro\n");
+	p.kernels = bisect_list_read(bad);
+	assert_string_equal(bisect_list_tag(&p, 0), "v6.1");
+	assert_null(bisect_list_tag(&p, 1));
+	assert_null(bisect_list_tag(&p, 2));
+	json_decref(p.kernels);
 	free(deb);
 	free(bad);
 }

@@ -19,6 +19,7 @@
 #include "bisect/session.h"
 #include "bisect/step_json.h"
 #include "lib/util.h"
+#include "json_text.h"
 
 static json_t *metric_result(void)
 {
@@ -185,12 +186,55 @@ static void test_step_data(void **state)
 	json_decref(j);
 }
 
+/* a step's row (bstore_steps(), the log's step lines): what is not of its type is absent */
+static void test_step_row(void **state)
+{
+	json_t *j = json_text("{\"seq\": 3, \"commit\": \"abc\", \"role\": \"step\", "
+			      "\"state\": \"done\", \"data\": {\"verdict\": \"bad\"}, "
+			      "\"started\": 10.5, \"finished\": 12}");
+	struct step_row r;
+
+	(void)state;
+	step_row_from_json(j, &r);
+	assert_string_equal(r.commit, "abc");
+	assert_string_equal(r.role, "step");
+	assert_string_equal(r.state, "done");
+	assert_true(json_is_object(r.data));
+	assert_true(r.started == 10.5 && r.finished == 12);
+	json_decref(j);
+	j = json_text("{\"commit\": 7, \"state\": null, \"started\": \"10\"}");
+	step_row_from_json(j, &r);
+	assert_null(r.commit); /* the wrong type */
+	assert_null(r.role); /* missing */
+	assert_null(r.state);
+	assert_null(r.data);
+	assert_true(r.started == 0 && r.finished == 0);
+	json_decref(j);
+}
+
+/* a refusal stored as the result, and its why read back */
+static void test_refusal(void **state)
+{
+	json_t *j = bisect_refusal_json("no difference");
+
+	(void)state;
+	assert_string_equal(bisect_refusal_why(j), "no difference");
+	json_decref(j);
+	j = json_text("{\"refused\": 1}");
+	assert_null(bisect_refusal_why(j));
+	json_decref(j);
+	j = json_text("{\"first\": null}");
+	assert_null(bisect_refusal_why(j));
+	json_decref(j);
+	assert_null(bisect_refusal_why(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_refuses),
-		cmocka_unit_test(test_step_data),
+		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_step_data),  cmocka_unit_test(test_step_row),
+		cmocka_unit_test(test_refusal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

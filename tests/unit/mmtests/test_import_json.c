@@ -3,7 +3,8 @@
  * test_import_json.c - extract-mmtests.pl's JSON read into struct
  * mmtests_extract (lab/mmtests/import_json.c): the samples pooled over
  * mmtests' iterations, numbers as strings taken, and what is not a sample
- * or not a result refused, bounded.
+ * or not a result refused, bounded; and the directions read back from an
+ * iteration's import record (mmtests_direction()).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,8 @@
 #include <cmocka.h>
 
 #include "mmtests/import_json.h"
+#include "mmtests/mmtests.h"
+#include "json_text.h"
 
 static void test_read(void **state)
 {
@@ -75,11 +78,35 @@ static void test_refused(void **state)
 	json_decref(doc);
 }
 
+/* the direction of "mmtests.<bench>.<op>", NULL where the record does not say */
+static void test_direction(void **state)
+{
+	json_t *imp = json_text("{\"log\": \"mmtests/\", \"benchmarks\": {"
+				"\"pft\": {\"operations\": 2, \"preferred\": \"Higher\"},"
+				"\"pf\": {\"preferred\": \"Lower\"},"
+				"\"dd\": {\"operations\": 1},"
+				"\"ebizzy\": {\"preferred\": 1}}}");
+	json_t *bad = json_text("{\"benchmarks\": [\"pft\"]}");
+
+	(void)state;
+	assert_string_equal(mmtests_direction(imp, "mmtests.pft.faults-1"), "Higher");
+	assert_string_equal(mmtests_direction(imp, "mmtests.pf.x"), "Lower");
+	assert_null(mmtests_direction(imp, "mmtests.dd.x")); /* no "preferred" */
+	assert_null(mmtests_direction(imp, "mmtests.ebizzy.x")); /* not a string */
+	assert_null(mmtests_direction(imp, "mmtests.pftx")); /* no such benchmark */
+	assert_null(mmtests_direction(imp, "pft.faults")); /* not an mmtests metric */
+	assert_null(mmtests_direction(bad, "mmtests.pft.x")); /* benchmarks not an object */
+	assert_null(mmtests_direction(NULL, "mmtests.pft.x"));
+	json_decref(imp);
+	json_decref(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_direction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -240,6 +240,32 @@ static void test_store_read(void **state)
 	rm_rf(dir);
 }
 
+/* what an import takes for an iteration: a status string and a metrics object */
+static void test_has_result(void **state)
+{
+	static const char *const no[] = {
+		"[]",
+		"{}",
+		"{\"status\": \"ok\"}", /* no metrics */
+		"{\"metrics\": {}}", /* no status */
+		"{\"status\": 1, \"metrics\": {}}",
+		"{\"status\": \"ok\", \"metrics\": []}",
+		"{\"status\": null, \"metrics\": {}}",
+	};
+	json_t *j;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+		j = json_text(no[i]);
+		assert_false(iteration_json_has_result(j));
+		json_decref(j);
+	}
+	assert_false(iteration_json_has_result(NULL));
+	j = json_text("{\"status\": \"crashed\", \"metrics\": {}, \"other\": 1}");
+	assert_true(iteration_json_has_result(j));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_odd_values),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_store_read),
+		cmocka_unit_test(test_has_result),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

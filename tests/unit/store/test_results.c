@@ -330,13 +330,52 @@ static void test_import_check(void **state)
 	strbuf_release(&many);
 }
 
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *slash = strrchr(p, '/');
+
+	*slash = '\0';
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	*slash = '/';
+	assert_int_equal(write_file_atomic(p, text, strlen(text), 0644), 0);
+	free(p);
+}
+
+/* a run whose plan ("boots") names an iteration that is not there is refused */
+static void test_import_plan(void **state)
+{
+	char *src = tmpdir(), *dst = tmpdir();
+	const char *it = "{\"status\": \"ok\", \"metrics\": {}}";
+	struct store *s = store_open(dst);
+	unsigned int imported, skipped;
+
+	(void)state;
+	assert_non_null(s);
+	put(src, "r1/run.json",
+	    "{\"run\": \"r1\", \"variants\": [{\"name\": \"a\"}], "
+	    "\"boots\": [{\"variant\": \"a\", \"first\": 0, \"count\": 2}]}");
+	put(src, "r1/a/0/iteration.json", it);
+	assert_int_equal(store_import(s, src, &imported, &skipped), STORE_IMPORT_REFUSED);
+	assert_int_equal(imported, 0);
+	put(src, "r1/a/1/iteration.json", "{\"status\": \"ok\"}");
+	assert_int_equal(store_import(s, src, &imported, &skipped), STORE_IMPORT_REFUSED);
+	put(src, "r1/a/1/iteration.json", it);
+	assert_int_equal(store_import(s, src, &imported, &skipped), STORE_IMPORT_OK);
+	assert_int_equal(imported, 1);
+	store_close(s);
+	rm_rf(src);
+	rm_rf(dst);
+	free(src);
+	free(dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_roundtrip),	  cmocka_unit_test(test_variant_iterations),
 		cmocka_unit_test(test_index_and_reindex), cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_effective_status),  cmocka_unit_test(test_list),
-		cmocka_unit_test(test_import_check),
+		cmocka_unit_test(test_import_check),	  cmocka_unit_test(test_import_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include "vm/accel_json.h"
 #include "vm/facts_json.h"
+#include "json_text.h"
 
 static void test_accel_round_trip(void **state)
 {
@@ -125,12 +126,34 @@ static void test_facts_refused(void **state)
 	facts_cache_free(&c);
 }
 
+/* the verdict's key: the facts it depends on, null for one the facts lack */
+static void test_accel_key(void **state)
+{
+	json_t *facts = json_text("{\"hostname\": \"h\", \"qemu\": \"8.2.2\", "
+				  "\"libvirt\": \"10.0.0\", \"uri\": \"qemu:///system\", "
+				  "\"other\": 1}");
+	json_t *want = json_text("{\"hostname\": \"h\", \"kernel_release\": \"6.1\", "
+				 "\"qemu\": \"8.2.2\", \"libvirt\": \"10.0.0\", "
+				 "\"uri\": \"qemu:///system\"}");
+	json_t *key = accel_cache_key(facts, "6.1");
+
+	(void)state;
+	assert_true(json_equal(key, want));
+	json_decref(key);
+	json_decref(want);
+	json_object_del(facts, "qemu");
+	key = accel_cache_key(facts, "6.1");
+	assert_true(json_is_null(json_object_get(key, "qemu")));
+	assert_string_equal(json_string_value(json_object_get(key, "hostname")), "h");
+	json_decref(key);
+	json_decref(facts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_accel_round_trip),
-		cmocka_unit_test(test_accel_refused),
-		cmocka_unit_test(test_facts_round_trip),
+		cmocka_unit_test(test_accel_round_trip), cmocka_unit_test(test_accel_refused),
+		cmocka_unit_test(test_accel_key),	 cmocka_unit_test(test_facts_round_trip),
 		cmocka_unit_test(test_facts_refused),
 	};
 
