@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stream.c - turn the guest agent's record stream into a JSON summary.
- * Everything here reads untrusted bytes: each field is bounded and
- * checked, text is made printable before it enters JSON, and what does not
- * check out is dropped with a "host: ..." log entry.
+ * stream.c - turn the guest agent's record stream into a struct
+ * guest_stream. Everything here reads untrusted bytes: each field is
+ * bounded and checked, text is made printable, and what does not check
+ * out is dropped with a "host: ..." log entry. While the stream is read,
+ * an iteration's metrics and snapshots are kept in JSON objects, as maps
+ * by name; guest_stream_end() turns them into the struct's arrays.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,25 +25,21 @@ struct iter_state {
 	bool ended, guest_ok, have_result;
 	bool vmstat_before, vmstat_after; /* the vmstat SNAPSHOT of each phase came */
 	int exit_code, signal;
-	json_t *metrics;
+	json_t *metrics; /* name -> value */
 	json_t *before, *after; /* snapshot name -> raw text */
-	json_t *timeseries; /* from SERIES, or NULL */
+	struct iter_timeseries ts; /* from SERIES */
 	json_t *tiers; /* from TIERS, or NULL */
 };
 
 struct guest_stream_parser {
 	const char *wl;
-	size_t records; /* valid ones, of any type */
-	json_t *root, *log;
+	struct guest_report *gs; /* what guest_stream_end() returns, as it is filled */
 	json_t *by_index; /* "<index>" -> position in its */
 	struct iter_state *its;
 	size_t nits, alloc;
-	size_t nlog;
+	size_t nlog, alloc_log; /* nlog: entries asked for, GUEST_STREAM_MAX_LOG + 1 kept */
 	size_t metrics, samples; /* in the whole stream */
-	size_t dropped_metrics, dropped_samples;
 	bool done; /* a DONE record came */
-	struct guest_stream_info info; /* what the caller of guest_stream_end() gets */
-	struct guest_files_stats files; /* guest_stream_file_records() */
 };
 
 /* printable ASCII, tabs and newlines into t (len + 1 bytes); anything else becomes '?' */
@@ -55,19 +53,29 @@ static void safe_copy(char *t, const char *s, size_t len)
 	t[len] = '\0';
 }
 
-static json_t *safe_string(const char *s, size_t len)
+static char *safe_dup(const char *s, size_t len)
 {
 	char *t = xmalloc(len + 1);
-	json_t *j;
 
 	safe_copy(t, s, len);
-	j = json_stringn(t, len);
+	return t;
+}
+
+static json_t *safe_string(const char *s, size_t len)
+{
+	char *t = safe_dup(s, len);
+	json_t *j = json_stringn(t, len);
+
 	free(t);
 	return j;
 }
 
+/* level: info, warn or error */
 static void add_log(struct guest_stream_parser *c, const char *level, const char *msg, size_t len)
 {
+	struct guest_report *gs = c->gs;
+	struct guest_log_entry *e;
+
 	if (c->nlog == GUEST_STREAM_MAX_LOG)
 		level = "warn", msg = "host: too many log entries, dropping the rest",
 		len = strlen(msg);
@@ -76,8 +84,13 @@ static void add_log(struct guest_stream_parser *c, const char *level, const char
 	c->nlog++;
 	if (len > 4096)
 		len = 4096;
-	json_array_append_new(c->log, json_pack("{s:s, s:o}", "level", level, "message",
-						safe_string(msg, len)));
+	if (gs->nlog == c->alloc_log) {
+		c->alloc_log = c->alloc_log ? c->alloc_log * 2 : 16;
+		gs->log = xrealloc(gs->log, c->alloc_log * sizeof(*gs->log));
+	}
+	e = &gs->log[gs->nlog++];
+	snprintf(e->level, sizeof(e->level), "%s", level);
+	e->message = safe_dup(msg, len);
 }
 
 static void host_log(struct guest_stream_parser *c, const char *fmt, ...)
@@ -102,7 +115,7 @@ static bool metric_room(struct guest_stream_parser *c, const struct iter_state *
 		c->metrics++;
 		return true;
 	}
-	if (!c->dropped_metrics++)
+	if (!c->gs->counts.dropped_metrics++)
 		host_log(
 			c,
 			"iteration %u: more than %d metrics in the iteration or %d in the stream; the rest are dropped",
@@ -159,8 +172,7 @@ static bool get_double(const char *s, double *out)
 	return !*end && isfinite(*out);
 }
 
-/* snapshot names the agent may send: vmstat, node3/numastat, ... */
-static bool snapshot_name_ok(const char *n)
+bool guest_snapshot_name_ok(const char *n)
 {
 	static const char *const global[] = { "vmstat", "buddyinfo", "pagetypeinfo" };
 	static const char *const pernode[] = { "vmstat", "numastat", "meminfo" };
@@ -211,66 +223,81 @@ static struct iter_state *get_iter(struct guest_stream_parser *c, const char *p,
 		.metrics = json_object(),
 		.before = json_object(),
 		.after = json_object(),
+		.ts = { .samples = -1 },
 	};
 	return &c->its[c->nits++];
 }
 
 static void on_hello(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
+	struct guest_hello *h = &c->gs->hello;
 	char agent[64] = "", release[128] = "", boot[32] = "";
-	double boot_s;
-	json_t *h;
 
 	mmrec_hdr_get(p, len, "agent", agent, sizeof(agent));
 	mmrec_hdr_get(p, len, "release", release, sizeof(release));
 	mmrec_hdr_get(p, len, "boot_s", boot, sizeof(boot));
-	h = json_pack("{s:o, s:o}", "agent", safe_string(agent, strlen(agent)), "release",
-		      safe_string(release, strlen(release)));
-	json_object_set_new(h, "boot_s",
-			    get_double(boot, &boot_s) ? json_real(boot_s) : json_null());
-	json_object_set_new(c->root, "hello", h);
-	c->info.hello = true;
+	safe_copy(h->agent, agent, strlen(agent));
+	safe_copy(h->release, release, strlen(release));
+	h->has_boot_s = get_double(boot, &h->boot_s);
+	c->gs->has_hello = true;
+	c->gs->info.hello = true;
 }
 
-static void on_node_line(struct guest_stream_parser *c, json_t *nodes, const char *l, uint32_t len)
+void guest_nodes_free(struct iter_node *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(nodes[i].cpus);
+	free(nodes);
+}
+
+/* one line of NODES into nodes[*n] (room for GUEST_STREAM_MAX_NODES) */
+static void on_node_line(struct guest_stream_parser *c, struct iter_node *nodes, size_t *n,
+			 const char *l, uint32_t len)
 {
 	char id[16], cpus[256], mem[32];
 	unsigned long nid;
 	long long kb;
-	json_t *n;
 
 	if (mmrec_hdr_get(l, len, "node", id, sizeof(id)) || !get_uint(id, 1000000, &nid)) {
 		host_log(c, "NODES line without a valid node=, ignored");
 		return;
 	}
-	if (json_array_size(nodes) >= GUEST_STREAM_MAX_NODES)
+	if (*n >= GUEST_STREAM_MAX_NODES)
 		return;
 	if (mmrec_hdr_get(l, len, "cpus", cpus, sizeof(cpus)))
 		cpus[0] = '\0';
-	n = json_pack("{s:I, s:o}", "id", (json_int_t)nid, "cpus", safe_string(cpus, strlen(cpus)));
-	json_object_set_new(n, "memory_kb",
-			    !mmrec_hdr_get(l, len, "memory_kb", mem, sizeof(mem)) &&
-					    get_int(mem, &kb) && kb >= 0 ?
-				    json_integer(kb) :
-				    json_null());
-	json_array_append_new(nodes, n);
+	nodes[*n] = (struct iter_node){
+		.id = (long long)nid,
+		.cpus = safe_dup(cpus, strlen(cpus)),
+		.memory_kb = !mmrec_hdr_get(l, len, "memory_kb", mem, sizeof(mem)) &&
+					     get_int(mem, &kb) && kb >= 0 ?
+				     kb :
+				     -1,
+	};
+	(*n)++;
 }
 
 static void on_nodes(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
-	json_t *nodes = json_array();
+	struct guest_report *gs = c->gs;
 	uint32_t blen;
 	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
+	struct iter_node *nodes = xcalloc(GUEST_STREAM_MAX_NODES, sizeof(*nodes));
+	size_t n = 0;
 
 	while (b < end) {
 		const char *nl = memchr(b, '\n', (size_t)(end - b));
 		uint32_t ll = (uint32_t)((nl ? nl : end) - b);
 
 		if (ll)
-			on_node_line(c, nodes, b, ll);
+			on_node_line(c, nodes, &n, b, ll);
 		b = nl ? nl + 1 : end;
 	}
-	json_object_set_new(c->root, "nodes", nodes);
+	guest_nodes_free(gs->nodes, gs->nnodes);
+	gs->nodes = n ? xrealloc(nodes, n * sizeof(*nodes)) : NULL;
+	gs->nnodes = n;
+	if (!n)
+		free(nodes);
 }
 
 static void on_snapshot(struct guest_stream_parser *c, const char *p, uint32_t len)
@@ -285,7 +312,7 @@ static void on_snapshot(struct guest_stream_parser *c, const char *p, uint32_t l
 		return;
 	if (mmrec_hdr_get(p, len, "phase", phase, sizeof(phase)) ||
 	    (strcmp(phase, "before") && strcmp(phase, "after")) ||
-	    mmrec_hdr_get(p, len, "name", name, sizeof(name)) || !snapshot_name_ok(name)) {
+	    mmrec_hdr_get(p, len, "name", name, sizeof(name)) || !guest_snapshot_name_ok(name)) {
 		host_log(c, "iteration %u: SNAPSHOT with a bad phase or name, ignored", it->index);
 		return;
 	}
@@ -438,26 +465,41 @@ static void on_counts(struct guest_stream_parser *c, const char *p, uint32_t len
 	}
 }
 
-/* one "<name> v0 v1 ..." line of a SERIES record; false if malformed */
-static bool series_line(json_t *series, const char *l, size_t len, unsigned long samples)
+static bool has_series(const struct iter_timeseries *ts, const char *name)
+{
+	for (size_t i = 0; i < ts->nseries; i++)
+		if (!strcmp(ts->series[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * one "<name> v0 v1 ..." line of a SERIES record into ts->series[ts->nseries]
+ * (room for it); false if malformed
+ */
+static bool series_line(struct iter_timeseries *ts, const char *l, size_t len,
+			unsigned long samples)
 {
 	char *line = xstrndup(l, len), *save = NULL, *tok;
-	json_t *arr = json_array();
+	double *v = xcalloc(samples + 1, sizeof(*v));
+	size_t n = 0;
 	bool ok;
 
 	tok = strtok_r(line, " ", &save);
 	ok = tok && (!strncmp(tok, "vmstat.", 7) || !strncmp(tok, "node", 4)) &&
-	     guest_stream_metric_name_ok(tok) && !json_object_get(series, tok);
+	     guest_stream_metric_name_ok(tok) && !has_series(ts, tok);
 	if (ok) {
 		const char *name = tok;
-		double v;
 
 		while (ok && (tok = strtok_r(NULL, " ", &save)))
-			ok = json_array_size(arr) < samples && get_double(tok, &v) &&
-			     !json_array_append_new(arr, json_real(v));
-		ok = ok && json_array_size(arr) == samples && !json_object_set(series, name, arr);
+			ok = n < samples && get_double(tok, &v[n++]);
+		ok = ok && n == samples;
+		if (ok)
+			ts->series[ts->nseries++] =
+				(struct iter_series){ .name = xstrdup(name), .v = v, .n = n };
 	}
-	json_decref(arr);
+	if (!ok)
+		free(v);
 	free(line);
 	return ok;
 }
@@ -469,7 +511,7 @@ static void on_series(struct guest_stream_parser *c, const char *p, uint32_t len
 	const char *b = mmrec_body(p, len, &blen), *end = b + blen;
 	unsigned long samples, interval;
 	char v[32];
-	json_t *series;
+	struct iter_timeseries ts = { .present = true };
 
 	if (!it)
 		return;
@@ -481,28 +523,29 @@ static void on_series(struct guest_stream_parser *c, const char *p, uint32_t len
 			 it->index);
 		return;
 	}
-	series = json_object();
-	while (b < end && json_object_size(series) < GUEST_STREAM_MAX_SERIES) {
+	ts.interval_s = (double)interval;
+	ts.samples = (long long)samples;
+	ts.series = xcalloc(GUEST_STREAM_MAX_SERIES, sizeof(*ts.series));
+	while (b < end && ts.nseries < GUEST_STREAM_MAX_SERIES) {
 		const char *nl = memchr(b, '\n', (size_t)(end - b));
 		size_t ll = (size_t)((nl ? nl : end) - b);
 
 		if (ll && c->samples + samples > GUEST_STREAM_MAX_TOTAL_SAMPLES) {
-			if (!c->dropped_samples)
+			if (!c->gs->counts.dropped_samples)
 				host_log(
 					c,
 					"iteration %u: more than %d series samples in the stream; the rest are dropped",
 					it->index, GUEST_STREAM_MAX_TOTAL_SAMPLES);
-			c->dropped_samples += samples;
-		} else if (ll && !series_line(series, b, ll, samples)) {
+			c->gs->counts.dropped_samples += samples;
+		} else if (ll && !series_line(&ts, b, ll, samples)) {
 			host_log(c, "iteration %u: bad SERIES line, dropped", it->index);
 		} else if (ll) {
 			c->samples += samples;
 		}
 		b = nl ? nl + 1 : end;
 	}
-	json_decref(it->timeseries);
-	it->timeseries = json_pack("{s:I, s:I, s:o}", "interval_s", (json_int_t)interval, "samples",
-				   (json_int_t)samples, "series", series);
+	iter_timeseries_release(&it->ts);
+	it->ts = ts;
 }
 
 /* a node list as the kernel prints it ("0-2,5"), or "-" */
@@ -639,6 +682,7 @@ static void on_tiers(struct guest_stream_parser *c, const char *p, uint32_t len)
 
 static void on_setup_error(struct guest_stream_parser *c, const char *p, uint32_t len)
 {
+	struct guest_stream_info *info = &c->gs->info;
 	char what[32] = "setup";
 	uint32_t blen;
 	const char *body = mmrec_body(p, len, &blen);
@@ -646,12 +690,9 @@ static void on_setup_error(struct guest_stream_parser *c, const char *p, uint32_
 	mmrec_hdr_get(p, len, "what", what, sizeof(what));
 	if (blen > GUEST_STREAM_SETUP_MESSAGE_MAX)
 		blen = GUEST_STREAM_SETUP_MESSAGE_MAX;
-	json_object_set_new(c->root, "setup_error",
-			    json_pack("{s:o, s:o}", "what", safe_string(what, strlen(what)),
-				      "message", safe_string(body, blen)));
-	c->info.setup_error = true;
-	safe_copy(c->info.setup_what, what, strlen(what));
-	safe_copy(c->info.setup_message, body, blen);
+	info->setup_error = true;
+	safe_copy(info->setup_what, what, strlen(what));
+	safe_copy(info->setup_message, body, blen);
 }
 
 static void on_record(struct guest_stream_parser *c, unsigned int type, const char *p, uint32_t len)
@@ -682,8 +723,6 @@ static void on_record(struct guest_stream_parser *c, unsigned int type, const ch
 		on_log(c, p, len);
 		break;
 	case MMREC_DONE:
-		if (!c->done)
-			json_object_set_new(c->root, "done", json_true());
 		c->done = true;
 		break;
 	case MMREC_SETUP_ERROR:
@@ -780,30 +819,59 @@ static const char *failure_reason(const struct iter_state *it)
 	return NULL;
 }
 
-static json_t *finish_iter(struct guest_stream_parser *c, struct iter_state *it)
+/* an object of name -> string as snapshots, by name (the object's order: jansson's) */
+static struct guest_snapshot *snapshots(json_t *o, size_t *n)
 {
-	const char *why = failure_reason(it);
-	bool ok = it->ended && it->guest_ok && !why;
-	json_t *o;
+	struct guest_snapshot *v = xcalloc(json_object_size(o) + 1, sizeof(*v));
+	const char *name;
+	json_t *text;
+
+	*n = 0;
+	json_object_foreach(o, name, text) {
+		size_t len = json_string_length(text);
+
+		v[*n].name = xstrdup(name);
+		v[*n].text = xmalloc(len + 1);
+		memcpy(v[*n].text, json_string_value(text), len + 1);
+		v[(*n)++].len = len;
+	}
+	return v;
+}
+
+static void finish_iter(struct guest_stream_parser *c, struct iter_state *it,
+			struct guest_iteration *g)
+{
+	const char *why = failure_reason(it), *name;
+	json_t *val;
 
 	if (why)
 		host_log(c, "iteration %u failed: %s", it->index, why);
 	compute_metrics(c, it);
-	o = json_pack("{s:I, s:s}", "index", (json_int_t)it->index, "status", ok ? "ok" : "failed");
-	json_object_set_new(o, "exit", it->have_result ? json_integer(it->exit_code) : json_null());
-	json_object_set_new(o, "signal", it->have_result ? json_integer(it->signal) : json_null());
-	/* ended: the guest finished the iteration (ITER_END arrived) */
-	json_object_set_new(o, "ended", json_boolean(it->ended));
-	if (why)
-		json_object_set_new(o, "reason", json_string(why));
-	json_object_set_new(o, "metrics", it->metrics);
-	if (it->timeseries)
-		json_object_set_new(o, "timeseries", it->timeseries);
-	if (it->tiers)
-		json_object_set_new(o, "tiers", it->tiers);
-	json_object_set_new(o, "snapshots",
-			    json_pack("{s:o, s:o}", "before", it->before, "after", it->after));
-	return o;
+	*g = (struct guest_iteration){
+		.index = it->index,
+		.ok = it->ended && it->guest_ok && !why,
+		.ended = it->ended,
+		.reason = why,
+		.has_result = it->have_result,
+		.exit_code = it->exit_code,
+		.signal = it->signal,
+		.ts = it->ts,
+		.tiers = it->tiers,
+	};
+	g->metrics = xcalloc(json_object_size(it->metrics) + 1, sizeof(*g->metrics));
+	json_object_foreach(it->metrics, name, val) {
+		struct iter_metric *m = &g->metrics[g->nmetrics++];
+
+		m->name = xstrdup(name);
+		m->integer = json_is_integer(val);
+		m->ivalue = json_integer_value(val);
+		m->value = json_number_value(val);
+	}
+	g->before = snapshots(it->before, &g->nbefore);
+	g->after = snapshots(it->after, &g->nafter);
+	json_decref(it->metrics);
+	json_decref(it->before);
+	json_decref(it->after);
 }
 
 static int cmp_iter(const void *a, const void *b)
@@ -820,9 +888,8 @@ struct guest_stream_parser *guest_stream_begin(const char *workload_name)
 	c->wl = workload_name;
 	if (!c->wl || !guest_stream_metric_name_ok(c->wl))
 		c->wl = "workload";
-	c->log = json_array();
 	c->by_index = json_object();
-	c->root = json_pack("{s:n, s:[]}", "hello", "nodes");
+	c->gs = xcalloc(1, sizeof(*c->gs));
 	return c;
 }
 
@@ -830,15 +897,13 @@ void guest_stream_record(void *s, const struct guest_record *rec)
 {
 	struct guest_stream_parser *c = s;
 
-	c->records++;
+	c->gs->counts.records++;
 	on_record(c, rec->type, rec->p, rec->len);
 }
 
-json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reader *r,
-			 struct guest_stream_info *info)
+struct guest_report *guest_stream_end(struct guest_stream_parser *c, const struct mmrec_reader *r)
 {
-	struct guest_stream_parser *c = s;
-	json_t *iters = json_array(), *root = c->root, *stream;
+	struct guest_report *gs = c->gs;
 
 	if (r->crc_budget_spent)
 		host_log(
@@ -847,95 +912,33 @@ json_t *guest_stream_end(struct guest_stream_parser *s, const struct mmrec_reade
 			r->stopped_at, r->len);
 	if (c->nits)
 		qsort(c->its, c->nits, sizeof(*c->its), cmp_iter);
+	gs->its = xcalloc(c->nits + 1, sizeof(*gs->its));
 	for (size_t i = 0; i < c->nits; i++)
-		json_array_append_new(iters, finish_iter(c, &c->its[i]));
+		finish_iter(c, &c->its[i], &gs->its[gs->nits++]);
 	free(c->its);
 	json_decref(c->by_index);
-	json_object_set_new(root, "iterations", iters);
-	json_object_set_new(root, "log", c->log);
-	if (!c->done)
-		json_object_set_new(root, "done", json_false());
-	stream = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I}", "records",
-			   (json_int_t)c->records, "skipped_bytes", (json_int_t)r->skipped_bytes,
-			   "bad_crc", (json_int_t)r->bad_crc, "oversized", (json_int_t)r->oversized,
-			   "truncated", (json_int_t)r->truncated, "bad_type",
-			   (json_int_t)r->bad_type, "crc_budget_spent", (int)r->crc_budget_spent,
-			   "dropped_metrics", (json_int_t)c->dropped_metrics, "dropped_samples",
-			   (json_int_t)c->dropped_samples);
-	if (c->files.records)
-		json_object_set_new(stream, "file_records",
-				    json_pack("{s:I, s:I, s:I}", "total",
-					      (json_int_t)c->files.records, "ignored",
-					      (json_int_t)c->files.ignored, "late",
-					      (json_int_t)c->files.late));
-	json_object_set_new(root, "stream", stream);
-	c->info.done = c->done;
-	if (info)
-		*info = c->info;
+	gs->counts.skipped_bytes = r->skipped_bytes;
+	gs->counts.bad_crc = r->bad_crc;
+	gs->counts.oversized = r->oversized;
+	gs->counts.truncated = r->truncated;
+	gs->counts.bad_type = r->bad_type;
+	gs->counts.crc_budget_spent = r->crc_budget_spent;
+	gs->info.done = c->done;
 	free(c);
-	return root;
+	return gs;
 }
 
 void guest_stream_file_records(struct guest_stream_parser *s, const struct guest_files_stats *st)
 {
-	s->files = *st;
+	s->gs->counts.files = *st;
 }
 
-json_t *guest_stream_parse(const void *buf, size_t len, const char *workload_name,
-			   struct guest_stream_info *info)
+struct guest_report *guest_stream_parse(const void *buf, size_t len, const char *workload_name)
 {
 	struct guest_stream_parser *s = guest_stream_begin(workload_name);
 	struct guest_record_handler h = { guest_stream_record, s };
 	struct mmrec_reader r;
 
 	guest_records_walk(buf, len, &h, 1, &r);
-	return guest_stream_end(s, &r, info);
-}
-
-static int save_phase(json_t *snaps, const char *phase, const char *dir)
-{
-	json_t *obj = json_object_get(snaps, phase), *val;
-	const char *name;
-	char *pdir;
-	int ret = 0;
-
-	if (!json_is_object(obj) || !json_object_size(obj))
-		return 0;
-	pdir = xasprintf("%s/%s", dir, phase);
-	if (mkdir_p(pdir, 0755) < 0) {
-		free(pdir);
-		return -1;
-	}
-	json_object_foreach(obj, name, val) {
-		char *file, *path;
-
-		if (!json_is_string(val) || !snapshot_name_ok(name))
-			continue; /* not from guest_stream_parse() */
-		file = xstrdup(name);
-		for (char *s = file; *s; s++)
-			if (*s == '/')
-				*s = '.';
-		path = xasprintf("%s/%s", pdir, file);
-		if (write_file_atomic(path, json_string_value(val), json_string_length(val), 0644) <
-		    0)
-			ret = -1;
-		free(path);
-		free(file);
-		if (ret)
-			break;
-	}
-	free(pdir);
-	return ret;
-}
-
-int guest_stream_save_snapshots(json_t *iteration, const char *dir)
-{
-	json_t *snaps = json_object_get(iteration, "snapshots");
-
-	if (!snaps)
-		return 0;
-	if (save_phase(snaps, "before", dir) < 0 || save_phase(snaps, "after", dir) < 0)
-		return -1;
-	json_object_del(iteration, "snapshots");
-	return 0;
+	return guest_stream_end(s, &r);
 }

@@ -94,7 +94,7 @@ static void boot_ctx_free(struct boot_ctx *bc)
 	if (bc->tap)
 		data_tap_stop(bc->tap);
 	kvlist_free(&bc->plan);
-	json_decref(bc->out.agent);
+	guest_stream_free(bc->out.agent);
 	json_decref(bc->out.files);
 	payload_release(&bc->files);
 	guest_outputs_free(&bc->out.outputs);
@@ -533,7 +533,7 @@ static void collect_files(struct run *r, const struct job_variant *v, struct boo
  * stream kept without them (agent.stored.bin).
  */
 static void boot_walk(struct run *r, struct boot_ctx *bc, struct guest_file_list *files,
-		      struct guest_files_stats *st, struct guest_stream_info *info)
+		      struct guest_files_stats *st)
 {
 	char *kept_path = xasprintf("%s/agent.stored.bin", bc->dir);
 	struct guest_stream_parser *sp = guest_stream_begin(r->job->workload.name);
@@ -551,7 +551,7 @@ static void boot_walk(struct run *r, struct boot_ctx *bc, struct guest_file_list
 	guest_records_walk(bc->data ? bc->data : "", bc->dlen, h, ARRAY_SIZE(h), &rd);
 	guest_files_end(gf, bc->dlen, st, &kept, files);
 	guest_stream_file_records(sp, st);
-	bc->out.agent = guest_stream_end(sp, &rd, info);
+	bc->out.agent = guest_stream_end(sp, &rd);
 	if (kept > 0)
 		bc->out.data_file = "agent.stored.bin";
 	free(kept_path);
@@ -562,7 +562,7 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 {
 	const struct job_variant *v = &r->job->variants[b->variant];
 	struct guest_files_stats st;
-	struct guest_stream_info info;
+	const struct guest_stream_info *info;
 	struct guest_file_list files;
 
 	if (map_data(bc))
@@ -570,10 +570,11 @@ static int boot_collect(struct run *r, const struct boot *b, struct boot_ctx *bc
 	if (r->job->collect_files.n)
 		progress_status(pg, "%s iteration %u: storing the collected files", v->name,
 				b->first);
-	boot_walk(r, bc, &files, &st, &info);
-	if (info.setup_error) {
+	boot_walk(r, bc, &files, &st);
+	info = &bc->out.agent->info;
+	if (info->setup_error) {
 		lab_err("variant '%s': the guest could not set up its %s: %s; fix the job and run it again",
-			v->name, info.setup_what, info.setup_message);
+			v->name, info->setup_what, info->setup_message);
 		r->setup_failed = true;
 		guest_file_list_free(&files);
 		return -1;

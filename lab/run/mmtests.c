@@ -89,30 +89,26 @@ static int mmtests_prepare(struct run *r)
 }
 
 /* the command's record, then the import */
-static void mmtests_record(struct run *r, const struct boot_out *out, unsigned int index,
-			   json_t *it, const char *dir)
+static void mmtests_record(struct run *r, const struct boot_out *out, struct iteration_out *io,
+			   const char *dir)
 {
 	const struct job_mmtests *m = r->job->workload.mmtests;
-	json_t *metrics, *imp;
-	const char *status;
 	char *why = NULL;
+	json_t *imp;
 
-	run_own_record(r, out, index, it, dir);
-	metrics = json_object_get(it, "metrics");
-	status = json_string_value(json_object_get(it, "status"));
-	if (!json_is_object(metrics))
-		return;
-	imp = mmtests_import(m, dir, metrics, &why);
+	run_own_record(r, out, io, dir);
+	imp = mmtests_import(m, dir, io->metrics, &why);
 	if (imp) {
-		json_object_set_new(it, "mmtests", imp);
+		json_object_set_new(io->doc, "mmtests", imp);
 		return;
 	}
-	if (status && !strcmp(status, "ok")) {
-		json_object_set_new(it, "status", json_string("failed"));
-		json_object_set_new(it, "reason", json_string(why));
-	} else {
-		json_object_set_new(it, "mmtests", json_pack("{s:s}", "error", why));
+	if (!strcmp(io->status, "ok")) {
+		io->status = "failed";
+		free(io->reason);
+		io->reason = why;
+		return;
 	}
+	json_object_set_new(io->doc, "mmtests", json_pack("{s:s}", "error", why));
 	free(why);
 }
 

@@ -357,11 +357,12 @@ static char *stderr_tail(const struct guest_iter_out *go)
 	return out;
 }
 
-/* why a failed iteration of the program failed */
-static char *failure(const struct job_own *o, json_t *it, const struct guest_iter_out *go)
+/* why a failed iteration of the program failed; g: the agent's report of it, or NULL */
+static char *failure(const struct job_own *o, const struct guest_iteration *g,
+		     const struct guest_iter_out *go)
 {
-	json_int_t code = json_integer_value(json_object_get(it, "exit"));
-	json_int_t sig = json_integer_value(json_object_get(it, "signal"));
+	long long code = g && g->has_result ? g->exit_code : 0;
+	long long sig = g && g->has_result ? g->signal : 0;
 	const char *what = o->argv.n ? "the program" : "loading the module";
 	char *tail = stderr_tail(go), *msg;
 	struct strbuf sb = STRBUF_INIT;
@@ -385,38 +386,27 @@ static char *failure(const struct job_own *o, json_t *it, const struct guest_ite
 	return msg;
 }
 
-void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
+void run_own_record(struct run *r, const struct boot_out *out, struct iteration_out *io,
 		    const char *dir)
 {
 	const struct job_own *o = r->job->workload.own;
-	const struct guest_iter_out *go = guest_outputs_find(&out->outputs, index);
-	const char *status = json_string_value(json_object_get(it, "status"));
-	json_t *metrics = json_object_get(it, "metrics"), *log = json_object_get(it, "log");
+	const struct guest_iter_out *go = guest_outputs_find(&out->outputs, io->index);
 	struct strlist notes = { 0 };
-	char *why;
 
-	json_object_set_new(it, "output", save_streams(go, dir));
+	json_object_set_new(io->doc, "output", save_streams(go, dir));
 	if (o->read.n)
-		json_object_set_new(it, "read", save_read(o, go, dir));
-	if (go && json_is_object(metrics))
-		extract_metrics(&r->job->workload, go, metrics, &notes);
-	if (notes.n && json_is_array(log)) {
-		/* the boot's log is every iteration's: these notes are this one's */
-		log = json_copy(log);
-		for (size_t i = 0; i < notes.n; i++)
-			json_array_append_new(log,
-					      json_pack("{s:s, s:s+}", "level", "warn", "message",
-							"host: extract: ", notes.v[i]));
-		json_object_set_new(it, "log", log);
-	}
+		json_object_set_new(io->doc, "read", save_read(o, go, dir));
+	if (go)
+		extract_metrics(&r->job->workload, go, io->metrics, &notes);
+	/* the boot's log is every iteration's (io's is its copy): these notes are this one's */
+	for (size_t i = 0; i < notes.n; i++)
+		json_array_append_new(io->log, json_pack("{s:s, s:s+}", "level", "warn", "message",
+							 "host: extract: ", notes.v[i]));
 	strlist_free(&notes);
-	if (status && !strcmp(status, "failed") && go && !json_object_get(it, "reason")) {
-		why = failure(o, it, go);
-		json_object_set_new(it, "reason", json_string(why));
-		free(why);
-	}
+	if (!strcmp(io->status, "failed") && go && !io->reason)
+		io->reason = failure(o, io->guest, go);
 	if (go && go->timed_out)
-		json_object_set_new(it, "timed_out", json_true());
+		json_object_set_new(io->doc, "timed_out", json_true());
 }
 
 const struct workload_ops workload_own_ops = {

@@ -15,9 +15,10 @@
 
 int probe_agent_reached(const char *data_path, const char *console_path, void *arg)
 {
-	struct guest_stream_info info;
+	struct guest_report *gs;
 	size_t len;
 	char *buf;
+	bool hello;
 
 	(void)console_path;
 	(void)arg;
@@ -26,9 +27,11 @@ int probe_agent_reached(const char *data_path, const char *console_path, void *a
 	buf = read_file(data_path, &len, PROBE_DATA_MAX);
 	if (!buf)
 		return 0;
-	json_decref(guest_stream_parse(buf, len, "probe", &info));
+	gs = guest_stream_parse(buf, len, "probe");
+	hello = gs->info.hello;
+	guest_stream_free(gs);
 	free(buf);
-	return info.hello;
+	return hello;
 }
 
 int probe_accel(struct vm_host *h, enum accel_mode mode, const char *cache_dir, const char *kernel,

@@ -18,31 +18,19 @@
 #include "lib/util.h"
 #include "run/run.h"
 
-static json_t *find_iteration(json_t *agent, unsigned int index)
+/* "guest": the guest's kernel (null without a HELLO), its nodes, its boot time */
+static json_t *guest_json(const struct guest_report *gs)
 {
-	size_t i;
-	json_t *it;
+	const struct guest_hello *h = gs->has_hello ? &gs->hello : NULL;
 
-	json_array_foreach(json_object_get(agent, "iterations"), i, it)
-		if (json_integer_value(json_object_get(it, "index")) == (json_int_t)index)
-			return it;
-	return NULL;
+	return json_pack("{s:s?, s:o, s:o}", "kernel_release", h ? h->release : NULL, "nodes",
+			 guest_nodes_json(gs), "boot_s",
+			 h && h->has_boot_s ? json_real(h->boot_s) : json_null());
 }
 
-static json_t *guest_json(json_t *agent)
-{
-	json_t *hello = json_object_get(agent, "hello");
-	json_t *nodes = json_object_get(agent, "nodes");
-	const char *rel = json_string_value(json_object_get(hello, "release"));
-
-	return json_pack("{s:s?, s:O?, s:O?}", "kernel_release", rel, "nodes",
-			 json_is_array(nodes) ? nodes : NULL, "boot_s",
-			 json_object_get(hello, "boot_s"));
-}
-
-/* what happened to the iteration the agent reported as ait (or did not) */
-static const char *iteration_status(json_t *ait, const struct vm_result *vr, const char *excerpt,
-				    const char **why)
+/* what happened to the iteration the agent reported as g (or did not) */
+static const char *iteration_status(const struct guest_iteration *g, const struct vm_result *vr,
+				    const char *excerpt, const char **why)
 {
 	*why = NULL;
 	if (vr->outcome == VM_LOST) {
@@ -50,9 +38,8 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
 		*why = vr->detail;
 		return "failed";
 	}
-	if (ait && json_string_value(json_object_get(ait, "status")) &&
-	    json_is_true(json_object_get(ait, "ended")))
-		return json_string_value(json_object_get(ait, "status"));
+	if (g && g->ended)
+		return g->ok ? "ok" : "failed";
 	if (vr->outcome == VM_CRASHED || excerpt) {
 		*why = excerpt ? "the guest kernel crashed (console excerpt stored)" : vr->detail;
 		return "crashed";
@@ -62,8 +49,8 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
 		return "timeout";
 	}
 
-	*why = ait ? "the workload did not finish its iteration" :
-		     "the guest stopped without reporting this iteration";
+	*why = g ? "the workload did not finish its iteration" :
+		   "the guest stopped without reporting this iteration";
 	return "failed";
 }
 
@@ -72,75 +59,86 @@ static const char *iteration_status(json_t *ait, const struct vm_result *vr, con
  * iteration: the reason alone ("deadline passed") does not say that the
  * agent was silent or sent only garbage. NULL when records arrived.
  */
-static char *channel_note(json_t *agent)
+static char *channel_note(const struct guest_stream_counts *c)
 {
-	json_t *st = json_object_get(agent, "stream");
-	json_int_t records = json_integer_value(json_object_get(st, "records"));
-	json_int_t skipped = json_integer_value(json_object_get(st, "skipped_bytes"));
-
-	if (records)
+	if (c->records)
 		return NULL;
-	if (!skipped)
+	if (!c->skipped_bytes)
 		return xstrdup("the agent sent nothing on the data channel (ttyS1)");
-	return xasprintf("the data channel (ttyS1) held %lld bytes and no valid record",
-			 (long long)skipped);
+	return xasprintf("the data channel (ttyS1) held %zu bytes and no valid record",
+			 c->skipped_bytes);
 }
 
-/* set key from src's key, if it has one */
-static void copy_key(json_t *dst, json_t *src, const char *key)
-{
-	json_t *v = json_object_get(src, key);
-
-	if (v)
-		json_object_set(dst, key, v);
-}
-
-static void set_or(json_t *dst, const char *key, json_t *v, json_t *otherwise)
-{
-	json_object_set_new(dst, key, v ? json_incref(v) : otherwise);
-	if (v)
-		json_decref(otherwise);
-}
-
-/* iteration.json (results/README.md) */
-static json_t *iteration_json(const struct run *r, const struct boot_out *out, unsigned int index,
-			      json_t *ait, const char *excerpt, const char **statusp)
+/*
+ * iteration.json (results/README.md) as io: its status, reason, metrics
+ * and log as fields, the rest in io->doc; *boot its "boot" (borrowed)
+ */
+static void iteration_begin(const struct run *r, const struct boot_out *out, const char *excerpt,
+			    struct iteration_out *io, json_t **boot)
 {
 	const struct vm_result *vr = &out->vr;
-	const char *why, *status = iteration_status(ait, vr, excerpt, &why);
-	json_t *it = json_pack("{s:i, s:s, s:o, s:{s:s, s:s, s:f, s:s}}", "index", (int)index,
-			       "status", status, "guest", guest_json(out->agent), "boot", "domain",
-			       out->domain, "outcome", vm_outcome_name(vr->outcome), "elapsed_s",
-			       vr->elapsed_s, "detail", vr->detail);
+	const struct guest_iteration *g = io->guest;
+	const char *why;
 
-	set_or(it, "metrics", json_object_get(ait, "metrics"), json_object());
-	copy_key(it, ait, "timeseries");
-	copy_key(it, ait, "tiers"); /* the memory tiers the guest saw */
-	copy_key(it, ait, "exit");
-	copy_key(it, ait, "signal");
+	io->status = iteration_status(g, vr, excerpt, &why);
+	*boot = json_pack("{s:s, s:s, s:f, s:s}", "domain", out->domain, "outcome",
+			  vm_outcome_name(vr->outcome), "elapsed_s", vr->elapsed_s, "detail",
+			  vr->detail);
+	io->doc = json_pack("{s:o, s:O}", "guest", guest_json(out->agent), "boot", *boot);
+	json_decref(*boot);
+	io->metrics = g ? guest_metrics_json(g) : json_object();
+	io->log = guest_log_json(out->agent);
+	if (g && g->ts.present)
+		json_object_set_new(io->doc, "timeseries", guest_timeseries_json(&g->ts));
+	if (g && g->tiers) /* the memory tiers the guest saw */
+		json_object_set(io->doc, "tiers", g->tiers);
+	if (g) {
+		json_object_set_new(io->doc, "exit",
+				    g->has_result ? json_integer(g->exit_code) : json_null());
+		json_object_set_new(io->doc, "signal",
+				    g->has_result ? json_integer(g->signal) : json_null());
+	}
 	if (r->spec->place && r->spec->place->placement)
-		json_object_set(json_object_get(it, "boot"), "placement",
-				r->spec->place->placement);
+		json_object_set(*boot, "placement", r->spec->place->placement);
 	if (why) {
-		char *note = ait ? NULL : channel_note(out->agent);
+		char *note = g ? NULL : channel_note(&out->agent->counts);
 
-		json_object_set_new(it, "reason",
-				    note ? json_sprintf("%s; %s", why, note) : json_string(why));
+		io->reason = note ? xasprintf("%s; %s", why, note) : xstrdup(why);
 		free(note);
 	}
 	if (excerpt)
-		json_object_set_new(it, "console_excerpt",
+		json_object_set_new(io->doc, "console_excerpt",
 				    console_json_text(excerpt, strlen(excerpt)));
-	if (strcmp(status, "ok") && !excerpt) {
+	if (strcmp(io->status, "ok") && !excerpt) {
 		char *tail = console_tail(out->console, strlen(out->console), CONSOLE_TAIL_MAX);
 
-		json_object_set_new(it, "console_tail", console_json_text(tail, strlen(tail)));
+		json_object_set_new(io->doc, "console_tail", console_json_text(tail, strlen(tail)));
 		free(tail);
 	}
-	set_or(it, "log", json_object_get(out->agent, "log"), json_array());
-	set_or(it, "stream", json_object_get(out->agent, "stream"), json_object());
-	*statusp = status;
+	json_object_set_new(io->doc, "stream", guest_counts_json(&out->agent->counts));
+}
+
+/* io's fields into its document, which it gives up: iteration.json (a new reference) */
+static json_t *iteration_end(struct iteration_out *io)
+{
+	json_t *it = io->doc;
+
+	json_object_set_new(it, "index", json_integer(io->index));
+	json_object_set_new(it, "status", json_string(io->status));
+	if (io->reason)
+		json_object_set_new(it, "reason", json_string(io->reason));
+	json_object_set_new(it, "metrics", io->metrics);
+	json_object_set_new(it, "log", io->log);
+	io->doc = io->metrics = io->log = NULL;
 	return it;
+}
+
+static void iteration_out_release(struct iteration_out *io)
+{
+	free(io->reason);
+	json_decref(io->metrics);
+	json_decref(io->log);
+	json_decref(io->doc);
 }
 
 /* seconds, to the millisecond */
@@ -203,7 +201,8 @@ static void copy_if_there(const char *from_dir, const char *to_dir, const char *
 }
 
 /* the boot's files into the iteration's directory */
-static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it, const char *dir)
+static int iteration_files(const struct boot_out *out, const struct iteration_out *io,
+			   const char *dir)
 {
 	if (mkdir_p(dir, 0755))
 		return -1;
@@ -213,13 +212,30 @@ static int iteration_files(const struct boot_out *out, json_t *ait, json_t *it, 
 		char *src = xasprintf("%s/files", out->dir);
 		int bad;
 
-		json_object_set(it, "files", out->files);
+		json_object_set(io->doc, "files", out->files);
 		bad = is_dir(src) && copy_tree(src, dir);
 		free(src);
 		if (bad)
 			return -1;
 	}
-	return ait ? guest_stream_save_snapshots(ait, dir) : 0;
+	return io->guest ? guest_stream_save_snapshots(io->guest, dir) : 0;
+}
+
+/* "boot": its phases, and what was made ready during the boot before and for the next */
+static void boot_times(json_t *boot, const struct boot_out *out, double begin)
+{
+	json_object_set_new(boot, "phases", record_phases(out, now_monotonic() - begin));
+	if (out->vr.t.prestart_s > 0)
+		json_object_set_new(boot, "prestarted",
+				    json_pack("{s:o, s:o}", "stage", seconds(out->clock.prestage_s),
+					      "create", seconds(out->vr.t.prestart_s)));
+	/* from the guest's start, as the phases count (end < guest_to_agent: before the agent was up) */
+	if (out->clock.next_end > 0 && out->vr.t.started > 0)
+		json_object_set_new(boot, "next_prepared",
+				    json_pack("{s:o, s:o}", "begin",
+					      seconds(out->clock.next_begin - out->vr.t.started),
+					      "end",
+					      seconds(out->clock.next_end - out->vr.t.started)));
 }
 
 /* store one iteration of a finished boot; *status its status */
@@ -228,46 +244,33 @@ static int store_iteration(struct run *r, const struct boot *b, unsigned int ind
 {
 	const char *name = r->job->variants[b->variant].name;
 	double begin = now_monotonic();
-	json_t *ait = find_iteration(out->agent, index);
 	char *excerpt = console_crash_excerpt(out->console, strlen(out->console));
 	char *dir = store_iteration_path(r->store, r->id, name, index);
-	const char *st;
-	json_t *it = iteration_json(r, out, index, ait, excerpt, &st);
+	struct iteration_out io = {
+		.index = index,
+		.guest = guest_stream_find(out->agent, index),
+	};
+	json_t *boot, *it;
 	int ret = -1;
 
+	iteration_begin(r, out, excerpt, &io, &boot);
 	*status = "?";
-	if (iteration_files(out, ait, it, dir))
+	if (iteration_files(out, &io, dir))
 		goto out;
-	run_workload(r)->record(r, out, index, it, dir);
-	/* an mmtests import that found nothing fails an "ok" iteration (st: a literal) */
-	if (!strcmp(st, "ok") && !strcmp(json_string_value(json_object_get(it, "status")) ?
-						 json_string_value(json_object_get(it, "status")) :
-						 "",
-					 "failed"))
-		st = "failed";
-	json_object_set_new(json_object_get(it, "boot"), "phases",
-			    record_phases(out, now_monotonic() - begin));
-	if (out->vr.t.prestart_s > 0)
-		json_object_set_new(json_object_get(it, "boot"), "prestarted",
-				    json_pack("{s:o, s:o}", "stage", seconds(out->clock.prestage_s),
-					      "create", seconds(out->vr.t.prestart_s)));
-	/* from the guest's start, as the phases count (end < guest_to_agent: before the agent was up) */
-	if (out->clock.next_end > 0 && out->vr.t.started > 0)
-		json_object_set_new(json_object_get(it, "boot"), "next_prepared",
-				    json_pack("{s:o, s:o}", "begin",
-					      seconds(out->clock.next_begin - out->vr.t.started),
-					      "end",
-					      seconds(out->clock.next_end - out->vr.t.started)));
-	ret = store_iteration_write(r->store, r->id, name, index, it);
-	*status = st;
+	/* the kind's part; an mmtests import that found nothing fails an "ok" iteration */
+	run_workload(r)->record(r, out, &io, dir);
+	boot_times(boot, out, begin);
 	/* a command workload's failure, on the terminal too: it is the user's program */
-	if (run_workload(r)->warn_failures && strcmp(st, "ok") && json_object_get(it, "reason"))
-		lab_warn("%s iteration %u: %s", name, index,
-			 json_string_value(json_object_get(it, "reason")));
-	if (strcmp(st, "ok"))
+	if (run_workload(r)->warn_failures && strcmp(io.status, "ok") && io.reason)
+		lab_warn("%s iteration %u: %s", name, index, io.reason);
+	*status = io.status;
+	if (strcmp(io.status, "ok"))
 		r->failed_iterations++;
-out:
+	it = iteration_end(&io);
+	ret = store_iteration_write(r->store, r->id, name, index, it);
 	json_decref(it);
+out:
+	iteration_out_release(&io);
 	free(excerpt);
 	free(dir);
 	return ret;

@@ -34,6 +34,7 @@
 #include "guest/outputs.h"
 #include "guest/plan.h"
 #include "guest/records.h"
+#include "guest/stream.h"
 #include "image/diskimage.h"
 #include "image/initramfs.h"
 #include "job/job.h"
@@ -188,9 +189,24 @@ struct boot_out {
 	const char *domain; /* its domain's name */
 	struct boot_clock clock;
 	struct vm_result vr;
-	json_t *agent; /* guest_stream_parse() of the data channel */
+	struct guest_report *agent; /* guest_stream_parse() of the data channel */
 	json_t *files; /* collect_files: guest_files_store()'s answer, or NULL */
 	const char *console; /* the console log, "" when there is none */
+};
+
+/*
+ * One iteration as record.c stores it (iteration.json, results/README.md):
+ * what it decides on as fields, which a workload kind's record hook may
+ * change, and the rest of the document, which the hook may add to.
+ */
+struct iteration_out {
+	unsigned int index;
+	const char *status; /* ok, crashed, timeout, failed (a literal) */
+	char *reason; /* why it is not ok (owned), or NULL */
+	const struct guest_iteration *guest; /* what the agent reported of it, or NULL */
+	json_t *metrics; /* "metrics" (owned) */
+	json_t *log; /* "log": the boot's log, this iteration's copy (owned) */
+	json_t *doc; /* the rest of iteration.json (owned) */
 };
 
 /* record.c */
@@ -235,7 +251,7 @@ struct workload_ops {
 	 */
 	guest_record_fn *collect;
 	/* each stored iteration: what the kind adds to it and to its dir */
-	void (*record)(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
+	void (*record)(struct run *r, const struct boot_out *out, struct iteration_out *io,
 		       const char *dir);
 	/* a failed iteration's reason is the user's program's: shown on the terminal too */
 	bool warn_failures;
@@ -249,7 +265,7 @@ extern const struct workload_ops workload_own_ops;
 int run_own_prepare(struct run *r);
 void run_own_plan(struct kvlist *plan, const struct job_workload *w);
 guest_record_fn run_own_collect;
-void run_own_record(struct run *r, const struct boot_out *out, unsigned int index, json_t *it,
+void run_own_record(struct run *r, const struct boot_out *out, struct iteration_out *io,
 		    const char *dir);
 
 /* mmtests.c: an mmtests workload's packages, tree and script; its import */

@@ -26,13 +26,12 @@ static void builtin_collect(void *ctx, const struct guest_record *rec)
 	(void)rec;
 }
 
-static void builtin_record(struct run *r, const struct boot_out *out, unsigned int index,
-			   json_t *it, const char *dir)
+static void builtin_record(struct run *r, const struct boot_out *out, struct iteration_out *io,
+			   const char *dir)
 {
 	(void)r;
 	(void)out;
-	(void)index;
-	(void)it;
+	(void)io;
 	(void)dir;
 }
 

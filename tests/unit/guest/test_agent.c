@@ -2,7 +2,9 @@
 /*
  * test_agent.c - guest_stream_parse() on synthetic streams with exact
  * expected metrics, on hostile input, and on a stream captured from a real
- * TCG guest running usemem on 2 NUMA nodes (tests/unit/agent/).
+ * TCG guest running usemem on 2 NUMA nodes (tests/unit/agent/): the
+ * struct guest_report's fields, and the whole of it as
+ * guest_stream_to_json() writes it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,6 +79,19 @@ static void head(struct stream *s)
 	    "count=2\nnode=0 cpus=0-1 memory_kb=262144\nnode=1 cpus=2 memory_kb=131072\n");
 }
 
+/* guest_stream_parse() as guest_stream_to_json() writes it; info (may be NULL) gets its info */
+static json_t *parse(const void *buf, size_t len, const char *wl, struct guest_stream_info *info)
+{
+	struct guest_report *gs = guest_stream_parse(buf, len, wl);
+	json_t *j = guest_stream_to_json(gs);
+
+	assert_non_null(j);
+	if (info)
+		*info = gs->info;
+	guest_stream_free(gs);
+	return j;
+}
+
 static double num(json_t *metrics, const char *name)
 {
 	json_t *v = json_object_get(metrics, name);
@@ -116,7 +131,7 @@ static void test_full_stream(void **state)
 	good_iteration(&s, 0);
 	rec(&s, MMREC_LOG, "level=info\nhello from the guest");
 	rec(&s, MMREC_DONE, "iterations=1");
-	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	root = parse(s.buf, s.len, "usemem", &info);
 	assert_true(info.hello);
 	assert_true(info.done);
 	assert_false(info.setup_error);
@@ -186,7 +201,7 @@ static void test_hostile_metrics(void **state)
 	rec(&s, MMREC_SNAPSHOT, "iter=0 phase=middle name=vmstat\npgfault 9");
 	rec(&s, MMREC_RESULT, "iter=99999999999 exit=0");
 	rec(&s, MMREC_LOG, "level=panic\n\x1b[31mred\x01");
-	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
+	root = parse(s.buf, s.len, "usemem", NULL);
 	m = json_object_get(iter(root, 0), "metrics");
 	assert_true(num(m, "usemem.good:metric-1") == 2);
 	assert_true(num(m, "usemem.neg") == -2.5);
@@ -211,7 +226,7 @@ static void test_hostile_metrics(void **state)
 	assert_true(json_is_null(json_object_get(root, "hello")));
 	json_decref(root);
 	/* a hostile workload name falls back to "workload" */
-	root = guest_stream_parse(s.buf, s.len, "bad name", NULL);
+	root = parse(s.buf, s.len, "bad name", NULL);
 	assert_true(num(json_object_get(iter(root, 0), "metrics"), "workload.neg") == -2.5);
 	json_decref(root);
 	free(s.buf);
@@ -230,7 +245,7 @@ static void test_missing_after(void **state)
 	rec(&s, MMREC_ITER_END, "iter=4 status=ok");
 	good_iteration(&s, 2);
 	rec(&s, MMREC_ITER_BEGIN, "iter=7"); /* the guest died here */
-	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
+	root = parse(s.buf, s.len, "usemem", NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 3);
 	it = iter(root, 0); /* sorted by index */
 	assert_int_equal(json_integer_value(json_object_get(it, "index")), 2);
@@ -261,7 +276,7 @@ static void test_guest_failed(void **state)
 	rec(&s, MMREC_LOG, "level=error\niteration 0: workload exited before \"ready\"");
 	rec(&s, MMREC_RESULT, "iter=0 exit=-1 signal=9 user_s=0 system_s=0 elapsed_s=0.1");
 	rec(&s, MMREC_ITER_END, "iter=0 status=failed");
-	root = guest_stream_parse(s.buf, s.len, "crash", NULL);
+	root = parse(s.buf, s.len, "crash", NULL);
 	it = iter(root, 0);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "failed");
 	assert_int_equal(json_integer_value(json_object_get(it, "signal")), 9);
@@ -283,7 +298,7 @@ static void test_garbage(void **state)
 	(void)state;
 	for (size_t i = 0; i < (1 << 16); i++)
 		b[i] = (uint8_t)rand_r(&seed);
-	root = guest_stream_parse(b, 1 << 16, "usemem", NULL);
+	root = parse(b, 1 << 16, "usemem", NULL);
 	assert_non_null(root);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")), 0);
 	assert_int_equal(json_integer_value(
@@ -291,7 +306,7 @@ static void test_garbage(void **state)
 			 1 << 16);
 	json_decref(root);
 	memset(&info, 0xff, sizeof(info));
-	root = guest_stream_parse(NULL, 0, NULL, &info);
+	root = parse(NULL, 0, NULL, &info);
 	assert_non_null(root);
 	assert_true(json_is_false(json_object_get(root, "done")));
 	assert_false(info.hello);
@@ -313,7 +328,7 @@ static void test_many_iterations(void **state)
 		rec(&s, MMREC_ITER_BEGIN, p);
 		rec(&s, MMREC_ITER_END, "iter=0007 status=ok"); /* = iteration 7 */
 	}
-	root = guest_stream_parse(s.buf, s.len, "noop", NULL);
+	root = parse(s.buf, s.len, "noop", NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "iterations")),
 			 GUEST_STREAM_MAX_ITERATIONS);
 	assert_true(log_has(root, "more than 4096 iterations"));
@@ -361,8 +376,8 @@ static void test_file_records(void **state)
 		}
 		rec(s, MMREC_DONE, "iterations=1");
 	}
-	a = guest_stream_parse(without.buf, without.len, "usemem", NULL);
-	b = guest_stream_parse(with.buf, with.len, "usemem", NULL);
+	a = parse(without.buf, without.len, "usemem", NULL);
+	b = parse(with.buf, with.len, "usemem", NULL);
 	assert_int_equal(json_array_size(json_object_get(b, "iterations")), 1);
 	assert_true(json_equal(json_object_get(a, "iterations"), json_object_get(b, "iterations")));
 	assert_int_equal(
@@ -393,7 +408,7 @@ static void test_stream_totals(void **state)
 		}
 		rec(&s, MMREC_SERIES, sb.buf);
 	}
-	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
+	root = parse(s.buf, s.len, "usemem", NULL);
 	st = json_object_get(root, "stream");
 	/* 120 lines of 20000: the first 100 fit in GUEST_STREAM_MAX_TOTAL_SAMPLES */
 	assert_int_equal(json_integer_value(json_object_get(st, "dropped_samples")),
@@ -408,7 +423,7 @@ static void test_real_capture(void **state)
 {
 	size_t len;
 	char *buf = fixture("real-usemem.bin", &len);
-	json_t *root = guest_stream_parse(buf, len, "usemem", NULL), *it, *m, *st;
+	json_t *root = parse(buf, len, "usemem", NULL), *it, *m, *st;
 
 	(void)state;
 	assert_string_equal(
@@ -439,20 +454,18 @@ static void test_save_snapshots(void **state)
 {
 	struct stream s = { 0 };
 	char tmpl[] = "/tmp/mmlab-test-agent-XXXXXX", *dir, *path, *got;
-	json_t *root, *it;
+	struct guest_snapshot escape = { .name = "../escape", .text = "x", .len = 1 };
+	struct guest_report *gs;
+	struct guest_iteration bad;
 	size_t len;
 
 	(void)state;
 	good_iteration(&s, 0);
-	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
-	it = iter(root, 0);
-	/* a name that did not come from the parser must not escape dir */
-	json_object_set_new(json_object_get(json_object_get(it, "snapshots"), "after"), "../escape",
-			    json_string("x"));
+	gs = guest_stream_parse(s.buf, s.len, "usemem");
+	assert_int_equal(gs->nits, 1);
 	dir = mkdtemp(tmpl);
 	assert_non_null(dir);
-	assert_int_equal(guest_stream_save_snapshots(it, dir), 0);
-	assert_null(json_object_get(it, "snapshots"));
+	assert_int_equal(guest_stream_save_snapshots(&gs->its[0], dir), 0);
 	path = xasprintf("%s/after/node0.vmstat", dir);
 	got = read_file(path, &len, 4096);
 	assert_non_null(got);
@@ -462,12 +475,213 @@ static void test_save_snapshots(void **state)
 	path = xasprintf("%s/before/node1.meminfo", dir);
 	assert_true(path_exists(path));
 	free(path);
+	/* a name that did not come from the parser must not escape dir */
+	bad = gs->its[0];
+	bad.after = &escape;
+	bad.nafter = 1;
+	assert_int_equal(guest_stream_save_snapshots(&bad, dir), 0);
 	path = xasprintf("%s/escape", dir);
 	assert_false(path_exists(path));
 	free(path);
-	assert_int_equal(guest_stream_save_snapshots(it, dir), 0); /* nothing left */
 	assert_int_equal(rm_rf(dir), 0);
-	json_decref(root);
+	guest_stream_free(gs);
+	free(s.buf);
+}
+
+static const struct iter_metric *metric(const struct guest_iteration *it, const char *name)
+{
+	for (size_t i = 0; i < it->nmetrics; i++)
+		if (!strcmp(it->metrics[i].name, name))
+			return &it->metrics[i];
+	return NULL;
+}
+
+/* the fields of a whole stream: what run/record.c stores */
+static void test_typed(void **state)
+{
+	struct stream s = { 0 };
+	struct guest_report *gs;
+	const struct guest_iteration *it;
+	const struct iter_metric *m;
+
+	(void)state;
+	head(&s);
+	good_iteration(&s, 3);
+	rec(&s, MMREC_LOG, "level=error\nfrom the guest");
+	rec(&s, MMREC_DONE, "iterations=1");
+	gs = guest_stream_parse(s.buf, s.len, "usemem");
+	assert_true(gs->has_hello);
+	assert_string_equal(gs->hello.agent, "1");
+	assert_string_equal(gs->hello.release, "6.9.0-rc1");
+	assert_true(gs->hello.has_boot_s);
+	assert_true(gs->hello.boot_s == 2.5);
+	assert_int_equal(gs->nnodes, 2);
+	assert_int_equal(gs->nodes[1].id, 1);
+	assert_string_equal(gs->nodes[1].cpus, "2");
+	assert_int_equal(gs->nodes[1].memory_kb, 131072);
+	assert_int_equal(gs->nits, 1);
+	assert_null(guest_stream_find(gs, 0));
+	it = guest_stream_find(gs, 3);
+	assert_ptr_equal(it, &gs->its[0]);
+	assert_int_equal(it->index, 3);
+	assert_true(it->ok);
+	assert_true(it->ended);
+	assert_null(it->reason);
+	assert_true(it->has_result);
+	assert_int_equal(it->exit_code, 0);
+	assert_int_equal(it->signal, 0);
+	assert_int_equal(it->nmetrics, 11);
+	m = metric(it, "vmstat.pgfault"); /* a delta: an integer */
+	assert_non_null(m);
+	assert_true(m->integer);
+	assert_int_equal(m->ivalue, 53);
+	assert_true(m->value == 53);
+	m = metric(it, "time.system_s");
+	assert_non_null(m);
+	assert_false(m->integer);
+	assert_true(m->value == 1.125);
+	assert_false(it->ts.present);
+	assert_null(it->tiers);
+	assert_int_equal(it->nbefore, 4);
+	assert_int_equal(it->nafter, 3);
+	assert_int_equal(gs->nlog, 1);
+	assert_string_equal(gs->log[0].level, "error");
+	assert_string_equal(gs->log[0].message, "from the guest");
+	assert_true(gs->info.done);
+	assert_int_equal(gs->counts.records, 15);
+	assert_int_equal(gs->counts.skipped_bytes, 0);
+	assert_int_equal(gs->counts.bad_crc + gs->counts.truncated, 0);
+	guest_stream_free(gs);
+	free(s.buf);
+}
+
+/* the last record cut short: the iteration never ended, the bytes counted */
+static void test_typed_truncated(void **state)
+{
+	struct stream s = { 0 };
+	struct guest_report *gs;
+	const struct guest_iteration *it;
+	size_t end;
+
+	(void)state;
+	good_iteration(&s, 0);
+	end = s.len;
+	rec(&s, MMREC_DONE, "iterations=1");
+	gs = guest_stream_parse(s.buf, end - 5, "usemem"); /* ITER_END without its last 5 bytes */
+	assert_int_equal(gs->counts.truncated, 1);
+	assert_int_equal(gs->counts.bad_crc, 0);
+	assert_int_equal(gs->counts.records, 10);
+	assert_int_equal(gs->counts.skipped_bytes, MMREC_HDR_SIZE + strlen("iter=0 status=ok") - 5);
+	assert_int_equal(gs->nits, 1);
+	it = &gs->its[0];
+	assert_false(it->ended);
+	assert_false(it->ok);
+	assert_string_equal(it->reason, "no ITER_END (the guest crashed, hung or was stopped)");
+	assert_true(it->has_result); /* what came before the cut stays */
+	assert_non_null(metric(it, "vmstat.pgfault"));
+	assert_false(gs->info.done);
+	assert_string_equal(gs->log[gs->nlog - 1].message,
+			    "host: iteration 0 failed: no ITER_END (the guest crashed, hung or "
+			    "was stopped)");
+	guest_stream_free(gs);
+	free(s.buf);
+}
+
+/* a RESULT whose checksum is wrong is dropped: the guest's ok does not stand */
+static void test_typed_bad_crc(void **state)
+{
+	struct stream s = { 0 }, tail = { 0 };
+	struct guest_report *gs;
+	const struct guest_iteration *it;
+	size_t at;
+
+	(void)state;
+	rec(&s, MMREC_ITER_BEGIN, "iter=1");
+	rec(&s, MMREC_SNAPSHOT, "iter=1 phase=before name=vmstat\npgfault 1\n");
+	rec(&s, MMREC_SNAPSHOT, "iter=1 phase=after name=vmstat\npgfault 4\n");
+	at = s.len;
+	rec(&s, MMREC_RESULT, "iter=1 exit=0 signal=0 user_s=1 system_s=1 elapsed_s=1");
+	s.buf[s.len - 1] ^= 0x01; /* the payload's last byte: "1" -> "0" */
+	rec(&tail, MMREC_ITER_END, "iter=1 status=ok");
+	s.buf = xrealloc(s.buf, s.len + tail.len);
+	memcpy(s.buf + s.len, tail.buf, tail.len);
+	s.len += tail.len;
+	gs = guest_stream_parse(s.buf, s.len, "usemem");
+	assert_int_equal(gs->counts.bad_crc, 1);
+	assert_int_equal(gs->counts.records, 4);
+	assert_int_equal(gs->counts.skipped_bytes, s.len - tail.len - at);
+	assert_int_equal(gs->nits, 1);
+	it = &gs->its[0];
+	assert_true(it->ended);
+	assert_false(it->ok);
+	assert_false(it->has_result);
+	assert_string_equal(it->reason, "no RESULT record");
+	assert_null(metric(it, "time.elapsed_s"));
+	assert_int_equal(metric(it, "vmstat.pgfault")->ivalue, 3);
+	assert_false(gs->has_hello);
+	assert_int_equal(gs->nnodes, 0);
+	guest_stream_free(gs);
+	free(tail.buf);
+	free(s.buf);
+}
+
+/* an iteration that began, sent its RESULT and never ended; another never reported */
+static void test_typed_not_ended(void **state)
+{
+	struct stream s = { 0 };
+	struct guest_report *gs;
+	const struct guest_iteration *it;
+
+	(void)state;
+	head(&s);
+	good_iteration(&s, 0);
+	rec(&s, MMREC_ITER_BEGIN, "iter=1");
+	rec(&s, MMREC_SNAPSHOT, "iter=1 phase=before name=vmstat\npgfault 1\n");
+	rec(&s, MMREC_RESULT, "iter=1 exit=3 signal=0 user_s=1 system_s=1 elapsed_s=1");
+	gs = guest_stream_parse(s.buf, s.len, "usemem");
+	assert_int_equal(gs->nits, 2);
+	assert_true(guest_stream_find(gs, 0)->ok);
+	it = guest_stream_find(gs, 1);
+	assert_non_null(it);
+	assert_false(it->ended);
+	assert_false(it->ok);
+	assert_non_null(it->reason);
+	assert_true(it->has_result);
+	assert_int_equal(it->exit_code, 3);
+	assert_null(metric(it, "vmstat.pgfault")); /* no "after" snapshot */
+	assert_non_null(metric(it, "time.elapsed_s"));
+	assert_int_equal(it->nbefore, 1);
+	assert_int_equal(it->nafter, 0);
+	assert_null(guest_stream_find(gs, 2));
+	assert_false(gs->info.done);
+	assert_int_equal(gs->counts.skipped_bytes + gs->counts.bad_crc + gs->counts.truncated, 0);
+	guest_stream_free(gs);
+	free(s.buf);
+}
+
+/* the typed series, as SERIES sent them */
+static void test_typed_series(void **state)
+{
+	struct stream s = { 0 };
+	struct guest_report *gs;
+	const struct iter_timeseries *ts;
+
+	(void)state;
+	good_iteration(&s, 0);
+	rec(&s, MMREC_SERIES,
+	    "iter=0 interval_s=2 samples=2\nvmstat.a 1 2.5\nvmstat.a 3 4\nvmstat.b 5 6\n");
+	gs = guest_stream_parse(s.buf, s.len, "usemem");
+	ts = &gs->its[0].ts;
+	assert_true(ts->present);
+	assert_true(ts->interval_s == 2);
+	assert_int_equal(ts->samples, 2);
+	assert_int_equal(ts->nseries, 2); /* the second vmstat.a is dropped */
+	assert_string_equal(ts->series[0].name, "vmstat.a");
+	assert_int_equal(ts->series[0].n, 2);
+	assert_true(ts->series[0].v[1] == 2.5);
+	assert_string_equal(ts->series[1].name, "vmstat.b");
+	assert_true(ts->series[1].v[0] == 5);
+	guest_stream_free(gs);
 	free(s.buf);
 }
 
@@ -491,7 +705,7 @@ static void test_collectors(void **state)
 	    "iter=0 interval_s=1 samples=3\n"
 	    "vmstat.nr_free_pages 10 9 8\nnode1.vmstat.nr_free_pages 5 4 3\n"
 	    "vmstat.short 1 2\ntime.bad 1 2 3\nvmstat.nan 1 x 3\n");
-	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
+	root = parse(s.buf, s.len, "usemem", NULL);
 	it = iter(root, 0);
 	m = json_object_get(it, "metrics");
 	assert_int_equal((int)num(m, "trace.compaction:mm_compaction_begin"), 12);
@@ -516,7 +730,7 @@ static void test_collectors(void **state)
 	json_decref(root);
 
 	rec(&s, MMREC_SETUP_ERROR, "what=collectors\ntracepoint 'a:b' matches no event");
-	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	root = parse(s.buf, s.len, "usemem", &info);
 	assert_string_equal(
 		json_string_value(json_object_get(json_object_get(root, "setup_error"), "message")),
 		"tracepoint 'a:b' matches no event");
@@ -530,7 +744,7 @@ static void test_collectors(void **state)
 	memcpy(big, "what=a\001b\n\033[2J", 13);
 	big[sizeof(big) - 1] = '\0';
 	rec(&s, MMREC_SETUP_ERROR, big);
-	root = guest_stream_parse(s.buf, s.len, "usemem", &info);
+	root = parse(s.buf, s.len, "usemem", &info);
 	assert_true(info.setup_error);
 	assert_string_equal(info.setup_what, "a?b");
 	assert_int_equal(strlen(info.setup_message), GUEST_STREAM_SETUP_MESSAGE_MAX);
@@ -556,7 +770,7 @@ static void test_tiers(void **state)
 	    "node=1 cpus=- memory_kb=524288\n"
 	    "access=1 class=0 initiators=0 read_latency=300 read_bandwidth=4096\n"
 	    "tier=x nodes=1\ntier=5 nodes=$(reboot)\nnode=1 cpus=a\nwhat=ever\ntier=9 nodes=3\n");
-	root = guest_stream_parse(s.buf, s.len, "usemem", NULL);
+	root = parse(s.buf, s.len, "usemem", NULL);
 	t = json_object_get(iter(root, 0), "tiers");
 	assert_non_null(t);
 	assert_true(json_is_true(json_object_get(t, "demotion_enabled")));
@@ -593,6 +807,9 @@ int main(void)
 		cmocka_unit_test(test_real_capture),  cmocka_unit_test(test_save_snapshots),
 		cmocka_unit_test(test_collectors),    cmocka_unit_test(test_tiers),
 		cmocka_unit_test(test_stream_totals), cmocka_unit_test(test_file_records),
+		cmocka_unit_test(test_typed),	      cmocka_unit_test(test_typed_truncated),
+		cmocka_unit_test(test_typed_bad_crc), cmocka_unit_test(test_typed_not_ended),
+		cmocka_unit_test(test_typed_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

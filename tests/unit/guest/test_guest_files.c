@@ -416,13 +416,18 @@ static void test_one_walk(void **state)
 							  { guest_files_record, gf } };
 		const struct stream *in = pass ? &want : &s;
 		struct guest_file_list l;
+		struct guest_report *gs;
 		json_t *files, *root_j, *fr;
 
 		unlink(kept);
 		guest_records_walk(in->buf, in->len, h, 2, &rd);
 		guest_files_end(gf, in->len, &st, &k, &l);
 		guest_stream_file_records(sp, &st);
-		root_j = guest_stream_end(sp, &rd, NULL);
+		gs = guest_stream_end(sp, &rd);
+		/* the typed counts, and the same as iteration.json's "stream" holds them */
+		assert_int_equal(gs->counts.files.records, pass ? 0 : 1);
+		root_j = guest_stream_to_json(gs);
+		guest_stream_free(gs);
 		files = guest_file_list_json(&l);
 		assert_int_equal(l.n, 1);
 		assert_string_equal(l.v[0].path, "/x");
