@@ -18,6 +18,7 @@
 
 #include "store/iteration.h"
 #include "store/results.h"
+#include "store/run_data.h"
 #include "store/run_record.h"
 #include "lib/db.h"
 #include "lib/timefmt.h"
@@ -760,8 +761,65 @@ char *store_run_resolve(struct store *s, const char *run)
 	return NULL;
 }
 
+/* an imported run's provenance (<run>/import.json), when there is one */
+static void load_import(struct store *s, const char *run, struct run_import *imp)
+{
+	char *p = xasprintf("%s/%s/import.json", s->dir, run), *buf;
+	size_t len;
+	json_t *j;
+
+	buf = path_exists(p) ? read_file(p, &len, 65536) : NULL;
+	j = buf ? json_loadb(buf, len, 0, NULL) : NULL;
+	run_import_from_json(j, imp);
+	json_decref(j);
+	free(buf);
+	free(p);
+}
+
+/* the iterations of each variant of d->rec (run id): 0, or -1 after a message */
+static int load_variants(struct store *s, const char *id, struct run_data *d)
+{
+	d->vars = xcalloc(d->rec.nvariants + 1, sizeof(*d->vars));
+	for (size_t i = 0; i < d->rec.nvariants; i++) {
+		const char *name = d->rec.variants[i].name;
+		json_t *its = valid_component(name) ? load_iterations(s, id, name) : json_array();
+		char *where = xasprintf("run %s variant %s", id, name);
+		int rc = run_data_variant_from_json(its, &d->vars[i], where);
+
+		free(where);
+		json_decref(its);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int store_run_load(struct store *s, const char *run, struct run_data *d)
+{
+	char *id = store_run_resolve(s, run);
+	int rc = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (!id || store_record_read(s, id, &d->rec)) {
+		free(id);
+		return -1;
+	}
+	if (run_record_status(&d->rec) != d->rec.status) { /* "running" reported as "incomplete" */
+		char *st = xstrdup(run_record_status(&d->rec));
+
+		free(d->rec.status);
+		d->rec.status = st;
+	}
+	if (!load_variants(s, id, d)) {
+		load_import(s, id, &d->import);
+		rc = 0;
+	}
+	free(id);
+	return rc;
+}
+
 /* an imported run's provenance (<run>/import.json) as "imported" */
-static void load_import(struct store *s, const char *run, json_t *out)
+static void load_import_json(struct store *s, const char *run, json_t *out)
 {
 	char *p = xasprintf("%s/%s/import.json", s->dir, run), *buf;
 	size_t len;
@@ -799,7 +857,7 @@ json_t *store_load_run(struct store *s, const char *run)
 						    json_array());
 	out = run_record_to_json(&r);
 	run_record_add_iterations(out, vars);
-	load_import(s, id, out);
+	load_import_json(s, id, out);
 	json_decref(vars);
 	run_record_release(&r);
 	free(id);
