@@ -818,52 +818,6 @@ int store_run_load(struct store *s, const char *run, struct run_data *d)
 	return rc;
 }
 
-/* an imported run's provenance (<run>/import.json) as "imported" */
-static void load_import_json(struct store *s, const char *run, json_t *out)
-{
-	char *p = xasprintf("%s/%s/import.json", s->dir, run), *buf;
-	size_t len;
-	json_t *j;
-
-	buf = path_exists(p) ? read_file(p, &len, 65536) : NULL;
-	j = buf ? json_loadb(buf, len, 0, NULL) : NULL;
-	if (json_is_object(j))
-		json_object_set(out, "imported", j);
-	json_decref(j);
-	free(buf);
-	free(p);
-}
-
-json_t *store_load_run(struct store *s, const char *run)
-{
-	char *id = store_run_resolve(s, run);
-	struct run_record r;
-	json_t *out, *vars = json_array();
-
-	if (!id || store_record_read(s, id, &r)) {
-		json_decref(vars);
-		free(id);
-		return NULL;
-	}
-	if (run_record_status(&r) != r.status) { /* "running" reported as "incomplete" */
-		char *st = xstrdup(run_record_status(&r));
-
-		free(r.status);
-		r.status = st;
-	}
-	for (size_t i = 0; i < r.nvariants; i++)
-		json_array_append_new(vars, valid_component(r.variants[i].name) ?
-						    load_iterations(s, id, r.variants[i].name) :
-						    json_array());
-	out = run_record_to_json(&r);
-	run_record_add_iterations(out, vars);
-	load_import_json(s, id, out);
-	json_decref(vars);
-	run_record_release(&r);
-	free(id);
-	return out;
-}
-
 int store_variant_iterations(struct store *s, const char *run, const char *variant,
 			     struct iteration_record **recs, size_t *n)
 {
@@ -908,16 +862,4 @@ int store_kernels_used(const char *results_dir, struct kernel_uses *out)
 	}
 	strlist_free(&runs);
 	return 0;
-}
-
-json_t *results_load_run(const char *results_dir, const char *run_id)
-{
-	struct store *s = store_open(results_dir);
-	json_t *j;
-
-	if (!s)
-		return NULL;
-	j = store_load_run(s, run_id);
-	store_close(s);
-	return j;
 }
