@@ -88,8 +88,7 @@ void cmp_free(struct comparison *c)
 		free(c->vars[j].run);
 		free(c->vars[j].kernel);
 		kvlist_free(&c->vars[j].config);
-		json_decref(c->vars[j].kinfo);
-		json_decref(c->vars[j].jvariant);
+		cmp_setup_release(&c->vars[j].setup);
 		for (size_t i = 0; i < c->vars[j].nts; i++)
 			iter_timeseries_release(&c->vars[j].ts[i].ts);
 		free(c->vars[j].ts);
@@ -98,7 +97,9 @@ void cmp_free(struct comparison *c)
 	json_decref(c->metric_index);
 	kvlist_free(&c->derived);
 	strlist_free(&c->runs);
-	json_decref(c->runinfo);
+	for (size_t i = 0; i < c->nruninfo; i++)
+		cmp_runinfo_release(&c->runinfo[i]);
+	free(c->runinfo);
 	strlist_free(&c->warnings);
 	strlist_free(&c->notes);
 	free(c);

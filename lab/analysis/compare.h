@@ -19,10 +19,8 @@
 #include "analysis/metrics_dir.h"
 #include "analysis/stats.h"
 #include "store/iteration_record.h"
+#include "store/run_data.h"
 #include "lib/util.h"
-
-/* implemented in results.c; a new reference, or NULL */
-json_t *results_load_run(const char *results_dir, const char *run_id);
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_HTML };
 
@@ -32,14 +30,63 @@ struct cmp_series {
 	double elapsed_s; /* the iteration's time.elapsed_s, NaN when unknown */
 };
 
+/* a variant's kernel and settings as the report names them (runinfo_json.c) */
+struct cmp_setup {
+	char *ksource, *kbase, *kpath; /* the kernel's source, base_commit, path; NULL */
+	struct strlist kops; /* its operations, "<op> <arg>" ("?" for a part missing) */
+	char *cmdline; /* the job's for the variant, NULL when none */
+	json_t *thp, *sysctl; /* the job's maps for the variant (objects, owned), or NULL */
+};
+
+/* a node of a run's topology: its CPUs and MiB (-1 unknown) */
+struct cmp_node {
+	long long cpus, mib;
+};
+
+/* a row of the topology's distances */
+struct cmp_dist_row {
+	long long *v;
+	size_t n;
+};
+
+/* a direction the job declared for the metrics of a command workload */
+struct cmp_dir_decl {
+	char *pattern; /* fnmatch pattern of full metric names */
+	enum metric_dir dir;
+};
+
+/* what the report's header says about a run, and what the run's job adds (runinfo_json.c) */
+struct cmp_runinfo {
+	char *run, *job, *created; /* NULL when not recorded */
+	bool has_host;
+	char *accel, *accel_reason, *qemu, *libvirt, *hostname, *cpu; /* the host's; NULL */
+	long long cpus; /* the host's online CPUs, 0 unknown */
+	char *order_mode; /* "random", "sequential"; NULL: no order recorded */
+	long long seed;
+	struct strlist sequence;
+	/* the job (job_resolved) */
+	char *job_accel; /* the accelerator the job asked for, or NULL */
+	char *workload; /* its name, NULL: a command */
+	json_t *params; /* the workload's parameters (an object, owned), or NULL */
+	bool has_iterations;
+	long long iterations, iterations_per_boot;
+	char *image_kind; /* NULL: not recorded */
+	struct cmp_node *nodes;
+	size_t nnodes;
+	struct cmp_dist_row *dist;
+	size_t ndist;
+	struct cmp_dir_decl *dirs; /* in the job's order: a later one wins */
+	size_t ndirs;
+	json_t *derived; /* the job's formulas, name -> expression (an object, owned), or NULL */
+};
+
 struct cmp_variant {
 	char *name; /* label: unique; "<name>.r<k>" if run k repeats a name */
 	char *run; /* run id, NULL for samples CSV */
 	char *kernel; /* kernel release, or NULL */
 	size_t niter; /* samples (ok iterations) */
 	struct kvlist config; /* what must match for a fair comparison */
-	json_t *kinfo; /* the run's "kernel" object of the variant, or NULL */
-	json_t *jvariant; /* the job's variant (cmdline, sysctl, thp), or NULL */
+	struct cmp_setup setup; /* its kernel and settings, for the report */
 	struct cmp_series *ts; /* per ok iteration that has a time series */
 	size_t nts;
 };
@@ -90,7 +137,8 @@ struct comparison {
 	double effect; /* --power: relative effect, 0 = not asked */
 	struct kvlist derived; /* user formulas: name -> expression */
 	struct strlist runs;
-	json_t *runinfo; /* array, per run: its facts for the report header */
+	struct cmp_runinfo *runinfo; /* per run added (cmp_add_run()): its facts */
+	size_t nruninfo;
 	struct strlist warnings;
 	struct strlist notes;
 };
@@ -98,8 +146,8 @@ struct comparison {
 struct comparison *cmp_new(void);
 void cmp_free(struct comparison *c);
 
-/* add the variants of one run (the JSON of `mmlab results show RUN --json`) */
-int cmp_add_run(struct comparison *c, const json_t *run);
+/* add the variants of one run (store_run_load(), run_data_from_json()) */
+int cmp_add_run(struct comparison *c, const struct run_data *run);
 /* add samples: CSV rows variant,metric,value[,direction]; header optional */
 int cmp_add_samples_csv(struct comparison *c, const char *path);
 int cmp_add_samples_buf(struct comparison *c, const char *name, const char *buf);
@@ -121,6 +169,18 @@ int cmp_write_power(const struct comparison *c, double effect, enum cmp_format f
 int cmp_write_html(const struct comparison *c, FILE *out);
 
 int cmp_parse_format(const char *s, enum cmp_format *fmt);
+
+/* ---- runinfo_json.c: what a run's JSON parts (its job, kernels) give ---- */
+
+/* ri from run: the record's facts and its job's (job_resolved) */
+void cmp_runinfo_read(struct cmp_runinfo *ri, const struct run_data *run);
+void cmp_runinfo_release(struct cmp_runinfo *ri);
+/*
+ * variant i of run (run->rec.variants[i]): its kernel and job settings into
+ * v->setup, what must match between variants into v->config
+ */
+void cmp_variant_read(struct cmp_variant *v, const struct run_data *run, size_t i);
+void cmp_setup_release(struct cmp_setup *s);
 
 /* helpers shared with report_html.c */
 /* percent change of new against base, positive = better; NaN if base is 0 */

@@ -18,87 +18,32 @@
 
 /* ---- loading runs ---- */
 
-static void flatten(struct kvlist *kv, const char *prefix, json_t *val)
+/* keep a copy of an ok iteration's 1 Hz time series for the report */
+static void add_timeseries(struct cmp_variant *v, const struct iteration_record *it)
 {
-	const char *key;
-	json_t *sub;
-	char *s;
-
-	if (json_is_object(val)) {
-		json_object_foreach(val, key, sub) {
-			char *p = *prefix ? xasprintf("%s.%s", prefix, key) : xstrdup(key);
-
-			flatten(kv, p, sub);
-			free(p);
-		}
-		return;
-	}
-	if (json_is_string(val)) {
-		kvlist_set(kv, prefix, json_string_value(val));
-		return;
-	}
-	s = json_dumps(val, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	kvlist_set(kv, prefix, s ? s : "?");
-	free(s);
-}
-
-static json_t *job_variant(const json_t *run, const char *name)
-{
-	json_t *vars = json_object_get(json_object_get(run, "job_resolved"), "variants");
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(vars, i, v) {
-		const char *n = json_string_value(json_object_get(v, "name"));
-
-		if (n && !strcmp(n, name))
-			return v;
-	}
-	return NULL;
-}
-
-/* what must be equal between variants, except the kernel itself */
-static void variant_config(struct cmp_variant *v, const json_t *run, const char *name)
-{
-	json_t *job = json_object_get(run, "job_resolved");
-	json_t *jv = job_variant(run, name);
-	json_t *host = json_object_get(run, "host");
-	static const char *const job_keys[] = { "topology", "workload", "accel", "image" };
-	const char *key;
-	json_t *val;
-
-	json_object_foreach(jv, key, val)
-		if (strcmp(key, "name") && strcmp(key, "kernel"))
-			flatten(&v->config, key, val);
-	for (size_t i = 0; i < ARRAY_SIZE(job_keys); i++)
-		if (json_object_get(job, job_keys[i]))
-			flatten(&v->config, job_keys[i], json_object_get(job, job_keys[i]));
-	json_object_foreach(host, key, val) {
-		char *p = xasprintf("host.%s", key);
-
-		if (strcmp(key, "accel_reason"))
-			flatten(&v->config, p, val);
-		free(p);
-	}
-}
-
-/* keep an ok iteration's 1 Hz time series for the report (moved out of it) */
-static void add_timeseries(struct cmp_variant *v, struct iteration_record *it)
-{
+	const struct iter_timeseries *from = &it->ts;
+	struct iter_timeseries *ts;
 	struct cmp_series *cs;
 
-	if (!it->ts.present)
+	if (!from->present)
 		return;
 	v->ts = xrealloc(v->ts, (v->nts + 1) * sizeof(*v->ts));
 	cs = &v->ts[v->nts++];
-	cs->ts = it->ts;
-	if (!(cs->ts.interval_s > 0))
-		cs->ts.interval_s = 1.0;
+	ts = &cs->ts;
+	*ts = *from;
+	ts->series = xcalloc(from->nseries + 1, sizeof(*ts->series));
+	for (size_t i = 0; i < from->nseries; i++) {
+		ts->series[i].name = xstrdup(from->series[i].name);
+		ts->series[i].n = from->series[i].n;
+		ts->series[i].v = xcalloc(from->series[i].n + 1, sizeof(double));
+		memcpy(ts->series[i].v, from->series[i].v, from->series[i].n * sizeof(double));
+	}
+	if (!(ts->interval_s > 0))
+		ts->interval_s = 1.0;
 	cs->elapsed_s = iteration_metric(it, "time.elapsed_s");
-	memset(&it->ts, 0, sizeof(it->ts));
 }
 
-static int add_iteration(struct comparison *c, size_t vi, struct iteration_record *it,
+static int add_iteration(struct comparison *c, size_t vi, const struct iteration_record *it,
 			 const char *where)
 {
 	struct cmp_variant *v = &c->vars[vi];
@@ -124,120 +69,68 @@ static int add_iteration(struct comparison *c, size_t vi, struct iteration_recor
 }
 
 /*
- * One stored iteration of variant vi (the i-th): its samples when it is
- * ok, else counted in *bad; an mmtests import kept in imports for the
+ * The stored iterations of variant vi: the samples of those ok, the
+ * others counted in a note; an mmtests import kept in imports for the
  * directions. 0, or -1 after a message.
  */
-static int add_iteration_json(struct comparison *c, size_t vi, const json_t *it, size_t i,
-			      const char *run_id, json_t *imports, size_t *bad)
+static int add_iterations(struct comparison *c, size_t vi, const struct run_data_variant *rv,
+			  const char *run_id, json_t *imports)
 {
-	char *where = xasprintf("run %s variant %s iteration %zu", run_id, c->vars[vi].name, i);
-	struct iteration_record rec;
-	int rc = 0;
+	size_t bad = 0;
 
-	if (!json_is_object(it)) {
-		(*bad)++; /* not an iteration: not ok, as ever */
-	} else if (iteration_record_from_json(it, &rec, where)) {
-		rc = -1;
-	} else {
-		if (rec.mmtests)
-			json_array_append(imports, (json_t *)rec.mmtests);
-		if (!iteration_ok(&rec))
-			(*bad)++;
-		else
-			rc = add_iteration(c, vi, &rec, where);
-		iteration_record_release(&rec);
+	for (size_t i = 0; i < rv->n; i++) {
+		const struct iteration_record *it = &rv->its[i];
+		char *where;
+		int rc;
+
+		if (it->mmtests)
+			json_array_append(imports, (json_t *)it->mmtests);
+		if (!iteration_ok(it)) {
+			bad++;
+			continue;
+		}
+		where = xasprintf("run %s variant %s iteration %zu", run_id, c->vars[vi].name, i);
+		rc = add_iteration(c, vi, it, where);
+		free(where);
+		if (rc)
+			return -1;
 	}
-	free(where);
-	return rc;
+	if (bad)
+		strlist_pushf(&c->notes,
+			      "variant %s: %zu of %zu iterations not ok "
+			      "(crashed, timeout or failed) are left out",
+			      c->vars[vi].name, bad, rv->n);
+	return 0;
 }
 
-static int add_variant_json(struct comparison *c, const json_t *run, const char *run_id,
-			    const json_t *jv, json_t *imports)
+static int add_variant(struct comparison *c, const struct run_data *run, size_t i, json_t *imports)
 {
-	const char *name = json_string_value(json_object_get(jv, "name"));
-	json_t *its = json_object_get(jv, "iterations");
-	json_t *kernel = json_object_get(jv, "kernel");
-	size_t vi, i, bad = 0;
-	json_t *it;
+	const struct run_variant *rv = &run->rec.variants[i];
+	const char *id = run->rec.run;
+	size_t vi = cmp_variant_add(c, rv->name, id);
 
-	if (!name || !json_is_array(its)) {
-		lab_err("run %s: a variant without \"name\" or \"iterations\"; "
-			"the results file may be damaged",
-			run_id);
-		return -1;
-	}
-	vi = cmp_variant_add(c, name, run_id);
 	if (vi == (size_t)-1) {
-		char *where = xasprintf("run %s variant %s", run_id, name);
+		char *where = xasprintf("run %s variant %s", id, rv->name);
 
 		cmp_full_err(c, where);
 		free(where);
 		return -1;
 	}
-	if (json_is_string(json_object_get(kernel, "release")))
-		c->vars[vi].kernel = xstrdup(json_string_value(json_object_get(kernel, "release")));
-	variant_config(&c->vars[vi], run, name);
-	if (json_is_object(kernel))
-		c->vars[vi].kinfo = json_deep_copy(kernel);
-	if (job_variant(run, name))
-		c->vars[vi].jvariant = json_deep_copy(job_variant(run, name));
-	json_array_foreach(its, i, it)
-		if (add_iteration_json(c, vi, it, i, run_id, imports, &bad))
-			return -1;
-	if (bad)
-		strlist_pushf(&c->notes,
-			      "variant %s: %zu of %zu iterations not ok "
-			      "(crashed, timeout or failed) are left out",
-			      c->vars[vi].name, bad, json_array_size(its));
-	return 0;
+	if (rv->has_kernel && rv->kernel.release)
+		c->vars[vi].kernel = xstrdup(rv->kernel.release);
+	cmp_variant_read(&c->vars[vi], run, i);
+	if (!run->vars)
+		return 0;
+	return add_iterations(c, vi, &run->vars[i], id, imports);
 }
 
-/* what the report's header says about a run */
-static json_t *run_facts(const json_t *run)
+/* a command workload's metrics: the directions its job declared, a later one wins */
+static void own_directions(struct comparison *c, const struct cmp_runinfo *ri)
 {
-	static const char *const top[] = { "run",  "job",   "created",
-					   "host", "order", "until_significant" };
-	static const char *const job[] = { "topology",	"workload",   "image",
-					   "accel",	"iterations", "iterations_per_boot",
-					   "collectors" };
-	json_t *jr = json_object_get(run, "job_resolved");
-	json_t *o = json_object();
-
-	for (size_t i = 0; i < ARRAY_SIZE(top); i++)
-		if (json_object_get(run, top[i]))
-			json_object_set_new(o, top[i],
-					    json_deep_copy(json_object_get(run, top[i])));
-	for (size_t i = 0; i < ARRAY_SIZE(job); i++)
-		if (json_object_get(jr, job[i]))
-			json_object_set_new(o, job[i], json_deep_copy(json_object_get(jr, job[i])));
-	return o;
-}
-
-/*
- * A command workload's metrics have the direction its job gave them
- * (job_resolved.workload.metrics: fnmatch patterns of full names, in the
- * job's order; a later one wins). Neutral is every unknown metric's
- * direction already, so only lower and higher are applied.
- */
-static void own_directions(struct comparison *c, const json_t *run)
-{
-	json_t *decl = json_object_get(
-		json_object_get(json_object_get(run, "job_resolved"), "workload"), "metrics");
-	enum metric_dir dir;
-	size_t i;
-	json_t *d;
-
-	json_array_foreach(decl, i, d) {
-		const char *pat = json_string_value(json_object_get(d, "name"));
-		const char *ds = json_string_value(json_object_get(d, "direction"));
-
-		if (!pat || !ds || metric_dir_parse(ds, &dir) || dir == DIR_NEUTRAL)
-			continue;
+	for (size_t i = 0; i < ri->ndirs; i++)
 		for (size_t k = 0; k < c->nmetrics; k++)
-			if (!fnmatch(pat, c->metrics[k].name, 0))
-				c->metrics[k].dir = dir;
-	}
+			if (!fnmatch(ri->dirs[i].pattern, c->metrics[k].name, 0))
+				c->metrics[k].dir = ri->dirs[i].dir;
 }
 
 /* an mmtests workload's metrics: the direction mmtests prefers, stored with each import */
@@ -257,31 +150,28 @@ static void mmtests_directions(struct comparison *c, const json_t *imports)
 	}
 }
 
-int cmp_add_run(struct comparison *c, const json_t *run)
+int cmp_add_run(struct comparison *c, const struct run_data *run)
 {
-	const char *id = json_string_value(json_object_get(run, "run"));
-	json_t *vars = json_object_get(run, "variants");
+	struct cmp_runinfo *ri;
 	json_t *imports;
-	size_t i;
-	json_t *jv;
 
-	if (!id || !json_is_array(vars)) {
+	if (!run->rec.run) {
 		lab_err("a run without \"run\" or \"variants\"; is this the "
 			"output of `mmlab results show RUN --json`?");
 		return -1;
 	}
-	strlist_push(&c->runs, id);
-	if (!c->runinfo)
-		c->runinfo = json_array();
-	json_array_append_new(c->runinfo, run_facts(run));
+	strlist_push(&c->runs, run->rec.run);
+	c->runinfo = xrealloc(c->runinfo, (c->nruninfo + 1) * sizeof(*c->runinfo));
+	ri = &c->runinfo[c->nruninfo++];
+	cmp_runinfo_read(ri, run);
 	imports = json_array();
-	json_array_foreach(vars, i, jv) {
-		if (add_variant_json(c, run, id, jv, imports) < 0) {
+	for (size_t i = 0; i < run->rec.nvariants; i++) {
+		if (add_variant(c, run, i, imports) < 0) {
 			json_decref(imports);
 			return -1;
 		}
 	}
-	own_directions(c, run);
+	own_directions(c, ri);
 	mmtests_directions(c, imports);
 	json_decref(imports);
 	return 0;

@@ -50,10 +50,8 @@ static const char css[] =
 
 /* ---- the run's facts ---- */
 
-static const char *js(const json_t *o, const char *key, const char *dflt)
+static const char *str_or(const char *s, const char *dflt)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
 	return s ? s : dflt;
 }
 
@@ -85,19 +83,15 @@ static void add_pairs(struct strbuf *sb, json_t *o)
 static char *fmt_kernel(const struct cmp_variant *v)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const json_t *k = v->kinfo;
-	const char *src = json_string_value(json_object_get(k, "source"));
-	const char *base = json_string_value(json_object_get(k, "base_commit"));
-	size_t i;
-	json_t *op;
+	const struct cmp_setup *k = &v->setup;
 
 	strbuf_addstr(&sb, v->kernel ? v->kernel : "kernel release unknown");
-	if (src && !strcmp(src, "build")) {
-		strbuf_addf(&sb, ", built from %.12s", base ? base : "?");
-		json_array_foreach(json_object_get(k, "operations"), i, op)
-			strbuf_addf(&sb, " + %s %s", js(op, "op", "?"), js(op, "arg", "?"));
-	} else if (json_string_value(json_object_get(k, "path"))) {
-		strbuf_addf(&sb, " (%s)", json_string_value(json_object_get(k, "path")));
+	if (k->ksource && !strcmp(k->ksource, "build")) {
+		strbuf_addf(&sb, ", built from %.12s", str_or(k->kbase, "?"));
+		for (size_t i = 0; i < k->kops.n; i++)
+			strbuf_addf(&sb, " + %s", k->kops.v[i]);
+	} else if (k->kpath) {
+		strbuf_addf(&sb, " (%s)", k->kpath);
 	}
 	return strbuf_detach(&sb);
 }
@@ -106,142 +100,104 @@ static char *fmt_kernel(const struct cmp_variant *v)
 static char *fmt_settings(const struct cmp_variant *v)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const json_t *jv = v->jvariant;
-	const char *cmd = json_string_value(json_object_get(jv, "cmdline"));
+	const struct cmp_setup *st = &v->setup;
 
 	strbuf_addf(&sb, "cmdline: %s",
-		    cmd && *cmd ? cmd :
-				  "(mmlab's console "
-				  "and init arguments only)");
-	if (json_object_size(json_object_get(jv, "thp"))) {
+		    st->cmdline && *st->cmdline ? st->cmdline :
+						  "(mmlab's console "
+						  "and init arguments only)");
+	if (json_object_size(st->thp)) {
 		strbuf_addstr(&sb, "; THP ");
-		add_pairs(&sb, json_object_get(jv, "thp"));
+		add_pairs(&sb, st->thp);
 	}
-	if (json_object_size(json_object_get(jv, "sysctl"))) {
+	if (json_object_size(st->sysctl)) {
 		strbuf_addstr(&sb, "; sysctl ");
-		add_pairs(&sb, json_object_get(jv, "sysctl"));
+		add_pairs(&sb, st->sysctl);
 	}
 	return strbuf_detach(&sb);
 }
 
-static long long node_mib(const json_t *n)
-{
-	const json_t *kib = json_object_get(n, "memory_kib");
-	const char *s = json_string_value(json_object_get(n, "memory"));
-
-	if (json_is_integer(kib))
-		return json_integer_value(kib) / 1024;
-	if (s) {
-		char *end;
-		long long v = strtoll(s, &end, 10);
-
-		return *end == 'G' ? v * 1024 : *end == 'K' ? v / 1024 : v;
-	}
-	return -1;
-}
-
-static char *fmt_topology(const json_t *topo)
+static char *fmt_topology(const struct cmp_runinfo *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	json_t *nodes = json_object_get(topo, "nodes"), *n, *row;
-	size_t i, k;
 
-	strbuf_addf(&sb, "%zu node%s:", json_array_size(nodes),
-		    json_array_size(nodes) == 1 ? "" : "s");
-	json_array_foreach(nodes, i, n)
+	strbuf_addf(&sb, "%zu node%s:", f->nnodes, f->nnodes == 1 ? "" : "s");
+	for (size_t i = 0; i < f->nnodes; i++)
 		strbuf_addf(&sb, "%s node%zu %lld CPU%s %lld MiB", i ? ";" : "", i,
-			    json_integer_value(json_object_get(n, "cpus")),
-			    json_integer_value(json_object_get(n, "cpus")) == 1 ? "" : "s",
-			    node_mib(n));
-	if (json_array_size(json_object_get(topo, "distances"))) {
+			    f->nodes[i].cpus, f->nodes[i].cpus == 1 ? "" : "s", f->nodes[i].mib);
+	if (f->ndist) {
 		strbuf_addstr(&sb, "; distances");
-		json_array_foreach(json_object_get(topo, "distances"), i, row) {
-			json_t *d;
-
+		for (size_t i = 0; i < f->ndist; i++) {
 			strbuf_addstr(&sb, i ? " /" : "");
-			json_array_foreach(row, k, d)
-				strbuf_addf(&sb, " %lld", json_integer_value(d));
+			for (size_t k = 0; k < f->dist[i].n; k++)
+				strbuf_addf(&sb, " %lld", f->dist[i].v[k]);
 		}
 	}
 	return strbuf_detach(&sb);
 }
 
-static char *fmt_machine(const json_t *f)
+static char *fmt_machine(const struct cmp_runinfo *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const json_t *h = json_object_get(f, "host");
-	const char *acc = json_string_value(json_object_get(h, "accel"));
-	const char *why = json_string_value(json_object_get(h, "accel_reason"));
+	const char *acc = f->accel, *why = f->accel_reason;
 
 	strbuf_addf(&sb, "%s", acc ? acc : "accelerator unknown");
 	if (acc && !strcmp(acc, "tcg") && why)
 		strbuf_addf(&sb, " (%s)", why);
-	if (json_string_value(json_object_get(f, "accel")))
-		strbuf_addf(&sb, "; job asked for %s",
-			    json_string_value(json_object_get(f, "accel")));
-	strbuf_addf(&sb, "; QEMU %s, libvirt %s; host %s", js(h, "qemu", "?"),
-		    js(h, "libvirt", "?"), js(h, "hostname", "?"));
-	if (json_integer_value(json_object_get(h, "cpus")))
-		strbuf_addf(&sb, " (%lld CPUs%s%s)", json_integer_value(json_object_get(h, "cpus")),
-			    json_string_value(json_object_get(h, "cpu")) ? ", " : "",
-			    js(h, "cpu", ""));
+	if (f->job_accel)
+		strbuf_addf(&sb, "; job asked for %s", f->job_accel);
+	strbuf_addf(&sb, "; QEMU %s, libvirt %s; host %s", str_or(f->qemu, "?"),
+		    str_or(f->libvirt, "?"), str_or(f->hostname, "?"));
+	if (f->cpus)
+		strbuf_addf(&sb, " (%lld CPUs%s%s)", f->cpus, f->cpu ? ", " : "",
+			    str_or(f->cpu, ""));
 	return strbuf_detach(&sb);
 }
 
-static char *fmt_order(const json_t *order)
+static char *fmt_order(const struct cmp_runinfo *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const json_t *seq = json_object_get(order, "sequence"), *s;
-	const char *mode = json_string_value(json_object_get(order, "mode"));
-	size_t i;
 
-	if (!mode)
+	if (!f->order_mode)
 		return strbuf_detach(&sb);
-	strbuf_addstr(&sb, mode);
-	if (json_is_integer(json_object_get(order, "seed")))
-		strbuf_addf(&sb, ", seed %lld", json_integer_value(json_object_get(order, "seed")));
-	json_array_foreach(seq, i, s) {
+	strbuf_addstr(&sb, f->order_mode);
+	strbuf_addf(&sb, ", seed %lld", f->seed);
+	for (size_t i = 0; i < f->sequence.n; i++) {
 		if (i == 24) {
-			strbuf_addf(&sb, " ... (%zu boots)", json_array_size(seq));
+			strbuf_addf(&sb, " ... (%zu boots)", f->sequence.n);
 			break;
 		}
-		strbuf_addf(&sb, "%s%s", i ? " " : ": ",
-			    json_string_value(s) ? json_string_value(s) : "?");
+		strbuf_addf(&sb, "%s%s", i ? " " : ": ", f->sequence.v[i]);
 	}
 	return strbuf_detach(&sb);
 }
 
-static char *fmt_workload(const json_t *f)
+static char *fmt_workload(const struct cmp_runinfo *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const json_t *wl = json_object_get(f, "workload");
-	const char *name = json_string_value(json_object_get(wl, "name"));
 
-	strbuf_addstr(&sb, name ? name : "custom command");
-	if (json_object_size(json_object_get(wl, "params"))) {
+	strbuf_addstr(&sb, f->workload ? f->workload : "custom command");
+	if (json_object_size(f->params)) {
 		strbuf_addch(&sb, ' ');
-		add_pairs(&sb, json_object_get(wl, "params"));
+		add_pairs(&sb, f->params);
 	}
-	if (json_is_integer(json_object_get(f, "iterations")))
-		strbuf_addf(&sb, "; %lld iterations per variant, %lld per boot",
-			    json_integer_value(json_object_get(f, "iterations")),
-			    json_integer_value(json_object_get(f, "iterations_per_boot")));
-	if (json_string_value(json_object_get(json_object_get(f, "image"), "kind")))
-		strbuf_addf(
-			&sb, "; image %s",
-			json_string_value(json_object_get(json_object_get(f, "image"), "kind")));
+	if (f->has_iterations)
+		strbuf_addf(&sb, "; %lld iterations per variant, %lld per boot", f->iterations,
+			    f->iterations_per_boot);
+	if (f->image_kind)
+		strbuf_addf(&sb, "; image %s", f->image_kind);
 	return strbuf_detach(&sb);
 }
 
-static void run_facts(xmlTextWriterPtr w, const struct comparison *c, const json_t *f)
+static void run_facts(xmlTextWriterPtr w, const struct comparison *c, const struct cmp_runinfo *f)
 {
-	const char *id = json_string_value(json_object_get(f, "run"));
+	const char *id = f->run;
 	char *s;
 
 	rep_el(w, "table");
 	rep_attr(w, "class", "facts");
-	s = xasprintf("%s (job %s%s%s)", id ? id : "?", js(f, "job", "?"),
-		      json_object_get(f, "created") ? ", created " : "", js(f, "created", ""));
+	s = xasprintf("%s (job %s%s%s)", id ? id : "?", str_or(f->job, "?"),
+		      f->created ? ", created " : "", str_or(f->created, ""));
 	fact(w, "Run", s);
 	free(s);
 	for (size_t j = 0; j < c->nvars; j++) {
@@ -259,7 +215,7 @@ static void run_facts(xmlTextWriterPtr w, const struct comparison *c, const json
 		free(k);
 		free(set);
 	}
-	s = fmt_topology(json_object_get(f, "topology"));
+	s = fmt_topology(f);
 	fact(w, "Topology", s);
 	free(s);
 	s = fmt_workload(f);
@@ -268,7 +224,7 @@ static void run_facts(xmlTextWriterPtr w, const struct comparison *c, const json
 	s = fmt_machine(f);
 	fact(w, "Machine", s);
 	free(s);
-	s = fmt_order(json_object_get(f, "order"));
+	s = fmt_order(f);
 	fact(w, "Order", s);
 	free(s);
 	rep_end(w);
@@ -278,14 +234,10 @@ static void write_header(xmlTextWriterPtr w, const struct comparison *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
-	json_t *f;
 
 	strbuf_addstr(&sb, "mmlab report");
-	if (json_array_size(c->runinfo) == 1 &&
-	    json_string_value(json_object_get(json_array_get(c->runinfo, 0), "job")))
-		strbuf_addf(
-			&sb, ": %s",
-			json_string_value(json_object_get(json_array_get(c->runinfo, 0), "job")));
+	if (c->nruninfo == 1 && c->runinfo[0].job)
+		strbuf_addf(&sb, ": %s", c->runinfo[0].job);
 	rep_text_el(w, "h1", NULL, sb.buf);
 	strbuf_reset(&sb);
 	for (size_t j = 0; j < c->nvars; j++)
@@ -293,8 +245,8 @@ static void write_header(xmlTextWriterPtr w, const struct comparison *c)
 			    j == c->baseline ? " [baseline]" : "", c->vars[j].niter);
 	rep_text_el(w, "p", "sub", sb.buf);
 	strbuf_release(&sb);
-	json_array_foreach(c->runinfo, i, f)
-		run_facts(w, c, f);
+	for (i = 0; i < c->nruninfo; i++)
+		run_facts(w, c, &c->runinfo[i]);
 	for (i = 0; i < c->runs.n; i++)
 		if (!strncmp(c->runs.v[i], "samples:", 8))
 			rep_text_el(w, "p", "small", c->runs.v[i]);

@@ -44,6 +44,12 @@ int batch_exit(enum batch_result r);
  * (output.c). Borrows j: the caller keeps its reference and drops it.
  */
 void print_json(const json_t *j);
+struct store;
+/*
+ * The run (an id, a part of one, NULL: the latest) of s as `mmlab results
+ * show --json` prints it, keys sorted (output.c): 0, or -1 after a message
+ */
+int print_run_json(struct store *s, const char *run);
 
 /* global options parsed by main.c, visible to every command */
 struct global_opts {

@@ -79,7 +79,7 @@ static int write_out(struct comparison *c, const struct compare_opts *o)
 static int mmtests_cli(const struct compare_opts *o, int nruns, char **runs)
 {
 	const char *dir = gopts.results_dir ? gopts.results_dir : "results";
-	json_t *run;
+	struct run_data run;
 	FILE *out;
 	int rc;
 
@@ -87,17 +87,15 @@ static int mmtests_cli(const struct compare_opts *o, int nruns, char **runs)
 		lab_err("--mmtests takes one RUN, and neither --power nor --format");
 		return EXIT_USAGE;
 	}
-	run = results_load_run(dir, strcmp(runs[0], "latest") ? runs[0] : NULL);
-	if (!run)
-		return EXIT_RUN_FAILED;
-	if (cmp_open_output(o->cli.output, &out) < 0) {
-		json_decref(run);
+	if (cmp_load_run(dir, strcmp(runs[0], "latest") ? runs[0] : NULL, &run) ||
+	    cmp_open_output(o->cli.output, &out) < 0) {
+		run_data_release(&run);
 		return EXIT_RUN_FAILED;
 	}
-	rc = mmtests_report(dir, run, o->cli.baseline, out) ? EXIT_RUN_FAILED : 0;
+	rc = mmtests_report(dir, &run, o->cli.baseline, out) ? EXIT_RUN_FAILED : 0;
 	if (cmp_close_output(out, o->cli.output) < 0)
 		rc = EXIT_RUN_FAILED;
-	json_decref(run);
+	run_data_release(&run);
 	return rc;
 }
 

@@ -179,16 +179,8 @@ static int do_show(struct store *s, const char *run, bool json)
 	char *id;
 	int ret;
 
-	if (json) {
-		json_t *j = store_load_run(s, run);
-
-		if (!j)
-			return EXIT_USAGE;
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-		fputc('\n', stdout);
-		json_decref(j);
-		return 0;
-	}
+	if (json)
+		return print_run_json(s, run) ? EXIT_USAGE : 0;
 	id = store_run_resolve(s, run);
 	if (!id || store_record_read(s, id, &r)) {
 		free(id);

@@ -171,8 +171,7 @@ static struct run_summary_in *summary_input(struct store *s, const struct run_re
 /* the per-variant summary: mean +- stddev (n) of the headline metrics */
 static void print_summary(struct store *s, const struct run_record *run, FILE *f)
 {
-	const char *wl = json_string_value(
-		json_object_get(json_object_get(run->job_resolved, "workload"), "name"));
+	const char *wl = run_record_workload(run);
 	struct run_summary sum;
 	struct run_summary_in *in;
 	size_t nv = run->nvariants;
@@ -216,16 +215,10 @@ static void print_summary(struct store *s, const struct run_record *run, FILE *f
 static void print_run(struct store *s, const char *id, bool json)
 {
 	struct run_record r;
-	json_t *j;
 
-	if (json) {
-		j = store_load_run(s, id);
-		if (j) {
-			json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-			fputc('\n', stdout);
-		}
-		json_decref(j);
-	} else if (!store_record_read(s, id, &r)) {
+	if (json)
+		print_run_json(s, id);
+	else if (!store_record_read(s, id, &r)) {
 		print_summary(s, &r, stdout);
 		run_record_release(&r);
 	}

@@ -10,6 +10,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/compare_cli.h"
+#include "store/results.h"
 #include "lib/util.h"
 
 int cmp_parse_pct(const char *s, double *frac)
@@ -43,14 +44,13 @@ int cmp_parse_alpha(const char *s, double *alpha)
 	return 0;
 }
 
-/* user formulas found in the run's job: job_resolved.derived */
-static int add_job_derived(struct comparison *c, const json_t *run)
+/* user formulas found in the run's job (job_resolved.derived): those the user did not give */
+static int add_job_derived(struct comparison *c, const struct cmp_runinfo *ri)
 {
-	json_t *d = json_object_get(json_object_get(run, "job_resolved"), "derived");
 	const char *key;
 	json_t *val;
 
-	json_object_foreach(d, key, val) {
+	json_object_foreach(ri->derived, key, val) {
 		if (!json_is_string(val)) {
 			lab_err("derived metric %s in the run's job is not a string", key);
 			return -1;
@@ -62,18 +62,33 @@ static int add_job_derived(struct comparison *c, const json_t *run)
 	return 0;
 }
 
+int cmp_load_run(const char *results_dir, const char *run, struct run_data *d)
+{
+	struct store *s = store_open(results_dir);
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (!s)
+		return -1;
+	rc = store_run_load(s, run, d);
+	store_close(s);
+	return rc;
+}
+
 int cmp_load_runs(struct comparison *c, int nruns, char **runs)
 {
 	for (int i = 0; i < nruns; i++) {
 		const char *id = strcmp(runs[i], "latest") ? runs[i] : NULL;
-		json_t *run =
-			results_load_run(gopts.results_dir ? gopts.results_dir : "results", id);
+		struct run_data run;
 		int rc;
 
-		if (!run)
+		if (cmp_load_run(gopts.results_dir ? gopts.results_dir : "results", id, &run)) {
+			run_data_release(&run);
 			return EXIT_RUN_FAILED;
-		rc = cmp_add_run(c, run) < 0 || add_job_derived(c, run) < 0;
-		json_decref(run);
+		}
+		rc = cmp_add_run(c, &run) < 0 ||
+		     add_job_derived(c, &c->runinfo[c->nruninfo - 1]) < 0;
+		run_data_release(&run);
 		if (rc)
 			return EXIT_USAGE;
 	}

@@ -33,6 +33,12 @@ int cmp_opt_derive(const struct opt *o, const char *arg);
 int cmp_parse_pct(const char *s, double *frac);
 /* --alpha: a probability in (0, 1); -1 after a message */
 int cmp_parse_alpha(const char *s, double *alpha);
+/*
+ * the run of the store at results_dir (an id, a part of one, NULL: the
+ * latest) into *d (run_data_release() it after, either way): 0, or -1
+ * after a message
+ */
+int cmp_load_run(const char *results_dir, const char *run, struct run_data *d);
 /* load runs by id ("latest" = newest); 0, or an exit status after a message */
 int cmp_load_runs(struct comparison *c, int nruns, char **runs);
 /* the runs loaded, then the comparison computed; 0 or an exit status */

@@ -121,10 +121,12 @@ int mmtests_log_unpack_mem(const void *buf, size_t len, const char *dest, char *
 const char *mmtests_direction(const json_t *import, const char *metric);
 
 /*
- * mmtests' compare-kernels.sh over a run (run: as results_load_run()
- * gives it; its iterations under results_dir), the baseline variant (NULL:
- * the first) against the others, written to out. 0, or -1 after a message.
+ * mmtests' compare-kernels.sh over a run (run: as store_run_load() loads
+ * it; its iterations under results_dir), the baseline variant (NULL: the
+ * first) against the others, written to out. 0, or -1 after a message.
  */
-int mmtests_report(const char *results_dir, json_t *run, const char *baseline, FILE *out);
+struct run_data;
+int mmtests_report(const char *results_dir, const struct run_data *run, const char *baseline,
+		   FILE *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "lib/spawn.h"
 #include "lib/util.h"
 #include "mmtests/mmtests.h"
+#include "store/run_data.h"
 
 #define COMPARE_TIMEOUT_S 600
 #define COMPARE_OUT_MAX (16u << 20)
@@ -49,19 +50,13 @@ static void pass_stderr(const char *path)
 }
 
 /* the variant index of the baseline: name, or the first */
-static int baseline_index(json_t *vars, const char *baseline)
+static int baseline_index(const struct run_record *r, const char *baseline)
 {
-	size_t i;
-	json_t *v;
-
 	if (!baseline)
 		return 0;
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-
-		if (name && !strcmp(name, baseline))
+	for (size_t i = 0; i < r->nvariants; i++)
+		if (!strcmp(r->variants[i].name, baseline))
 			return (int)i;
-	}
 	lab_err("--baseline %s: the run has no such variant", baseline);
 	return -1;
 }
@@ -97,30 +92,26 @@ static int copy_iters(const char *src, const char *parent, unsigned int *k)
 }
 
 /* each ok iteration's mmtests/mmlab/iter-* of a variant copied to tmp/<name>/iter-<k> */
-static int lay_out(const char *results_dir, const char *run, json_t *var, const char *tmp,
-		   unsigned int *copied)
+static int lay_out(const char *results_dir, const char *run, const char *name,
+		   const struct run_data_variant *its, const char *tmp, unsigned int *copied)
 {
-	const char *name = json_string_value(json_object_get(var, "name"));
-	json_t *its = json_object_get(var, "iterations"), *it;
 	char *parent = xasprintf("%s/%s", tmp, name);
 	unsigned int k = 0;
 	int rc = 0;
-	size_t i;
 
-	json_array_foreach(its, i, it) {
-		const char *st = json_string_value(json_object_get(it, "status"));
-		json_int_t idx = json_integer_value(json_object_get(it, "index"));
+	for (size_t i = 0; its && i < its->n; i++) {
+		unsigned int idx = its->its[i].index;
 		char *src;
 
-		if (!st || strcmp(st, "ok"))
+		if (!iteration_ok(&its->its[i]))
 			continue;
-		src = xasprintf("%s/%s/%s/%lld/mmtests/%s", results_dir, run, name, (long long)idx,
+		src = xasprintf("%s/%s/%s/%u/mmtests/%s", results_dir, run, name, idx,
 				MMTESTS_RUN_NAME);
 		rc = copy_iters(src, parent, &k);
 		free(src);
 		if (rc) {
-			lab_err("cannot copy the mmtests log of %s iteration %lld into %s", name,
-				(long long)idx, tmp);
+			lab_err("cannot copy the mmtests log of %s iteration %u into %s", name, idx,
+				tmp);
 			break;
 		}
 	}
@@ -136,17 +127,15 @@ static int lay_out(const char *results_dir, const char *run, json_t *var, const 
  * out with a warning; the baseline without one is an error. Returns 0, or
  * -1 after one message.
  */
-static int lay_out_all(const char *results_dir, const char *id, json_t *vars, int base,
+static int lay_out_all(const char *results_dir, const struct run_data *run, int base,
 		       const char *tmp, char **compare)
 {
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
+	for (size_t i = 0; i < run->rec.nvariants; i++) {
+		const char *name = run->rec.variants[i].name;
 		unsigned int n;
 
-		if (lay_out(results_dir, id, v, tmp, &n))
+		if (lay_out(results_dir, run->rec.run, name, run->vars ? &run->vars[i] : NULL, tmp,
+			    &n))
 			return -1;
 		if (!n) {
 			lab_warn("variant '%s' has no iteration with an mmtests log; left out of "
@@ -174,14 +163,11 @@ static int lay_out_all(const char *results_dir, const char *id, json_t *vars, in
 	return 0;
 }
 
-int mmtests_report(const char *results_dir, json_t *run, const char *baseline, FILE *out)
+int mmtests_report(const char *results_dir, const struct run_data *run, const char *baseline,
+		   FILE *out)
 {
-	const char *id = json_string_value(json_object_get(run, "run"));
-	const char *mmdir = json_string_value(json_object_get(
-		json_object_get(json_object_get(json_object_get(run, "job_resolved"), "workload"),
-				"mmtests"),
-		"dir"));
-	json_t *vars = json_object_get(run, "variants");
+	const char *id = run->rec.run;
+	const char *mmdir = run_record_mmtests_dir(&run->rec);
 	char tmpl[] = "/tmp/mmlab-mmtests-XXXXXX", *script = NULL, *compare = NULL, *errs = NULL;
 	struct spawn_opts so = { .timeout_s = COMPARE_TIMEOUT_S, .capture_max = COMPARE_OUT_MAX };
 	struct spawn_result r = { 0 };
@@ -193,14 +179,14 @@ int mmtests_report(const char *results_dir, json_t *run, const char *baseline, F
 			id ? id : "?");
 		return -1;
 	}
-	base = baseline_index(vars, baseline);
+	base = baseline_index(&run->rec, baseline);
 	if (base < 0)
 		return -1;
 	if (!mkdtemp(tmpl)) {
 		lab_err("cannot make a temporary directory in /tmp");
 		return -1;
 	}
-	if (lay_out_all(results_dir, id, vars, base, tmpl, &compare))
+	if (lay_out_all(results_dir, run, base, tmpl, &compare))
 		goto out;
 	script = xasprintf("%s/compare-kernels.sh", mmdir);
 	if (!path_exists(script)) {
@@ -216,8 +202,7 @@ int mmtests_report(const char *results_dir, json_t *run, const char *baseline, F
 	errs = xasprintf("%s/compare-kernels.err", tmpl);
 	so.stderr_path = errs;
 	{
-		const char *bname = json_string_value(
-			json_object_get(json_array_get(vars, (size_t)base), "name"));
+		const char *bname = run->rec.variants[base].name;
 		const char *argv[] = {
 			"bash",	 script, "--baseline", bname, compare ? "--compare" : NULL,
 			compare, NULL

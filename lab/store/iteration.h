@@ -20,8 +20,9 @@ int store_iteration_read(struct store *s, const char *run, const char *variant, 
 			 struct iteration_record *rec);
 /*
  * Every stored iteration of variant in run (the resolved id), in index
- * order, as store_load_run() has them: a file that is missing or not JSON
- * is left out, one that is not an object is a record with no status.
+ * order, as store_run_load() has them (run_data.h): a file that is
+ * missing or not JSON is left out, one that is not an object is a record
+ * with no status.
  * 0, or -1 after a message (naming "variant <variant>"); free them with
  * iteration_records_free().
  */

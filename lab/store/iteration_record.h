@@ -94,10 +94,10 @@ struct iteration_record {
  */
 int iteration_record_from_json(const json_t *j, struct iteration_record *rec, const char *where);
 /*
- * Every element of a JSON array of iterations (a variant's "iterations" in
- * the run of store_load_run()) into *recs, *n of them (an element that is
- * not an object: a record with no status, not ok). 0, or -1 after a
- * message. iteration_records_free() them.
+ * Every element of a JSON array of iterations (a variant's stored
+ * iteration documents, store_variant_iterations()) into *recs, *n of them
+ * (an element that is not an object: a record with no status, not ok).
+ * 0, or -1 after a message. iteration_records_free() them.
  */
 int iteration_records_from_json(const json_t *its, struct iteration_record **recs, size_t *n,
 				const char *where);

@@ -18,6 +18,7 @@
 
 #include "store/iteration.h"
 #include "store/results.h"
+#include "store/run_data.h"
 #include "store/run_record.h"
 #include "lib/db.h"
 #include "lib/timefmt.h"
@@ -760,8 +761,8 @@ char *store_run_resolve(struct store *s, const char *run)
 	return NULL;
 }
 
-/* an imported run's provenance (<run>/import.json) as "imported" */
-static void load_import(struct store *s, const char *run, json_t *out)
+/* an imported run's provenance (<run>/import.json), when there is one */
+static void load_import(struct store *s, const char *run, struct run_import *imp)
 {
 	char *p = xasprintf("%s/%s/import.json", s->dir, run), *buf;
 	size_t len;
@@ -769,41 +770,52 @@ static void load_import(struct store *s, const char *run, json_t *out)
 
 	buf = path_exists(p) ? read_file(p, &len, 65536) : NULL;
 	j = buf ? json_loadb(buf, len, 0, NULL) : NULL;
-	if (json_is_object(j))
-		json_object_set(out, "imported", j);
+	run_import_from_json(j, imp);
 	json_decref(j);
 	free(buf);
 	free(p);
 }
 
-json_t *store_load_run(struct store *s, const char *run)
+/* the iterations of each variant of d->rec (run id): 0, or -1 after a message */
+static int load_variants(struct store *s, const char *id, struct run_data *d)
+{
+	d->vars = xcalloc(d->rec.nvariants + 1, sizeof(*d->vars));
+	for (size_t i = 0; i < d->rec.nvariants; i++) {
+		const char *name = d->rec.variants[i].name;
+		json_t *its = valid_component(name) ? load_iterations(s, id, name) : json_array();
+		char *where = xasprintf("run %s variant %s", id, name);
+		int rc = run_data_variant_from_json(its, &d->vars[i], where);
+
+		free(where);
+		json_decref(its);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int store_run_load(struct store *s, const char *run, struct run_data *d)
 {
 	char *id = store_run_resolve(s, run);
-	struct run_record r;
-	json_t *out, *vars = json_array();
+	int rc = -1;
 
-	if (!id || store_record_read(s, id, &r)) {
-		json_decref(vars);
+	memset(d, 0, sizeof(*d));
+	if (!id || store_record_read(s, id, &d->rec)) {
 		free(id);
-		return NULL;
+		return -1;
 	}
-	if (run_record_status(&r) != r.status) { /* "running" reported as "incomplete" */
-		char *st = xstrdup(run_record_status(&r));
+	if (run_record_status(&d->rec) != d->rec.status) { /* "running" reported as "incomplete" */
+		char *st = xstrdup(run_record_status(&d->rec));
 
-		free(r.status);
-		r.status = st;
+		free(d->rec.status);
+		d->rec.status = st;
 	}
-	for (size_t i = 0; i < r.nvariants; i++)
-		json_array_append_new(vars, valid_component(r.variants[i].name) ?
-						    load_iterations(s, id, r.variants[i].name) :
-						    json_array());
-	out = run_record_to_json(&r);
-	run_record_add_iterations(out, vars);
-	load_import(s, id, out);
-	json_decref(vars);
-	run_record_release(&r);
+	if (!load_variants(s, id, d)) {
+		load_import(s, id, &d->import);
+		rc = 0;
+	}
 	free(id);
-	return out;
+	return rc;
 }
 
 int store_variant_iterations(struct store *s, const char *run, const char *variant,
@@ -850,16 +862,4 @@ int store_kernels_used(const char *results_dir, struct kernel_uses *out)
 	}
 	strlist_free(&runs);
 	return 0;
-}
-
-json_t *results_load_run(const char *results_dir, const char *run_id)
-{
-	struct store *s = store_open(results_dir);
-	json_t *j;
-
-	if (!s)
-		return NULL;
-	j = store_load_run(s, run_id);
-	store_close(s);
-	return j;
 }

@@ -91,13 +91,4 @@ bool store_iteration_done(struct store *s, const char *run, const char *variant,
 /* runs, newest first: [{"run","job","status","created","variants","iterations"}], a new reference */
 json_t *store_run_list(struct store *s);
 
-/*
- * The whole run assembled from its files, in the shape documented for
- * "mmlab results show --json". NULL run = the latest run. A new
- * reference, or NULL after a message.
- */
-json_t *results_load_run(const char *results_dir, const char *run_id);
-/* the same from an open store; a new reference, or NULL */
-json_t *store_load_run(struct store *s, const char *run);
-
 #endif

@@ -191,6 +191,10 @@ int run_record_set_verdict(struct run_record *rec, json_t *recipe, json_t *verdi
 
 /* job_resolved: the job's variants, topology, workload, ... as run.json has them */
 void run_record_set_job(struct run_record *rec, const struct job *job);
+/* the workload the job ran (job_resolved.workload.name; borrowed), NULL for a command */
+const char *run_record_workload(const struct run_record *rec);
+/* an mmtests workload's mmtests directory (borrowed), or NULL */
+const char *run_record_mmtests_dir(const struct run_record *rec);
 
 /* the record of a resolved (or requested, or failed) kernel */
 void run_kernel_set(struct run_kernel *k, bool *has, const struct kernel_info *ki);

@@ -791,3 +791,15 @@ json_t *run_record_to_json(const struct run_record *rec)
 	put_json(j, "repro", rec->repro);
 	return j;
 }
+
+const char *run_record_workload(const struct run_record *rec)
+{
+	return json_string_value(
+		json_object_get(json_object_get(rec->job_resolved, "workload"), "name"));
+}
+
+const char *run_record_mmtests_dir(const struct run_record *rec)
+{
+	return json_string_value(json_object_get(
+		json_object_get(json_object_get(rec->job_resolved, "workload"), "mmtests"), "dir"));
+}

@@ -143,15 +143,16 @@ void track_entries_release(struct track_entry_list *e)
 void track_write_compare(struct track *t, const struct track_entry *e, FILE *f)
 {
 	const char *run = e->confirm->run;
-	json_t *r = run ? store_load_run(t->store, run) : NULL;
+	struct run_data r = { 0 };
 	struct comparison *c = cmp_new();
 
-	if (r && !cmp_add_run(c, r) && !cmp_compute(c, NULL, t->def.alpha, e->confirm->metrics))
+	if (run && !store_run_load(t->store, run, &r) && !cmp_add_run(c, &r) &&
+	    !cmp_compute(c, NULL, t->def.alpha, e->confirm->metrics))
 		cmp_write(c, CMP_TEXT, f);
 	else
 		fprintf(f, "  (the confirmation run %s could not be compared)\n", run ? run : "?");
 	cmp_free(c);
-	json_decref(r);
+	run_data_release(&r);
 }
 
 static void write_first(FILE *f, const struct track_entry *e)

@@ -2,7 +2,7 @@
 /*
  * run_json.c - what lab/track/ reads of a stored run, as structs (runs.h):
  * the iterations' status and numeric metrics of each variant (from the
- * run the store assembles, store_load_run()), and the setup a report
+ * run the store loads, store_run_load()), and the setup a report
  * names (from struct run_record, store_record_read()). The only place
  * lab/track/ reads a run's keys. A run may be an imported one: counts and
  * strings are bounded.
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "store/results.h"
+#include "store/run_data.h"
 #include "store/run_record.h"
 #include "track/runs.h"
 
@@ -26,65 +27,56 @@ static char *bounded_str(const json_t *v)
 	return bounded_dup(json_string_value(v));
 }
 
-static void parse_iteration(const json_t *it, struct track_iter *x)
+static void parse_iteration(const struct iteration_record *it, struct track_iter *x)
 {
-	json_t *m = json_object_get(it, "metrics"), *v;
-	const char *st = json_string_value(json_object_get(it, "status")), *k;
 	size_t n = 0;
 
-	x->done = st != NULL;
-	x->ok = st && !strcmp(st, "ok");
-	if (!json_is_object(m))
+	x->done = it->status != NULL;
+	x->ok = iteration_ok(it);
+	if (!it->has_metrics)
 		return;
-	x->names = xcalloc(json_object_size(m) + 1, sizeof(*x->names));
-	x->values = xcalloc(json_object_size(m) + 1, sizeof(*x->values));
-	json_object_foreach(m, k, v) {
-		if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
-		    strlen(k) > TRACK_RUN_MAX_STR || n >= TRACK_RUN_MAX_METRICS)
+	x->names = xcalloc(it->nmetrics + 1, sizeof(*x->names));
+	x->values = xcalloc(it->nmetrics + 1, sizeof(*x->values));
+	for (size_t i = 0; i < it->nmetrics; i++) {
+		const struct iter_metric *m = &it->metrics[i];
+
+		if (!isfinite(m->value) || strlen(m->name) > TRACK_RUN_MAX_STR ||
+		    n >= TRACK_RUN_MAX_METRICS)
 			continue;
-		x->names[n] = xstrdup(k);
-		x->values[n++] = json_number_value(v);
+		x->names[n] = xstrdup(m->name);
+		x->values[n++] = m->value;
 	}
 	x->nmetrics = n;
 }
 
-int track_run_from_json(const json_t *run, struct track_stored_run *r)
+void track_run_from_data(const struct run_data *run, struct track_stored_run *r)
 {
-	json_t *vars = json_object_get(run, "variants"), *v, *it;
-	size_t i, k;
+	size_t nv = run->rec.nvariants;
 
 	memset(r, 0, sizeof(*r));
-	if (!json_is_object(run))
-		return -1;
-	r->vars = xcalloc(json_array_size(vars) + 1, sizeof(*r->vars));
-	json_array_foreach(vars, i, v) {
-		json_t *its = json_object_get(v, "iterations");
-		struct track_run_variant *rv;
+	r->vars = xcalloc(nv + 1, sizeof(*r->vars));
+	for (size_t i = 0; i < nv && r->nvars < TRACK_RUN_MAX_VARIANTS; i++) {
+		const struct run_data_variant *dv = run->vars ? &run->vars[i] : NULL;
+		struct track_run_variant *rv = &r->vars[r->nvars++];
+		size_t n = dv ? dv->n : 0;
 
-		if (r->nvars >= TRACK_RUN_MAX_VARIANTS)
-			break;
-		rv = &r->vars[r->nvars++];
-		rv->name = bounded_str(json_object_get(v, "name"));
-		rv->its = xcalloc(json_array_size(its) + 1, sizeof(*rv->its));
-		json_array_foreach(its, k, it) {
-			if (rv->nits >= STORE_MAX_ITERATIONS)
-				break;
-			parse_iteration(it, &rv->its[rv->nits++]);
-		}
+		rv->name = bounded_dup(run->rec.variants[i].name);
+		rv->its = xcalloc(n + 1, sizeof(*rv->its));
+		for (size_t k = 0; k < n && rv->nits < STORE_MAX_ITERATIONS; k++)
+			parse_iteration(&dv->its[k], &rv->its[rv->nits++]);
 	}
-	r->workload = bounded_str(json_object_get(
-		json_object_get(json_object_get(run, "job_resolved"), "workload"), "name"));
-	return 0;
+	r->workload = bounded_dup(run_record_workload(&run->rec));
 }
 
 int track_run_load(struct store *s, const char *id, struct track_stored_run *r)
 {
-	json_t *j = store_load_run(s, id);
-	int ret = j ? track_run_from_json(j, r) : -1;
+	struct run_data d;
+	int ret = store_run_load(s, id, &d);
 
-	if (!j)
-		memset(r, 0, sizeof(*r));
-	json_decref(j);
+	memset(r, 0, sizeof(*r));
+	if (!ret)
+		track_run_from_data(&d, r);
+	run_data_release(&d);
 	return ret;
 }
 

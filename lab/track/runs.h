@@ -15,6 +15,7 @@
 
 struct store;
 struct run_record;
+struct run_data;
 
 #define TRACK_RUN_MAX_VARIANTS 4096u
 #define TRACK_RUN_MAX_METRICS 100000u
@@ -41,8 +42,8 @@ struct track_stored_run {
 	size_t nvars;
 };
 
-/* r from the run store_load_run() assembles; -1 when run is not an object */
-int track_run_from_json(const json_t *run, struct track_stored_run *r);
+/* r from a run the store loaded (store_run_load()) */
+void track_run_from_data(const struct run_data *run, struct track_stored_run *r);
 /* the run id of the store; -1 after the store's message */
 int track_run_load(struct store *s, const char *id, struct track_stored_run *r);
 void track_run_release(struct track_stored_run *r);

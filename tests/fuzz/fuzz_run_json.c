@@ -1,27 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_run_json - a stored run read back: `mmlab compare` and `report` on
- * the JSON of a run (cmp_add_run, the job's derived formulas, statistics,
- * text, JSON and the HTML report), and run.json into struct run_record
- * (lab/store/run_record.c). A results store is a directory anyone may
- * have edited or damaged.
+ * the JSON of a run (run_data_from_json() and back, cmp_add_run, the job's
+ * derived formulas, statistics, text, JSON and the HTML report), and
+ * run.json into struct run_record (lab/store/run_record.c). A results
+ * store is a directory anyone may have edited or damaged.
  * fuzz-options: -max_len=65536
  */
 #include <jansson.h>
 
 #include "analysis/compare.h"
 #include "fuzz.h"
+#include "store/run_data.h"
 #include "store/run_record.h"
 
 static void compare(const json_t *run)
 {
 	struct comparison *c = cmp_new();
-	json_t *derived = json_object_get(json_object_get(run, "job_resolved"), "derived");
+	struct run_data d;
 	const char *key;
-	json_t *val;
-	int ok = cmp_add_run(c, run) == 0;
+	json_t *val, *back;
+	int ok = run_data_from_json(run, &d) == 0 && cmp_add_run(c, &d) == 0;
 
-	json_object_foreach(derived, key, val)
+	if (ok) {
+		back = run_data_to_json(&d);
+		if (!back)
+			abort();
+		json_decref(back);
+	}
+	json_object_foreach(ok ? c->runinfo[c->nruninfo - 1].derived : NULL, key, val)
 		if (ok && json_is_string(val) && !kvlist_get(&c->derived, key))
 			ok = cmp_add_derived(c, key, json_string_value(val)) == 0;
 	if (ok && cmp_compute(c, NULL, 0.05, "*") == 0) {
@@ -29,6 +36,7 @@ static void compare(const json_t *run)
 		cmp_write(c, CMP_JSON, fuzz_devnull());
 		cmp_write_html(c, fuzz_devnull());
 	}
+	run_data_release(&d);
 	cmp_free(c);
 }
 

@@ -23,6 +23,7 @@
 #include <libxml/xpathInternals.h>
 
 #include "builtin/builtin.h"
+#include "json_text.h"
 #include "analysis/compare.h"
 #include "lib/strbuf.h"
 #include "analysis/summary.h"
@@ -44,6 +45,18 @@ static json_t *load_json(const char *name)
 		fail_msg("%s: %s", path, e.text);
 	free(path);
 	return j;
+}
+
+/* a run's JSON (`mmlab results show --json`) into the comparison, as a typed run */
+static int add_run_json(struct comparison *c, const json_t *run)
+{
+	struct run_data d;
+	int rc = run_data_from_json(run, &d);
+
+	if (!rc)
+		rc = cmp_add_run(c, &d);
+	run_data_release(&d);
+	return rc;
 }
 
 static char *render(const struct comparison *c, enum cmp_format fmt)
@@ -79,7 +92,7 @@ static struct comparison *run1(const char *baseline, const char *globs)
 	struct comparison *c = cmp_new();
 	json_t *run = load_json("run1.json");
 
-	assert_int_equal(cmp_add_run(c, run), 0);
+	assert_int_equal(add_run_json(c, run), 0);
 	assert_int_equal(cmp_add_derived(c, "mig_per_stall",
 					 "vmstat.pgmigrate_success / vmstat.compact_stall"),
 			 0);
@@ -195,8 +208,8 @@ static void test_run_semantics(void **state)
 	{
 		json_t *run = load_json("run1.json");
 
-		assert_int_equal(cmp_add_run(c, run), 0);
-		assert_int_equal(cmp_add_run(c, run), 0);
+		assert_int_equal(add_run_json(c, run), 0);
+		assert_int_equal(add_run_json(c, run), 0);
 		json_decref(run);
 	}
 	assert_int_equal(c->nvars, 6);
@@ -288,6 +301,77 @@ static void test_degenerate(void **state)
 	/* one variant only, one sample only */
 	c = from_csv("a,x,1\n", NULL);
 	render_all(c);
+	cmp_free(c);
+}
+
+/* a run's facts and settings as typed fields: what the HTML report's header prints */
+static void test_runinfo(void **state)
+{
+	static const char bad_derived[] =
+		"{\"run\": \"r\", \"job_resolved\": {\"derived\": {\"x\": 3}},"
+		" \"variants\": [{\"name\": \"a\", \"iterations\": []}]}";
+	struct comparison *c = cmp_new();
+	json_t *run = load_json("demo.json");
+	const struct cmp_runinfo *ri;
+	const struct cmp_variant *v;
+
+	(void)state;
+	assert_int_equal(add_run_json(c, run), 0);
+	json_decref(run);
+	assert_int_equal(c->nruninfo, 1);
+	ri = &c->runinfo[0];
+	assert_string_equal(ri->job, "demo");
+	assert_string_equal(ri->created, "2026-12-03T12:30:05Z");
+	assert_true(ri->has_host);
+	assert_string_equal(ri->accel, "tcg");
+	assert_string_equal(ri->qemu, "7.2.22");
+	assert_string_equal(ri->hostname, "vm");
+	assert_int_equal(ri->cpus, 2);
+	assert_string_equal(ri->order_mode, "random");
+	assert_int_equal(ri->seed, 42);
+	assert_int_equal(ri->sequence.n, 6);
+	assert_string_equal(ri->sequence.v[0], "always/2");
+	assert_string_equal(ri->job_accel, "auto");
+	assert_string_equal(ri->workload, "usemem");
+	assert_string_equal(json_string_value(json_object_get(ri->params, "step")), "4096");
+	assert_true(ri->has_iterations);
+	assert_int_equal(ri->iterations, 3);
+	assert_int_equal(ri->iterations_per_boot, 1);
+	assert_string_equal(ri->image_kind, "initramfs");
+	assert_int_equal(ri->nnodes, 2);
+	assert_int_equal(ri->nodes[1].cpus, 1);
+	assert_int_equal(ri->nodes[1].mib, 512);
+	assert_int_equal(ri->ndist, 2);
+	assert_int_equal(ri->dist[0].n, 2);
+	assert_int_equal(ri->dist[0].v[1], 20);
+	assert_null(ri->derived);
+	/* the variants: the job's settings, the kernel record */
+	assert_int_equal(c->nvars, 2);
+	v = &c->vars[1];
+	assert_string_equal(v->name, "always");
+	assert_string_equal(v->kernel, "6.1.0-57-amd64");
+	assert_string_equal(v->setup.kpath, "/boot/vmlinuz-6.1.0-57-amd64");
+	assert_null(v->setup.ksource);
+	assert_null(v->setup.cmdline); /* null in the job */
+	assert_string_equal(json_string_value(json_object_get(v->setup.thp, "defrag")), "always");
+	assert_int_equal(json_object_size(v->setup.sysctl), 0);
+	assert_string_equal(kvlist_get(&v->config, "thp.defrag"), "always");
+	assert_string_equal(kvlist_get(&v->config, "host.qemu"), "7.2.22");
+	assert_null(kvlist_get(&v->config, "host.accel_reason"));
+	cmp_free(c);
+
+	/* a run without an id or with a bad variant is refused; a formula is kept as given */
+	c = cmp_new();
+	run = json_text("{\"variants\": []}");
+	assert_int_equal(add_run_json(c, run), -1);
+	json_decref(run);
+	run = json_text("{\"run\": \"r\", \"variants\": [{\"iterations\": []}]}");
+	assert_int_equal(add_run_json(c, run), -1);
+	json_decref(run);
+	run = json_text(bad_derived);
+	assert_int_equal(add_run_json(c, run), 0);
+	json_decref(run);
+	assert_int_equal(json_integer_value(json_object_get(c->runinfo[0].derived, "x")), 3);
 	cmp_free(c);
 }
 
@@ -431,7 +515,7 @@ static void test_own_directions(void **state)
 
 	(void)state;
 	assert_non_null(run);
-	assert_int_equal(cmp_add_run(c, run), 0);
+	assert_int_equal(add_run_json(c, run), 0);
 	json_decref(run);
 	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
 	assert_int_equal(metric(c, "w.lat")->dir, DIR_LOWER);
@@ -447,7 +531,7 @@ static struct comparison *from_fixture_run(const char *name)
 	struct comparison *c = cmp_new();
 	json_t *run = load_json(name);
 
-	assert_int_equal(cmp_add_run(c, run), 0);
+	assert_int_equal(add_run_json(c, run), 0);
 	json_decref(run);
 	assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
 	return c;
@@ -707,7 +791,7 @@ static void test_html(void **state)
 				    json_pack("[{s:s, s:s, s:s}]", "op", "revert", "arg",
 					      "v6.4-rc2~3", "resolved", "fedcba"));
 		c = cmp_new();
-		assert_int_equal(cmp_add_run(c, run), 0);
+		assert_int_equal(add_run_json(c, run), 0);
 		json_decref(run);
 		assert_int_equal(cmp_compute(c, NULL, 0.05, NULL), 0);
 		out = render(c, CMP_HTML);
@@ -865,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_run_semantics),
 		cmocka_unit_test(test_degenerate),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_runinfo),
 		cmocka_unit_test(test_derived),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_builtin_and_work),

@@ -16,9 +16,11 @@
 #include "store/import.h"
 #include "store/iteration.h"
 #include "store/results.h"
+#include "store/run_data.h"
 #include "store/run_record.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
+#include "json_text.h"
 
 /* run.json written and read through its record (the store's only way in) */
 static int run_json_write(struct store *st, const char *run, json_t *rj)
@@ -64,7 +66,8 @@ static void test_run_roundtrip(void **state)
 {
 	char *dir = tmpdir(), *id;
 	struct store *s = store_open(dir);
-	json_t *it, *run, *v;
+	json_t *it, *run, *v, *back;
+	struct run_data d;
 
 	(void)state;
 	assert_non_null(s);
@@ -80,21 +83,45 @@ static void test_run_roundtrip(void **state)
 	assert_false(store_iteration_done(s, id, "a", 3));
 	assert_false(store_iteration_done(s, id, "b", 0));
 
-	run = store_load_run(s, NULL); /* the latest */
-	assert_non_null(run);
+	assert_int_equal(store_run_load(s, NULL, &d), 0); /* the latest */
+	assert_string_equal(d.rec.run, id);
+	assert_int_equal(d.rec.nvariants, 2);
+	assert_int_equal(d.vars[0].n, 3);
+	/* sorted by index, whatever the write order */
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(d.vars[0].its[i].index, i);
+		assert_int_equal(iteration_ok(&d.vars[0].its[i]), i != 1);
+	}
+	assert_true(iteration_metric(&d.vars[0].its[2], "vmstat.pgfault") == 102.0);
+	assert_int_equal(d.vars[1].n, 0);
+	assert_false(d.import.present);
+	/* results show --json: run.json with each variant's iterations as stored */
+	run = run_data_to_json(&d);
 	assert_string_equal(json_string_value(json_object_get(run, "run")), id);
 	v = json_array_get(json_object_get(run, "variants"), 0);
 	assert_int_equal(json_array_size(json_object_get(v, "iterations")), 3);
-	/* sorted by index, whatever the write order */
 	for (int i = 0; i < 3; i++) {
 		json_t *x = json_array_get(json_object_get(v, "iterations"), (size_t)i);
+		json_t *want = iteration(i, i == 1 ? "crashed" : "ok", 100.0 + i);
 
-		assert_int_equal(json_integer_value(json_object_get(x, "index")), i);
+		assert_true(json_equal(x, want));
+		json_decref(want);
 	}
 	assert_int_equal(
 		json_array_size(json_object_get(json_array_get(json_object_get(run, "variants"), 1),
 						"iterations")),
 		0);
+	assert_null(json_object_get(run, "imported"));
+	run_data_release(&d);
+	/* the JSON reads back into the same run */
+	assert_int_equal(run_data_from_json(run, &d), 0);
+	assert_string_equal(d.rec.run, id);
+	assert_int_equal(d.vars[0].n, 3);
+	assert_int_equal(d.vars[0].its[2].index, 2);
+	back = run_data_to_json(&d);
+	assert_true(json_equal(back, run));
+	json_decref(back);
+	run_data_release(&d);
 	json_decref(run);
 	store_close(s);
 	rm_rf(dir);
@@ -102,7 +129,7 @@ static void test_run_roundtrip(void **state)
 	free(id);
 }
 
-/* a variant's iterations as records: the ones store_load_run() hands, typed */
+/* a variant's iterations as records: the ones store_run_load() hands */
 static void test_variant_iterations(void **state)
 {
 	static const char bad[] = "{\"index\": \"one\", \"status\": 3}";
@@ -150,6 +177,113 @@ static void test_variant_iterations(void **state)
 	free(dir);
 	free(d);
 	free(p);
+	free(id);
+}
+
+/* write text to <run>/<rel> of store s */
+static void put_file(struct store *s, const char *run, const char *rel, const char *text)
+{
+	char *dir = store_run_path(s, run), *p = xasprintf("%s/%s", dir, rel);
+	char *slash = strrchr(p, '/');
+
+	*slash = 0;
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	*slash = '/';
+	assert_int_equal(write_file_atomic(p, text, strlen(text), 0644), 0);
+	free(p);
+	free(dir);
+}
+
+/* store_run_load(): what it leaves out, what it keeps, an imported run's provenance */
+static void test_run_load(void **state)
+{
+	static const char imp[] = "{\"imported\": \"2026-12-04T00:00:00Z\", \"from_store\": "
+				  "\"/srv/results\", \"from_host\": \"lab2\", \"imported_by\": 7}";
+	char *dir = tmpdir(), *id, *prefix;
+	struct store *s = store_open(dir);
+	struct run_data d;
+	json_t *it, *j, *want;
+
+	(void)state;
+	id = make_run(s, "running", 0x7ffffff0); /* its process is gone */
+	it = iteration(0, "ok", 1);
+	assert_int_equal(store_iteration_write(s, id, "a", 0, it), 0);
+	json_decref(it);
+	put_file(s, id, "a/1/iteration.json", "{not json"); /* garbled: left out */
+	put_file(s, id, "a/2/iteration.json", "[1, 2]"); /* not an object: no status */
+	put_file(s, id, "import.json", imp);
+	prefix = xstrndup(id, 15); /* a unique part of the id */
+	assert_int_equal(store_run_load(s, prefix, &d), 0);
+	assert_string_equal(d.rec.run, id);
+	assert_string_equal(d.rec.status, "incomplete");
+	assert_int_equal(d.vars[0].n, 2);
+	assert_true(iteration_ok(&d.vars[0].its[0]));
+	assert_null(d.vars[0].its[1].status);
+	assert_false(iteration_ok(&d.vars[0].its[1]));
+	assert_true(d.import.present);
+	assert_string_equal(d.import.imported, "2026-12-04T00:00:00Z");
+	assert_string_equal(d.import.from_store, "/srv/results");
+	assert_string_equal(d.import.from_host, "lab2");
+	assert_null(d.import.imported_by); /* not a string */
+	j = run_data_to_json(&d);
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "incomplete");
+	it = json_object_get(json_array_get(json_object_get(j, "variants"), 0), "iterations");
+	assert_int_equal(json_array_size(it), 2);
+	want = json_text("[1, 2]");
+	assert_true(json_equal(json_array_get(it, 1), want));
+	json_decref(want);
+	want = json_text(imp);
+	assert_true(json_equal(json_object_get(j, "imported"), want));
+	json_decref(want);
+	json_decref(j);
+	run_data_release(&d);
+	/* "latest" is the run there is */
+	assert_int_equal(store_run_load(s, "latest", &d), 0);
+	assert_string_equal(d.rec.run, id);
+	run_data_release(&d);
+	/* an iteration document of the wrong shape is refused, and the run with it */
+	put_file(s, id, "a/3/iteration.json", "{\"index\": \"three\", \"status\": \"ok\"}");
+	assert_int_equal(store_run_load(s, id, &d), -1);
+	run_data_release(&d);
+	/* no such run */
+	assert_int_equal(store_run_load(s, "nosuchrun", &d), -1);
+	run_data_release(&d);
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
+	free(prefix);
+	free(id);
+}
+
+/* a variant whose name is no path component has no iterations, whatever is there */
+static void test_run_load_bad_variant(void **state)
+{
+	char *dir = tmpdir(), *id, *text;
+	struct store *s = store_open(dir);
+	struct run_data d;
+	json_t *r, *it;
+
+	(void)state;
+	id = store_run_create(s, "unit");
+	r = json_pack("{s:s, s:s, s:s, s:[{s:s}, {s:s}]}", "run", id, "job", "unit", "status",
+		      "complete", "variants", "name", "..", "name", "a");
+	text = json_dumps(r, 0);
+	put_file(s, id, "run.json", text);
+	free(text);
+	json_decref(r);
+	it = iteration(0, "ok", 1);
+	assert_int_equal(store_iteration_write(s, id, "a", 0, it), 0);
+	json_decref(it);
+	/* where variant ".." would have its iteration 0 */
+	put_file(s, id, "../0/iteration.json", "{\"status\": \"ok\", \"metrics\": {}}");
+	assert_int_equal(store_run_load(s, id, &d), 0);
+	assert_int_equal(d.rec.nvariants, 2);
+	assert_int_equal(d.vars[0].n, 0);
+	assert_int_equal(d.vars[1].n, 1);
+	run_data_release(&d);
+	store_close(s);
+	rm_rf(dir);
+	free(dir);
 	free(id);
 }
 
@@ -372,10 +506,16 @@ static void test_import_plan(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_roundtrip),	  cmocka_unit_test(test_variant_iterations),
-		cmocka_unit_test(test_index_and_reindex), cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_effective_status),  cmocka_unit_test(test_list),
-		cmocka_unit_test(test_import_check),	  cmocka_unit_test(test_import_plan),
+		cmocka_unit_test(test_run_roundtrip),
+		cmocka_unit_test(test_variant_iterations),
+		cmocka_unit_test(test_index_and_reindex),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_effective_status),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_import_check),
+		cmocka_unit_test(test_import_plan),
+		cmocka_unit_test(test_run_load),
+		cmocka_unit_test(test_run_load_bad_variant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
