@@ -47,12 +47,12 @@ char *track_find_run(struct track *t, const char *path, bool complete_only)
 	text = read_file(path, &len, 1u << 20);
 	json_array_foreach(runs, i, r) {
 		const char *id = json_string_value(json_object_get(r, "run"));
-		bool complete =
-			!strcmp(json_string_value(json_object_get(r, "status")) ?: "", "complete");
 		struct run_record rec;
+		bool complete;
 
 		if (!id || found || store_record_read(t->store, id, &rec))
 			continue;
+		complete = !strcmp(run_record_status(&rec), "complete");
 		if (rec.job_file && !strcmp(rec.job_file, path) && (complete || !complete_only))
 			found = xstrdup(id);
 		else if (!same && complete && text && run_job_is(t, id, text, len))
