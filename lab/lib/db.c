@@ -3,6 +3,9 @@
  * db.c - open and use an SQLite store with mmlab's settings (db.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
 
 #include "lib/db.h"
 #include "lib/util.h"
@@ -15,12 +18,37 @@ static const char *db_file(sqlite3 *db)
 	return f && *f ? f : "(in memory)";
 }
 
-/* what to do next after err: a store held too long, or a damaged file */
-static const char *db_hint(int err)
+/* whether the filesystem of the connection's file has no space left */
+static bool db_fs_full(sqlite3 *db)
+{
+	const char *f = sqlite3_db_filename(db, "main");
+	char *dir, *slash;
+	struct statvfs sv;
+	bool full;
+
+	if (!f || !*f)
+		return false;
+	dir = xstrdup(f);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	full = statvfs(slash ? (*dir ? dir : "/") : ".", &sv) == 0 && !sv.f_bavail;
+	free(dir);
+	return full;
+}
+
+/*
+ * What to do next after err: a store held too long, a full filesystem
+ * (SQLite says "disk I/O error" when it cannot extend its -shm file; a
+ * write that fails leaves the database as it was), or a damaged file.
+ */
+static const char *db_hint(sqlite3 *db, int err)
 {
 	if (err == SQLITE_BUSY || err == SQLITE_LOCKED)
 		return "another mmlab held the store longer than the busy timeout; retry "
 		       "when it is done";
+	if ((err == SQLITE_FULL || err == SQLITE_IOERR) && db_fs_full(db))
+		return "its filesystem is full: free space there and retry";
 	return "check the file with sqlite3's 'PRAGMA integrity_check'";
 }
 
@@ -57,7 +85,7 @@ int db_exec(sqlite3 *db, const char *what, const char *sql)
 
 	if (rc != SQLITE_OK) {
 		lab_err("%s %s: %s (in '%.80s'); %s", what, db_file(db),
-			msg ? msg : sqlite3_errmsg(db), sql, db_hint(rc));
+			msg ? msg : sqlite3_errmsg(db), sql, db_hint(db, rc));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -71,7 +99,7 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *what, const char *sql)
 
 	if (rc != SQLITE_OK) {
 		lab_err("%s %s: cannot prepare '%.80s': %s; %s", what, db_file(db), sql,
-			sqlite3_errmsg(db), db_hint(rc));
+			sqlite3_errmsg(db), db_hint(db, rc));
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -87,7 +115,7 @@ int db_step(sqlite3 *db, const char *what, sqlite3_stmt *st)
 	if (rc == SQLITE_DONE)
 		return 0;
 	lab_err("%s %s: %s (in '%.80s'); %s", what, db_file(db), sqlite3_errmsg(db),
-		sqlite3_sql(st), db_hint(rc));
+		sqlite3_sql(st), db_hint(db, rc));
 	return -1;
 }
 

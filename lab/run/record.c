@@ -188,26 +188,28 @@ static int copy_tree(const char *src, const char *dst_dir)
 	return spawn_run(argv, &o, NULL);
 }
 
-static void copy_if_there(const char *from_dir, const char *to_dir, const char *from,
-			  const char *name)
+/* from_dir/from as to_dir/name if it is there; -1 when it could not be copied (said) */
+static int copy_if_there(const char *from_dir, const char *to_dir, const char *from,
+			 const char *name)
 {
 	char *src = xasprintf("%s/%s", from_dir, from);
 	char *dst = xasprintf("%s/%s", to_dir, name);
+	int ret = path_exists(src) ? copy_file(src, dst, 0644) : 0;
 
-	if (path_exists(src))
-		copy_file(src, dst, 0644);
 	free(src);
 	free(dst);
+	return ret;
 }
 
 /* the boot's files into the iteration's directory */
 static int iteration_files(const struct boot_out *out, const struct iteration_out *io,
 			   const char *dir)
 {
-	if (mkdir_p(dir, 0755))
+	/* a truncated copy (a full store) must not be taken with an iteration.json */
+	if (mkdir_p(dir, 0755) || copy_if_there(out->dir, dir, "console.log", "console.log") ||
+	    copy_if_there(out->dir, dir, out->data_file ? out->data_file : "agent.bin",
+			  "agent.bin"))
 		return -1;
-	copy_if_there(out->dir, dir, "console.log", "console.log");
-	copy_if_there(out->dir, dir, out->data_file ? out->data_file : "agent.bin", "agent.bin");
 	if (out->files) {
 		char *src = xasprintf("%s/files", out->dir);
 		int bad;

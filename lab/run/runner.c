@@ -54,11 +54,22 @@ static int run_start(struct run *r, const struct run_opts *o)
 	return run_write_status(r, "running");
 }
 
+/* the boots of the plan whose iterations are not all stored */
+static size_t boots_not_stored(struct run *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nboots; i++)
+		n += !run_boot_done(r, &r->boots[i]);
+	return n;
+}
+
 /* the boots, then the status they leave */
 static enum run_outcome run_measure(struct run *r, const struct run_opts *o, struct run_result *res)
 {
 	struct run_signals sig;
 	enum run_outcome ret = RUN_FAILED;
+	size_t missing;
 
 	run_signals_catch(&sig);
 	run_plan_boots(r);
@@ -67,6 +78,13 @@ static enum run_outcome run_measure(struct run *r, const struct run_opts *o, str
 		run_write_status(r, "incomplete");
 		res->interrupted = true;
 		lab_err("run %s interrupted; 'mmlab run --resume %s' finishes it", r->id, r->id);
+	} else if (!r->setup_failed && (missing = boots_not_stored(r))) {
+		/* not complete: a boot whose iterations could not be stored (a full store) */
+		run_write_status(r, "incomplete");
+		lab_err("run %s: %zu boot%s not stored (above); 'mmlab run --resume %s' measures "
+			"%s again",
+			r->id, missing, missing == 1 ? "" : "s", r->id,
+			missing == 1 ? "it" : "them");
 	} else if (r->setup_failed) {
 		ret = RUN_BAD_INPUT;
 		run_write_status(r, "failed");

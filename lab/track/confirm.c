@@ -84,7 +84,7 @@ static char *confirm_run(struct track *t, size_t j, const char *key,
 	ro.max_iterations = t->def.confirm_max ? t->def.confirm_max : 3 * t->def.iterations;
 	if (ro.max_iterations < t->def.iterations + 2)
 		ro.max_iterations = t->def.iterations + 2;
-	found = existed ? track_find_run(t, path) : NULL;
+	found = existed ? track_find_run(t, path, false) : NULL;
 	if (found) {
 		lab_info("track %s: resuming the confirmation run %s of %s", t->def.name, found,
 			 key);

@@ -137,8 +137,13 @@ char *track_job_dir(const struct track *t, size_t j);
 /* a job track_job_file() wrote, loaded with job j's directory; NULL after a message */
 struct job;
 struct job *track_load_job(struct track *t, size_t j, const char *path);
-/* a run of the store whose job file is path, or NULL (malloc'd); reads every run.json */
-char *track_find_run(struct track *t, const char *path);
+/*
+ * A run of the store for the derived job at path, or NULL (malloc'd):
+ * one whose job file is path (only a complete one if complete_only), else
+ * a complete one whose job.yaml is path's text, whichever host made it
+ * (an imported run is one like any other). Reads every run.json.
+ */
+char *track_find_run(struct track *t, const char *path, bool complete_only);
 
 /* detect.c: the state's analysis from the stored runs */
 int track_detect(struct track *t);

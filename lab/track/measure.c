@@ -25,24 +25,47 @@
 #include "store/run_record.h"
 #include "track/internal.h"
 
-char *track_find_run(struct track *t, const char *path)
+/* whether run's own copy of its job (<run>/job.yaml) is text, byte for byte */
+static bool run_job_is(struct track *t, const char *run, const char *text, size_t len)
+{
+	char *copy = xasprintf("%s/%s/job.yaml", store_dir(t->store), run);
+	size_t n = 0;
+	char *buf = read_file(copy, &n, 1u << 20);
+	bool same = buf && n == len && !memcmp(buf, text, len);
+
+	free(buf);
+	free(copy);
+	return same;
+}
+
+char *track_find_run(struct track *t, const char *path, bool complete_only)
 {
 	json_t *runs = store_run_list(t->store), *r;
-	char *found = NULL;
-	size_t i;
+	char *found = NULL, *same = NULL, *text;
+	size_t i, len = 0;
 
+	text = read_file(path, &len, 1u << 20);
 	json_array_foreach(runs, i, r) {
 		const char *id = json_string_value(json_object_get(r, "run"));
 		struct run_record rec;
+		bool complete;
 
-		if (!id || store_record_read(t->store, id, &rec))
+		if (!id || found || store_record_read(t->store, id, &rec))
 			continue;
-		if (rec.job_file && !strcmp(rec.job_file, path) && !found)
+		complete = !strcmp(run_record_status(&rec), "complete");
+		if (rec.job_file && !strcmp(rec.job_file, path) && (complete || !complete_only))
 			found = xstrdup(id);
+		else if (!same && complete && text && run_job_is(t, id, text, len))
+			same = xstrdup(id);
 		run_record_release(&rec);
 	}
 	json_decref(runs);
-	return found;
+	free(text);
+	if (found) {
+		free(same);
+		return found;
+	}
+	return same;
 }
 
 char *track_job_dir(const struct track *t, size_t j)
@@ -136,6 +159,19 @@ static int create_run(struct track *t, struct queue *q, const char *path, struct
 	return ret;
 }
 
+/* whether run.json says the run is complete (every boot stored) */
+static bool run_complete(struct track *t, const char *run)
+{
+	struct run_record rec;
+	bool complete;
+
+	if (store_record_read(t->store, run, &rec))
+		return false;
+	complete = !strcmp(run_record_status(&rec), "complete");
+	run_record_release(&rec);
+	return complete;
+}
+
 /* the run of point and job j, created and queued when there is none */
 static int ensure_run(struct track *t, struct queue *q, struct track_point *pt, size_t j,
 		      const struct track_run_opts *o)
@@ -157,14 +193,22 @@ static int ensure_run(struct track *t, struct queue *q, struct track_point *pt, 
 	free(file);
 	if (!path)
 		return -1;
-	/* a run can name this job file only if an earlier track run wrote it */
-	run = existed ? track_find_run(t, path) : NULL;
-	if (run && queue_job_of_run(q, run) < 0) {
+	/*
+	 * A run of this derived job: one an earlier track run made (its job
+	 * file is this path: only if the file existed), or a complete run,
+	 * made here or on another lab server and imported, whose job is this
+	 * job's text. Only one this host made and never queued is made anew.
+	 */
+	run = track_find_run(t, path, !existed);
+	if (run && queue_job_of_run(q, run) < 0 && !run_complete(t, run)) {
 		lab_warn("run %s of %s never reached the queue (a track run killed while "
 			 "creating it); making it anew",
 			 run, path);
 		free(run);
 		run = NULL;
+	} else if (run && !existed) {
+		lab_info("track %s: kernel %s of job %s: run %s measured it already", t->def.name,
+			 pt->label, job, run);
 	}
 	if (!run) {
 		loaded = track_load_job(t, j, path);
