@@ -391,7 +391,7 @@ lint-guards:
 # *_json.c (de)serialisers, the count measured when it was set (lower it
 # as reads go, never raise it); every header function returning a json_t
 # says who owns it
-JSON_GET_MAX := 6
+JSON_GET_MAX := 1
 lint-json:
 	$(call msg,JSON,lab)
 	$(Q)scripts/count-json-get $(JSON_GET_MAX) >/dev/null

@@ -275,14 +275,14 @@ json_t *submitted_list_json(const struct submitted_list *l)
 }
 
 enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
-			     struct submit_opts *o, json_t *out)
+			     struct submit_opts *o, struct submitted_list *out)
 {
 	struct submitted done = { 0 };
 	enum batch_result ret = submit_one(q, s, path, loaded, o, &done);
 
 	if (ret == BATCH_OK) {
-		json_array_append_new(out, submitted_json(&done));
-		submitted_release(&done);
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = done;
 	}
 	return ret;
 }

@@ -62,13 +62,13 @@ enum batch_result submit_jobs(struct queue *q, struct store *s, char *const path
 			      struct submit_opts *o, struct submitted_list *out);
 
 /*
- * One job file, as submit_jobs() does, appending to out (a JSON array) the
- * element submitted_list_json() makes of it; loaded: the job of path
+ * One job file, as submit_jobs() does, appending what was submitted to
+ * out; loaded: the job of path
  * already loaded (with its own directory for relative paths; the runner
  * frees it), or NULL to load path.
  */
 struct job;
 enum batch_result submit_job(struct queue *q, struct store *s, const char *path, struct job *loaded,
-			     struct submit_opts *o, json_t *out);
+			     struct submit_opts *o, struct submitted_list *out);
 
 #endif

@@ -58,21 +58,19 @@ static const char *bad_status(const struct step_data *d)
 /* the run of this job name in the store: its id and status, or NULL */
 static char *find_run(struct store *st, const char *job, const char **status)
 {
-	json_t *runs = store_run_list(st), *r;
+	struct run_row *rows;
 	char *id = NULL;
-	size_t i;
+	size_t n;
 
-	json_array_foreach(runs, i, r) {
-		if (!strcmp(json_string_value(json_object_get(r, "job")) ?: "", job)) {
-			id = xstrdup(json_string_value(json_object_get(r, "run")));
-			*status = !strcmp(json_string_value(json_object_get(r, "status")) ?: "",
-					  "complete") ?
-					  "complete" :
-					  "incomplete";
-			break;
-		}
+	if (store_run_rows(st, &rows, &n))
+		return NULL;
+	for (size_t i = 0; i < n && !id; i++) {
+		if (strcmp(rows[i].job, job))
+			continue;
+		id = xstrdup(rows[i].run);
+		*status = !strcmp(rows[i].status, "complete") ? "complete" : "incomplete";
 	}
-	json_decref(runs);
+	run_rows_free(rows, n);
 	return id;
 }
 

@@ -54,27 +54,26 @@ static const struct results_sub {
 
 static int do_list(struct store *s, bool json)
 {
-	json_t *runs = store_run_list(s), *r;
-	size_t i;
+	struct run_row *rows;
+	size_t n;
 
-	if (!runs)
+	if (store_run_rows(s, &rows, &n))
 		return EXIT_RUN_FAILED;
 	if (json) {
-		json_dumpf(runs, stdout, JSON_INDENT(2));
+		json_t *out = run_rows_to_json(rows, n);
+
+		json_dumpf(out, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
-	} else if (!json_array_size(runs)) {
+		json_decref(out);
+	} else if (!n) {
 		printf("no runs in %s yet; 'mmlab run JOB' makes one\n", store_dir(s));
 	} else {
 		printf("%-44s %-16s %-11s %s\n", "RUN", "JOB", "STATUS", "ITERATIONS OK/ALL");
-		json_array_foreach(runs, i, r)
-			printf("%-44s %-16s %-11s %lld/%lld\n",
-			       json_string_value(json_object_get(r, "run")),
-			       json_string_value(json_object_get(r, "job")),
-			       json_string_value(json_object_get(r, "status")),
-			       (long long)json_integer_value(json_object_get(r, "iterations_ok")),
-			       (long long)json_integer_value(json_object_get(r, "iterations")));
+		for (size_t i = 0; i < n; i++)
+			printf("%-44s %-16s %-11s %lld/%lld\n", rows[i].run, rows[i].job,
+			       rows[i].status, rows[i].iterations_ok, rows[i].iterations);
 	}
-	json_decref(runs);
+	run_rows_free(rows, n);
 	return 0;
 }
 
@@ -207,14 +206,13 @@ static int do_path(struct store *s, const char *run)
 
 static int do_reindex(struct store *s)
 {
-	json_t *runs;
+	struct run_row *rows;
+	size_t n;
 
-	if (store_reindex(s))
+	if (store_reindex(s) || store_run_rows(s, &rows, &n))
 		return EXIT_RUN_FAILED;
-	runs = store_run_list(s);
-	printf("reindexed %zu run%s in %s from their files\n", json_array_size(runs),
-	       json_array_size(runs) == 1 ? "" : "s", store_dir(s));
-	json_decref(runs);
+	printf("reindexed %zu run%s in %s from their files\n", n, n == 1 ? "" : "s", store_dir(s));
+	run_rows_free(rows, n);
 	return 0;
 }
 

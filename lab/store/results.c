@@ -687,15 +687,14 @@ static void run_counts(struct store *s, const char *run, const struct run_record
 	sqlite3_finalize(st);
 }
 
-json_t *store_run_list(struct store *s)
+int store_run_rows(struct store *s, struct run_row **rows, size_t *n)
 {
-	json_t *out = json_array();
 	struct strlist runs = { 0 };
 
-	if (list_run_dirs(s, &runs)) {
-		json_decref(out);
-		return NULL;
-	}
+	*rows = NULL;
+	*n = 0;
+	if (list_run_dirs(s, &runs))
+		return -1;
 	for (size_t i = 0; i < runs.n; i++) {
 		struct run_record r;
 		json_int_t nit, nok;
@@ -703,16 +702,31 @@ json_t *store_run_list(struct store *s)
 		if (store_record_read(s, runs.v[i], &r))
 			continue;
 		run_counts(s, runs.v[i], &r, &nit, &nok);
-		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "run",
-						     runs.v[i], "job", r.job ? r.job : "?",
-						     "status", run_record_status(&r), "created",
-						     r.created ? r.created : "", "variants",
-						     (json_int_t)r.nvariants, "iterations", nit,
-						     "iterations_ok", nok));
+		*rows = xrealloc(*rows, (*n + 1) * sizeof(**rows));
+		(*rows)[(*n)++] = (struct run_row){
+			.run = xstrdup(runs.v[i]),
+			.job = xstrdup(r.job ? r.job : "?"),
+			.created = xstrdup(r.created ? r.created : ""),
+			.status = xstrdup(run_record_status(&r)),
+			.variants = r.nvariants,
+			.iterations = nit,
+			.iterations_ok = nok,
+		};
 		run_record_release(&r);
 	}
 	strlist_free(&runs);
-	return out;
+	return 0;
+}
+
+void run_rows_free(struct run_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].run);
+		free(rows[i].job);
+		free(rows[i].created);
+		free(rows[i].status);
+	}
+	free(rows);
 }
 
 char *store_run_resolve(struct store *s, const char *run)

@@ -88,7 +88,18 @@ char *store_iteration_path(const struct store *s, const char *run, const char *v
 bool store_iteration_done(struct store *s, const char *run, const char *variant,
 			  unsigned int index);
 
-/* runs, newest first: [{"run","job","status","created","variants","iterations"}], a new reference */
-json_t *store_run_list(struct store *s);
+/* one run of the store as its listing shows it (results list) */
+struct run_row {
+	char *run, *job, *created; /* job "?" and created "" when run.json has none */
+	char *status; /* as run_record_status() says */
+	size_t variants;
+	long long iterations, iterations_ok;
+};
+
+/* the store's runs, newest first, into *rows (*n of them); -1 when unlistable */
+int store_run_rows(struct store *s, struct run_row **rows, size_t *n);
+void run_rows_free(struct run_row *rows, size_t n);
+/* the rows as `results list --json` prints them, a new reference (run_row_json.c) */
+json_t *run_rows_to_json(const struct run_row *rows, size_t n);
 
 #endif

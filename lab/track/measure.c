@@ -40,17 +40,19 @@ static bool run_job_is(struct track *t, const char *run, const char *text, size_
 
 char *track_find_run(struct track *t, const char *path, bool complete_only)
 {
-	json_t *runs = store_run_list(t->store), *r;
+	struct run_row *rows;
 	char *found = NULL, *same = NULL, *text;
-	size_t i, len = 0;
+	size_t n, len = 0;
 
+	if (store_run_rows(t->store, &rows, &n))
+		return NULL;
 	text = read_file(path, &len, 1u << 20);
-	json_array_foreach(runs, i, r) {
-		const char *id = json_string_value(json_object_get(r, "run"));
+	for (size_t i = 0; i < n && !found; i++) {
+		const char *id = rows[i].run;
 		struct run_record rec;
 		bool complete;
 
-		if (!id || found || store_record_read(t->store, id, &rec))
+		if (store_record_read(t->store, id, &rec))
 			continue;
 		complete = !strcmp(run_record_status(&rec), "complete");
 		if (rec.job_file && !strcmp(rec.job_file, path) && (complete || !complete_only))
@@ -59,7 +61,7 @@ char *track_find_run(struct track *t, const char *path, bool complete_only)
 			same = xstrdup(id);
 		run_record_release(&rec);
 	}
-	json_decref(runs);
+	run_rows_free(rows, n);
 	free(text);
 	if (found) {
 		free(same);
@@ -143,19 +145,18 @@ static int create_run(struct track *t, struct queue *q, const char *path, struct
 				  .connect_uri = t->env->connect_uri,
 				  .partition = o->partition,
 				  .build_minutes = 120 };
-	json_t *out;
+	struct submitted_list out = { 0 };
 	long long qjob;
 	int ret;
 
 	if (!o->slurm)
 		return queue_add_job(q, t->store, path, 0, &ro, NULL, run, &qjob, NULL);
-	out = json_array();
-	ret = submit_job(q, t->store, path, job, &so, out);
-	if (!ret && json_string_value(json_object_get(json_array_get(out, 0), "run")))
-		*run = xstrdup(json_string_value(json_object_get(json_array_get(out, 0), "run")));
+	ret = submit_job(q, t->store, path, job, &so, &out);
+	if (!ret && out.n)
+		*run = xstrdup(out.v[0].run);
 	else if (!ret)
 		ret = -1;
-	json_decref(out);
+	submitted_list_release(&out);
 	return ret;
 }
 

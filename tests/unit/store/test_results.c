@@ -403,7 +403,9 @@ static void test_list(void **state)
 {
 	char *dir = tmpdir(), *a;
 	struct store *s = store_open(dir);
+	struct run_row *rows;
 	json_t *l, *it;
+	size_t n;
 
 	(void)state;
 	a = make_run(s, "running", 0x7ffffff0);
@@ -413,13 +415,22 @@ static void test_list(void **state)
 	it = iteration(1, "timeout", 1);
 	store_iteration_write(s, a, "a", 1, it);
 	json_decref(it);
-	l = store_run_list(s);
+	assert_int_equal(store_run_rows(s, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].run, a);
+	assert_string_equal(rows[0].status, "incomplete");
+	assert_int_equal(rows[0].iterations, 2);
+	assert_int_equal(rows[0].iterations_ok, 1);
+	assert_int_equal(rows[0].variants, 2);
+	l = run_rows_to_json(rows, n);
 	assert_int_equal(json_array_size(l), 1);
 	it = json_array_get(l, 0);
 	assert_string_equal(json_string_value(json_object_get(it, "status")), "incomplete");
 	assert_int_equal(json_integer_value(json_object_get(it, "iterations")), 2);
 	assert_int_equal(json_integer_value(json_object_get(it, "iterations_ok")), 1);
+	assert_int_equal(json_integer_value(json_object_get(it, "variants")), 2);
 	json_decref(l);
+	run_rows_free(rows, n);
 	store_close(s);
 	rm_rf(dir);
 	free(dir);
