@@ -13,7 +13,7 @@
 #include "batch/queue.h"
 #include "batch/worker.h"
 #include "run/runner.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /*
  * Create a run of the job file at path and queue its boots; kernels built

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "batch/queue.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /*
  * Settle the build items of Slurm jobs whose build task ended (its record

@@ -13,7 +13,7 @@
 #include "batch/queue.h"
 #include "batch/worker.h"
 #include "run/runner.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /* an owner silent this long (another host's runner) is dead */
 #define POOL_STALE_S 120.0

@@ -14,7 +14,7 @@
 
 #include "job/job.h"
 #include "batch/queue.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /* the job of a run, loaded from its copy in the store; NULL if unreadable */
 struct job *load_run_job(struct store *s, const char *run);

@@ -12,7 +12,7 @@
 
 #include "batch/queue.h"
 #include "batch/worker.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /*
  * Set run's status; "running" records this process (pid, host boot id),

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 #define SLURM_SBATCH_TIMEOUT_S 60

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "batch/queue.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /*
  * queue_status() of every job, the ETA spread over the VMs running now,

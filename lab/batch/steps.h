@@ -16,7 +16,7 @@
 #define MMLAB_BATCH_STEPS_H
 
 #include "batch/worker.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /*
  * Boot number boot (a decimal string: the array task id) of run's plan,

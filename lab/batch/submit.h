@@ -18,7 +18,7 @@
 
 #include "batch/queue.h"
 #include "batch/worker.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 struct submit_opts {

@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "batch/queue.h"
-#include "store/results.h"
+#include "store/store.h"
 
 /*
  * What a step of batch/ came to, when its caller must tell outcomes apart

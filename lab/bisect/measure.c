@@ -21,7 +21,7 @@
 #include "job/job.h"
 #include "repro/repro.h"
 #include "run/runner.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "bisect/step_data.h"
 #include "bisect/step_json.h"

@@ -19,7 +19,7 @@
 #include "bisect/step_json.h"
 #include "analysis/expr.h"
 #include "kernel/gitops.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/spawn.h"
 #include "lib/timefmt.h"
 #include "lib/util.h"

@@ -11,7 +11,7 @@
 #include "builtin/compare_cli.h"
 #include "lib/parse-options.h"
 #include "mmtests/mmtests.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 static const char *const compare_synopsis[] = {

@@ -16,7 +16,7 @@
 #include "lib/parse-options.h"
 #include "lib/pkgname.h"
 #include "lib/util.h"
-#include "store/results.h"
+#include "store/store.h"
 
 static const char *const kernel_synopsis[] = {
 	"mmlab kernel build JOB [--json]",

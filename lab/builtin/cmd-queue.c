@@ -19,7 +19,7 @@
 #include "batch/runstate.h"
 #include "batch/status.h"
 #include "batch/steps.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "vm/placement.h"
 #include "lib/parse-options.h"

@@ -12,7 +12,7 @@
 #include "store/import.h"
 #include "store/iteration.h"
 #include "store/iteration_record.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"

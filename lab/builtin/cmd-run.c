@@ -15,7 +15,7 @@
 #include "analysis/precision.h"
 #include "analysis/run_summary.h"
 #include "store/iteration.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "run/runner.h"
 #include "lib/parse-options.h"

@@ -16,7 +16,7 @@
 #include "batch/queue.h"
 #include "batch/slurm.h"
 #include "batch/submit.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
 

@@ -10,7 +10,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/compare_cli.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 int cmp_parse_pct(const char *s, double *frac)

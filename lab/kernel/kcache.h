@@ -146,7 +146,7 @@ json_t *kcache_show(const char *cache_dir, const char *key);
 /*
  * What the stored runs use, for the caches' gc: a run's kernel record names
  * a kernel cache entry, a cached package, or both. kernel/ sits below
- * store/: the store fills this (store_kernels_used(), results.h).
+ * store/: the store fills this (store_kernels_used(), store.h).
  */
 struct kernel_use {
 	char *run;

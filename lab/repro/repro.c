@@ -29,7 +29,7 @@
 #include "repro/repro_json.h"
 #include "analysis/stats.h"
 #include "guest/console.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 

@@ -12,7 +12,7 @@
 #include "repro/reproduce.h"
 #include "repro/repro.h"
 #include "repro/repro_json.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 

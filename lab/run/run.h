@@ -41,7 +41,7 @@
 #include "kernel/kernel.h"
 #include "lib/progress.h"
 #include "run/runner.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "vm/accel.h"
 #include "vm/vm.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "job/job.h"
-#include "store/results.h"
+#include "store/store.h"
 
 struct run_opts {
 	/* where things are: the command layer's global options */

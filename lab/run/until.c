@@ -16,7 +16,7 @@
 
 #include "analysis/precision.h"
 #include "store/iteration.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 #include "run/run.h"

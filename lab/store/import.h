@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 #define IMPORT_MAX_RUN_JSON (16u << 20)

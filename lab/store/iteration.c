@@ -2,13 +2,13 @@
 /*
  * iteration.c - reading an iteration's file of the store
  * (DIR/<run>/<variant>/<i>/iteration.json) as a struct iteration_record.
- * store_iteration_write() and the index are results.c's.
+ * store_iteration_write() and the index are store.c's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/iteration.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 static bool component_ok(const char *s)

@@ -2,7 +2,7 @@
 /*
  * iteration.h - an iteration of the store read as a typed record: the way
  * into DIR/<run>/<variant>/<i>/iteration.json for its readers (the writer
- * is store_iteration_write(), results.h).
+ * is store_iteration_write(), store.h).
  */
 #ifndef MMLAB_ITERATION_H
 #define MMLAB_ITERATION_H

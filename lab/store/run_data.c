@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * run_data.c - a stored run loaded whole (run_data.h); store_run_load()
- * is in results.c, beside the files it reads.
+ * is in store.c, beside the files it reads.
  */
 #include <stdlib.h>
 #include <string.h>

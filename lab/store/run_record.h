@@ -5,7 +5,7 @@
  * (status, the process, the order and its seed, the variants' kernels, the
  * queue's boot plan, --until-significant, the observer check, the attempt).
  * JSON is converted in run_record_json.c only (the store reads and writes the
- * file: store_record_read(), results.h); the runner works on the struct.
+ * file: store_record_read(), store.h); the runner works on the struct.
  *
  * run.json has other writers (the queue records its builds' kernels, repro
  * its verdict) and readers (results show, compare, queue status): every key

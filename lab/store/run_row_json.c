@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * run_row_json.c - the store's listing (struct run_row, results.h) as
+ * run_row_json.c - the store's listing (struct run_row, store.h) as
  * `mmlab results list --json` prints it: an array, newest first, of
  * {"run", "job", "status", "created", "variants", "iterations",
  * "iterations_ok"}.
  */
-#include "store/results.h"
+#include "store/store.h"
 
 json_t *run_rows_to_json(const struct run_row *rows, size_t n)
 {

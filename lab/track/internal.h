@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "lib/util.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "track/runs.h"
 #include "track/state.h"
 #include "track/track.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_data.h"
 #include "store/run_record.h"
 #include "track/runs.h"

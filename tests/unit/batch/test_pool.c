@@ -25,7 +25,7 @@
 #include "batch/pool.h"
 #include "batch/queue.h"
 #include "batch/worker.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"

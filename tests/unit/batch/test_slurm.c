@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "batch/slurm.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 

@@ -23,7 +23,7 @@
 #include "batch/runstate.h"
 #include "batch/steps.h"
 #include "batch/taskrec.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 

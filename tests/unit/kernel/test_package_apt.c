@@ -27,7 +27,7 @@
 #include "capture.h"
 #include "kernel/kcache.h"
 #include "kernel/package.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "kernel/package_int.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"

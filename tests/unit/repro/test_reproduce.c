@@ -19,7 +19,7 @@
 #include "repro/repro.h"
 #include "repro/repro_json.h"
 #include "repro/reproduce.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 

@@ -21,7 +21,7 @@
 
 #include "store/iteration.h"
 #include "store/iteration_record.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "lib/util.h"
 
 /* an ok iteration of a run with a time series, as run/record.c writes it */

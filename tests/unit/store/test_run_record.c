@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for lab/store/results.c: the store, its index and its JSON. */
+/* Unit tests for lab/store/store.c: the store, its index and its JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 
 #include "store/import.h"
 #include "store/iteration.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_data.h"
 #include "store/run_record.h"
 #include "lib/strbuf.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * results.h - the results store.
+ * store.h - the results store.
  *
  * Layout (see results/README.md and docs/mmlab.md):
  *
@@ -16,8 +16,8 @@
  * Every file is written atomically (temp + fsync + rename). The files are
  * the truth; the database is an index rebuilt from them when missing.
  */
-#ifndef MMLAB_RESULTS_H
-#define MMLAB_RESULTS_H
+#ifndef MMLAB_STORE_H
+#define MMLAB_STORE_H
 
 #include <stdbool.h>
 #include <jansson.h>

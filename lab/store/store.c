@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * results.c - the results store: one directory per run holding JSON files
+ * store.c - the results store: one directory per run holding JSON files
  * written atomically, indexed in SQLite (WAL) for listing and queries.
  */
 #include <dirent.h>
@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 #include "store/iteration.h"
-#include "store/results.h"
+#include "store/store.h"
 #include "store/run_data.h"
 #include "store/run_record.h"
 #include "lib/db.h"
