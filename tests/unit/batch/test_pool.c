@@ -29,6 +29,7 @@
 #include "store/run_record.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
+#include "store_fixture.h"
 
 /* queue_add() of boots given as run.json's "boots" array (borrowed) */
 static long long queue_add_json(struct queue *qu, const char *run, const char *name, int prio,
@@ -44,18 +45,6 @@ static long long queue_add_json(struct queue *qu, const char *run, const char *n
 	run_record_release(&rec);
 	json_decref(j);
 	return id;
-}
-
-/* run.json written and read through its record (the store's only way in) */
-static int run_json_write(struct store *st, const char *run, json_t *rj)
-{
-	struct run_record rec;
-	int ret;
-
-	assert_int_equal(run_record_from_json(rj, &rec), 0);
-	ret = store_record_write(st, run, &rec);
-	run_record_release(&rec);
-	return ret;
 }
 
 /* a new reference, or NULL */

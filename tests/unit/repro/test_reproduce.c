@@ -22,18 +22,7 @@
 #include "store/store.h"
 #include "store/run_record.h"
 #include "lib/util.h"
-
-/* run.json written and read through its record (the store's only way in) */
-static int run_json_write(struct store *st, const char *run, json_t *rj)
-{
-	struct run_record rec;
-	int ret;
-
-	assert_int_equal(run_record_from_json(rj, &rec), 0);
-	ret = store_record_write(st, run, &rec);
-	run_record_release(&rec);
-	return ret;
-}
+#include "store_fixture.h"
 
 static char dir[] = "/tmp/mmlab-test-reproduce-XXXXXX";
 
