@@ -109,3 +109,18 @@ wait_slurm_job() {
 	done
 	fail "Slurm job $1 still queued or running after ${2:-600} s"
 }
+# wait_task_guest RUN: until the guest of RUN's first boot runs under its
+# Slurm task and the task record says running; sets rec (the record's
+# path) and dom (the domain), or fails with the tasks' Slurm output
+wait_task_guest() {
+	local i
+	rec="$MMLAB_RESULTS/$1/tasks/boot-0.json" dom=""
+	for i in $(seq 1 600); do
+		dom=$(virsh -c qemu:///system list --name | grep "^mmlab-$1-base-0" || true)
+		[ -n "$dom" ] && [ "$(jq -r .state "$rec" 2>/dev/null)" = running ] && return 0
+		sleep 0.2
+	done
+	[ -n "$dom" ] && return 0
+	cat "$MMLAB_RESULTS/$1"/slurm/*.out
+	fail "the task's guest never ran"
+}

@@ -17,15 +17,8 @@ run=$(jq -r '.[0].run' "$T/sub.json")
 fin=$(jq -r '.[0].finish_job' "$T/sub.json")
 arr=$(jq -r '.[0].slurm.array // empty' "$T/sub.json")
 [ -n "$arr" ] || arr=$(squeue -h -o '%F' | grep -v "^$fin\$" | head -1)
-rec="$MMLAB_RESULTS/$run/tasks/boot-0.json"
 # the first attempt's guest runs
-dom=""
-for _ in $(seq 1 600); do
-	dom=$($V list --name | grep "^mmlab-$run-base-0" || true)
-	[ -n "$dom" ] && [ "$(jq -r .state "$rec" 2>/dev/null)" = running ] && break
-	sleep 0.2
-done
-[ -n "$dom" ] || { cat "$MMLAB_RESULTS/$run"/slurm/*.out; fail "the task's guest never ran"; }
+wait_task_guest "$run"
 assert_jq "$rec" '.state == "running" and .attempt == 1'
 echo "requeueing ${arr}_0 while $dom runs"
 scontrol requeue "${arr}_0"

@@ -31,14 +31,7 @@ j=$(job ro '{ name: noop }' '{ nodes: 1, cpus_per_node: 1, memory_per_node: 256M
 "$MMLAB" submit --slurm --partition lab --json "$j" >"$T/sub.json"
 run=$(jq -r '.[0].run' "$T/sub.json")
 fin=$(jq -r '.[0].finish_job' "$T/sub.json")
-rec="$MMLAB_RESULTS/$run/tasks/boot-0.json"
-dom=""
-for _ in $(seq 1 600); do
-	dom=$($V list --name | grep "^mmlab-$run-base-0" || true)
-	[ -n "$dom" ] && [ "$(jq -r .state "$rec" 2>/dev/null)" = running ] && break
-	sleep 0.2
-done
-[ -n "$dom" ] || { cat "$MMLAB_RESULTS/$run"/slurm/*.out; fail "the task's guest never ran"; }
+wait_task_guest "$run"
 echo "the store goes read-only while $dom runs"
 mount --bind "$store" "$store"
 mount -o remount,bind,ro "$store"
