@@ -114,18 +114,37 @@ static int guard_fail(struct archive *a, const char *why, uint32_t n, uint32_t m
 	return -1;
 }
 
+/*
+ * Every field of a newc header is 8 hex digits. libarchive's cpio reader
+ * takes a header only when all of them are: on any other byte it scans
+ * ahead for the next bytes that read as a header (inside a name or a
+ * file's data, past what this guard parsed) and trusts its sizes. So a
+ * header is refused unless the reader would take it where it is.
+ */
+static bool newc_fields_hex(const unsigned char *h)
+{
+	uint32_t v;
+
+	for (size_t off = 6; off < NEWC_HDR; off += 8)
+		if (!hex8(h + off, &v))
+			return false;
+	return true;
+}
+
 /* the header is whole: check it, and what follows it */
 static int guard_header(struct cpio_guard *g, struct archive *a)
 {
 	uint32_t mode, fsize, nsize;
 
 	if (memcmp(g->hdr, "07070", 5) || (g->hdr[5] != '1' && g->hdr[5] != '2') ||
-	    !hex8(g->hdr + NEWC_MODE, &mode) || !hex8(g->hdr + NEWC_FILESIZE, &fsize) ||
-	    !hex8(g->hdr + NEWC_NAMESIZE, &nsize)) {
+	    !newc_fields_hex(g->hdr)) {
 		archive_set_error(a, EINVAL,
 				  "its payload is not a newc cpio archive (rpm's format)");
 		return -1;
 	}
+	hex8(g->hdr + NEWC_MODE, &mode);
+	hex8(g->hdr + NEWC_FILESIZE, &fsize);
+	hex8(g->hdr + NEWC_NAMESIZE, &nsize);
 	if (!nsize || nsize > PKG_PATH_MAX + 1)
 		return guard_fail(a, "has an entry name of a wrong size", nsize, PKG_PATH_MAX + 1);
 	if ((mode & 0170000) != 0100000 && fsize > PKG_LINK_MAX)
