@@ -708,6 +708,7 @@ int store_run_rows(struct store *s, struct run_row **rows, size_t *n)
 			.job = xstrdup(r.job ? r.job : "?"),
 			.created = xstrdup(r.created ? r.created : ""),
 			.status = xstrdup(run_record_status(&r)),
+			.job_file = r.job_file ? xstrdup(r.job_file) : NULL,
 			.variants = r.nvariants,
 			.iterations = nit,
 			.iterations_ok = nok,
@@ -725,6 +726,7 @@ void run_rows_free(struct run_row *rows, size_t n)
 		free(rows[i].job);
 		free(rows[i].created);
 		free(rows[i].status);
+		free(rows[i].job_file);
 	}
 	free(rows);
 }

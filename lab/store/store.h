@@ -92,6 +92,7 @@ bool store_iteration_done(struct store *s, const char *run, const char *variant,
 struct run_row {
 	char *run, *job, *created; /* job "?" and created "" when run.json has none */
 	char *status; /* as run_record_status() says */
+	char *job_file; /* the job file's path as given, or NULL (not in the listing) */
 	size_t variants;
 	long long iterations, iterations_ok;
 };

@@ -48,18 +48,13 @@ char *track_find_run(struct track *t, const char *path, bool complete_only)
 		return NULL;
 	text = read_file(path, &len, 1u << 20);
 	for (size_t i = 0; i < n && !found; i++) {
-		const char *id = rows[i].run;
-		struct run_record rec;
-		bool complete;
+		const struct run_row *r = &rows[i];
+		bool complete = !strcmp(r->status, "complete");
 
-		if (store_record_read(t->store, id, &rec))
-			continue;
-		complete = !strcmp(run_record_status(&rec), "complete");
-		if (rec.job_file && !strcmp(rec.job_file, path) && (complete || !complete_only))
-			found = xstrdup(id);
-		else if (!same && complete && text && run_job_is(t, id, text, len))
-			same = xstrdup(id);
-		run_record_release(&rec);
+		if (r->job_file && !strcmp(r->job_file, path) && (complete || !complete_only))
+			found = xstrdup(r->run);
+		else if (!same && complete && text && run_job_is(t, r->run, text, len))
+			same = xstrdup(r->run);
 	}
 	run_rows_free(rows, n);
 	free(text);

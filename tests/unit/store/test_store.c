@@ -411,6 +411,7 @@ static void test_list(void **state)
 	assert_int_equal(rows[0].iterations, 2);
 	assert_int_equal(rows[0].iterations_ok, 1);
 	assert_int_equal(rows[0].variants, 2);
+	assert_null(rows[0].job_file);
 	l = run_rows_to_json(rows, n);
 	assert_int_equal(json_array_size(l), 1);
 	it = json_array_get(l, 0);
