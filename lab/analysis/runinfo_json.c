@@ -17,14 +17,7 @@
 
 static char *opt_str(const json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? xstrdup(s) : NULL;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
+	return xstrdup_or_null(json_string_value(json_object_get(o, key)));
 }
 
 static json_t *opt_object(const json_t *o, const char *key)
@@ -121,17 +114,17 @@ void cmp_runinfo_read(struct cmp_runinfo *ri, const struct run_data *run)
 	const struct run_host *h = &r->host;
 
 	memset(ri, 0, sizeof(*ri));
-	ri->run = dup_or_null(r->run);
-	ri->job = dup_or_null(r->job);
-	ri->created = dup_or_null(r->created);
+	ri->run = xstrdup_or_null(r->run);
+	ri->job = xstrdup_or_null(r->job);
+	ri->created = xstrdup_or_null(r->created);
 	ri->has_host = r->has_host;
 	if (r->has_host) {
-		ri->accel = dup_or_null(h->accel);
-		ri->accel_reason = dup_or_null(h->accel_reason);
-		ri->qemu = dup_or_null(h->qemu);
-		ri->libvirt = dup_or_null(h->libvirt);
-		ri->hostname = dup_or_null(h->hostname);
-		ri->cpu = dup_or_null(h->cpu);
+		ri->accel = xstrdup_or_null(h->accel);
+		ri->accel_reason = xstrdup_or_null(h->accel_reason);
+		ri->qemu = xstrdup_or_null(h->qemu);
+		ri->libvirt = xstrdup_or_null(h->libvirt);
+		ri->hostname = xstrdup_or_null(h->hostname);
+		ri->cpu = xstrdup_or_null(h->cpu);
 		ri->cpus = h->cpus;
 	}
 	if (r->order.mode != RUN_ORDER_NONE) {
@@ -257,8 +250,8 @@ void cmp_variant_read(struct cmp_variant *v, const struct run_data *run, size_t 
 	variant_config(v, &run->rec, jv);
 	if (rv->has_kernel) {
 		s->ksource = opt_str(rv->kernel.rest, "source");
-		s->kbase = dup_or_null(rv->kernel.base_commit);
-		s->kpath = dup_or_null(rv->kernel.path);
+		s->kbase = xstrdup_or_null(rv->kernel.base_commit);
+		s->kpath = xstrdup_or_null(rv->kernel.path);
 		json_array_foreach(rv->kernel.operations, k, op)
 			strlist_pushf(&s->kops, "%s %s", str_or(op, "op", "?"),
 				      str_or(op, "arg", "?"));

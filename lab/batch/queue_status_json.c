@@ -13,9 +13,7 @@
 
 static char *opt_str(const json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? xstrdup(s) : NULL;
+	return xstrdup_or_null(json_string_value(json_object_get(o, key)));
 }
 
 static long long opt_int(const json_t *o, const char *key)

@@ -44,11 +44,6 @@ _Static_assert(sizeof(struct job_variant) == sizeof(struct variant_fields),
 	       "struct job_variant changed: update struct variant_fields, variant_dup() "
 	       "and variant_release() in lab/job/variant.c, and tests/unit/job/test_variant.c");
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static void strlist_copy(struct strlist *dst, const struct strlist *src)
 {
 	memset(dst, 0, sizeof(*dst));
@@ -67,21 +62,21 @@ void variant_dup(struct job_variant *dst, const struct job_variant *src)
 {
 	/* the scalars (kernel_kind, no_tracepoints, ...), then every owned pointer */
 	memcpy(dst, src, sizeof(*dst));
-	dst->name = dup_or_null(src->name);
-	dst->kernel_path = dup_or_null(src->kernel_path);
-	dst->cmdline = dup_or_null(src->cmdline);
+	dst->name = xstrdup_or_null(src->name);
+	dst->kernel_path = xstrdup_or_null(src->kernel_path);
+	dst->cmdline = xstrdup_or_null(src->cmdline);
 	kvlist_copy(&dst->sysctl, &src->sysctl);
-	dst->thp_enabled = dup_or_null(src->thp_enabled);
-	dst->thp_defrag = dup_or_null(src->thp_defrag);
-	dst->ref = dup_or_null(src->ref);
+	dst->thp_enabled = xstrdup_or_null(src->thp_enabled);
+	dst->thp_defrag = xstrdup_or_null(src->thp_defrag);
+	dst->ref = xstrdup_or_null(src->ref);
 	strlist_copy(&dst->revert, &src->revert);
 	strlist_copy(&dst->cherry_pick, &src->cherry_pick);
 	strlist_copy(&dst->apply, &src->apply);
-	dst->pkg_name = dup_or_null(src->pkg_name);
-	dst->pkg_version = dup_or_null(src->pkg_version);
-	dst->pkg_deb = dup_or_null(src->pkg_deb);
-	dst->pkg_rpm = dup_or_null(src->pkg_rpm);
-	dst->pkg_modules = dup_or_null(src->pkg_modules);
+	dst->pkg_name = xstrdup_or_null(src->pkg_name);
+	dst->pkg_version = xstrdup_or_null(src->pkg_version);
+	dst->pkg_deb = xstrdup_or_null(src->pkg_deb);
+	dst->pkg_rpm = xstrdup_or_null(src->pkg_rpm);
+	dst->pkg_modules = xstrdup_or_null(src->pkg_modules);
 }
 
 void variant_release(struct job_variant *v)

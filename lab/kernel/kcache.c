@@ -293,11 +293,6 @@ out:
 }
 
 /* a copy of s, or NULL (the field is then left out of meta.json) */
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 /* the request's operations and fragments into m */
 static void meta_inputs(const struct kcache_req *q, struct kcache_meta *m)
 {
@@ -307,8 +302,8 @@ static void meta_inputs(const struct kcache_req *q, struct kcache_meta *m)
 	m->ops = q->nops ? xcalloc(q->nops, sizeof(*m->ops)) : NULL;
 	for (size_t i = 0; i < q->nops; i++) {
 		m->ops[i].op = xstrdup(src_op_name(q->ops[i].kind));
-		m->ops[i].arg = dup_or_null(q->ops[i].arg);
-		m->ops[i].resolved = dup_or_null(q->ops[i].resolved);
+		m->ops[i].arg = xstrdup_or_null(q->ops[i].arg);
+		m->ops[i].resolved = xstrdup_or_null(q->ops[i].resolved);
 	}
 	m->nfrags = q->nfragments;
 	m->frags = q->nfragments ? xcalloc(q->nfragments, sizeof(*m->frags)) : NULL;
@@ -503,17 +498,17 @@ static int build_store(struct kget *k, const char *key, const char *wt, const ch
 	if (kbuild_make(wt, builddir, lv, res->log, q->variant, &k->t_build, &fresh))
 		goto out;
 	meta_inputs(q, &meta);
-	meta.key = dup_or_null(key);
-	meta.variant = dup_or_null(q->variant);
-	meta.tree = dup_or_null(q->tree);
-	meta.tree_id = dup_or_null(k->tree_id);
-	meta.ref = dup_or_null(q->ref);
-	meta.base_commit = dup_or_null(k->base);
-	meta.config_base = dup_or_null(q->config_base);
-	meta.config_hash = dup_or_null(cfg_hash);
-	meta.compiler = dup_or_null(kbuild_cc_version());
-	meta.built = dup_or_null(when);
-	meta.log = dup_or_null(res->log);
+	meta.key = xstrdup_or_null(key);
+	meta.variant = xstrdup_or_null(q->variant);
+	meta.tree = xstrdup_or_null(q->tree);
+	meta.tree_id = xstrdup_or_null(k->tree_id);
+	meta.ref = xstrdup_or_null(q->ref);
+	meta.base_commit = xstrdup_or_null(k->base);
+	meta.config_base = xstrdup_or_null(q->config_base);
+	meta.config_hash = xstrdup_or_null(cfg_hash);
+	meta.compiler = xstrdup_or_null(kbuild_cc_version());
+	meta.built = xstrdup_or_null(when);
+	meta.log = xstrdup_or_null(res->log);
 	meta.prepare_s = k->t_prep;
 	meta.config_s = k->t_cfg;
 	meta.build_s = k->t_build;
@@ -521,8 +516,8 @@ static int build_store(struct kget *k, const char *key, const char *wt, const ch
 		char *img = xasprintf("%s/arch/x86/boot/bzImage", builddir);
 
 		if (kernel_read_info(img, &ki) == 0) {
-			meta.release = dup_or_null(ki.release);
-			meta.version = dup_or_null(ki.version);
+			meta.release = xstrdup_or_null(ki.release);
+			meta.version = xstrdup_or_null(ki.version);
 			kernel_info_release(&ki);
 		}
 		free(img);
